@@ -1,0 +1,124 @@
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { newId, randomBase62 } from '../lib/ids.ts';
+import type { Database } from '../storage/schema.ts';
+import type { ApiKeyRow } from './tables.ts';
+
+/** Fixed so secret scanners can find leaked keys. */
+export const keyPrefix = 'quire_';
+const secretLength = 40;
+const shownPrefixLength = keyPrefix.length + 8;
+
+export const scopes = ['read', 'write', 'ingest'] as const;
+export type Scope = (typeof scopes)[number];
+export const defaultScopes: Scope[] = ['read', 'write'];
+
+/** Last-used times are written at most this often per key, so reads do not turn into writes. */
+const lastUsedResolutionMs = 60_000;
+
+export interface NewKeyOptions {
+  name?: string;
+  scopes?: Scope[];
+  projectIds?: string[];
+  expiresAt?: Date;
+}
+
+export interface CreatedKey {
+  /** The secret: shown once, never stored. */
+  key: string;
+  row: ApiKeyRow;
+}
+
+export function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+export function parseScopes(value: string): Scope[] {
+  const list = value.split(',').map((scope) => scope.trim()).filter(Boolean);
+  const unknown = list.filter((scope) => !scopes.includes(scope as Scope));
+  if (unknown.length > 0 || list.length === 0) {
+    throw new Error(`Scopes are a comma-separated list of ${scopes.join(', ')}; got "${value}".`);
+  }
+  return [...new Set(list)] as Scope[];
+}
+
+export async function createKey(db: Kysely<Database>, orgId: string, options: NewKeyOptions = {}): Promise<CreatedKey> {
+  const key = keyPrefix + randomBase62(secretLength);
+  const row: ApiKeyRow = {
+    id: newId('key'),
+    org_id: orgId,
+    name: options.name ?? 'Admin key',
+    prefix: key.slice(0, shownPrefixLength),
+    hash: hashKey(key),
+    scopes: (options.scopes ?? defaultScopes).join(','),
+    project_ids: options.projectIds?.length ? options.projectIds.join(',') : null,
+    expires_at: options.expiresAt ? options.expiresAt.getTime() : null,
+    revoked_at: null,
+    last_used_at: null,
+    created_at: Date.now(),
+  };
+  await db.insertInto('api_keys').values(row).execute();
+  return { key, row };
+}
+
+export function listKeys(db: Kysely<Database>, orgId: string): Promise<ApiKeyRow[]> {
+  return db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+}
+
+/** Revokes a key of the organization; returns false when it has no such key. */
+export async function revokeKey(db: Kysely<Database>, orgId: string, id: string): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: Date.now() })
+    .where('id', '=', id)
+    .where('org_id', '=', orgId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (result.numUpdatedRows > 0n) return true;
+  const existing = await db.selectFrom('api_keys').select('id').where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
+  return existing !== undefined;
+}
+
+export type KeyCheck = { ok: true; key: ApiKeyRow } | { ok: false; reason: string };
+
+/** Finds the key a bearer token names and says whether it may be used now. */
+export async function verifyKey(db: Kysely<Database>, token: string, now = Date.now()): Promise<KeyCheck> {
+  if (!token.startsWith(keyPrefix) || token.length !== keyPrefix.length + secretLength || !/^[0-9A-Za-z]+$/.test(token.slice(keyPrefix.length))) {
+    return { ok: false, reason: `The API key is malformed: Quire keys start with "${keyPrefix}". Generate one on the dashboard's API keys page or with "quire keys create".` };
+  }
+  const key = await db.selectFrom('api_keys').selectAll().where('hash', '=', hashKey(token)).executeTakeFirst();
+  if (!key) return { ok: false, reason: 'The API key is not known. Check that you copied the whole key, or generate a new one.' };
+  if (key.revoked_at !== null) return { ok: false, reason: 'The API key was revoked. Generate a new one.' };
+  if (key.expires_at !== null && key.expires_at <= now) return { ok: false, reason: 'The API key has expired. Generate a new one.' };
+  if (key.last_used_at === null || now - key.last_used_at > lastUsedResolutionMs) {
+    await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', key.id).execute();
+    key.last_used_at = now;
+  }
+  return { ok: true, key };
+}
+
+export function keyScopes(key: ApiKeyRow): Scope[] {
+  return key.scopes.split(',') as Scope[];
+}
+
+export function keyCanSeeProject(key: ApiKeyRow, project: { id: string; org_id: string }): boolean {
+  if (project.org_id !== key.org_id) return false;
+  return key.project_ids === null || key.project_ids.split(',').includes(project.id);
+}
+
+/** The public view of a key (never the secret or its hash). */
+export function keyView(row: ApiKeyRow) {
+  const iso = (value: number | null) => (value === null ? null : new Date(value).toISOString());
+  return {
+    id: row.id,
+    orgId: row.org_id,
+    name: row.name,
+    prefix: row.prefix,
+    scopes: keyScopes(row),
+    projectIds: row.project_ids ? row.project_ids.split(',') : null,
+    createdAt: new Date(row.created_at).toISOString(),
+    lastUsedAt: iso(row.last_used_at),
+    expiresAt: iso(row.expires_at),
+    revokedAt: iso(row.revoked_at),
+  };
+}

@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { newId } from '../lib/ids.ts';
+import type { Database } from '../storage/schema.ts';
+import type { ProjectRow } from './tables.ts';
+
+export interface ProjectSettings {
+  name?: string;
+  repository?: string | null;
+  ref?: string | null;
+  docsPath?: string | null;
+  model?: string | null;
+  trackerDomains?: string[];
+}
+
+export const modelProviders = ['anthropic', 'openai', 'openai-compatible'] as const;
+
+/** Returns a sentence describing what is wrong with the settings, or null when they are fine. */
+export function checkProjectSettings(settings: ProjectSettings): string | null {
+  if (settings.name !== undefined && (settings.name.trim() === '' || settings.name.length > 200)) {
+    return 'A project name must have 1 to 200 characters.';
+  }
+  if (settings.model) {
+    const [provider, ...rest] = settings.model.split(':');
+    if (!modelProviders.includes(provider as (typeof modelProviders)[number]) || rest.join(':') === '') {
+      return `A model is written provider:model with provider one of ${modelProviders.join(', ')} (for example anthropic:claude-sonnet-4-5); got "${settings.model}".`;
+    }
+  }
+  if (settings.repository && !isRepositoryLocation(settings.repository)) {
+    return `A repository is an https:// URL, a file:// URL or an absolute path; got "${settings.repository}".`;
+  }
+  for (const domain of settings.trackerDomains ?? []) {
+    if (!/^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:\d+)?$/i.test(domain)) return `"${domain}" is not a host name (example: docs.example.com or *.example.com).`;
+  }
+  return null;
+}
+
+function isRepositoryLocation(value: string): boolean {
+  if (value.startsWith('/')) return true;
+  try {
+    return ['https:', 'http:', 'file:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
+
+export async function createProject(db: Kysely<Database>, orgId: string, settings: ProjectSettings & { name: string }): Promise<ProjectRow> {
+  const now = Date.now();
+  const row: ProjectRow = {
+    id: newId('prj'),
+    org_id: orgId,
+    name: settings.name,
+    repository: settings.repository ?? null,
+    ref: settings.ref ?? null,
+    docs_path: settings.docsPath ?? null,
+    model: settings.model ?? null,
+    tracker_domains: (settings.trackerDomains ?? []).join(','),
+    analytics_secret: randomBytes(32).toString('base64url'),
+    created_at: now,
+    updated_at: now,
+  };
+  await db.insertInto('projects').values(row).execute();
+  return row;
+}
+
+export async function updateProject(db: Kysely<Database>, id: string, settings: ProjectSettings): Promise<ProjectRow | undefined> {
+  const changes: Partial<ProjectRow> = { updated_at: Date.now() };
+  if (settings.name !== undefined) changes.name = settings.name;
+  if (settings.repository !== undefined) changes.repository = settings.repository;
+  if (settings.ref !== undefined) changes.ref = settings.ref;
+  if (settings.docsPath !== undefined) changes.docs_path = settings.docsPath;
+  if (settings.model !== undefined) changes.model = settings.model;
+  if (settings.trackerDomains !== undefined) changes.tracker_domains = settings.trackerDomains.join(',');
+  await db.updateTable('projects').set(changes).where('id', '=', id).execute();
+  return findProject(db, id);
+}
+
+export function findProject(db: Kysely<Database>, id: string): Promise<ProjectRow | undefined> {
+  return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function listProjects(db: Kysely<Database>, orgId: string): Promise<ProjectRow[]> {
+  return db.selectFrom('projects').selectAll().where('org_id', '=', orgId).orderBy('created_at').orderBy('id').execute();
+}
+
+/** The public view of a project (no secrets). */
+export function projectView(row: ProjectRow) {
+  return {
+    id: row.id,
+    orgId: row.org_id,
+    name: row.name,
+    repository: row.repository,
+    ref: row.ref,
+    docsPath: row.docs_path,
+    model: row.model,
+    trackerDomains: row.tracker_domains ? row.tracker_domains.split(',') : [],
+    createdAt: new Date(row.created_at).toISOString(),
+    updatedAt: new Date(row.updated_at).toISOString(),
+  };
+}

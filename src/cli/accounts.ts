@@ -1,0 +1,149 @@
+import type { Command } from 'commander';
+import { createKey, keyView, listKeys, parseScopes, revokeKey } from '../accounts/keys.ts';
+import { createOrganization, listOrganizations, resolveOrganization } from '../accounts/organizations.ts';
+import { checkProjectSettings, createProject, findProject, listProjects, projectView, updateProject, type ProjectSettings } from '../accounts/projects.ts';
+import { withStorage } from './database.ts';
+import { CliError, print, table } from './output.ts';
+
+interface ProjectFlags {
+  json?: boolean;
+  org?: string;
+  name?: string;
+  repository?: string;
+  ref?: string;
+  docsPath?: string;
+  model?: string;
+  trackerDomains?: string;
+}
+
+function projectSettings(flags: ProjectFlags): ProjectSettings {
+  const settings: ProjectSettings = {
+    name: flags.name,
+    repository: flags.repository === '' ? null : flags.repository,
+    ref: flags.ref === '' ? null : flags.ref,
+    docsPath: flags.docsPath === '' ? null : flags.docsPath,
+    model: flags.model === '' ? null : flags.model,
+    trackerDomains: flags.trackerDomains === undefined ? undefined : flags.trackerDomains.split(',').map((domain) => domain.trim()).filter(Boolean),
+  };
+  const problem = checkProjectSettings(settings);
+  if (problem) throw new CliError(problem);
+  return settings;
+}
+
+function projectOptions(command: Command): Command {
+  return command
+    .option('--repository <url>', 'documentation repository: https URL, file:// URL or absolute path ("" clears it)')
+    .option('--ref <ref>', 'branch jobs start from (default: the repository default branch)')
+    .option('--docs-path <path>', 'folder of the docs inside the repository')
+    .option('--model <provider:model>', 'model of this project, overriding QUIRE_MODEL')
+    .option('--tracker-domains <hosts>', 'comma-separated host names the browser tracker may report from');
+}
+
+export function registerAccounts(program: Command): void {
+  const orgs = program.command('orgs').description('Organizations, which own projects and keys');
+  orgs
+    .command('create')
+    .requiredOption('--name <name>', 'organization name')
+    .option('--json', 'print JSON')
+    .action((flags: { name: string; json?: boolean }) =>
+      withStorage(async ({ db }) => {
+        const organization = await createOrganization(db, flags.name);
+        const view = { id: organization.id, name: organization.name, createdAt: new Date(organization.created_at).toISOString() };
+        print(flags, view, () => `Created organization ${view.id} (${view.name}).`);
+      }),
+    );
+  orgs
+    .command('list')
+    .option('--json', 'print JSON')
+    .action((flags: { json?: boolean }) =>
+      withStorage(async ({ db }) => {
+        const views = (await listOrganizations(db)).map((row) => ({ id: row.id, name: row.name, createdAt: new Date(row.created_at).toISOString() }));
+        print(flags, views, () => table(views, ['id', 'name', 'createdAt']));
+      }),
+    );
+
+  const projects = program.command('projects').description('Projects: a documentation repository and its analytics');
+  projectOptions(projects.command('create').requiredOption('--name <name>', 'project name').option('--org <id>', 'organization (default: the first one)').option('--json', 'print JSON')).action(
+    (flags: ProjectFlags & { name: string }) =>
+      withStorage(async ({ db }) => {
+        const settings = projectSettings(flags);
+        const organization = await resolveOrganization(db, flags.org);
+        const view = projectView(await createProject(db, organization.id, { ...settings, name: flags.name }));
+        print(flags, view, () => `Created project ${view.id} (${view.name}) in ${organization.id}.`);
+      }),
+  );
+  projects
+    .command('list')
+    .option('--org <id>', 'organization (default: the first one)')
+    .option('--json', 'print JSON')
+    .action((flags: { org?: string; json?: boolean }) =>
+      withStorage(async ({ db }) => {
+        const organization = await resolveOrganization(db, flags.org);
+        const views = (await listProjects(db, organization.id)).map(projectView);
+        print(flags, views, () => table(views, ['id', 'name', 'repository', 'ref', 'model']));
+      }),
+    );
+  projectOptions(projects.command('update').argument('<id>', 'project id').option('--name <name>', 'project name').option('--json', 'print JSON')).action(
+    (id: string, flags: ProjectFlags) =>
+      withStorage(async ({ db }) => {
+        const settings = projectSettings(flags);
+        if (!(await findProject(db, id))) throw new CliError(`No project has the id ${id}; "quire projects list" shows them.`);
+        const view = projectView((await updateProject(db, id, settings))!);
+        print(flags, view, () => `Updated project ${view.id}: repository ${view.repository ?? '-'}, ref ${view.ref ?? '-'}, model ${view.model ?? '(QUIRE_MODEL)'}.`);
+      }),
+  );
+
+  const keys = program.command('keys').description('Admin API keys');
+  keys
+    .command('create')
+    .option('--org <id>', 'organization (default: the first one)')
+    .option('--name <name>', 'a name to tell keys apart', 'Admin key')
+    .option('--project <ids>', 'limit the key to these comma-separated project ids')
+    .option('--scopes <scopes>', 'comma-separated: read, write, ingest', 'read,write')
+    .option('--expires <iso>', 'expiry time, ISO 8601 (default: never)')
+    .option('--json', 'print JSON')
+    .action((flags: { org?: string; name: string; project?: string; scopes: string; expires?: string; json?: boolean }) =>
+      withStorage(async ({ db }) => {
+        const organization = await resolveOrganization(db, flags.org);
+        let scopes;
+        try {
+          scopes = parseScopes(flags.scopes);
+        } catch (error) {
+          throw new CliError((error as Error).message);
+        }
+        const expiresAt = flags.expires === undefined ? undefined : new Date(flags.expires);
+        if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new CliError(`--expires must be an ISO 8601 time such as 2027-01-01T00:00:00Z; got "${flags.expires}".`);
+        const projectIds = flags.project?.split(',').map((id) => id.trim()).filter(Boolean);
+        for (const projectId of projectIds ?? []) {
+          const project = await findProject(db, projectId);
+          if (!project || project.org_id !== organization.id) throw new CliError(`Organization ${organization.id} has no project ${projectId}.`);
+        }
+        const { key, row } = await createKey(db, organization.id, { name: flags.name, scopes, projectIds, expiresAt });
+        const view = { ...keyView(row), key };
+        print(flags, view, () => `Created key ${row.id} (${row.scopes}). Store it now, it is shown only once:\n${key}`);
+      }),
+    );
+  keys
+    .command('list')
+    .option('--org <id>', 'organization (default: the first one)')
+    .option('--json', 'print JSON')
+    .action((flags: { org?: string; json?: boolean }) =>
+      withStorage(async ({ db }) => {
+        const organization = await resolveOrganization(db, flags.org);
+        const views = (await listKeys(db, organization.id)).map(keyView);
+        print(flags, views, () => table(views, ['id', 'name', 'prefix', 'scopes', 'projectIds', 'lastUsedAt', 'expiresAt', 'revokedAt']));
+      }),
+    );
+  keys
+    .command('revoke')
+    .argument('<id>', 'key id (key_…)')
+    .option('--org <id>', 'organization (default: the first one)')
+    .option('--json', 'print JSON')
+    .action((id: string, flags: { org?: string; json?: boolean }) =>
+      withStorage(async ({ db }) => {
+        const organization = await resolveOrganization(db, flags.org);
+        if (!(await revokeKey(db, organization.id, id))) throw new CliError(`Organization ${organization.id} has no key ${id}; "quire keys list" shows them.`);
+        print(flags, { id, revoked: true }, () => `Revoked key ${id}; requests with it now get 401.`);
+      }),
+    );
+}

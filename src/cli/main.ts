@@ -1,0 +1,36 @@
+import { Command } from 'commander';
+import { ConfigError } from '../server/config.ts';
+import { registerAccounts } from './accounts.ts';
+import { withStorage } from './database.ts';
+import { CliError } from './output.ts';
+import { registerServe } from './serve.ts';
+import { loadMigrations } from '../storage/migrate.ts';
+
+const program = new Command()
+  .name('quire')
+  .description('Quire: agent jobs for documentation repositories, and visitor analytics split into human and AI traffic.')
+  .showHelpAfterError();
+
+registerServe(program);
+program
+  .command('migrate')
+  .description('Apply pending database migrations (serve and worker also do this at start)')
+  .option('--json', 'print JSON')
+  .action((flags: { json?: boolean }) =>
+    withStorage(async (storage) => {
+      const versions = loadMigrations(storage.profile.name).map((migration) => `${String(migration.version).padStart(3, '0')}_${migration.name}`);
+      process.stdout.write(flags.json ? `${JSON.stringify({ dialect: storage.profile.name, migrations: versions })}\n` : `Database (${storage.profile.name}) is at ${versions.at(-1)}.\n`);
+    }),
+  );
+registerAccounts(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CliError || error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(`quire: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  process.exitCode = 1;
+}

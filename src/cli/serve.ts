@@ -1,0 +1,59 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../server/config.ts';
+import { startService } from '../server/service.ts';
+import { features } from '../server/features.ts';
+
+function onShutdownSignal(stop: () => Promise<void>): void {
+  let signalled = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (signalled) process.exit(1);
+    signalled = true;
+    process.stderr.write(`Received ${signal}: finishing running jobs, then exiting (send it again to exit at once).\n`);
+    stop().then(
+      () => process.exit(0),
+      (error) => {
+        process.stderr.write(`Shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+}
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('Run the HTTP API, dashboard and a worker (the default way to run Quire)')
+    .option('--no-worker', 'serve the API only; run workers with "quire worker"')
+    .action(async (options: { worker: boolean }) => {
+      const config = loadConfig();
+      const service = await startService({ config, api: true, worker: options.worker && config.worker, features, bootstrap: true });
+      const { firstRun } = service;
+      const out = process.stdout;
+      out.write(`Quire is listening on ${service.url} (${service.context.storage.profile.name}${service.worker ? ', with a worker' : ', API only'}).\n`);
+      if (firstRun) {
+        out.write(
+          [
+            '',
+            'First start: created an organization, a project and an admin API key.',
+            `  Project id:    ${firstRun.projectId}`,
+            `  Admin API key: ${firstRun.key}`,
+            'The key is shown only this once; store it now. Create more with "quire keys create".',
+            '',
+          ].join('\n'),
+        );
+      }
+      onShutdownSignal(service.stop);
+    });
+
+  program
+    .command('worker')
+    .description('Run a worker only: claims and runs agent jobs from the shared database')
+    .action(async () => {
+      const config = loadConfig();
+      const service = await startService({ config, api: false, worker: true });
+      process.stdout.write(`Quire worker ${service.worker?.id} started (${service.context.storage.profile.name}, concurrency ${config.workerConcurrency}).\n`);
+      onShutdownSignal(service.stop);
+    });
+}

@@ -1,0 +1,36 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../storage/schema.ts';
+import { appendMessage } from '../transcript.ts';
+
+export type RunResult =
+  | { status: 'completed'; prLink: string | null; state?: unknown; usage?: { inputTokens: number; outputTokens: number } }
+  | { status: 'failed'; error: string; usage?: { inputTokens: number; outputTokens: number } };
+
+/**
+ * Records the outcome of a run and removes it from the queue, in one transaction. Does nothing and
+ * returns false when the worker lost the run's lease (another worker owns the job now).
+ */
+export async function completeRun(db: Kysely<Database>, runId: string, workerId: string, jobId: string, result: RunResult, now = Date.now()): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const removed = await trx.deleteFrom('job_queue').where('id', '=', runId).where('locked_by', '=', workerId).executeTakeFirst();
+    if (removed.numDeletedRows === 0n) return false;
+    const usage = result.usage ?? { inputTokens: 0, outputTokens: 0 };
+    await trx
+      .updateTable('jobs')
+      .set((eb) => ({
+        status: result.status,
+        pr_link: result.status === 'completed' ? result.prLink : eb.ref('pr_link'),
+        error: result.status === 'failed' ? result.error : null,
+        ...(result.status === 'completed' && result.state !== undefined ? { runner_state: JSON.stringify(result.state) } : {}),
+        input_tokens: eb('input_tokens', '+', usage.inputTokens),
+        output_tokens: eb('output_tokens', '+', usage.outputTokens),
+        updated_at: now,
+      }))
+      .where('id', '=', jobId)
+      .where('status', '=', 'active')
+      .execute();
+    const event = result.status === 'completed' ? { type: 'job-completed', prLink: result.prLink } : { type: 'job-failed', error: result.error };
+    await appendMessage(trx, jobId, 'event', event, now);
+    return true;
+  });
+}

@@ -1,0 +1,52 @@
+import type { ProjectRow } from '../accounts/tables.ts';
+import type { JobRow, MessageRole } from './tables.ts';
+
+export interface TranscriptMessage {
+  seq: number;
+  role: MessageRole;
+  content: Record<string, unknown>;
+  createdAt: string;
+}
+
+/** Everything a runner gets for one run of a job (the first run, or one after a follow-up). */
+export interface JobRun {
+  job: JobRow;
+  project: ProjectRow;
+  /** The prompt this run answers: the newest user message. */
+  prompt: string;
+  /** The whole transcript so far, oldest first, including `prompt`. */
+  messages: TranscriptMessage[];
+  /** What the runner saved at the end of the job's previous run (pull request number, …); null at first. */
+  state: unknown;
+  /** Aborted when the worker shuts down or loses the job's lease; stop promptly. */
+  signal: AbortSignal;
+  /** Appends to the job's transcript (`GET …/messages`). Never pass secrets. */
+  record(role: MessageRole, content: Record<string, unknown>): Promise<void>;
+}
+
+export interface RunOutcome {
+  /** URL of the pull request holding the job's changes, or null when it has none. */
+  prLink: string | null;
+  /** Kept for the job's next run. */
+  state?: unknown;
+  usage?: { inputTokens: number; outputTokens: number };
+}
+
+/** Runs an agent job. Throw `JobFailure` with a sentence the user can act on to fail the job. */
+export interface AgentRunner {
+  run(run: JobRun): Promise<RunOutcome>;
+}
+
+/** An unrecoverable, explained failure: its message becomes the job's `error`. */
+export class JobFailure extends Error {
+  override name = 'JobFailure';
+}
+
+/** The agent as the job API sees it: whether a project can take jobs, with which model, and the runner. */
+export interface AgentSetup {
+  runner: AgentRunner;
+  /** The `provider:model` jobs of this project use, or null when none is configured. */
+  modelFor(project: ProjectRow): string | null;
+  /** Why the project cannot take agent jobs yet (a sentence saying what to set), or null when it can. */
+  checkProject(project: ProjectRow): string | null;
+}

@@ -1,0 +1,63 @@
+import { Type } from 'typebox';
+
+const dateTime = Type.String({ format: 'date-time' });
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const Job = Type.Object(
+  {
+    id: Type.String({ description: 'Opaque job id (`job_` + ULID).', examples: ['job_01JDQ3M4Z8K9V2N6R5T7W1X0YA'] }),
+    status: Type.Union([Type.Literal('active'), Type.Literal('completed'), Type.Literal('archived'), Type.Literal('failed')], {
+      description: '`active` while the agent works; `completed` or `failed` when it stops; `archived` after the archive operation.',
+    }),
+    source: Type.Object({
+      repository: Type.String({ description: 'Repository URL as configured on the project.' }),
+      ref: nullable(Type.String({ description: 'Branch or ref the job started from.' })),
+    }),
+    model: Type.String({ description: 'Model id the job uses.' }),
+    prLink: nullable(Type.String({ format: 'uri', description: 'Pull request URL; null while active and when no files changed.' })),
+    createdAt: dateTime,
+    archivedAt: nullable(dateTime),
+    updatedAt: dateTime,
+    error: nullable(Type.String({ description: 'Why the job failed; null unless `failed`.' })),
+  },
+);
+
+export const ProjectParams = Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 64, description: 'Project id from the dashboard API keys page (`prj_…`).' }) });
+export const JobParams = Type.Object({ projectId: ProjectParams.properties.projectId, id: Type.String({ minLength: 1, maxLength: 64, description: 'Job id (`job_…`).' }) });
+
+export const PromptBody = Type.Object(
+  { prompt: Type.String({ minLength: 1, maxLength: 20_000, description: 'The instruction the agent executes.' }) },
+  { additionalProperties: false },
+);
+
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Replaying the same key and body within 24 h returns the same job and is not counted twice.' })),
+});
+
+export const ListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: '`nextCursor` of the previous page.' })),
+    status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('completed'), Type.Literal('archived'), Type.Literal('failed')])),
+  },
+  { additionalProperties: false },
+);
+
+export const JobList = Type.Object({ jobs: Type.Array(Job), nextCursor: nullable(Type.String()) });
+
+export const ErrorResponse = Type.Object({
+  error: Type.String({ description: 'One sentence a person can act on.' }),
+  code: Type.String({ description: 'Stable machine code (see docs/api.md).' }),
+  details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+});
+
+export const Transcript = Type.Object({
+  messages: Type.Array(
+    Type.Object({
+      seq: Type.Integer(),
+      role: Type.Union([Type.Literal('user'), Type.Literal('assistant'), Type.Literal('tool'), Type.Literal('event')]),
+      content: Type.Object({}, { additionalProperties: true }),
+      createdAt: dateTime,
+    }),
+  ),
+});

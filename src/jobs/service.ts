@@ -1,0 +1,184 @@
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { ProjectRow } from '../accounts/tables.ts';
+import { isId, newId } from '../lib/ids.ts';
+import type { AppContext } from '../server/context.ts';
+import { ApiError, conflict, invalidRequest, notFound } from '../server/errors.ts';
+import { rateLimited, takeRateLimit, type RateLimitState } from '../server/rate-limit.ts';
+import type { Database } from '../storage/schema.ts';
+import { enqueueRun } from './queue/enqueue.ts';
+import type { JobRow, JobStatus } from './tables.ts';
+import { appendMessage } from './transcript.ts';
+
+const idempotencyWindowMs = 24 * 60 * 60 * 1000;
+
+export interface Submission {
+  prompt: string;
+  idempotencyKey?: string;
+}
+
+export interface SubmissionResult {
+  job: JobRow;
+  rateLimit: RateLimitState;
+}
+
+/** Creates and follow-ups share one rolling-window limit per project. */
+function jobRateBucket(projectId: string): string {
+  return `jobs:${projectId}`;
+}
+
+function requestHash(prompt: string): string {
+  return createHash('sha256').update(prompt).digest('hex');
+}
+
+/**
+ * Looks up an earlier request under the same idempotency key. Returns its job when the request is a
+ * replay, undefined when the key is new, and throws 409 when the key was used for another request.
+ */
+async function replayedJob(trx: Kysely<Database>, projectId: string, scope: string, submission: Submission, now: number): Promise<JobRow | undefined> {
+  if (!submission.idempotencyKey) return undefined;
+  const earlier = await trx
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('scope', '=', scope)
+    .where('key', '=', submission.idempotencyKey)
+    .executeTakeFirst();
+  if (!earlier) return undefined;
+  if (earlier.created_at <= now - idempotencyWindowMs) {
+    await trx.deleteFrom('idempotency_keys').where('project_id', '=', projectId).where('scope', '=', scope).where('key', '=', submission.idempotencyKey).execute();
+    return undefined;
+  }
+  if (earlier.request_hash !== requestHash(submission.prompt)) {
+    throw conflict('This Idempotency-Key was already used with a different request body; use a new key for a new request.');
+  }
+  return trx.selectFrom('jobs').selectAll().where('id', '=', earlier.job_id).executeTakeFirstOrThrow();
+}
+
+async function rememberIdempotencyKey(trx: Kysely<Database>, projectId: string, scope: string, submission: Submission, jobId: string, now: number) {
+  if (!submission.idempotencyKey) return;
+  await trx
+    .insertInto('idempotency_keys')
+    .values({ project_id: projectId, scope, key: submission.idempotencyKey, request_hash: requestHash(submission.prompt), job_id: jobId, created_at: now })
+    .execute();
+}
+
+async function takeJobRateLimit(context: AppContext, trx: Kysely<Database>, projectId: string, consume: boolean): Promise<RateLimitState> {
+  const { config, storage } = context;
+  const state = await takeRateLimit(trx, storage.profile, jobRateBucket(projectId), { limit: config.jobRateLimit, windowMs: config.jobRateWindowSeconds * 1000 }, { consume });
+  if (!state.allowed && consume) {
+    throw rateLimited(state, `This project has used its ${config.jobRateLimit} agent job requests for the last ${config.jobRateWindowSeconds / 60} minutes.`);
+  }
+  return state;
+}
+
+export async function createJob(context: AppContext, project: ProjectRow, submission: Submission): Promise<SubmissionResult & { replayed: boolean }> {
+  const problem = context.agent.checkProject(project);
+  const model = context.agent.modelFor(project);
+  if (problem || !model || !project.repository) {
+    throw new ApiError('project_not_configured', problem ?? `Project ${project.id} is not ready for agent jobs: set its repository and model.`);
+  }
+  const repository = project.repository;
+  const result = await context.storage.db.transaction().execute(async (trx) => {
+    const now = Date.now();
+    const replay = await replayedJob(trx, project.id, 'create', submission, now);
+    if (replay) return { job: replay, rateLimit: await takeJobRateLimit(context, trx, project.id, false), replayed: true };
+    const rateLimit = await takeJobRateLimit(context, trx, project.id, true);
+    const id = newId('job');
+    const job: JobRow = {
+      id,
+      org_id: project.org_id,
+      project_id: project.id,
+      status: 'active',
+      prompt: submission.prompt,
+      repository,
+      ref: project.ref,
+      model,
+      branch: `quire/${id}`,
+      pr_link: null,
+      error: null,
+      runner_state: null,
+      input_tokens: 0,
+      output_tokens: 0,
+      created_at: now,
+      updated_at: now,
+      archived_at: null,
+    };
+    await trx.insertInto('jobs').values(job).execute();
+    await appendMessage(trx, id, 'user', { text: submission.prompt }, now);
+    await enqueueRun(trx, id, context.config.jobMaxAttempts, now);
+    await rememberIdempotencyKey(trx, project.id, 'create', submission, id, now);
+    return { job, rateLimit, replayed: false };
+  });
+  if (!result.replayed) context.events.emit('job-enqueued');
+  return result;
+}
+
+async function findJobRow(db: Kysely<Database>, project: ProjectRow, jobId: string): Promise<JobRow> {
+  if (!isId(jobId, 'job')) throw notFound(`Job ${jobId}`);
+  const job = await db.selectFrom('jobs').selectAll().where('id', '=', jobId).where('project_id', '=', project.id).executeTakeFirst();
+  if (!job) throw notFound(`Job ${jobId}`);
+  return job;
+}
+
+export function getJob(context: AppContext, project: ProjectRow, jobId: string): Promise<JobRow> {
+  return findJobRow(context.storage.db, project, jobId);
+}
+
+/** A follow-up message: the job becomes `active` again and continues where it stopped. */
+export async function followUp(context: AppContext, project: ProjectRow, jobId: string, submission: Submission): Promise<SubmissionResult> {
+  const scope = `message:${jobId}`;
+  const result = await context.storage.db.transaction().execute(async (trx) => {
+    const now = Date.now();
+    const job = await findJobRow(trx, project, jobId);
+    const replay = await replayedJob(trx, project.id, scope, submission, now);
+    if (replay) return { job: replay, rateLimit: await takeJobRateLimit(context, trx, project.id, false), replayed: true };
+    if (job.status === 'active') throw conflict('The job is still active; wait until it is completed or failed before sending a follow-up.');
+    if (job.status === 'archived') throw conflict('The job is archived and takes no more messages; create a new job instead.');
+    const rateLimit = await takeJobRateLimit(context, trx, project.id, true);
+    await trx.updateTable('jobs').set({ status: 'active', error: null, updated_at: now }).where('id', '=', job.id).execute();
+    await appendMessage(trx, job.id, 'user', { text: submission.prompt }, now);
+    await enqueueRun(trx, job.id, context.config.jobMaxAttempts, now);
+    await rememberIdempotencyKey(trx, project.id, scope, submission, job.id, now);
+    return { job: { ...job, status: 'active' as const, error: null, updated_at: now }, rateLimit, replayed: false };
+  });
+  if (!result.replayed) context.events.emit('job-enqueued');
+  return result;
+}
+
+/** Archives a completed or failed job (archiving an archived job changes nothing). */
+export async function archiveJob(context: AppContext, project: ProjectRow, jobId: string): Promise<JobRow> {
+  return context.storage.db.transaction().execute(async (trx) => {
+    const job = await findJobRow(trx, project, jobId);
+    if (job.status === 'archived') return job;
+    if (job.status === 'active') throw conflict('The job is still active; wait until it is completed or failed before archiving it.');
+    const now = Date.now();
+    await trx.updateTable('jobs').set({ status: 'archived', archived_at: now, updated_at: now }).where('id', '=', job.id).execute();
+    await appendMessage(trx, job.id, 'event', { type: 'job-archived' }, now);
+    return { ...job, status: 'archived' as const, archived_at: now, updated_at: now };
+  });
+}
+
+export interface ListOptions {
+  limit: number;
+  cursor?: string;
+  status?: JobStatus;
+}
+
+/** Jobs of a project, newest first. The cursor is the id of the last job of the previous page. */
+export async function listJobs(context: AppContext, project: ProjectRow, options: ListOptions): Promise<{ jobs: JobRow[]; nextCursor: string | null }> {
+  if (options.cursor !== undefined && !isId(options.cursor, 'job')) {
+    throw invalidRequest('cursor must be the nextCursor value of a previous page.', [{ path: '/cursor', message: 'not a cursor' }]);
+  }
+  const rows = await context.storage.db
+    .selectFrom('jobs')
+    .selectAll()
+    .where('project_id', '=', project.id)
+    .$if(options.status !== undefined, (query) => query.where('status', '=', options.status as JobStatus))
+    .$if(options.cursor !== undefined, (query) => query.where('id', '<', options.cursor as string))
+    .orderBy('id', 'desc')
+    .limit(options.limit + 1)
+    .execute();
+  const jobs = rows.slice(0, options.limit);
+  return { jobs, nextCursor: rows.length > options.limit ? jobs[jobs.length - 1].id : null };
+}

@@ -1,0 +1,79 @@
+import type { Generated } from 'kysely';
+
+export type JobStatus = 'active' | 'completed' | 'archived' | 'failed';
+
+/** Rows of the job tables (timestamps are epoch milliseconds). */
+export interface JobRow {
+  id: string;
+  org_id: string;
+  project_id: string;
+  status: JobStatus;
+  /** The first prompt, kept for listings; every prompt is in job_messages. */
+  prompt: string;
+  repository: string;
+  ref: string | null;
+  model: string;
+  /** Branch the agent works on: `quire/<job id>`. */
+  branch: string;
+  pr_link: string | null;
+  error: string | null;
+  /** JSON the runner keeps between runs of one job (pull request number, …). */
+  runner_state: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  created_at: number;
+  updated_at: number;
+  archived_at: number | null;
+}
+
+export type MessageRole = 'user' | 'assistant' | 'tool' | 'event';
+
+export interface JobMessageRow {
+  job_id: string;
+  seq: number;
+  role: MessageRole;
+  /** JSON. */
+  content: string;
+  created_at: number;
+}
+
+/** One run of a job waiting for, or held by, a worker. */
+export interface JobQueueRow {
+  id: string;
+  job_id: string;
+  attempts: Generated<number>;
+  max_attempts: number;
+  available_at: number;
+  locked_by: string | null;
+  locked_until: number | null;
+  created_at: number;
+}
+
+export interface RateLimitBucketRow {
+  bucket: string;
+}
+
+export interface RateLimitHitRow {
+  bucket: string;
+  at: number;
+}
+
+export interface IdempotencyKeyRow {
+  project_id: string;
+  /** `create`, or `message:<job id>` for follow-ups. */
+  scope: string;
+  key: string;
+  /** SHA-256 of the request body, to tell a replay from a different request under the same key. */
+  request_hash: string;
+  job_id: string;
+  created_at: number;
+}
+
+export interface JobsTables {
+  jobs: JobRow;
+  job_messages: JobMessageRow;
+  job_queue: JobQueueRow;
+  rate_limit_buckets: RateLimitBucketRow;
+  rate_limit_hits: RateLimitHitRow;
+  idempotency_keys: IdempotencyKeyRow;
+}

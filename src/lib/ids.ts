@@ -1,0 +1,30 @@
+import { randomBytes } from 'node:crypto';
+import { monotonicFactory } from 'ulid';
+
+const nextUlid = monotonicFactory();
+
+export type IdPrefix = 'org' | 'prj' | 'key' | 'job' | 'run' | 'wrk' | 'ses';
+
+/** Opaque, sortable identifiers: a type prefix and a ULID (`job_01JD…`). */
+export function newId(prefix: IdPrefix): string {
+  return `${prefix}_${nextUlid()}`;
+}
+
+const idPattern = /^(org|prj|key|job|run|wrk|ses)_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+export function isId(value: string, prefix: IdPrefix): boolean {
+  return idPattern.test(value) && value.startsWith(`${prefix}_`);
+}
+
+const base62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Uniformly random base62 text (rejection sampling, so no character is more likely than another). */
+export function randomBase62(length: number): string {
+  let result = '';
+  while (result.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && result.length < length) result += base62[byte % 62];
+    }
+  }
+  return result;
+}

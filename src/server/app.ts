@@ -1,0 +1,61 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { jobRoutes } from '../jobs/routes.ts';
+import type { AppContext } from './context.ts';
+import { installErrorHandler } from './error-handler.ts';
+import { healthRoutes } from './health.ts';
+import { validatorCompiler } from './validation.ts';
+
+/** A feature's routes: a Fastify plugin given the shared context. */
+export type FeatureRoutes = (app: FastifyInstance, options: { context: AppContext }) => Promise<void>;
+
+export interface AppOptions {
+  /** Extra feature routes (analytics, dashboard, …) registered beside the built-in ones. */
+  features?: FeatureRoutes[];
+}
+
+/** Assembles the HTTP application: parsers, error handling, OpenAPI, and every feature's routes. */
+export async function buildApp(context: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    // pino's Logger is a FastifyBaseLogger; the declared types differ only in pino's newer fields.
+    loggerInstance: context.logger as FastifyBaseLogger,
+    bodyLimit: context.config.bodyLimitBytes,
+    trustProxy: false,
+    // One line per request only at debug level: at info, logs say what the service did, not what it was asked.
+    logController: new LogController({ disableRequestLogging: context.config.logLevel !== 'debug' && context.config.logLevel !== 'trace' }),
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.decorateRequest('apiKey', null);
+  installErrorHandler(app);
+
+  // An empty body with a JSON content type means "no body" (archive, say), not a parse error.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text.trim() === '') return done(null, undefined);
+    parseJson(request, text, done);
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Quire API',
+        version: '2',
+        description: 'Agent jobs that edit a documentation repository and open pull requests, and visitor analytics split into human and AI traffic. Errors have the body `{error, code, details?}`.',
+      },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Admin API key (`quire_…`).' } } },
+      security: [{ bearerAuth: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(healthRoutes, { context });
+  await app.register(jobRoutes, { context });
+  for (const feature of options.features ?? []) await app.register(feature, { context });
+  return app;
+}

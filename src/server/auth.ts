@@ -1,0 +1,41 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { keyCanSeeProject, keyScopes, verifyKey, type Scope } from '../accounts/keys.ts';
+import { findProject } from '../accounts/projects.ts';
+import type { ApiKeyRow, ProjectRow } from '../accounts/tables.ts';
+import type { AppContext } from './context.ts';
+import { ApiError, notFound } from './errors.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    apiKey: ApiKeyRow | null;
+  }
+}
+
+function unauthorized(message: string): ApiError {
+  return new ApiError('unauthorized', message, { headers: { 'www-authenticate': 'Bearer realm="quire"' } });
+}
+
+/** An `onRequest` hook: the request must carry a valid admin API key with `scope`. */
+export function requireKey(context: AppContext, scope: Scope) {
+  return async (request: FastifyRequest, _reply: FastifyReply) => {
+    const header = request.headers.authorization;
+    if (!header) throw unauthorized('Send an admin API key in the Authorization header: "Authorization: Bearer quire_…".');
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) throw unauthorized('The Authorization header must be "Bearer " followed by an admin API key.');
+    const check = await verifyKey(context.storage.db, match[1]);
+    if (!check.ok) throw unauthorized(check.reason);
+    if (!keyScopes(check.key).includes(scope)) {
+      throw new ApiError('forbidden', `This API key lacks the "${scope}" scope this operation needs. Create a key with --scopes including ${scope}.`);
+    }
+    request.apiKey = check.key;
+  };
+}
+
+/** The project the path names, when the request's key may see it; 404 otherwise (never 403). */
+export async function visibleProject(context: AppContext, request: FastifyRequest, projectId: string): Promise<ProjectRow> {
+  const key = request.apiKey;
+  if (!key) throw new Error('visibleProject called on a route without requireKey');
+  const project = await findProject(context.storage.db, projectId);
+  if (!project || !keyCanSeeProject(key, project)) throw notFound(`Project ${projectId}`);
+  return project;
+}

@@ -1,0 +1,97 @@
+/**
+ * Every setting Quire reads, in one table: environment variable, default, parser and the sentence
+ * that documents it. `loadConfig` reads the environment once at start-up and fails with a message
+ * that says which variable to fix. `docs/configuration.md` lists the same table (a test keeps the
+ * two in sync).
+ */
+
+type Parser<T> = (raw: string, name: string) => T;
+
+interface Setting<T> {
+  env: string;
+  default: T;
+  parse: Parser<T>;
+  description: string;
+}
+
+export class ConfigError extends Error {}
+
+const text: Parser<string> = (raw) => raw;
+const optionalText: Parser<string | undefined> = (raw) => raw || undefined;
+
+function integer(min: number, max = Number.MAX_SAFE_INTEGER): Parser<number> {
+  return (raw, name) => {
+    const value = Number(raw);
+    if (!/^-?\d+$/.test(raw.trim()) || value < min || value > max) {
+      throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}".`);
+    }
+    return value;
+  };
+}
+
+function boolean(raw: string, name: string): boolean {
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off', ''].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}".`);
+}
+
+function url(raw: string, name: string): string {
+  try {
+    return new URL(raw).toString().replace(/\/$/, '');
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL such as https://docs.example.com, got "${raw}".`);
+  }
+}
+
+function optionalUrl(raw: string, name: string): string | undefined {
+  return raw ? url(raw, name) : undefined;
+}
+
+function setting<T>(env: string, defaultValue: T, parse: Parser<T>, description: string): Setting<T> {
+  return { env, default: defaultValue, parse, description };
+}
+
+export const settings = {
+  port: setting('PORT', 8080, integer(0, 65535), 'TCP port of the HTTP server.'),
+  host: setting('HOST', '127.0.0.1', text, 'Interface the HTTP server listens on (`0.0.0.0` for all).'),
+  publicUrl: setting<string | undefined>('QUIRE_PUBLIC_URL', undefined, optionalUrl, 'URL clients use to reach Quire; defaults to `http://HOST:PORT`. Used in links Quire prints and serves.'),
+  dataDir: setting('QUIRE_DATA_DIR', './data', text, 'Directory of the embedded SQLite database, workspaces and repository mirrors.'),
+  databaseUrl: setting<string | undefined>('DATABASE_URL', undefined, optionalText, '`postgres://user:password@host:5432/db` switches every part of Quire to PostgreSQL; unset uses SQLite under QUIRE_DATA_DIR.'),
+  databasePoolSize: setting('QUIRE_DATABASE_POOL_SIZE', 10, integer(1, 1000), 'PostgreSQL connections per process.'),
+  statementTimeoutMs: setting('QUIRE_DATABASE_STATEMENT_TIMEOUT_MS', 30_000, integer(0), 'PostgreSQL statement timeout in milliseconds (0 disables it).'),
+  bodyLimitBytes: setting('QUIRE_BODY_LIMIT_BYTES', 1_048_576, integer(1024), 'Largest request body accepted by the API, in bytes; larger bodies get 413.'),
+  ingestBodyLimitBytes: setting('QUIRE_INGEST_BODY_LIMIT_BYTES', 16_777_216, integer(1024), 'Largest analytics ingestion body, in bytes.'),
+  jobRateLimit: setting('QUIRE_JOB_RATE_LIMIT', 100, integer(1), 'Agent job creates and follow-ups allowed per project per window.'),
+  jobRateWindowSeconds: setting('QUIRE_JOB_RATE_WINDOW_SECONDS', 3600, integer(1), 'Length of the rolling window of QUIRE_JOB_RATE_LIMIT, in seconds.'),
+  analyticsRateLimit: setting('QUIRE_ANALYTICS_RATE_LIMIT', 100, integer(1), 'Analytics read requests allowed per organization per window.'),
+  analyticsRateWindowSeconds: setting('QUIRE_ANALYTICS_RATE_WINDOW_SECONDS', 3600, integer(1), 'Length of the rolling window of QUIRE_ANALYTICS_RATE_LIMIT, in seconds.'),
+  worker: setting('QUIRE_WORKER', true, boolean, 'Whether `quire serve` also runs a worker (same as `--no-worker` when false).'),
+  workerConcurrency: setting('QUIRE_WORKER_CONCURRENCY', 2, integer(1, 256), 'Jobs one worker process runs at once.'),
+  workerPollMs: setting('QUIRE_WORKER_POLL_MS', 1000, integer(10), 'How often an idle worker looks for jobs created by other processes, in milliseconds.'),
+  jobLeaseSeconds: setting('QUIRE_JOB_LEASE_SECONDS', 60, integer(2), 'How long a claimed job stays reserved without a heartbeat before another worker may take it.'),
+  jobMaxAttempts: setting('QUIRE_JOB_MAX_ATTEMPTS', 3, integer(1, 100), 'Times a job interrupted by a crash is started before it is failed.'),
+  shutdownGraceSeconds: setting('QUIRE_SHUTDOWN_GRACE_SECONDS', 30, integer(0), 'On SIGTERM, how long running jobs may finish before they are released to other workers.'),
+  model: setting<string | undefined>('QUIRE_MODEL', undefined, optionalText, 'Default model of agent jobs as `provider:model` (`anthropic:…`, `openai:…`, `openai-compatible:…`); a project may override it.'),
+  logLevel: setting('LOG_LEVEL', 'info', text, 'Log level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.'),
+} satisfies Record<string, Setting<unknown>>;
+
+type Settings = typeof settings;
+export type Config = { [K in keyof Settings]: Settings[K]['default'] };
+
+/** Reads every setting from `environment` (default `process.env`); `overrides` win over both. */
+export function loadConfig(environment: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const config: Record<string, unknown> = {};
+  for (const [key, entry] of Object.entries(settings) as [string, Setting<unknown>][]) {
+    const raw = environment[entry.env];
+    config[key] = raw === undefined ? entry.default : entry.parse(raw, entry.env);
+  }
+  const result = { ...(config as Config), ...overrides };
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(result.logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${result.logLevel}".`);
+  }
+  return result;
+}
+
+export function publicUrl(config: Config): string {
+  return config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+}

@@ -1,0 +1,58 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ApiError, errorStatus, type ErrorCode, type ErrorDetail } from './errors.ts';
+
+/** Fastify's own request errors, translated into the contract's codes and sentences. */
+const fastifyErrors: Record<string, { code: ErrorCode; message: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'invalid_request', message: 'Send the body as JSON with "Content-Type: application/json".' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'invalid_request', message: 'The Content-Length header does not match the body.' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'invalid_request', message: 'The body is not valid JSON.' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'invalid_request', message: 'The body is empty; send a JSON object.' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'payload_too_large', message: 'The body is larger than this server accepts; send less per request.' },
+  FST_ERR_CTP_INVALID_TYPE: { code: 'invalid_request', message: 'The Content-Type header is malformed.' },
+};
+
+/** Errors that mean the database is out of reach or overloaded: retrying later may work. */
+const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P03', '53300', '08000', '08003', '08006', 'ERR_SQLITE_BUSY']);
+
+function validationDetails(error: FastifyError): ErrorDetail[] {
+  return (error.validation ?? []).map((issue) => {
+    const params = issue.params as Record<string, unknown>;
+    const extra = typeof params.additionalProperty === 'string' ? `/${params.additionalProperty}` : '';
+    return { path: `${issue.instancePath}${extra}` || '/', message: extra ? 'is not a known field' : (issue.message ?? 'is invalid') };
+  });
+}
+
+function toApiError(error: FastifyError): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error.validation) {
+    const details = validationDetails(error);
+    const where = error.validationContext ?? 'request';
+    const first = details[0];
+    return new ApiError('invalid_request', `The ${where} is invalid: ${first.path === '/' ? '' : `${first.path.slice(1)} `}${first.message}.`, { details });
+  }
+  const known = error.code ? fastifyErrors[error.code] : undefined;
+  if (known) return new ApiError(known.code, known.message);
+  if (error instanceof SyntaxError && error.statusCode === 400) return new ApiError('invalid_request', 'The body is not valid JSON.');
+  if (unavailableCodes.has(error.code) || unavailableCodes.has((error as { errno?: string }).errno ?? '')) {
+    return new ApiError('unavailable', 'The service cannot reach its database right now; retry in a few seconds.', { headers: { 'retry-after': '5' } });
+  }
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    const code = (Object.keys(errorStatus) as ErrorCode[]).find((candidate) => errorStatus[candidate] === status) ?? 'invalid_request';
+    return new ApiError(code, error.message);
+  }
+  return new ApiError('internal', 'Something went wrong on the server; the error was logged. Retry, and report it if it persists.');
+}
+
+/** One handler for every error: the contract's body, and 5xx details only in the log. */
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    return reply.code(apiError.status).headers(apiError.headers).send(apiError.toBody());
+  });
+  app.setNotFoundHandler((request, reply) => {
+    const apiError = new ApiError('not_found', `There is no ${request.method} ${request.url.split('?')[0]} operation; see /docs for the API reference.`);
+    return reply.code(404).send(apiError.toBody());
+  });
+}

@@ -1,0 +1,92 @@
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import { bootstrapIfEmpty, type FirstRun } from '../accounts/bootstrap.ts';
+import { createAgentSetup } from '../agent/setup.ts';
+import { Worker } from '../jobs/worker.ts';
+import type { AgentSetup } from '../jobs/runner.ts';
+import { openStorage, type Storage } from '../storage/open.ts';
+import { buildApp, type FeatureRoutes } from './app.ts';
+import { publicUrl, type Config } from './config.ts';
+import { createEvents, type AppContext } from './context.ts';
+
+export interface ServiceOptions {
+  config: Config;
+  /** Serve the HTTP API (false for `quire worker`). */
+  api: boolean;
+  /** Run a worker in this process (false for `quire serve --no-worker`). */
+  worker: boolean;
+  logger?: Logger;
+  /** Replaces the agent (tests use scripted runners). */
+  agent?: AgentSetup;
+  features?: FeatureRoutes[];
+  storage?: Storage;
+  /** On an empty database, create the first organization, project and admin key. */
+  bootstrap?: boolean;
+}
+
+export interface RunningService {
+  context: AppContext;
+  app: FastifyInstance | null;
+  worker: Worker | null;
+  /** Base URL the API listens on (with the real port when PORT=0). */
+  url: string | null;
+  /** Set when this start created the first organization, project and key. */
+  firstRun: FirstRun | null;
+  /** Stops claiming, lets jobs finish within the grace period, closes the server and database. */
+  stop(): Promise<void>;
+}
+
+export function createLogger(config: Config): Logger {
+  return pino({ level: config.logLevel, redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.token', '*.apiKey'], censor: '[redacted]' } });
+}
+
+/** Starts the API and/or a worker on the configured database. */
+export async function startService(options: ServiceOptions): Promise<RunningService> {
+  const { config } = options;
+  const logger = options.logger ?? createLogger(config);
+  const storage =
+    options.storage ?? (await openStorage(config, { onConnectionError: (error) => logger.error({ err: error }, 'database connection lost; the pool will reconnect') }));
+  const firstRun = options.bootstrap ? await bootstrapIfEmpty(storage, { model: config.model }) : null;
+  const context: AppContext = { config, storage, logger, events: createEvents(), agent: options.agent ?? createAgentSetup(config) };
+
+  let worker: Worker | null = null;
+  if (options.worker) {
+    worker = new Worker({
+      storage,
+      runner: context.agent.runner,
+      logger: logger.child({ component: 'worker' }),
+      concurrency: config.workerConcurrency,
+      leaseMs: config.jobLeaseSeconds * 1000,
+      pollMs: config.workerPollMs,
+    });
+    context.events.on('job-enqueued', worker.notify);
+    worker.start();
+  }
+
+  let app: FastifyInstance | null = null;
+  let url: string | null = null;
+  if (options.api) {
+    app = await buildApp(context, { features: options.features });
+    await app.listen({ port: config.port, host: config.host });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    url = config.publicUrl ?? publicUrl({ ...config, port });
+  }
+
+  let stopping: Promise<void> | null = null;
+  return {
+    context,
+    app,
+    worker,
+    url,
+    firstRun,
+    stop() {
+      stopping ??= (async () => {
+        await app?.close();
+        await worker?.stop(config.shutdownGraceSeconds * 1000);
+        if (!options.storage) await storage.close();
+      })();
+      return stopping;
+    },
+  };
+}

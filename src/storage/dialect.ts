@@ -1,0 +1,32 @@
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.ts';
+
+/**
+ * What differs between the database engines Quire runs on, as data. Queries are written once;
+ * they read these flags instead of asking which engine they run on.
+ */
+export interface DialectProfile {
+  name: 'sqlite' | 'postgres';
+  /** `SELECT … FOR UPDATE` locks rows (PostgreSQL); SQLite serializes writers instead. */
+  rowLocks: boolean;
+  /** `FOR UPDATE SKIP LOCKED` lets concurrent queue claimers pass each other's rows. */
+  skipLocked: boolean;
+  /** Many processes may share the database, so in-process notifications are not enough. */
+  sharedByProcesses: boolean;
+  /** Statement that serializes one-time set-up (migrations, first run) across processes inside a transaction; SQLite's write lock already does. */
+  setupLock: string | null;
+}
+
+export const dialectProfiles: Record<DialectProfile['name'], DialectProfile> = {
+  sqlite: { name: 'sqlite', rowLocks: false, skipLocked: false, sharedByProcesses: false, setupLock: null },
+  postgres: { name: 'postgres', rowLocks: true, skipLocked: true, sharedByProcesses: true, setupLock: 'select pg_advisory_xact_lock(7314159)' },
+};
+
+/** An open database: the query builder, what the engine can do, and how to close it. */
+export interface Storage {
+  db: Kysely<Database>;
+  profile: DialectProfile;
+  /** Checks that the database answers (used by `/readyz`). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

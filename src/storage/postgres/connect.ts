@@ -1,0 +1,41 @@
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { dialectProfiles, type Storage } from '../dialect.ts';
+import type { Database } from '../schema.ts';
+
+// Timestamps and counters are BIGINT; every value Quire stores fits in a double exactly.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export interface PostgresOptions {
+  connectionString: string;
+  poolSize: number;
+  /** Milliseconds after which PostgreSQL cancels a statement; 0 disables the limit. */
+  statementTimeoutMs: number;
+  /** Schema to work in (tests isolate themselves this way); default `public`. */
+  schema?: string;
+  /** Called when an idle pooled connection fails (the pool replaces it; this only reports). */
+  onConnectionError?: (error: Error) => void;
+}
+
+export function openPostgres(options: PostgresOptions): Storage {
+  const searchPath = options.schema ? `-c search_path=${options.schema}` : '';
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.poolSize,
+    statement_timeout: options.statementTimeoutMs || undefined,
+    options: searchPath || undefined,
+    connectionTimeoutMillis: 10_000,
+  });
+  pool.on('error', (error) => options.onConnectionError?.(error));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    profile: dialectProfiles.postgres,
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { createKey, type Scope } from '../../src/accounts/keys.ts';
+import { createOrganization } from '../../src/accounts/organizations.ts';
+import { createProject, type ProjectSettings } from '../../src/accounts/projects.ts';
+import type { ProjectRow } from '../../src/accounts/tables.ts';
+import type { AgentRunner, AgentSetup } from '../../src/jobs/runner.ts';
+import { buildApp, type FeatureRoutes } from '../../src/server/app.ts';
+import { loadConfig, type Config } from '../../src/server/config.ts';
+import { createEvents, type AppContext } from '../../src/server/context.ts';
+import type { Storage } from '../../src/storage/dialect.ts';
+
+/** An agent whose runner the test supplies; every project with a repository and model can take jobs. */
+export function scriptedAgent(runner: AgentRunner = { run: async () => ({ prLink: null }) }): AgentSetup {
+  return {
+    runner,
+    modelFor: (project) => project.model ?? 'openai-compatible:test-model',
+    checkProject: (project) => (project.repository ? null : `Project ${project.id} has no repository.`),
+  };
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return loadConfig({}, { logLevel: 'silent', port: 0, ...overrides });
+}
+
+export function testContext(storage: Storage, options: { config?: Partial<Config>; agent?: AgentSetup } = {}): AppContext {
+  return { config: testConfig(options.config), storage, logger: pino({ level: 'silent' }), events: createEvents(), agent: options.agent ?? scriptedAgent() };
+}
+
+export async function testApp(context: AppContext, features: FeatureRoutes[] = []): Promise<FastifyInstance> {
+  const app = await buildApp(context, { features });
+  await app.ready();
+  return app;
+}
+
+export interface Tenant {
+  orgId: string;
+  project: ProjectRow;
+  key: string;
+  auth: { authorization: string };
+}
+
+/** An organization with one project and an admin key (scopes read, write, ingest unless given). */
+export async function createTenant(storage: Storage, options: { project?: Partial<ProjectSettings>; scopes?: Scope[] } = {}): Promise<Tenant> {
+  const organization = await createOrganization(storage.db, 'Acme');
+  const project = await createProject(storage.db, organization.id, { name: 'Docs', repository: 'https://github.com/acme/docs', ref: 'main', ...options.project });
+  const { key } = await createKey(storage.db, organization.id, { scopes: options.scopes ?? ['read', 'write', 'ingest'] });
+  return { orgId: organization.id, project, key, auth: { authorization: `Bearer ${key}` } };
+}

@@ -1,0 +1,70 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { migrate } from '../../src/storage/migrate.ts';
+import { openPostgres } from '../../src/storage/postgres/connect.ts';
+import { openSqlite } from '../../src/storage/sqlite/connect.ts';
+import type { Storage } from '../../src/storage/dialect.ts';
+
+/** PostgreSQL tests run when this is set (CI sets it to the machine's server). */
+export const postgresUrl = process.env.QUIRE_TEST_POSTGRES_URL;
+
+export interface TestDatabase {
+  dialect: 'sqlite' | 'postgres';
+  /** Opens a fresh, migrated, isolated database (a temp SQLite file, or a new PostgreSQL schema). */
+  open(): Promise<Storage & { location: TestLocation }>;
+}
+
+/** How a child process reaches the same test database. */
+export interface TestLocation {
+  env: Record<string, string>;
+}
+
+let counter = 0;
+
+const sqlite: TestDatabase = {
+  dialect: 'sqlite',
+  async open() {
+    const dataDir = mkdtempSync(join(tmpdir(), 'quire-test-'));
+    const storage = openSqlite({ path: join(dataDir, 'quire.db') });
+    await migrate(storage);
+    return {
+      ...storage,
+      location: { env: { QUIRE_DATA_DIR: dataDir } },
+      async close() {
+        await storage.close();
+        rmSync(dataDir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+const postgres: TestDatabase = {
+  dialect: 'postgres',
+  async open() {
+    const schema = `quire_test_${process.pid}_${Date.now()}_${counter++}`;
+    const admin = new pg.Client({ connectionString: postgresUrl });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    const storage = openPostgres({ connectionString: postgresUrl!, poolSize: 10, statementTimeoutMs: 30_000, schema });
+    await migrate(storage);
+    const url = new URL(postgresUrl!);
+    url.searchParams.set('options', `-c search_path=${schema}`);
+    return {
+      ...storage,
+      location: { env: { DATABASE_URL: url.toString() } },
+      async close() {
+        await storage.close();
+        const cleanup = new pg.Client({ connectionString: postgresUrl });
+        await cleanup.connect();
+        await cleanup.query(`drop schema ${schema} cascade`);
+        await cleanup.end();
+      },
+    };
+  },
+};
+
+/** Every database the suite runs against here: SQLite always, PostgreSQL when configured. */
+export const testDatabases: TestDatabase[] = postgresUrl ? [sqlite, postgres] : [sqlite];
