@@ -1,0 +1,74 @@
+/**
+ * What the agent and the job runner use of a job's workspace. The agent's tools never touch the
+ * file system directly: every path goes through `WorkspaceFiles`, which confines it to the checkout.
+ */
+
+/** Credentials for git over HTTPS. Never written to `.git/config`, logs or the transcript. */
+export interface GitCredentials {
+  username: string;
+  password: string;
+}
+
+export interface CommitAuthor {
+  name: string;
+  email: string;
+}
+
+export interface WorkspaceOptions {
+  /** Repository URL (https://, file://) or absolute path. */
+  repository: string;
+  /** Branch or ref to start from; null uses the remote's default branch. */
+  ref: string | null;
+  /** Branch the job works on (`quire/<job id>`); reused when it exists on the remote (follow-ups). */
+  branch: string;
+  /** Folder for workspaces and repository mirrors (under QUIRE_DATA_DIR). */
+  root: string;
+  credentials?: GitCredentials;
+  signal?: AbortSignal;
+}
+
+export interface FileEntry {
+  path: string;
+  type: 'file' | 'directory';
+  size: number;
+}
+
+export interface SearchMatch {
+  path: string;
+  line: number;
+  text: string;
+}
+
+/**
+ * File access confined to one workspace. Paths are relative to the workspace root; `..`, absolute
+ * paths, symlinks leaving the workspace and anything under `.git/` are refused with a
+ * `WorkspacePathError` whose message the model can act on.
+ */
+export interface WorkspaceFiles {
+  list(path?: string, pattern?: string): Promise<FileEntry[]>;
+  read(path: string): Promise<string>;
+  write(path: string, content: string): Promise<void>;
+  remove(path: string): Promise<void>;
+  move(from: string, to: string): Promise<void>;
+  search(pattern: string, path?: string): Promise<SearchMatch[]>;
+}
+
+export interface Workspace {
+  /** Absolute path of the checkout. */
+  dir: string;
+  files: WorkspaceFiles;
+  /** Commits every change; returns false when there was nothing to commit. */
+  commitAll(message: string, author: CommitAuthor): Promise<boolean>;
+  /** Whether the job branch differs from the base it started from (changes of earlier runs count). */
+  hasChangesAgainstBase(): Promise<boolean>;
+  /** Pushes the job branch to the remote. */
+  push(): Promise<void>;
+  /** The branch the job started from (resolved default branch when `ref` was null). */
+  baseBranch: string;
+  /** Removes the checkout. */
+  dispose(): Promise<void>;
+}
+
+export class WorkspacePathError extends Error {
+  override name = 'WorkspacePathError';
+}
