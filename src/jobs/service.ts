@@ -4,7 +4,7 @@ import type { ProjectRow } from '../accounts/tables.ts';
 import { isId, newId } from '../lib/ids.ts';
 import type { AppContext } from '../server/context.ts';
 import { ApiError, conflict, invalidRequest, notFound } from '../server/errors.ts';
-import { rateLimited, takeRateLimit, type RateLimitState } from '../server/rate-limit.ts';
+import { lockRateLimitBucket, rateLimited, takeRateLimit, type RateLimitState } from '../server/rate-limit.ts';
 import type { Database } from '../storage/schema.ts';
 import { enqueueRun } from './queue/enqueue.ts';
 import type { JobRow, JobStatus } from './tables.ts';
@@ -35,8 +35,10 @@ function requestHash(prompt: string): string {
  * Looks up an earlier request under the same idempotency key. Returns its job when the request is a
  * replay, undefined when the key is new, and throws 409 when the key was used for another request.
  */
-async function replayedJob(trx: Kysely<Database>, projectId: string, scope: string, submission: Submission, now: number): Promise<JobRow | undefined> {
+async function replayedJob(context: AppContext, trx: Kysely<Database>, projectId: string, scope: string, submission: Submission, now: number): Promise<JobRow | undefined> {
   if (!submission.idempotencyKey) return undefined;
+  // Concurrent requests with one key must see each other's rows: take the project's turn first.
+  await lockRateLimitBucket(trx, context.storage.profile, jobRateBucket(projectId));
   const earlier = await trx
     .selectFrom('idempotency_keys')
     .selectAll()
@@ -81,7 +83,7 @@ export async function createJob(context: AppContext, project: ProjectRow, submis
   const repository = project.repository;
   const result = await context.storage.db.transaction().execute(async (trx) => {
     const now = Date.now();
-    const replay = await replayedJob(trx, project.id, 'create', submission, now);
+    const replay = await replayedJob(context, trx, project.id, 'create', submission, now);
     if (replay) return { job: replay, rateLimit: await takeJobRateLimit(context, trx, project.id, false), replayed: true };
     const rateLimit = await takeJobRateLimit(context, trx, project.id, true);
     const id = newId('job');
@@ -131,7 +133,7 @@ export async function followUp(context: AppContext, project: ProjectRow, jobId: 
   const result = await context.storage.db.transaction().execute(async (trx) => {
     const now = Date.now();
     const job = await findJobRow(trx, project, jobId);
-    const replay = await replayedJob(trx, project.id, scope, submission, now);
+    const replay = await replayedJob(context, trx, project.id, scope, submission, now);
     if (replay) return { job: replay, rateLimit: await takeJobRateLimit(context, trx, project.id, false), replayed: true };
     if (job.status === 'active') throw conflict('The job is still active; wait until it is completed or failed before sending a follow-up.');
     if (job.status === 'archived') throw conflict('The job is archived and takes no more messages; create a new job instead.');

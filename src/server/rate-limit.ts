@@ -18,6 +18,15 @@ export interface RateLimitState {
 }
 
 /**
+ * Makes concurrent transactions on one bucket take turns until commit (row lock on PostgreSQL;
+ * SQLite's write transactions are serialized already). Taking it twice in a transaction is harmless.
+ */
+export async function lockRateLimitBucket(trx: Kysely<Database>, profile: DialectProfile, bucket: string): Promise<void> {
+  await trx.insertInto('rate_limit_buckets').values({ bucket }).onConflict((conflict) => conflict.column('bucket').doNothing()).execute();
+  if (profile.rowLocks) await trx.selectFrom('rate_limit_buckets').select('bucket').where('bucket', '=', bucket).forUpdate().execute();
+}
+
+/**
  * An exact rolling-window limit kept in the database, so it holds across every process that shares
  * it. Call inside a transaction: the hit is recorded only if the transaction commits, and the
  * bucket row lock (PostgreSQL) or the write lock (SQLite) makes concurrent callers take turns.
@@ -32,8 +41,7 @@ export async function takeRateLimit(
 ): Promise<RateLimitState> {
   const now = options.now ?? Date.now();
   const windowStart = now - rule.windowMs;
-  await trx.insertInto('rate_limit_buckets').values({ bucket }).onConflict((conflict) => conflict.column('bucket').doNothing()).execute();
-  if (profile.rowLocks) await trx.selectFrom('rate_limit_buckets').select('bucket').where('bucket', '=', bucket).forUpdate().execute();
+  await lockRateLimitBucket(trx, profile, bucket);
   await trx.deleteFrom('rate_limit_hits').where('bucket', '=', bucket).where('at', '<=', windowStart).execute();
   const hits = await trx
     .selectFrom('rate_limit_hits')
