@@ -20,7 +20,8 @@ describe.each(testDatabases)('job rate limit and idempotency on $dialect', (data
     await storage.close();
   });
 
-  const post = (tenant: Tenant, path: string, body: unknown, headers: Record<string, string> = {}) =>
+  type Reply = Omit<Response, 'json'> & { json(): Promise<any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const post = (tenant: Tenant, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> =>
     fetch(`${base}/v2/agent/${tenant.project.id}${path}`, { method: 'POST', headers: { ...tenant.auth, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
   it('accepts exactly 100 of 150 concurrent creates and refuses the rest with 429 and headers', async () => {
