@@ -47,7 +47,7 @@ async function serveOnce(port: number): Promise<string> {
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 describe('quire CLI', () => {
-  it('prints the project id and key on the first start only, and stores only the key's hash', async () => {
+  it('prints the project id and key on the first start only, and stores only the hash of the key', async () => {
     const port = 20000 + Math.floor(Math.random() * 20000);
     const first = await serveOnce(port);
     expect(first).toContain(`http://127.0.0.1:${port}`);
