@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { ConfigError } from '../server/config.ts';
 import { registerAccounts } from './accounts.ts';
+import { registerDashboard } from './dashboard.ts';
 import { withStorage } from './database.ts';
 import { CliError } from './output.ts';
 import { registerServe } from './serve.ts';
@@ -23,6 +24,7 @@ program
     }),
   );
 registerAccounts(program);
+registerDashboard(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../server/config.ts';
 import { startService } from '../server/service.ts';
 import { features } from '../server/features.ts';
+import { createSignInLink, signInUrl } from '../dashboard/sessions.ts';
 
 function onShutdownSignal(stop: () => Promise<void>): void {
   let signalled = false;
@@ -33,6 +34,7 @@ export function registerServe(program: Command): void {
       const out = process.stdout;
       out.write(`Quire is listening on ${service.url} (${service.context.storage.profile.name}${service.worker ? ', with a worker' : ', API only'}).\n`);
       if (firstRun) {
+        const link = await createSignInLink(service.context.storage.db, firstRun.orgId, config.dashboardLinkMinutes);
         out.write(
           [
             '',
@@ -40,6 +42,8 @@ export function registerServe(program: Command): void {
             `  Project id:    ${firstRun.projectId}`,
             `  Admin API key: ${firstRun.key}`,
             'The key is shown only this once; store it now. Create more with "quire keys create".',
+            `  Dashboard:     ${signInUrl(service.url!, link.token)}`,
+            `This sign-in link works once, until ${link.expiresAt.toISOString()}; "quire dashboard link" prints a new one.`,
             '',
           ].join('\n'),
         );

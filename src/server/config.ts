@@ -72,6 +72,8 @@ export const settings = {
   jobMaxAttempts: setting('QUIRE_JOB_MAX_ATTEMPTS', 3, integer(1, 100), 'Times a job interrupted by a crash is started before it is failed.'),
   shutdownGraceSeconds: setting('QUIRE_SHUTDOWN_GRACE_SECONDS', 30, integer(0), 'On SIGTERM, how long running jobs may finish before they are released to other workers.'),
   model: setting<string | undefined>('QUIRE_MODEL', undefined, optionalText, 'Default model of agent jobs as `provider:model` (`anthropic:…`, `openai:…`, `openai-compatible:…`); a project may override it.'),
+  dashboardLinkMinutes: setting('QUIRE_DASHBOARD_LINK_MINUTES', 30, integer(1, 10_080), 'How long a dashboard sign-in link works (it works once), in minutes.'),
+  dashboardSessionHours: setting('QUIRE_DASHBOARD_SESSION_HOURS', 168, integer(1, 8760), 'How long a dashboard session lasts before signing in again, in hours.'),
   logLevel: setting('LOG_LEVEL', 'info', text, 'Log level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.'),
 } satisfies Record<string, Setting<unknown>>;
 

@@ -1,4 +1,5 @@
+import { dashboardRoutes } from '../dashboard/routes.ts';
 import type { FeatureRoutes } from './app.ts';
 
 /** Feature route sets served beside the agent-job API. */
-export const features: FeatureRoutes[] = [];
+export const features: FeatureRoutes[] = [dashboardRoutes];

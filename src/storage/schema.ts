@@ -1,4 +1,5 @@
 import type { AccountsTables } from '../accounts/tables.ts';
+import type { DashboardTables } from '../dashboard/tables.ts';
 import type { JobsTables } from '../jobs/tables.ts';
 
 interface MigrationsTables {
@@ -6,4 +7,4 @@ interface MigrationsTables {
 }
 
 /** Every table, composed from the features that own them. */
-export interface Database extends MigrationsTables, AccountsTables, JobsTables {}
+export interface Database extends MigrationsTables, AccountsTables, JobsTables, DashboardTables {}

@@ -1,0 +1,82 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { findProject } from '../accounts/projects.ts';
+import type { ProjectRow } from '../accounts/tables.ts';
+import type { Config } from '../server/config.ts';
+import type { AppContext } from '../server/context.ts';
+import { ApiError } from '../server/errors.ts';
+import type { Viewer } from './layout.ts';
+import { csrfToken, findSession, sameToken } from './sessions.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    viewer: Viewer | null;
+  }
+}
+
+export const sessionCookie = 'quire_session';
+
+export function readCookie(request: FastifyRequest, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [key, ...rest] = part.trim().split('=');
+    if (key === name) return rest.join('=');
+  }
+  return undefined;
+}
+
+/** A cookie scripts cannot read, sent only to the dashboard, and only over HTTPS when Quire is served over HTTPS. */
+export function cookieHeader(config: Config, name: string, value: string, options: { path: string; maxAgeSeconds: number }): string {
+  const secure = config.publicUrl?.startsWith('https:') ? '; Secure' : '';
+  return `${name}=${value}; Path=${options.path}; Max-Age=${options.maxAgeSeconds}; HttpOnly; SameSite=Lax${secure}`;
+}
+
+/** Where links Quire serves point: the configured public URL, else the address the browser used. */
+export function baseUrl(context: AppContext, request: FastifyRequest): string {
+  return context.config.publicUrl ?? `${request.protocol}://${request.host}`;
+}
+
+/**
+ * An `onRequest` hook for every signed-in page: without a live session, pages redirect to the
+ * sign-in page and actions are refused, before anything else runs.
+ */
+export function requireSession(context: AppContext) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const token = readCookie(request, sessionCookie);
+    const session = token ? await findSession(context.storage.db, token) : undefined;
+    if (!token || !session) {
+      if (request.method === 'GET' || request.method === 'HEAD') return reply.redirect('/dashboard/sign-in', 303);
+      throw new ApiError('unauthorized', 'Your dashboard session has ended. Sign in again with a link from "quire dashboard link".');
+    }
+    request.viewer = { sessionId: session.id, orgId: session.org_id, csrf: csrfToken(token) };
+  };
+}
+
+/** A `preHandler` hook: every form post must carry the session's CSRF token. */
+export async function requireCsrf(request: FastifyRequest): Promise<void> {
+  if (request.method !== 'POST') return;
+  const given = request.body instanceof URLSearchParams ? request.body.get('csrf') : undefined;
+  if (!request.viewer || !sameToken(request.viewer.csrf, given)) {
+    throw new ApiError('forbidden', 'This form has expired or did not come from the dashboard. Reload the page and try again.');
+  }
+}
+
+/** The signed-in viewer of a page (the session hook guarantees one). */
+export function viewerOf(request: FastifyRequest): Viewer {
+  if (!request.viewer) throw new Error('viewerOf called outside the signed-in dashboard routes');
+  return request.viewer;
+}
+
+/** A project of the viewer's organization; any other id is "not found", as in the API. */
+export async function viewerProject(context: AppContext, request: FastifyRequest, projectId: string): Promise<ProjectRow> {
+  const project = await findProject(context.storage.db, projectId);
+  if (!project || project.org_id !== viewerOf(request).orgId) throw new ApiError('not_found', `Project ${projectId} was not found in your organization.`);
+  return project;
+}
+
+/** Form fields of a dashboard post. */
+export function formOf(request: FastifyRequest): URLSearchParams {
+  return request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
+}
+
+export function field(form: URLSearchParams, name: string): string {
+  return (form.get(name) ?? '').trim();
+}

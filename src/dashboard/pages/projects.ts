@@ -1,0 +1,127 @@
+import type { FastifyInstance } from 'fastify';
+import { checkProjectSettings, createProject, listProjects, updateProject, type ProjectSettings } from '../../accounts/projects.ts';
+import type { ProjectRow } from '../../accounts/tables.ts';
+import type { AppContext } from '../../server/context.ts';
+import { baseUrl, field, formOf, viewerOf, viewerProject } from '../auth.ts';
+import { html, type Html } from '../html.ts';
+import { csrfField, layout, notice, projectTabs, sendPage, type Viewer } from '../layout.ts';
+
+interface FormValues {
+  name: string;
+  repository: string;
+  ref: string;
+  docsPath: string;
+  model: string;
+  trackerDomains: string;
+}
+
+function valuesOf(project: ProjectRow): FormValues {
+  return {
+    name: project.name,
+    repository: project.repository ?? '',
+    ref: project.ref ?? '',
+    docsPath: project.docs_path ?? '',
+    model: project.model ?? '',
+    trackerDomains: project.tracker_domains.split(',').filter(Boolean).join(', '),
+  };
+}
+
+function readForm(form: URLSearchParams): FormValues {
+  return {
+    name: field(form, 'name'),
+    repository: field(form, 'repository'),
+    ref: field(form, 'ref'),
+    docsPath: field(form, 'docsPath'),
+    model: field(form, 'model'),
+    trackerDomains: field(form, 'trackerDomains'),
+  };
+}
+
+/** Empty fields clear a setting, as `""` does in the CLI. */
+function settingsOf(values: FormValues): ProjectSettings & { name: string } {
+  return {
+    name: values.name,
+    repository: values.repository || null,
+    ref: values.ref || null,
+    docsPath: values.docsPath || null,
+    model: values.model || null,
+    trackerDomains: values.trackerDomains.split(/[\s,]+/).filter(Boolean),
+  };
+}
+
+function input(name: keyof FormValues, label: string, values: FormValues, hint: string, extra: Html | string = ''): Html {
+  return html`<label for="project-${name}">${label}</label>
+<input id="project-${name}" name="${name}" value="${values[name]}" aria-describedby="project-${name}-hint"${extra}>
+<p class="hint" id="project-${name}-hint">${hint}</p>`;
+}
+
+function projectForm(viewer: Viewer, action: string, values: FormValues, submit: string): Html {
+  return html`<form method="post" action="${action}" class="stack">${csrfField(viewer)}
+${input('name', 'Name', values, 'Shown on the dashboard.', html` required maxlength="200"`)}
+${input('repository', 'Repository', values, 'https:// URL of the documentation repository (or a file:// URL or absolute path of a local one).')}
+${input('ref', 'Ref', values, 'Branch agent jobs start from; empty uses the repository default branch.')}
+${input('docsPath', 'Docs path', values, 'Folder of the documentation inside the repository; empty means the whole repository.')}
+${input('model', 'Model', values, 'provider:model, for example anthropic:claude-sonnet-4-5; empty uses the server default (QUIRE_MODEL).')}
+${input('trackerDomains', 'Allowed tracker domains', values, 'Host names the browser tracker may report from, separated by commas (docs.example.com, *.example.com).')}
+<button type="submit" class="primary">${submit}</button>
+</form>`;
+}
+
+function trackerSnippet(base: string, project: ProjectRow): Html {
+  const snippet = `<script defer src="${base}/script.js" data-project="${project.id}"></script>`;
+  return html`<section aria-labelledby="tracker"><h2 id="tracker">Tracker snippet</h2>
+<p>Paste this into the <code>&lt;head&gt;</code> of every page of your documentation site to count its visitors. Add the site's host name to the allowed tracker domains above.</p>
+<div class="copyable"><pre><code>${snippet}</code></pre><button type="button" data-copy="${snippet}" aria-label="Copy the tracker snippet">Copy</button></div></section>`;
+}
+
+async function listPage(context: AppContext, viewer: Viewer, values: FormValues, error?: string): Promise<Html> {
+  const projects = await listProjects(context.storage.db, viewer.orgId);
+  const rows = projects.map(
+    (project) => html`<tr><td><a href="/dashboard/projects/${project.id}">${project.name}</a></td><td><code>${project.id}</code></td><td>${project.repository ?? '–'}</td>
+<td><a href="/dashboard/projects/${project.id}/jobs">Jobs<span class="visually-hidden"> of ${project.name}</span></a> · <a href="/dashboard/projects/${project.id}/analytics">Analytics<span class="visually-hidden"> of ${project.name}</span></a></td></tr>`,
+  );
+  const body = html`${error ? notice('error', error) : ''}
+<div class="scroll"><table><thead><tr><th scope="col">Name</th><th scope="col">Project id</th><th scope="col">Repository</th><th scope="col">Pages</th></tr></thead><tbody>${rows}</tbody></table></div>
+<h2 id="create">Create a project</h2>${projectForm(viewer, '/dashboard/projects', values, 'Create project')}`;
+  return layout({ title: 'Projects', viewer, section: 'projects', body });
+}
+
+function settingsPage(context: AppContext, viewer: Viewer, base: string, project: ProjectRow, values: FormValues, message?: Html): Html {
+  const body = html`${projectTabs(project, 'settings')}${message ?? ''}
+<p>Project id: <span class="copyable"><code>${project.id}</code> <button type="button" data-copy="${project.id}" aria-label="Copy the project id">Copy</button></span></p>
+${projectForm(viewer, `/dashboard/projects/${project.id}`, values, 'Save changes')}
+${trackerSnippet(base, project)}`;
+  return layout({ title: project.name, viewer, section: 'projects', body });
+}
+
+export function projectPages(scope: FastifyInstance, context: AppContext): void {
+  const empty: FormValues = { name: '', repository: '', ref: '', docsPath: '', model: '', trackerDomains: '' };
+
+  scope.get('/projects', async (request, reply) => sendPage(reply, await listPage(context, viewerOf(request), empty)));
+
+  scope.post('/projects', async (request, reply) => {
+    const viewer = viewerOf(request);
+    const values = readForm(formOf(request));
+    const settings = settingsOf(values);
+    const problem = settings.name === '' ? 'Give the project a name.' : checkProjectSettings(settings);
+    if (problem) return sendPage(reply, await listPage(context, viewer, values, problem), 400);
+    const project = await createProject(context.storage.db, viewer.orgId, settings);
+    return reply.redirect(`/dashboard/projects/${project.id}?saved=created`, 303);
+  });
+
+  scope.get<{ Params: { projectId: string }; Querystring: { saved?: string } }>('/projects/:projectId', async (request, reply) => {
+    const project = await viewerProject(context, request, request.params.projectId);
+    const saved = request.query.saved === 'created' ? 'Project created.' : request.query.saved === 'updated' ? 'Changes saved.' : undefined;
+    return sendPage(reply, settingsPage(context, viewerOf(request), baseUrl(context, request), project, valuesOf(project), saved ? notice('success', saved) : undefined));
+  });
+
+  scope.post<{ Params: { projectId: string } }>('/projects/:projectId', async (request, reply) => {
+    const project = await viewerProject(context, request, request.params.projectId);
+    const values = readForm(formOf(request));
+    const settings = settingsOf(values);
+    const problem = settings.name === '' ? 'Give the project a name.' : checkProjectSettings(settings);
+    if (problem) return sendPage(reply, settingsPage(context, viewerOf(request), baseUrl(context, request), project, values, notice('error', problem)), 400);
+    await updateProject(context.storage.db, project.id, settings);
+    return reply.redirect(`/dashboard/projects/${project.id}?saved=updated`, 303);
+  });
+}

@@ -1,0 +1,62 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FeatureRoutes } from '../server/app.ts';
+import type { AppContext } from '../server/context.ts';
+import { ApiError } from '../server/errors.ts';
+import { assetRoutes } from './assets.ts';
+import { requireCsrf, requireSession } from './auth.ts';
+import { html } from './html.ts';
+import { jobPages } from './pages/jobs.ts';
+import { keyPages } from './pages/keys.ts';
+import { layout, notice, sendPage } from './layout.ts';
+import { projectPages } from './pages/projects.ts';
+import { signInPages } from './pages/sign-in.ts';
+
+/**
+ * Headers of every dashboard response: no caching (pages show secrets once), no framing, scripts
+ * and styles only from the dashboard itself, and no Referer that could carry a sign-in token.
+ */
+async function securityHeaders(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  reply.header('cache-control', 'no-store');
+  reply.header('content-security-policy', "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  reply.header('x-content-type-options', 'nosniff');
+  reply.header('x-frame-options', 'DENY');
+  reply.header('referrer-policy', 'no-referrer');
+}
+
+function errorPage(context: AppContext) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const clientError = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500;
+    const status = error instanceof ApiError ? error.status : clientError ? error.statusCode! : 500;
+    if (status >= 500) context.logger.error({ err: error }, 'dashboard request failed');
+    const message = status >= 500 ? 'Something went wrong on the server; the error was logged. Try again, and report it if it persists.' : error.message;
+    const title = status === 404 ? 'Not found' : status === 401 ? 'Signed out' : status === 403 ? 'Not allowed' : 'Something is not right';
+    const back = request.viewer ? html`<p><a href="/dashboard/keys">Back to the dashboard</a></p>` : html`<p><a href="/dashboard/sign-in">How to sign in</a></p>`;
+    return sendPage(reply, layout({ title, viewer: request.viewer, body: html`${notice('error', message)}${back}` }), status);
+  };
+}
+
+/** The dashboard: server-rendered pages under /dashboard, signed in with one-time links. */
+export const dashboardRoutes: FeatureRoutes = async (app, { context }) => {
+  await app.register(
+    async (scope: FastifyInstance) => {
+      scope.decorateRequest('viewer', null);
+      scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, new URLSearchParams(body.toString())));
+      scope.addHook('onSend', securityHeaders);
+      scope.setErrorHandler(errorPage(context));
+      scope.setNotFoundHandler((request, reply) =>
+        sendPage(reply, layout({ title: 'Not found', viewer: null, body: html`${notice('error', `There is no dashboard page at ${request.url.split('?')[0]}.`)}<p><a href="/dashboard">Go to the dashboard</a></p>` }), 404),
+      );
+      assetRoutes(scope);
+      signInPages(scope, context);
+      await scope.register(async (signedIn) => {
+        signedIn.addHook('onRequest', requireSession(context));
+        signedIn.addHook('preHandler', requireCsrf);
+        signedIn.get('/', (_request, reply) => reply.redirect('/dashboard/keys', 303));
+        keyPages(signedIn, context);
+        projectPages(signedIn, context);
+        jobPages(signedIn, context);
+      });
+    },
+    { prefix: '/dashboard' },
+  );
+};

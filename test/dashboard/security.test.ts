@@ -1,0 +1,156 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSignInLink } from '../../src/dashboard/sessions.ts';
+import { dashboardRoutes } from '../../src/dashboard/routes.ts';
+import type { Storage } from '../../src/storage/dialect.ts';
+import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
+import { testDatabases } from '../support/storage.ts';
+import { cookieValue, csrfOf, form, signIn, type SignedIn } from './session.ts';
+
+const formType = { 'content-type': 'application/x-www-form-urlencoded' };
+
+describe.each(testDatabases)('dashboard security on $dialect', (database) => {
+  let storage: Storage;
+  let app: FastifyInstance;
+  let acme: Tenant;
+  let globex: Tenant;
+  let session: SignedIn;
+  let globexJobId: string;
+
+  beforeAll(async () => {
+    storage = await database.open();
+    app = await testApp(testContext(storage), [dashboardRoutes]);
+    acme = await createTenant(storage);
+    globex = await createTenant(storage, { project: { name: 'Globex secret docs' } });
+    session = await signIn(app, storage, acme.orgId);
+    const job = await app.inject({ method: 'POST', url: `/v2/agent/${globex.project.id}/job`, headers: globex.auth, payload: { prompt: 'Globex job' } });
+    globexJobId = job.json().id;
+  });
+  afterAll(async () => {
+    await app.close();
+    await storage.close();
+  });
+
+  const keyCount = async (orgId: string) => (await storage.db.selectFrom('api_keys').select('id').where('org_id', '=', orgId).execute()).length;
+
+  it('redirects every page to the sign-in page without a session, and with an unknown session', async () => {
+    const pages = ['/dashboard', '/dashboard/keys', '/dashboard/projects', `/dashboard/projects/${acme.project.id}`, `/dashboard/projects/${acme.project.id}/jobs`, `/dashboard/projects/${acme.project.id}/analytics`];
+    for (const url of pages) {
+      for (const cookie of [undefined, 'quire_session=forged0token']) {
+        const response = await app.inject({ method: 'GET', url, headers: cookie ? { cookie } : {} });
+        expect(response.statusCode, url).toBe(303);
+        expect(response.headers.location).toBe('/dashboard/sign-in');
+        expect(response.body).not.toContain(acme.project.id);
+      }
+    }
+  });
+
+  it('refuses every action without a session and changes nothing', async () => {
+    const before = await keyCount(acme.orgId);
+    const actions: [string, Record<string, string>][] = [
+      ['/dashboard/keys', { name: 'stolen', scopes: 'read' }],
+      ['/dashboard/projects', { name: 'Sneaky' }],
+      [`/dashboard/projects/${acme.project.id}`, { name: 'Renamed' }],
+      [`/dashboard/projects/${acme.project.id}/jobs`, { prompt: 'do things' }],
+      ['/dashboard/sign-out', {}],
+    ];
+    for (const [url, fields] of actions) {
+      const response = await app.inject({ method: 'POST', url, headers: formType, payload: form({ ...fields, csrf: session.csrf }) });
+      expect(response.statusCode, url).toBe(401);
+    }
+    expect(await keyCount(acme.orgId)).toBe(before);
+    expect((await storage.db.selectFrom('projects').select('name').where('id', '=', acme.project.id).executeTakeFirstOrThrow()).name).toBe('Docs');
+    expect(await storage.db.selectFrom('projects').select('id').where('name', '=', 'Sneaky').executeTakeFirst()).toBeUndefined();
+  });
+
+  it('requires the CSRF token of the session on every form', async () => {
+    const before = await keyCount(acme.orgId);
+    const other = await signIn(app, storage, acme.orgId);
+    for (const csrf of [undefined, 'wrong', other.csrf]) {
+      const fields = { name: 'no token', scopes: 'read', ...(csrf ? { csrf } : {}) };
+      const response = await app.inject({ method: 'POST', url: '/dashboard/keys', headers: { ...formType, cookie: session.cookie }, payload: form(fields) });
+      expect(response.statusCode).toBe(403);
+    }
+    const signOut = await app.inject({ method: 'POST', url: '/dashboard/sign-out', headers: { ...formType, cookie: session.cookie }, payload: '' });
+    expect(signOut.statusCode).toBe(403);
+    expect(await keyCount(acme.orgId)).toBe(before);
+    const accepted = await app.inject({ method: 'POST', url: '/dashboard/keys', headers: { ...formType, cookie: session.cookie }, payload: form({ name: 'with token', scopes: 'read', csrf: session.csrf }) });
+    expect(accepted.statusCode).toBe(200);
+    expect(await keyCount(acme.orgId)).toBe(before + 1);
+  });
+
+  it("never shows another organization's projects, jobs or keys", async () => {
+    const keys = await app.inject({ method: 'GET', url: '/dashboard/keys', headers: { cookie: session.cookie } });
+    expect(keys.body).toContain(acme.project.id);
+    expect(keys.body).not.toContain(globex.project.id);
+    const foreign = [`/dashboard/projects/${globex.project.id}`, `/dashboard/projects/${globex.project.id}/jobs`, `/dashboard/projects/${globex.project.id}/jobs/${globexJobId}`, `/dashboard/projects/${globex.project.id}/jobs/${globexJobId}/live`, `/dashboard/projects/${acme.project.id}/jobs/${globexJobId}`];
+    for (const url of foreign) {
+      const response = await app.inject({ method: 'GET', url, headers: { cookie: session.cookie } });
+      expect(response.statusCode, url).toBe(404);
+      expect(response.body).not.toContain('Globex');
+    }
+    const update = await app.inject({ method: 'POST', url: `/dashboard/projects/${globex.project.id}`, headers: { ...formType, cookie: session.cookie }, payload: form({ name: 'Taken over', csrf: session.csrf }) });
+    expect(update.statusCode).toBe(404);
+    const scoped = await app.inject({ method: 'POST', url: '/dashboard/keys', headers: { ...formType, cookie: session.cookie }, payload: form({ name: 'reach', scopes: 'read', projects: globex.project.id, csrf: session.csrf }) });
+    expect(scoped.statusCode).toBe(400);
+    const globexKey = await storage.db.selectFrom('api_keys').select('id').where('org_id', '=', globex.orgId).executeTakeFirstOrThrow();
+    const revoke = await app.inject({ method: 'POST', url: `/dashboard/keys/${globexKey.id}/revoke`, headers: { ...formType, cookie: session.cookie }, payload: form({ csrf: session.csrf }) });
+    expect(revoke.statusCode).toBe(404);
+    const stillWorks = await app.inject({ method: 'GET', url: `/v2/agent/${globex.project.id}/jobs`, headers: globex.auth });
+    expect(stillWorks.statusCode).toBe(200);
+    expect((await storage.db.selectFrom('projects').select('name').where('id', '=', globex.project.id).executeTakeFirstOrThrow()).name).toBe('Globex secret docs');
+  });
+
+  it('accepts a sign-in link once, refuses expired links, and sets a locked-down cookie', async () => {
+    const link = await createSignInLink(storage.db, acme.orgId, 30);
+    const page = await app.inject({ method: 'GET', url: `/dashboard/sign-in?token=${link.token}` });
+    const formCookie = `quire_sign_in=${cookieValue(page.headers['set-cookie'], 'quire_sign_in')}`;
+    const redeem = () => app.inject({ method: 'POST', url: '/dashboard/sign-in', headers: { ...formType, cookie: formCookie }, payload: form({ token: link.token, csrf: csrfOf(page.body) }) });
+    const first = await redeem();
+    expect(first.statusCode).toBe(303);
+    const setCookie = [first.headers['set-cookie']].flat().find((header) => header?.startsWith('quire_session='));
+    expect(setCookie).toMatch(/; Path=\/dashboard; Max-Age=\d+; HttpOnly; SameSite=Lax$/);
+    const second = await redeem();
+    expect(second.statusCode).toBe(400);
+    expect(cookieValue(second.headers['set-cookie'], 'quire_session')).toBeUndefined();
+
+    const expired = await createSignInLink(storage.db, acme.orgId, 1, Date.now() - 120_000);
+    const late = await app.inject({ method: 'POST', url: '/dashboard/sign-in', headers: { ...formType, cookie: formCookie }, payload: form({ token: expired.token, csrf: csrfOf(page.body) }) });
+    expect(late.statusCode).toBe(400);
+    const noFormCookie = await app.inject({ method: 'POST', url: '/dashboard/sign-in', headers: formType, payload: form({ token: link.token, csrf: csrfOf(page.body) }) });
+    expect(noFormCookie.statusCode).toBe(403);
+    const stored = await storage.db.selectFrom('dashboard_sign_in_links').select('token_hash').execute();
+    expect(stored.map((row) => row.token_hash)).not.toContain(link.token);
+  });
+
+  it('marks the session cookie Secure when the public URL is https', async () => {
+    const secureApp = await testApp(testContext(storage, { config: { publicUrl: 'https://quire.example.com' } }), [dashboardRoutes]);
+    const link = await createSignInLink(storage.db, acme.orgId, 30);
+    const page = await secureApp.inject({ method: 'GET', url: `/dashboard/sign-in?token=${link.token}` });
+    const response = await secureApp.inject({
+      method: 'POST',
+      url: '/dashboard/sign-in',
+      headers: { ...formType, cookie: `quire_sign_in=${cookieValue(page.headers['set-cookie'], 'quire_sign_in')}` },
+      payload: form({ token: link.token, csrf: csrfOf(page.body) }),
+    });
+    expect([response.headers['set-cookie']].flat().join('\n')).toMatch(/quire_session=[^;]+;.*HttpOnly; SameSite=Lax; Secure/);
+    await secureApp.close();
+  });
+
+  it('escapes values and sends a strict content security policy', async () => {
+    await app.inject({ method: 'POST', url: '/dashboard/projects', headers: { ...formType, cookie: session.cookie }, payload: form({ name: '<script>alert(1)</script>', csrf: session.csrf }) });
+    const page = await app.inject({ method: 'GET', url: '/dashboard/projects', headers: { cookie: session.cookie } });
+    expect(page.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(page.body).not.toContain('<script>alert(1)');
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.headers['cache-control']).toBe('no-store');
+  });
+
+  it('ends the session on sign-out', async () => {
+    const own = await signIn(app, storage, acme.orgId);
+    const response = await app.inject({ method: 'POST', url: '/dashboard/sign-out', headers: { ...formType, cookie: own.cookie }, payload: form({ csrf: own.csrf }) });
+    expect(response.statusCode).toBe(200);
+    const after = await app.inject({ method: 'GET', url: '/dashboard/keys', headers: { cookie: own.cookie } });
+    expect(after.statusCode).toBe(303);
+  });
+});
