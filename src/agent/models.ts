@@ -1,0 +1,66 @@
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { createOpenAI } from '@ai-sdk/openai';
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import type { LanguageModel } from 'ai';
+import type { Config } from '../server/config.ts';
+
+/** A model named as `provider:model`, the form of QUIRE_MODEL and of a project's model. */
+export interface ModelChoice {
+  provider: Provider;
+  modelId: string;
+}
+
+type Provider = 'anthropic' | 'openai' | 'openai-compatible';
+
+type ModelConfig = Pick<Config, 'anthropicApiKey' | 'openaiApiKey' | 'openaiBaseUrl'>;
+
+interface ProviderProfile {
+  /** The configuration a provider cannot work without: its setting and the variable that sets it. */
+  needs: { setting: keyof ModelConfig; variable: string }[];
+  create(config: ModelConfig, modelId: string): LanguageModel;
+}
+
+const providers: Record<Provider, ProviderProfile> = {
+  anthropic: {
+    needs: [{ setting: 'anthropicApiKey', variable: 'ANTHROPIC_API_KEY' }],
+    create: (config, modelId) => createAnthropic({ apiKey: config.anthropicApiKey }).languageModel(modelId),
+  },
+  openai: {
+    needs: [{ setting: 'openaiApiKey', variable: 'OPENAI_API_KEY' }],
+    create: (config, modelId) => createOpenAI({ apiKey: config.openaiApiKey, baseURL: config.openaiBaseUrl }).languageModel(modelId),
+  },
+  'openai-compatible': {
+    // Local servers (Ollama, vLLM, LM Studio) usually take no key, so only the URL is required.
+    needs: [{ setting: 'openaiBaseUrl', variable: 'OPENAI_BASE_URL' }],
+    create: (config, modelId) =>
+      createOpenAICompatible({ name: 'openai-compatible', baseURL: config.openaiBaseUrl!, apiKey: config.openaiApiKey }).chatModel(modelId),
+  },
+};
+
+const examples = '`anthropic:claude-sonnet-4-5`, `openai:gpt-5` or `openai-compatible:llama3.1`';
+
+/** Reads `provider:model`; the error message says what a valid value looks like. */
+export function parseModel(value: string): ModelChoice | { problem: string } {
+  const separator = value.indexOf(':');
+  const provider = value.slice(0, separator);
+  const modelId = value.slice(separator + 1).trim();
+  if (separator < 0 || !(provider in providers) || !modelId) {
+    return { problem: `The model "${value}" is not of the form provider:model; use ${examples}.` };
+  }
+  return { provider: provider as Provider, modelId };
+}
+
+/** Why jobs cannot use `value` with this configuration (a sentence naming the variable to set), or null. */
+export function checkModel(value: string, config: ModelConfig): string | null {
+  const choice = parseModel(value);
+  if ('problem' in choice) return choice.problem;
+  const missing = providers[choice.provider].needs.find((need) => !config[need.setting]);
+  return missing ? `The model ${value} needs ${missing.variable}; set it in the environment of the Quire server and its workers.` : null;
+}
+
+/** The SDK model for `value`; call `checkModel` first. */
+export function languageModel(value: string, config: ModelConfig): LanguageModel {
+  const choice = parseModel(value);
+  if ('problem' in choice) throw new Error(choice.problem);
+  return providers[choice.provider].create(config, choice.modelId);
+}

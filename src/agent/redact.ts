@@ -1,0 +1,43 @@
+import type { Config } from '../server/config.ts';
+
+/** Shapes of credentials that may sit in a repository's files or in a tool's output. */
+const tokenPatterns = [
+  /quire_[A-Za-z0-9]{16,}/g,
+  /github_pat_[A-Za-z0-9_]{20,}/g,
+  /gh[pousr]_[A-Za-z0-9]{20,}/g,
+  /glpat-[A-Za-z0-9_-]{20,}/g,
+  /sk-ant-[A-Za-z0-9_-]{20,}/g,
+  /sk-[A-Za-z0-9_-]{32,}/g,
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
+];
+
+/** Setting names whose values are credentials (`GITHUB_TOKEN`, `OPENAI_API_KEY`, `GITHUB_APP_PRIVATE_KEY`, …). */
+const secretSetting = /token|key|secret|password/i;
+
+export type Redactor = (text: string) => string;
+
+/**
+ * Replaces every configured credential value and anything shaped like a known token with
+ * `[redacted]`. Values are read from the configuration by setting name, so credentials other
+ * features add to the settings table are covered without a list here.
+ */
+export function createRedactor(config: Config, extra: string[] = []): Redactor {
+  const values = Object.entries(config)
+    .filter(([name, value]) => secretSetting.test(name) && typeof value === 'string')
+    .map(([, value]) => value as string)
+    .concat(extra)
+    .filter((value) => value.length >= 6)
+    .sort((a, b) => b.length - a.length);
+  return (text) => {
+    let result = text;
+    for (const value of values) result = result.split(value).join('[redacted]');
+    for (const pattern of tokenPatterns) result = result.replace(pattern, '[redacted]');
+    return result;
+  };
+}
+
+/** Cuts `text` to `limit` characters, saying how much was left out. */
+export function cap(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  return `${text.slice(0, limit)}\n[cut: ${text.length - limit} more characters]`;
+}
