@@ -72,3 +72,11 @@ export interface Workspace {
 export class WorkspacePathError extends Error {
   override name = 'WorkspacePathError';
 }
+
+/**
+ * A git operation failed (missing repository or ref, refused credentials, push rejected). The message
+ * says what to do next and never contains credentials, so it can become a job's `error`.
+ */
+export class WorkspaceGitError extends Error {
+  override name = 'WorkspaceGitError';
+}

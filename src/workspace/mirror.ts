@@ -1,0 +1,69 @@
+import { createHash } from 'node:crypto';
+import { access, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { displayRepository, explainGitError } from './git-errors.ts';
+import { runGit, type GitOptions } from './git.ts';
+import { WorkspaceGitError } from './types.ts';
+
+/** One bare repository per remote URL, shared by every job on that repository. */
+export function mirrorPath(root: string, repository: string): string {
+  const hash = createHash('sha256').update(repository).digest('hex').slice(0, 32);
+  return join(root, 'mirrors', hash);
+}
+
+/**
+ * Creates the mirror on first use and fetches every branch and tag into it. Branches land under
+ * `refs/remotes/origin/` so that the mirror's own `refs/heads/` stay free for job worktrees, which a
+ * fetch must never overwrite. Over HTTP(S) the mirror is a partial clone (`blob:none`): file contents
+ * are downloaded when a checkout needs them, and a host that does not support filters simply sends
+ * everything.
+ */
+export async function refreshMirror(dir: string, git: GitOptions & { repository: string }): Promise<void> {
+  const options = { ...git, cwd: dir };
+  if (!(await exists(join(dir, 'HEAD')))) {
+    await mkdir(dir, { recursive: true });
+    await runGit(['init', '--quiet', '--bare'], options);
+    const config: [string, string][] = [
+      ['remote.origin.url', git.repository],
+      ['remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*'],
+      ['gc.auto', '0'],
+    ];
+    if (/^https?:/i.test(git.repository)) {
+      config.push(['core.repositoryformatversion', '1'], ['extensions.partialClone', 'origin'], ['remote.origin.promisor', 'true'], ['remote.origin.partialCloneFilter', 'blob:none']);
+    }
+    for (const [key, value] of config) await runGit(['config', key, value], options);
+    await runGit(['config', '--add', 'remote.origin.fetch', '+refs/tags/*:refs/tags/*'], options);
+  }
+  try {
+    await runGit(['fetch', '--quiet', '--prune', '--no-write-fetch-head', 'origin'], options);
+  } catch (error) {
+    throw explainGitError(error, 'fetch', git.repository);
+  }
+}
+
+/** The remote's default branch (its HEAD), for projects without a ref. */
+export async function defaultBranch(dir: string, git: GitOptions & { repository: string }): Promise<string> {
+  let output: string;
+  try {
+    output = await runGit(['ls-remote', '--symref', 'origin', 'HEAD'], { ...git, cwd: dir });
+  } catch (error) {
+    throw explainGitError(error, 'fetch', git.repository);
+  }
+  const match = /^ref: refs\/heads\/(\S+)\s+HEAD$/m.exec(output);
+  if (!match) throw new WorkspaceGitError(`${displayRepository(git.repository)} has no default branch (is it empty?); push a first commit or set the project's ref.`);
+  return match[1];
+}
+
+/** The commit `ref` names in the mirror: a branch, a tag or a commit id, or null when none exists. */
+export async function resolveRef(dir: string, ref: string): Promise<string | null> {
+  for (const candidate of [`refs/remotes/origin/${ref}`, `refs/tags/${ref}`, ref]) {
+    if (candidate.startsWith('-')) continue;
+    const commit = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${candidate}^{commit}`], { cwd: dir }).catch(() => null);
+    if (commit) return commit.trim();
+  }
+  return null;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(() => true, () => false);
+}

@@ -1,0 +1,7 @@
+import { readFile } from 'node:fs/promises';
+
+/** The file's text, or null when it looks binary (a NUL byte in its first 8 KiB, as git decides). */
+export async function readTextFile(path: string): Promise<string | null> {
+  const content = await readFile(path);
+  return content.subarray(0, 8192).includes(0) ? null : content.toString('utf8');
+}

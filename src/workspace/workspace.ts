@@ -1,0 +1,93 @@
+import { rm } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createWorkspaceFiles } from './files.ts';
+import { displayRepository, explainGitError } from './git-errors.ts';
+import { runGit, type GitOptions } from './git.ts';
+import { withLock } from './lock.ts';
+import { defaultBranch, mirrorPath, refreshMirror, resolveRef } from './mirror.ts';
+import { WorkspaceGitError, type CommitAuthor, type Workspace, type WorkspaceOptions } from './types.ts';
+
+/**
+ * Opens a job's workspace: refreshes the repository's cached mirror, then checks out the job branch
+ * as a `git worktree` of it under `<root>/workspaces/`. The worktree shares the mirror's objects, so
+ * a second job on a repository downloads only what changed. A branch that already exists on the
+ * remote (a follow-up) is continued; otherwise it starts at `ref` or the default branch.
+ */
+export async function openWorkspace(options: WorkspaceOptions): Promise<Workspace> {
+  if (!/^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(options.branch) || options.branch.includes('..')) {
+    throw new WorkspaceGitError(`"${options.branch}" is not a usable branch name; use letters, digits, ".", "_", "-" and "/".`);
+  }
+  const repository = normalizeRepository(options.repository);
+  const root = resolve(options.root);
+  const mirror = mirrorPath(root, repository);
+  const dir = join(root, 'workspaces', options.branch.replace(/[^A-Za-z0-9._-]/g, '-'));
+  const git: GitOptions & { repository: string } = { cwd: mirror, repository, credentials: options.credentials, signal: options.signal };
+  const lock = `${mirror}.lock`;
+
+  const { baseBranch, baseCommit } = await withLock(lock, async () => {
+    await refreshMirror(mirror, git);
+    const baseBranch = options.ref ?? (await defaultBranch(mirror, git));
+    const baseCommit = await resolveRef(mirror, baseBranch);
+    if (!baseCommit) {
+      throw new WorkspaceGitError(`Branch or ref "${baseBranch}" does not exist in ${displayRepository(repository)}; set the project's ref to an existing branch.`);
+    }
+    const existing = `refs/remotes/origin/${options.branch}`;
+    const continued = await runGit(['rev-parse', '--verify', '--quiet', `${existing}^{commit}`], { cwd: mirror }).then(() => true, () => false);
+    const start = continued ? existing : baseCommit;
+    await removeWorktree(mirror, dir);
+    try {
+      await runGit(['worktree', 'add', '--quiet', '--no-track', '-B', options.branch, dir, start], git);
+    } catch (error) {
+      throw explainGitError(error, 'fetch', repository);
+    }
+    return { baseBranch, baseCommit };
+  }, options.signal);
+
+  const inWorkspace = { ...git, cwd: dir };
+  return {
+    dir,
+    baseBranch,
+    files: createWorkspaceFiles(dir),
+    async commitAll(message: string, author: CommitAuthor) {
+      await runGit(['add', '--all'], inWorkspace);
+      const staged = await runGit(['diff', '--cached', '--name-only'], inWorkspace);
+      if (staged.trim() === '') return false;
+      const identity = { GIT_AUTHOR_NAME: author.name, GIT_AUTHOR_EMAIL: author.email, GIT_COMMITTER_NAME: author.name, GIT_COMMITTER_EMAIL: author.email };
+      await runGit(['-c', 'commit.gpgSign=false', 'commit', '--quiet', '--no-verify', '--message', message], { ...inWorkspace, environment: identity });
+      return true;
+    },
+    async hasChangesAgainstBase() {
+      const mergeBase = (await runGit(['merge-base', baseCommit, 'HEAD'], inWorkspace)).trim();
+      const changed = await runGit(['diff', '--name-only', '--no-renames', mergeBase, 'HEAD'], inWorkspace);
+      return changed.trim() !== '';
+    },
+    async push() {
+      try {
+        await runGit(['push', '--quiet', 'origin', `refs/heads/${options.branch}:refs/heads/${options.branch}`], inWorkspace);
+      } catch (error) {
+        throw explainGitError(error, 'push', repository, options.branch);
+      }
+    },
+    async dispose() {
+      await withLock(lock, async () => {
+        await removeWorktree(mirror, dir);
+        await runGit(['branch', '--quiet', '-D', options.branch], { cwd: mirror }).catch(() => undefined);
+      });
+    },
+  };
+}
+
+/** Local repositories are used by absolute path, so `file:///srv/docs` and `/srv/docs` share a mirror. */
+function normalizeRepository(repository: string): string {
+  if (repository.startsWith('file://')) return fileURLToPath(repository);
+  if (isAbsolute(repository)) return resolve(repository);
+  return repository.replace(/\/+$/, '');
+}
+
+/** Clears what a crashed run of the same job may have left behind. */
+async function removeWorktree(mirror: string, dir: string): Promise<void> {
+  await runGit(['worktree', 'remove', '--force', '--force', dir], { cwd: mirror }).catch(() => undefined);
+  await rm(dir, { recursive: true, force: true });
+  await runGit(['worktree', 'prune'], { cwd: mirror });
+}

@@ -1,0 +1,164 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { WorkspaceGitError, WorkspacePathError, type Workspace } from '../../src/workspace/types.ts';
+import { openWorkspace } from '../../src/workspace/workspace.ts';
+import { commitToBareRepository, git } from '../support/git-repositories.ts';
+import { startGitHttpServer, type GitHttpServer } from '../support/git-http-server.ts';
+
+const credentials = { username: 'quire-test', password: 'sup3r-secret-git-token' };
+const author = { name: 'Quire', email: 'quire@example.test' };
+
+let server: GitHttpServer;
+let root: string;
+const opened: Workspace[] = [];
+
+beforeAll(async () => {
+  server = await startGitHttpServer({ ...credentials, privateFetch: true });
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'quire-workspaces-'));
+});
+afterEach(async () => {
+  for (const workspace of opened.splice(0)) await workspace.dispose();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function open(repository: string, branch: string, ref: string | null = 'main', password = credentials.password): Promise<Workspace> {
+  const workspace = await openWorkspace({ repository, ref, branch, root, credentials: { ...credentials, password } });
+  opened.push(workspace);
+  return workspace;
+}
+
+async function failure(promise: Promise<unknown>): Promise<Error> {
+  const error = await promise.then(() => null, (caught: unknown) => caught);
+  expect(error).toBeInstanceOf(WorkspaceGitError);
+  expect((error as Error).message).not.toContain(credentials.password);
+  return error as Error;
+}
+
+/** Every file under `dir`, so a test can prove a secret was written nowhere. */
+function allText(dir: string): string {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && statSync(join(entry.parentPath, entry.name)).size < 1_000_000)
+    .map((entry) => readFileSync(join(entry.parentPath, entry.name)).toString('latin1'))
+    .join('\n');
+}
+
+describe('workspace over smart HTTP', () => {
+  it('checks out the default branch on the job branch and pushes with credentials kept out of every file', async () => {
+    const repository = server.createRepository('push');
+    const workspace = await open(repository, 'quire/job_push', null);
+    expect(workspace.baseBranch).toBe('main');
+    expect(git(workspace.dir, 'branch', '--show-current').trim()).toBe('quire/job_push');
+    expect(await workspace.hasChangesAgainstBase()).toBe(false);
+    expect(await workspace.commitAll('Nothing', author)).toBe(false);
+
+    await workspace.files.write('docs/faq.md', '# FAQ\n');
+    expect(await workspace.commitAll('Add FAQ', author)).toBe(true);
+    expect(await workspace.hasChangesAgainstBase()).toBe(true);
+    await workspace.push();
+
+    const remote = join(server.root, 'push.git');
+    expect(git(remote, 'show', 'quire/job_push:docs/faq.md')).toBe('# FAQ\n');
+    expect(git(remote, 'log', '-1', '--format=%an <%ae>', 'quire/job_push').trim()).toBe('Quire <quire@example.test>');
+    const encoded = Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64');
+    const stored = allText(root);
+    expect(stored).not.toContain(credentials.password);
+    expect(stored).not.toContain(encoded);
+    expect(server.requests.some((request) => request.service === 'git-receive-pack' && request.status === 200)).toBe(true);
+  });
+
+  it('reuses the mirror: a second job on the repository downloads nothing new', async () => {
+    const repository = server.createRepository('mirror');
+    const before = server.requests.length;
+    await open(repository, 'quire/job_first');
+    const first = server.requests.slice(before).filter((request) => request.method === 'POST');
+    const middle = server.requests.length;
+    const second = await open(repository, 'quire/job_second');
+    const again = server.requests.slice(middle).filter((request) => request.method === 'POST');
+    expect(first.length).toBeGreaterThanOrEqual(2);
+    // Only the reference listing: no pack is requested because the mirror already has every object.
+    expect(again).toHaveLength(1);
+    expect(again[0].bytes).toBeLessThan(first.reduce((sum, request) => sum + request.bytes, 0));
+    expect(await second.files.read('docs/guide.md')).toContain('# Guide');
+    expect(readdirSync(join(root, 'mirrors'))).toHaveLength(1);
+  });
+
+  it('runs two jobs on one repository at once without disturbing each other', async () => {
+    const repository = server.createRepository('concurrent');
+    const [one, two] = await Promise.all([open(repository, 'quire/job_one'), open(repository, 'quire/job_two')]);
+    expect(one.dir).not.toBe(two.dir);
+    await Promise.all([one.files.write('docs/one.md', 'one\n'), two.files.write('docs/index.md', 'two\n')]);
+    await Promise.all([one.commitAll('One', author), two.commitAll('Two', author)]);
+    await Promise.all([one.push(), two.push()]);
+    const remote = join(server.root, 'concurrent.git');
+    expect(git(remote, 'show', 'quire/job_one:docs/one.md')).toBe('one\n');
+    expect(git(remote, 'show', 'quire/job_two:docs/index.md')).toBe('two\n');
+    expect(git(remote, 'show', 'quire/job_one:docs/index.md')).toContain('Welcome');
+  });
+
+  it('continues a job branch that exists on the remote and removes the checkout on dispose', async () => {
+    const repository = server.createRepository('follow-up');
+    const first = await open(repository, 'quire/job_follow');
+    await first.files.write('docs/first.md', 'first\n');
+    await first.commitAll('First run', author);
+    await first.push();
+    await first.dispose();
+    opened.splice(opened.indexOf(first), 1);
+    expect(() => statSync(first.dir)).toThrow();
+
+    const again = await open(repository, 'quire/job_follow');
+    expect(await again.files.read('docs/first.md')).toBe('first\n');
+    expect(await again.hasChangesAgainstBase()).toBe(true);
+    await again.files.write('docs/second.md', 'second\n');
+    await again.commitAll('Second run', author);
+    await again.push();
+    expect(git(join(server.root, 'follow-up.git'), 'rev-list', '--count', 'main..quire/job_follow').trim()).toBe('2');
+  });
+
+  it('explains a missing repository, a missing ref and refused credentials without the secret', async () => {
+    const repository = server.createRepository('errors');
+    expect((await failure(open(`${server.url}/absent.git`, 'quire/job_absent'))).message).toMatch(/absent\.git was not found/);
+    expect((await failure(open(repository, 'quire/job_ref', 'release-9'))).message).toMatch(/"release-9" does not exist/);
+    const signIn = await failure(open(repository, 'quire/job_auth', 'main', 'wrong-password'));
+    expect(signIn.message).toMatch(/could not sign in/);
+    expect(signIn.message).not.toContain('wrong-password');
+  });
+
+  it('reports a rejected push when someone else moved the job branch', async () => {
+    const repository = server.createRepository('rejected');
+    const workspace = await open(repository, 'quire/job_race');
+    commitToBareRepository(join(server.root, 'rejected.git'), 'main', { 'docs/other.md': 'other\n' });
+    git(join(server.root, 'rejected.git'), 'branch', 'quire/job_race', 'main');
+    await workspace.files.write('docs/mine.md', 'mine\n');
+    await workspace.commitAll('Mine', author);
+    expect((await failure(workspace.push())).message).toMatch(/rejected the push of branch quire\/job_race/);
+  });
+
+  it('refuses symbolic links that the repository itself contains', async () => {
+    const repository = server.createRepository('hostile', { 'README.md': '# Hostile\n' }, { 'etc': '/etc', 'up': '..', 'hooks': '.git/hooks', 'docs/passwd.md': '/etc/passwd' });
+    const workspace = await open(repository, 'quire/job_hostile');
+    for (const path of ['etc/passwd', 'up/mirrors', 'hooks/pre-commit', 'docs/passwd.md']) {
+      await expect(workspace.files.read(path)).rejects.toBeInstanceOf(WorkspacePathError);
+    }
+    await expect(workspace.files.write('hooks/pre-commit', '#!/bin/sh\n')).rejects.toBeInstanceOf(WorkspacePathError);
+    expect((await workspace.files.list()).map((entry) => entry.path)).toEqual(['README.md', 'docs']);
+  });
+
+  it('works on a local repository given as a path or a file:// URL', async () => {
+    server.createRepository('local');
+    const local = join(server.root, 'local.git');
+    const byPath = await open(local, 'quire/job_path');
+    await byPath.files.write('docs/local.md', 'local\n');
+    await byPath.commitAll('Local', author);
+    await byPath.push();
+    await byPath.dispose();
+    opened.splice(opened.indexOf(byPath), 1);
+    const byUrl = await open(`file://${local}`, 'quire/job_path');
+    expect(await byUrl.files.read('docs/local.md')).toBe('local\n');
+    expect(readdirSync(join(root, 'mirrors'))).toHaveLength(1);
+  });
+});
