@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { newId, randomBase62 } from '../lib/ids.ts';
+import type { TtlCache } from '../lib/ttl-cache.ts';
 import type { Database } from '../storage/schema.ts';
+import { accountChanges } from './changes.ts';
 import type { ApiKeyRow } from './tables.ts';
 
 /** Fixed so secret scanners can find leaked keys. */
@@ -74,25 +76,37 @@ export async function revokeKey(db: Kysely<Database>, orgId: string, id: string)
     .where('org_id', '=', orgId)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
-  if (result.numUpdatedRows > 0n) return true;
+  if (result.numUpdatedRows > 0n) {
+    accountChanges.emit('key-revoked', id);
+    return true;
+  }
   const existing = await db.selectFrom('api_keys').select('id').where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();
   return existing !== undefined;
 }
 
 export type KeyCheck = { ok: true; key: ApiKeyRow } | { ok: false; reason: string };
 
+export interface VerifyOptions {
+  /** Reuses key rows across requests for a short time (see QUIRE_ACCOUNT_CACHE_MS). */
+  cache?: TtlCache<ApiKeyRow>;
+  now?: number;
+}
+
 /** Finds the key a bearer token names and says whether it may be used now. */
-export async function verifyKey(db: Kysely<Database>, token: string, now = Date.now()): Promise<KeyCheck> {
+export async function verifyKey(db: Kysely<Database>, token: string, options: VerifyOptions = {}): Promise<KeyCheck> {
+  const now = options.now ?? Date.now();
   if (!token.startsWith(keyPrefix) || token.length !== keyPrefix.length + secretLength || !/^[0-9A-Za-z]+$/.test(token.slice(keyPrefix.length))) {
     return { ok: false, reason: `The API key is malformed: Quire keys start with "${keyPrefix}". Generate one on the dashboard's API keys page or with "quire keys create".` };
   }
-  const key = await db.selectFrom('api_keys').selectAll().where('hash', '=', hashKey(token)).executeTakeFirst();
+  const hash = hashKey(token);
+  const load = () => db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
+  const key = options.cache ? await options.cache.get(hash, load, now) : await load();
   if (!key) return { ok: false, reason: 'The API key is not known. Check that you copied the whole key, or generate a new one.' };
   if (key.revoked_at !== null) return { ok: false, reason: 'The API key was revoked. Generate a new one.' };
   if (key.expires_at !== null && key.expires_at <= now) return { ok: false, reason: 'The API key has expired. Generate a new one.' };
   if (key.last_used_at === null || now - key.last_used_at > lastUsedResolutionMs) {
-    await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', key.id).execute();
     key.last_used_at = now;
+    await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', key.id).execute();
   }
   return { ok: true, key };
 }

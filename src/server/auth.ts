@@ -22,7 +22,7 @@ export function requireKey(context: AppContext, scope: Scope) {
     if (!header) throw unauthorized('Send an admin API key in the Authorization header: "Authorization: Bearer quire_…".');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw unauthorized('The Authorization header must be "Bearer " followed by an admin API key.');
-    const check = await verifyKey(context.storage.db, match[1]);
+    const check = await verifyKey(context.storage.db, match[1], { cache: context.accounts.keys });
     if (!check.ok) throw unauthorized(check.reason);
     if (!keyScopes(check.key).includes(scope)) {
       throw new ApiError('forbidden', `This API key lacks the "${scope}" scope this operation needs. Create a key with --scopes including ${scope}.`);
@@ -35,7 +35,7 @@ export function requireKey(context: AppContext, scope: Scope) {
 export async function visibleProject(context: AppContext, request: FastifyRequest, projectId: string): Promise<ProjectRow> {
   const key = request.apiKey;
   if (!key) throw new Error('visibleProject called on a route without requireKey');
-  const project = await findProject(context.storage.db, projectId);
+  const project = await context.accounts.projects.get(projectId, () => findProject(context.storage.db, projectId));
   if (!project || !keyCanSeeProject(key, project)) throw notFound(`Project ${projectId}`);
   return project;
 }

@@ -5,6 +5,9 @@
  * two in sync).
  */
 
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+
 type Parser<T> = (raw: string, name: string) => T;
 
 interface Setting<T> {
@@ -47,6 +50,28 @@ function optionalUrl(raw: string, name: string): string | undefined {
   return raw ? url(raw, name) : undefined;
 }
 
+/** PEM text, with `\\n` escapes as some secret stores need, or the path of a PEM file. */
+function privateKey(raw: string, name: string): string | undefined {
+  if (!raw) return undefined;
+  if (raw.includes('-----BEGIN')) return raw.replace(/\\n/g, '\n');
+  try {
+    return readFileSync(raw, 'utf8');
+  } catch {
+    throw new ConfigError(`${name} must be a PEM private key or the path of a readable .pem file; cannot read "${raw}".`);
+  }
+}
+
+function addressList(raw: string, name: string): string[] {
+  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    if (isIP(address) === 0 || extra !== undefined || (bits !== undefined && !/^\d{1,3}$/.test(bits))) {
+      throw new ConfigError(`${name} must list IP addresses or CIDR ranges such as 10.0.0.0/8,::1; "${entry}" is neither.`);
+    }
+  }
+  return entries;
+}
+
 function setting<T>(env: string, defaultValue: T, parse: Parser<T>, description: string): Setting<T> {
   return { env, default: defaultValue, parse, description };
 }
@@ -65,6 +90,9 @@ export const settings = {
   jobRateWindowSeconds: setting('QUIRE_JOB_RATE_WINDOW_SECONDS', 3600, integer(1), 'Length of the rolling window of QUIRE_JOB_RATE_LIMIT, in seconds.'),
   analyticsRateLimit: setting('QUIRE_ANALYTICS_RATE_LIMIT', 100, integer(1), 'Analytics read requests allowed per organization per window.'),
   analyticsRateWindowSeconds: setting('QUIRE_ANALYTICS_RATE_WINDOW_SECONDS', 3600, integer(1), 'Length of the rolling window of QUIRE_ANALYTICS_RATE_LIMIT, in seconds.'),
+  analyticsRetentionDays: setting('QUIRE_ANALYTICS_RETENTION_DAYS', 0, integer(0), 'Days raw analytics events are kept (0 keeps them forever); daily visitor sets are kept regardless.'),
+  trustedProxies: setting<string[]>('QUIRE_TRUSTED_PROXIES', [], addressList, 'Comma-separated addresses or CIDR ranges of reverse proxies whose `X-Forwarded-For` gives the browser tracker the client IP.'),
+  accountCacheMs: setting('QUIRE_ACCOUNT_CACHE_MS', 2000, integer(0, 60_000), 'How long a process reuses an API key or project it looked up; a key revoked or a project changed by another process takes at most this long to be seen (0 looks up every request).'),
   worker: setting('QUIRE_WORKER', true, boolean, 'Whether `quire serve` also runs a worker (same as `--no-worker` when false).'),
   workerConcurrency: setting('QUIRE_WORKER_CONCURRENCY', 2, integer(1, 256), 'Jobs one worker process runs at once.'),
   workerPollMs: setting('QUIRE_WORKER_POLL_MS', 1000, integer(10), 'How often an idle worker looks for jobs created by other processes, in milliseconds.'),
@@ -84,6 +112,13 @@ export const settings = {
   pullRequestDraft: setting('QUIRE_PR_DRAFT', false, boolean, 'Open agent pull requests (merge requests) as drafts.'),
   dashboardLinkMinutes: setting('QUIRE_DASHBOARD_LINK_MINUTES', 30, integer(1, 10_080), 'How long a dashboard sign-in link works (it works once), in minutes.'),
   dashboardSessionHours: setting('QUIRE_DASHBOARD_SESSION_HOURS', 168, integer(1, 8760), 'How long a dashboard session lasts before signing in again, in hours.'),
+  githubToken: setting<string | undefined>('GITHUB_TOKEN', undefined, optionalText, 'GitHub personal or fine-grained token for pushing job branches and opening pull requests (contents and pull requests: read and write).'),
+  githubAppId: setting<string | undefined>('GITHUB_APP_ID', undefined, optionalText, 'GitHub App id; with GITHUB_APP_PRIVATE_KEY, used instead of GITHUB_TOKEN (the installation is looked up per repository).'),
+  githubAppPrivateKey: setting<string | undefined>('GITHUB_APP_PRIVATE_KEY', undefined, privateKey, 'Private key of the GitHub App: the PEM text (`\\n` escapes allowed) or the path of the .pem file.'),
+  githubServerUrl: setting('GITHUB_SERVER_URL', 'https://github.com', url, 'Web address of GitHub; repositories under it use the GitHub code host. Set it for GitHub Enterprise Server.'),
+  githubApiUrl: setting<string | undefined>('GITHUB_API_URL', undefined, optionalUrl, 'GitHub REST API base; defaults to https://api.github.com for github.com and to GITHUB_SERVER_URL/api/v3 otherwise.'),
+  gitlabUrl: setting<string | undefined>('GITLAB_URL', undefined, optionalUrl, 'Web address of a GitLab instance (https://gitlab.com or your own); repositories under it use the GitLab code host.'),
+  gitlabToken: setting<string | undefined>('GITLAB_TOKEN', undefined, optionalText, 'GitLab personal, group or project access token with the `api` and `write_repository` scopes.'),
   logLevel: setting('LOG_LEVEL', 'info', text, 'Log level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.'),
 } satisfies Record<string, Setting<unknown>>;
 

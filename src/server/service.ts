@@ -7,7 +7,7 @@ import type { AgentSetup } from '../jobs/runner.ts';
 import { openStorage, type Storage } from '../storage/open.ts';
 import { buildApp, type FeatureRoutes } from './app.ts';
 import { publicUrl, type Config } from './config.ts';
-import { createEvents, type AppContext } from './context.ts';
+import { createAccountCaches, createEvents, type AppContext } from './context.ts';
 
 export interface ServiceOptions {
   config: Config;
@@ -47,7 +47,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const storage =
     options.storage ?? (await openStorage(config, { onConnectionError: (error) => logger.error({ err: error }, 'database connection lost; the pool will reconnect') }));
   const firstRun = options.bootstrap ? await bootstrapIfEmpty(storage, { model: config.model }) : null;
-  const context: AppContext = { config, storage, logger, events: createEvents(), agent: options.agent ?? createAgentSetup(config) };
+  const context: AppContext = { config, storage, logger, events: createEvents(), agent: options.agent ?? createAgentSetup(config), accounts: createAccountCaches(config.accountCacheMs) };
 
   let worker: Worker | null = null;
   if (options.worker) {

@@ -203,3 +203,18 @@ describe.each(testDatabases)('agent-job API on $dialect', (database) => {
     });
   });
 });
+
+describe('request caches of keys and projects', () => {
+  it('refuses a key revoked in this process at once, even right after it was used', async () => {
+    const storage = await testDatabases[0].open();
+    const app = await testApp(testContext(storage, { config: { accountCacheMs: 60_000 } }));
+    const tenant = await createTenant(storage);
+    const url = `/v2/agent/${tenant.project.id}/jobs`;
+    expect((await app.inject({ method: 'GET', url, headers: tenant.auth })).statusCode).toBe(200);
+    const [row] = await storage.db.selectFrom('api_keys').select('id').where('org_id', '=', tenant.orgId).execute();
+    await revokeKey(storage.db, tenant.orgId, row.id);
+    expect((await app.inject({ method: 'GET', url, headers: tenant.auth })).statusCode).toBe(401);
+    await app.close();
+    await storage.close();
+  });
+});

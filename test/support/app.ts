@@ -7,7 +7,7 @@ import type { ProjectRow } from '../../src/accounts/tables.ts';
 import type { AgentRunner, AgentSetup } from '../../src/jobs/runner.ts';
 import { buildApp, type FeatureRoutes } from '../../src/server/app.ts';
 import { loadConfig, type Config } from '../../src/server/config.ts';
-import { createEvents, type AppContext } from '../../src/server/context.ts';
+import { createAccountCaches, createEvents, type AppContext } from '../../src/server/context.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 
 /** An agent whose runner the test supplies; every project with a repository and model can take jobs. */
@@ -24,7 +24,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 }
 
 export function testContext(storage: Storage, options: { config?: Partial<Config>; agent?: AgentSetup } = {}): AppContext {
-  return { config: testConfig(options.config), storage, logger: pino({ level: 'silent' }), events: createEvents(), agent: options.agent ?? scriptedAgent() };
+  const config = testConfig(options.config);
+  return { config, storage, logger: pino({ level: 'silent' }), events: createEvents(), agent: options.agent ?? scriptedAgent(), accounts: createAccountCaches(config.accountCacheMs) };
 }
 
 export async function testApp(context: AppContext, features: FeatureRoutes[] = []): Promise<FastifyInstance> {

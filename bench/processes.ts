@@ -1,0 +1,43 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+export interface BenchProcess {
+  child: ChildProcess;
+  info: { url: string; projectId?: string; key?: string; jobId?: string };
+  /** Largest resident set seen, in bytes (sampled from /proc while it runs). */
+  peakRss(): number;
+  stop(): Promise<void>;
+}
+
+/** Starts a benchmark server process and waits for the JSON line it prints when ready. */
+export async function startBenchProcess(script: string, args: string[], env: Record<string, string>): Promise<BenchProcess> {
+  const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once('line', resolve);
+    child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
+  });
+  let peak = 0;
+  const sampler = setInterval(() => {
+    import('node:fs').then(({ readFileSync }) => {
+      try {
+        const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+        if (match) peak = Math.max(peak, Number(match[1]) * 1024);
+      } catch {
+        // the process ended between samples
+      }
+    });
+  }, 200);
+  return {
+    child,
+    info: JSON.parse(line),
+    peakRss: () => peak,
+    async stop() {
+      clearInterval(sampler);
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
