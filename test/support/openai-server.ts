@@ -16,9 +16,13 @@ export interface ToolCallReply {
 }
 
 /** What the scripted model answers: text, tool calls, or an HTTP error with an OpenAI-style body. */
-export type ModelReply =
+export type ModelReply = (
   | { text: string; toolCalls?: ToolCallReply[]; usage?: { input: number; output: number } }
-  | { status: number; message: string; headers?: Record<string, string> };
+  | { status: number; message: string; headers?: Record<string, string> }
+) & {
+  /** Answer this much later, to play a slow model. */
+  delayMs?: number;
+};
 
 /**
  * Picks the reply from the request. `turn` counts the assistant messages since the newest user
@@ -56,6 +60,7 @@ export async function startOpenAiServer(script: ModelScript): Promise<OpenAiServ
     const lastUser = chat.messages.map((message) => message.role).lastIndexOf('user');
     const turn = chat.messages.slice(lastUser + 1).filter((message) => message.role === 'assistant').length;
     const reply = state.script(chat, turn);
+    if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
     if ('status' in reply) {
       response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
       response.end(JSON.stringify({ error: { message: reply.message, type: 'scripted_error' } }));
