@@ -1,5 +1,6 @@
+import { analyticsRoutes } from '../analytics/routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import type { FeatureRoutes } from './app.ts';
 
 /** Feature route sets served beside the agent-job API. */
-export const features: FeatureRoutes[] = [dashboardRoutes];
+export const features: FeatureRoutes[] = [dashboardRoutes, analyticsRoutes];

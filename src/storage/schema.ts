@@ -1,4 +1,5 @@
 import type { AccountsTables } from '../accounts/tables.ts';
+import type { AnalyticsTables } from '../analytics/tables.ts';
 import type { DashboardTables } from '../dashboard/tables.ts';
 import type { JobsTables } from '../jobs/tables.ts';
 
@@ -7,4 +8,4 @@ interface MigrationsTables {
 }
 
 /** Every table, composed from the features that own them. */
-export interface Database extends MigrationsTables, AccountsTables, JobsTables, DashboardTables {}
+export interface Database extends MigrationsTables, AccountsTables, JobsTables, DashboardTables, AnalyticsTables {}

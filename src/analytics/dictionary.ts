@@ -1,0 +1,161 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../storage/schema.ts';
+
+/**
+ * Maps what views name (projects, paths, user agents, visitor keys) to dense integers, so events and
+ * visitor sets store small numbers. Ids never change once assigned, so every process may cache them;
+ * new entries reach the cache only after the transaction that created them commits (`learn`).
+ */
+export class Dictionary {
+  readonly projects = new Map<string, number>();
+  readonly paths = new Map<number, Map<string, number>>();
+  readonly pathNames = new Map<number, Map<number, string>>();
+  readonly agents = new Map<string, number>();
+  readonly visitors = new Map<number, Map<string, number>>();
+  /** Bounds the visitor cache; a miss costs one indexed lookup. */
+  readonly visitorCacheLimit = 2_000_000;
+  #visitorCount = 0;
+
+  learnVisitors(projectKey: number, entries: Iterable<[string, number]>): void {
+    let cache = this.visitors.get(projectKey);
+    if (!cache) this.visitors.set(projectKey, (cache = new Map()));
+    for (const [hash, id] of entries) {
+      if (this.#visitorCount >= this.visitorCacheLimit) {
+        for (const map of this.visitors.values()) map.clear();
+        this.#visitorCount = 0;
+      }
+      cache.set(hash, id);
+      this.#visitorCount++;
+    }
+  }
+
+  learnPaths(projectKey: number, entries: Iterable<[string, number]>): void {
+    let byName = this.paths.get(projectKey);
+    let byId = this.pathNames.get(projectKey);
+    if (!byName) this.paths.set(projectKey, (byName = new Map()));
+    if (!byId) this.pathNames.set(projectKey, (byId = new Map()));
+    for (const [path, id] of entries) {
+      byName.set(path, id);
+      byId.set(id, path);
+    }
+  }
+}
+
+/** The project's small integer key, creating its analytics row on first use. */
+export async function projectKey(db: Kysely<Database>, dictionary: Dictionary, projectId: string): Promise<number> {
+  const known = dictionary.projects.get(projectId);
+  if (known !== undefined) return known;
+  await db.insertInto('analytics_projects').values({ project_id: projectId }).onConflict((conflict) => conflict.column('project_id').doNothing()).execute();
+  const row = await db.selectFrom('analytics_projects').select('project_key').where('project_id', '=', projectId).executeTakeFirstOrThrow();
+  dictionary.projects.set(projectId, Number(row.project_key));
+  return Number(row.project_key);
+}
+
+/** The project key when the project has analytics data, without creating anything. */
+export async function existingProjectKey(db: Kysely<Database>, dictionary: Dictionary, projectId: string): Promise<number | undefined> {
+  const known = dictionary.projects.get(projectId);
+  if (known !== undefined) return known;
+  const row = await db.selectFrom('analytics_projects').select('project_key').where('project_id', '=', projectId).executeTakeFirst();
+  if (row) dictionary.projects.set(projectId, Number(row.project_key));
+  return row ? Number(row.project_key) : undefined;
+}
+
+type Counter = 'next_visitor' | 'next_path';
+
+/** Reserves `count` consecutive ids from a project counter (the row lock makes concurrent callers take turns). */
+async function reserve(trx: Kysely<Database>, key: number, counter: Counter, count: number): Promise<number> {
+  const row = await trx
+    .updateTable('analytics_projects')
+    .set({ [counter]: sql`${sql.ref(counter)} + ${count}` })
+    .where('project_key', '=', key)
+    .returning(counter)
+    .executeTakeFirstOrThrow();
+  return Number((row as Record<Counter, number>)[counter]) - count;
+}
+
+const chunkSize = 500;
+
+function chunks<T>(values: T[]): T[][] {
+  const result: T[][] = [];
+  for (let start = 0; start < values.length; start += chunkSize) result.push(values.slice(start, start + chunkSize));
+  return result;
+}
+
+/**
+ * Ids of visitor hashes, assigning new dense ids inside `trx`. Returns the ids in input order and the
+ * entries to cache once `trx` commits. Concurrent writers may both reserve ids for one hash: the
+ * unique key keeps the first, the other's reservation is a harmless gap.
+ */
+export async function visitorIds(trx: Kysely<Database>, dictionary: Dictionary, key: number, hashes: string[]): Promise<{ ids: Uint32Array; learned: Map<string, number> }> {
+  const cache = dictionary.visitors.get(key);
+  const learned = new Map<string, number>();
+  const missing = [...new Set(hashes.filter((hash) => !cache?.has(hash)))];
+  for (const part of chunks(missing)) {
+    const rows = await trx.selectFrom('analytics_visitors').select(['visitor_hash', 'visitor_id']).where('project_key', '=', key).where('visitor_hash', 'in', part).execute();
+    for (const row of rows) learned.set(row.visitor_hash, Number(row.visitor_id));
+  }
+  const fresh = missing.filter((hash) => !learned.has(hash));
+  if (fresh.length > 0) {
+    const first = await reserve(trx, key, 'next_visitor', fresh.length);
+    for (const part of chunks(fresh.map((hash, index) => ({ project_key: key, visitor_hash: hash, visitor_id: first + index })))) {
+      await trx.insertInto('analytics_visitors').values(part).onConflict((conflict) => conflict.doNothing()).execute();
+    }
+    for (const part of chunks(fresh)) {
+      const rows = await trx.selectFrom('analytics_visitors').select(['visitor_hash', 'visitor_id']).where('project_key', '=', key).where('visitor_hash', 'in', part).execute();
+      for (const row of rows) learned.set(row.visitor_hash, Number(row.visitor_id));
+    }
+  }
+  const ids = new Uint32Array(hashes.length);
+  hashes.forEach((hash, index) => (ids[index] = cache?.get(hash) ?? learned.get(hash)!));
+  return { ids, learned };
+}
+
+/** Ids of normalized paths, assigning new ones inside `trx` (same rules as visitor ids). */
+export async function pathIds(trx: Kysely<Database>, dictionary: Dictionary, key: number, paths: string[]): Promise<{ ids: Map<string, number>; learned: Map<string, number> }> {
+  const cache = dictionary.paths.get(key);
+  const learned = new Map<string, number>();
+  const missing = [...new Set(paths)].filter((path) => !cache?.has(path));
+  const lookup = async (part: string[]) => {
+    const rows = await trx.selectFrom('analytics_paths').select(['path', 'path_id']).where('project_key', '=', key).where('path', 'in', part).execute();
+    for (const row of rows) learned.set(row.path, Number(row.path_id));
+  };
+  for (const part of chunks(missing)) await lookup(part);
+  const fresh = missing.filter((path) => !learned.has(path));
+  if (fresh.length > 0) {
+    const first = await reserve(trx, key, 'next_path', fresh.length);
+    for (const part of chunks(fresh.map((path, index) => ({ project_key: key, path, path_id: first + index })))) {
+      await trx.insertInto('analytics_paths').values(part).onConflict((conflict) => conflict.doNothing()).execute();
+    }
+    for (const part of chunks(fresh)) await lookup(part);
+  }
+  const ids = new Map<string, number>();
+  for (const path of new Set(paths)) ids.set(path, cache?.get(path) ?? learned.get(path)!);
+  return { ids, learned };
+}
+
+/** Ids of user agents (shared by every project; ids come from the table's identity column). */
+export async function agentIds(trx: Kysely<Database>, dictionary: Dictionary, userAgents: string[]): Promise<{ ids: Map<string, number>; learned: Map<string, number> }> {
+  const learned = new Map<string, number>();
+  const missing = [...new Set(userAgents)].filter((agent) => !dictionary.agents.has(agent));
+  for (const part of chunks(missing)) {
+    await trx.insertInto('analytics_agents').values(part.map((user_agent) => ({ user_agent }))).onConflict((conflict) => conflict.column('user_agent').doNothing()).execute();
+    const rows = await trx.selectFrom('analytics_agents').select(['user_agent', 'agent_id']).where('user_agent', 'in', part).execute();
+    for (const row of rows) learned.set(row.user_agent, Number(row.agent_id));
+  }
+  const ids = new Map<string, number>();
+  for (const agent of new Set(userAgents)) ids.set(agent, dictionary.agents.get(agent) ?? learned.get(agent)!);
+  return { ids, learned };
+}
+
+/** Every path of a project by id (for answers), refreshed from the database when one is unknown. */
+export async function pathNames(db: Kysely<Database>, dictionary: Dictionary, key: number, needed: Iterable<number>): Promise<Map<number, string>> {
+  const known = dictionary.pathNames.get(key);
+  for (const id of needed) {
+    if (!known?.has(id)) {
+      const rows = await db.selectFrom('analytics_paths').select(['path', 'path_id']).where('project_key', '=', key).execute();
+      dictionary.learnPaths(key, rows.map((row) => [row.path, Number(row.path_id)]));
+      break;
+    }
+  }
+  return dictionary.pathNames.get(key) ?? new Map();
+}

@@ -1,0 +1,172 @@
+/**
+ * Compact binary forms of visitor sets. Numbers are unsigned LEB128 varints; visitor ids of a path
+ * are sorted and delta-encoded, so a typical entry takes one or two bytes.
+ *
+ * Day set (one project, UTC day and class): for each path in ascending id order
+ * `pathId, views, visitorCount, firstVisitor, delta…`.
+ * Pending batch: `count` then `day, pathId, class, visitor` per counted view.
+ */
+
+export class ByteWriter {
+  #bytes = new Uint8Array(1024);
+  #length = 0;
+
+  write(value: number): void {
+    if (this.#length + 5 > this.#bytes.length) {
+      const grown = new Uint8Array(this.#bytes.length * 2);
+      grown.set(this.#bytes.subarray(0, this.#length));
+      this.#bytes = grown;
+    }
+    let rest = value >>> 0;
+    while (rest >= 0x80) {
+      this.#bytes[this.#length++] = (rest & 0x7f) | 0x80;
+      rest >>>= 7;
+    }
+    this.#bytes[this.#length++] = rest;
+  }
+
+  finish(): Uint8Array {
+    return this.#bytes.slice(0, this.#length);
+  }
+}
+
+export class ByteReader {
+  readonly #bytes: Uint8Array;
+  offset = 0;
+
+  constructor(bytes: Uint8Array) {
+    this.#bytes = bytes;
+  }
+
+  get done(): boolean {
+    return this.offset >= this.#bytes.length;
+  }
+
+  read(): number {
+    let result = 0;
+    let shift = 0;
+    let byte: number;
+    do {
+      byte = this.#bytes[this.offset++];
+      result |= (byte & 0x7f) << shift;
+      shift += 7;
+    } while (byte & 0x80);
+    return result >>> 0;
+  }
+}
+
+/** The visitors of one day and class, decoded: path `paths[i]` owns `visitors[starts[i]..starts[i+1])`. */
+export interface DaySet {
+  paths: Uint32Array;
+  views: Uint32Array;
+  starts: Uint32Array;
+  visitors: Uint32Array;
+}
+
+/** A path's visitors (sorted, distinct) and view count, the unit day sets are built from. */
+export interface PathEntry {
+  visitors: Uint32Array;
+  views: number;
+}
+
+export function encodeDaySet(entries: Map<number, PathEntry>): Uint8Array {
+  const writer = new ByteWriter();
+  for (const pathId of [...entries.keys()].sort((a, b) => a - b)) {
+    const { visitors, views } = entries.get(pathId)!;
+    writer.write(pathId);
+    writer.write(views);
+    writer.write(visitors.length);
+    let previous = 0;
+    for (const visitor of visitors) {
+      writer.write(visitor - previous);
+      previous = visitor;
+    }
+  }
+  return writer.finish();
+}
+
+export function decodeDaySet(bytes: Uint8Array): DaySet {
+  const reader = new ByteReader(bytes);
+  const paths: number[] = [];
+  const views: number[] = [];
+  const starts: number[] = [0];
+  // Every entry takes at least one byte, so the byte length bounds the visitor count.
+  const visitors = new Uint32Array(bytes.length);
+  let count = 0;
+  while (!reader.done) {
+    paths.push(reader.read());
+    views.push(reader.read());
+    const size = reader.read();
+    let visitor = 0;
+    for (let index = 0; index < size; index++) {
+      visitor += reader.read();
+      visitors[count++] = visitor;
+    }
+    starts.push(count);
+  }
+  return { paths: Uint32Array.from(paths), views: Uint32Array.from(views), starts: Uint32Array.from(starts), visitors: visitors.slice(0, count) };
+}
+
+export function daySetEntries(set: DaySet): Map<number, PathEntry> {
+  const entries = new Map<number, PathEntry>();
+  set.paths.forEach((pathId, index) => entries.set(pathId, { visitors: set.visitors.subarray(set.starts[index], set.starts[index + 1]), views: set.views[index] }));
+  return entries;
+}
+
+/** Union of two sorted, distinct id lists. */
+export function unionSorted(left: Uint32Array, right: Uint32Array): Uint32Array {
+  const result = new Uint32Array(left.length + right.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < left.length && j < right.length) {
+    const a = left[i];
+    const b = right[j];
+    if (a < b) result[k++] = left[i++];
+    else if (b < a) result[k++] = right[j++];
+    else {
+      result[k++] = a;
+      i++;
+      j++;
+    }
+  }
+  while (i < left.length) result[k++] = left[i++];
+  while (j < right.length) result[k++] = right[j++];
+  return result.subarray(0, k);
+}
+
+/** Sorts and removes duplicates. */
+export function sortedDistinct(values: number[]): Uint32Array {
+  const sorted = Uint32Array.from(values).sort();
+  let k = 0;
+  for (let index = 0; index < sorted.length; index++) if (index === 0 || sorted[index] !== sorted[k - 1]) sorted[k++] = sorted[index];
+  return sorted.subarray(0, k);
+}
+
+/** One counted view in a pending batch. */
+export interface Tuple {
+  day: number;
+  pathId: number;
+  classCode: number;
+  visitor: number;
+}
+
+export function encodeTuples(tuples: Tuple[]): Uint8Array {
+  const writer = new ByteWriter();
+  writer.write(tuples.length);
+  for (const tuple of tuples) {
+    writer.write(tuple.day);
+    writer.write(tuple.pathId);
+    writer.write(tuple.classCode);
+    writer.write(tuple.visitor);
+  }
+  return writer.finish();
+}
+
+export function decodeTuples(bytes: Uint8Array): Tuple[] {
+  const reader = new ByteReader(bytes);
+  const count = reader.read();
+  const tuples: Tuple[] = new Array(count);
+  for (let index = 0; index < count; index++) tuples[index] = { day: reader.read(), pathId: reader.read(), classCode: reader.read(), visitor: reader.read() };
+  return tuples;
+}

@@ -1,0 +1,85 @@
+import { isIP } from 'node:net';
+import { acceptsMarkdownFirst, normalizePath } from './paths.ts';
+
+/** An event as the ingestion API, the tracker and the importers hand it over. */
+export interface IncomingEvent {
+  timestamp?: string | number;
+  path: string;
+  userAgent?: string;
+  ip?: string;
+  visitorId?: string;
+  accept?: string;
+  referrer?: string;
+  status?: number;
+}
+
+/** A validated event, ready to store. */
+export interface PreparedEvent {
+  at: number;
+  path: string;
+  markdown: boolean;
+  userAgent: string;
+  visitorKey: { visitorId?: string; ip?: string; userAgent?: string };
+  status: number | null;
+  referrer: string | null;
+  /** Set by the importer: a deterministic id of the log line. */
+  eventKey: string | null;
+}
+
+const fields = new Set(['timestamp', 'path', 'userAgent', 'ip', 'visitorId', 'accept', 'referrer', 'status']);
+const maxFuture = 24 * 60 * 60 * 1000;
+const earliest = Date.UTC(2000, 0, 1);
+
+function optionalText(event: Record<string, unknown>, name: string, max: number): string | undefined {
+  const value = event[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string') throw new Error(`${name} must be a string.`);
+  if (value.length > max) throw new Error(`${name} is longer than ${max} characters.`);
+  return value;
+}
+
+function timestamp(value: unknown, now: number): number {
+  if (value === undefined || value === null) return now;
+  const at = typeof value === 'number' ? value : typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value) ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(at)) throw new Error('timestamp must be an ISO 8601 date-time with offset (2026-11-21T09:30:00Z) or epoch milliseconds.');
+  if (at < earliest || at > now + maxFuture) throw new Error('timestamp is before 2000 or more than a day in the future; check the clock and the unit (milliseconds).');
+  return Math.floor(at);
+}
+
+/** Checks one event; throws an Error whose message says what to fix. */
+export function prepareEvent(input: unknown, now: number): PreparedEvent {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new Error('Each event must be a JSON object.');
+  const event = input as Record<string, unknown>;
+  const unknown = Object.keys(event).find((name) => !fields.has(name));
+  if (unknown !== undefined) throw new Error(`"${unknown}" is not an event field; fields are ${[...fields].join(', ')}.`);
+  if (typeof event.path !== 'string' || event.path === '') throw new Error('path is required: the requested page path, such as /guides/setup.');
+  if (event.path.length > 2048) throw new Error('path is longer than 2048 characters.');
+  const normalized = normalizePath(event.path);
+  if (!normalized) throw new Error(`path "${event.path.slice(0, 100)}" is not a URL path; it must start with /.`);
+  const userAgent = optionalText(event, 'userAgent', 2048) ?? '';
+  const ip = optionalText(event, 'ip', 64);
+  if (ip !== undefined && isIP(ip) === 0) throw new Error(`ip "${ip}" is not an IPv4 or IPv6 address.`);
+  const visitorId = optionalText(event, 'visitorId', 200);
+  if (visitorId === '') throw new Error('visitorId must not be empty; leave it out to identify visitors by IP and user agent.');
+  const accept = optionalText(event, 'accept', 2048);
+  const referrer = optionalText(event, 'referrer', 2048) ?? null;
+  const status = event.status;
+  if (status !== undefined && status !== null && !(Number.isInteger(status) && (status as number) >= 100 && (status as number) <= 599)) {
+    throw new Error('status must be an HTTP status code from 100 to 599.');
+  }
+  return {
+    at: timestamp(event.timestamp, now),
+    path: normalized.path,
+    markdown: normalized.markdown || acceptsMarkdownFirst(accept),
+    userAgent,
+    visitorKey: { visitorId, ip, userAgent },
+    status: typeof status === 'number' ? status : null,
+    referrer: referrer || null,
+    eventKey: null,
+  };
+}
+
+/** Only successful and redirected requests are views (and events that do not say). */
+export function counts(status: number | null): boolean {
+  return status === null || (status >= 200 && status < 400);
+}

@@ -1,0 +1,52 @@
+import type { Storage } from '../storage/dialect.ts';
+import { existingProjectKey, pathNames } from './dictionary.ts';
+import { engineFor } from './engine.ts';
+import { order, rank, type Counts, type Measure, type Ranking } from './ranking.ts';
+import { readSources, snapshotIsolation } from './sources.ts';
+
+export interface PageRequest {
+  measure: Measure;
+  from: number;
+  to: number;
+  limit: number;
+  offset: number;
+}
+
+export interface Page {
+  totals: Counts;
+  rows: (Counts & { path: string })[];
+  hasMore: boolean;
+}
+
+const empty: Ranking = { totals: { human: 0, ai: 0, total: 0 }, rows: [] };
+
+/**
+ * The full ranking of a range, computed once per data version: a repeated query, or the next page,
+ * is a slice of the cached ranking. The version, day sets, pending batches and raw events are read
+ * in one snapshot, so the cached answer is exactly the answer of that version.
+ */
+export async function ranking(storage: Storage, projectId: string, measure: Measure, from: number, to: number): Promise<{ ranking: Ranking; names: Map<number, string> }> {
+  const engine = engineFor(storage);
+  const key = await existingProjectKey(storage.db, engine.dictionary, projectId);
+  if (key === undefined) return { ranking: empty, names: new Map() };
+  const transaction = storage.db.transaction();
+  const isolation = snapshotIsolation[storage.profile.name];
+  const result = await (isolation ? transaction.setIsolationLevel(isolation) : transaction).execute(async (trx) => {
+    const { version } = await trx.selectFrom('analytics_projects').select('version').where('project_key', '=', key).executeTakeFirstOrThrow();
+    const cacheKey = `${key}:${measure}:${from}:${to}`;
+    const cached = engine.cachedRanking(cacheKey, Number(version));
+    if (cached) return cached;
+    const computed = rank(await readSources(trx, engine, key, from, to), measure);
+    const names = await pathNames(trx, engine.dictionary, key, computed.rows.map((row) => row.pathId));
+    const ordered = order(computed, names);
+    engine.storeRanking(cacheKey, Number(version), ordered);
+    return ordered;
+  });
+  return { ranking: result, names: engine.dictionary.pathNames.get(key) ?? new Map() };
+}
+
+export async function page(storage: Storage, projectId: string, request: PageRequest): Promise<Page> {
+  const { ranking: computed, names } = await ranking(storage, projectId, request.measure, request.from, request.to);
+  const rows = computed.rows.slice(request.offset, request.offset + request.limit).map((row) => ({ path: names.get(row.pathId)!, human: row.human, ai: row.ai, total: row.total }));
+  return { totals: computed.totals, rows, hasMore: request.offset + rows.length < computed.rows.length };
+}

@@ -1,0 +1,101 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ProjectRow } from '../accounts/tables.ts';
+import { requireKey, visibleProject } from '../server/auth.ts';
+import type { AppContext } from '../server/context.ts';
+import { ApiError } from '../server/errors.ts';
+import { rateLimited, rateLimitHeaders, takeRateLimit } from '../server/rate-limit.ts';
+import { collectRoutes } from './collect.ts';
+import { parseRange } from './dates.ts';
+import { ingest, maxEventsPerRequest } from './ingest.ts';
+import { page } from './query.ts';
+import type { Measure } from './ranking.ts';
+import { ErrorResponse, IngestBody, IngestResult, ProjectParams, RangeQuery, ViewsResult, VisitorsResult } from './schemas.ts';
+import { startMaintenance } from './maintenance.ts';
+
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 413: ErrorResponse, 429: ErrorResponse };
+const tags = ['Visitor analytics'];
+
+/** NDJSON: one event per line; a line that is not JSON becomes that event's error, not the request's. */
+function parseNdjson(text: string): unknown[] {
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => {
+      try {
+        return JSON.parse(line);
+      } catch {
+        return new Error('This line is not valid JSON.');
+      }
+    });
+}
+
+export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = async (app, { context }) => {
+  const { config, storage } = context;
+  const read = requireKey(context, 'read');
+
+  app.addContentTypeParser('application/x-ndjson', { parseAs: 'string', bodyLimit: config.ingestBodyLimitBytes }, (_request, body, done) => {
+    done(null, { events: parseNdjson(body.toString()) });
+  });
+
+  async function limitReads(project: ProjectRow, reply: FastifyReply) {
+    const rule = { limit: config.analyticsRateLimit, windowMs: config.analyticsRateWindowSeconds * 1000 };
+    const state = await storage.db.transaction().execute((trx) => takeRateLimit(trx, storage.profile, `analytics:${project.org_id}`, rule));
+    if (!state.allowed) {
+      throw rateLimited(state, `This organization has used its ${rule.limit} analytics requests for the last ${config.analyticsRateWindowSeconds / 60} minutes.`);
+    }
+    reply.headers(rateLimitHeaders(state));
+  }
+
+  async function exportPage(measure: Measure, request: FastifyRequest<{ Params: { projectId: string }; Querystring: { dateFrom?: string; dateTo?: string; limit?: number; offset?: number } }>, reply: FastifyReply) {
+    const project = await visibleProject(context, request, request.params.projectId);
+    const range = parseRange(request.query);
+    await limitReads(project, reply);
+    return page(storage, project.id, { measure, ...range, limit: request.query.limit ?? 50, offset: request.query.offset ?? 0 });
+  }
+
+  const rules =
+    'Ordered by `total` descending, then `path` ascending. `dateFrom` inclusive, `dateTo` exclusive; a date-time bound inside a day is honoured to the millisecond. Shares the per-organization analytics limit.';
+  app.get('/v1/analytics/:projectId/visitors', {
+    onRequest: read,
+    schema: { tags, summary: 'Get unique visitors', description: `Unique visitors per page and site-wide, human, AI and deduplicated total. ${rules}`, params: ProjectParams, querystring: RangeQuery, response: { 200: VisitorsResult, ...errors } },
+    handler: async (request, reply) => {
+      const result = await exportPage('visitors', request, reply);
+      return { totals: result.totals, visitors: result.rows, hasMore: result.hasMore };
+    },
+  });
+  app.get('/v1/analytics/:projectId/views', {
+    onRequest: read,
+    schema: { tags, summary: 'Get page views', description: `Page views per page and site-wide, human, AI and total. ${rules}`, params: ProjectParams, querystring: RangeQuery, response: { 200: ViewsResult, ...errors } },
+    handler: async (request, reply) => {
+      const result = await exportPage('views', request, reply);
+      return { totals: result.totals, views: result.rows, hasMore: result.hasMore };
+    },
+  });
+
+  app.post('/v1/analytics/:projectId/events', {
+    onRequest: requireKey(context, 'ingest'),
+    bodyLimit: config.ingestBodyLimitBytes,
+    schema: {
+      tags,
+      summary: 'Ingest page views',
+      description: `JSON \`{"events": [...]}\` or NDJSON (\`Content-Type: application/x-ndjson\`), up to ${maxEventsPerRequest.toLocaleString('en-US')} events. Each event is validated on its own; the answer comes after the accepted events are committed.`,
+      params: ProjectParams,
+      body: IngestBody,
+      response: { 202: IngestResult, ...errors },
+    },
+    handler: async (request, reply) => {
+      const project = await visibleProject(context, request, request.params.projectId);
+      const { events } = request.body;
+      if (events.length > maxEventsPerRequest) {
+        throw new ApiError('payload_too_large', `This request has ${events.length} events; send at most ${maxEventsPerRequest} per request.`);
+      }
+      const result = await ingest(storage, project, events);
+      return reply.code(202).send({ accepted: result.accepted, rejected: result.rejected, errors: result.errors });
+    },
+  });
+
+  await app.register(collectRoutes, { context });
+  const maintenance = startMaintenance(context);
+  app.addHook('onClose', async () => maintenance.stop());
+};

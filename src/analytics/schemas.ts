@@ -1,0 +1,44 @@
+import { Type } from 'typebox';
+
+export const ProjectParams = Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 64, description: 'Project id from the dashboard API keys page (`prj_…`).' }) });
+
+const bound = (description: string) => Type.String({ maxLength: 64, description });
+
+export const RangeQuery = Type.Object(
+  {
+    dateFrom: Type.Optional(bound('Inclusive start: `YYYY-MM-DD` (midnight UTC) or an ISO 8601 date-time with offset. Default: 7 days before `dateTo`.')),
+    dateTo: Type.Optional(bound('Exclusive end, same formats. Default: now.')),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 250, default: 50, description: 'Paths per page, 1 to 250.' })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Paths to skip; the next page is `offset + limit`.' })),
+  },
+  { additionalProperties: false },
+);
+
+const count = (description: string) => Type.Integer({ minimum: 0, description });
+const Counts = {
+  human: count('Unique human visitors (views on `/views`).'),
+  ai: count('Unique AI visitors (views on `/views`).'),
+  total: count('Unique visitors across human and AI, deduplicated by visitor (on `/views`, human + ai).'),
+};
+const Totals = Type.Object(Counts, { description: 'Site-wide counts over the range, distinct over the whole site (not sums of pages).' });
+const PathCounts = Type.Object({ path: Type.String({ description: 'Normalized page path.' }), ...Counts });
+
+export const VisitorsResult = Type.Object({ totals: Totals, visitors: Type.Array(PathCounts), hasMore: Type.Boolean({ description: 'True when paths exist beyond `offset` + this page.' }) });
+export const ViewsResult = Type.Object({ totals: Totals, views: Type.Array(PathCounts), hasMore: Type.Boolean({ description: 'True when paths exist beyond `offset` + this page.' }) });
+
+export const IngestBody = Type.Object(
+  { events: Type.Array(Type.Unknown(), { description: 'Events `{timestamp?, path, userAgent?, ip?, visitorId?, accept?, referrer?, status?}`; each is checked on its own.' }) },
+  { additionalProperties: false },
+);
+
+export const IngestResult = Type.Object({
+  accepted: Type.Integer({ description: 'Events stored (durable when this response is sent).' }),
+  rejected: Type.Integer({ description: 'Events refused; see `errors`.' }),
+  errors: Type.Array(Type.Object({ index: Type.Integer({ description: 'Position of the event (or NDJSON line) in the request, from 0.' }), message: Type.String() })),
+});
+
+export const ErrorResponse = Type.Object({
+  error: Type.String({ description: 'One sentence a person can act on.' }),
+  code: Type.String({ description: 'Stable machine code (see docs/api.md).' }),
+  details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+});

@@ -1,0 +1,71 @@
+import type { Generated } from 'kysely';
+
+/** A project's analytics state: its small integer key and the counters that hand out dense ids. */
+export interface AnalyticsProjectRow {
+  project_key: Generated<number>;
+  project_id: string;
+  next_visitor: Generated<number>;
+  next_path: Generated<number>;
+  /** Bumped by every commit that changes what a query would answer; keys the result cache. */
+  version: Generated<number>;
+}
+
+export interface AnalyticsPathRow {
+  project_key: number;
+  /** Normalized page path (`/guides/setup`). */
+  path: string;
+  path_id: number;
+}
+
+export interface AnalyticsAgentRow {
+  agent_id: Generated<number>;
+  user_agent: string;
+}
+
+export interface AnalyticsVisitorRow {
+  project_key: number;
+  /** HMAC of the visitor key (IP and user agent, or the tracker's id) with the project's secret. */
+  visitor_hash: string;
+  visitor_id: number;
+}
+
+/** One view as it arrived: the source every visitor set can be recomputed from. Epoch ms. */
+export interface AnalyticsEventRow {
+  project_key: number;
+  at: number;
+  path_id: number;
+  agent_id: number;
+  visitor_id: number;
+  /** 1 when the request asked for Markdown (by path suffix or Accept header), else 0. */
+  markdown: number;
+  status: number | null;
+  referrer: string | null;
+  /** Deterministic id of an imported log line, so importing a file twice counts it once. */
+  event_key: string | null;
+}
+
+/** A committed batch's counted views, encoded, until the indexer folds them into day sets. */
+export interface AnalyticsPendingRow {
+  id: Generated<number>;
+  project_key: number;
+  tuples: Uint8Array;
+}
+
+/** Visitors of one UTC day and class (0 human, 1 AI), per path, encoded (see encoding.ts). */
+export interface AnalyticsDaySetRow {
+  project_key: number;
+  day: number;
+  class: number;
+  revision: number;
+  data: Uint8Array;
+}
+
+export interface AnalyticsTables {
+  analytics_projects: AnalyticsProjectRow;
+  analytics_paths: AnalyticsPathRow;
+  analytics_agents: AnalyticsAgentRow;
+  analytics_visitors: AnalyticsVisitorRow;
+  analytics_events: AnalyticsEventRow;
+  analytics_pending: AnalyticsPendingRow;
+  analytics_day_sets: AnalyticsDaySetRow;
+}

@@ -1,0 +1,34 @@
+// Quire page-view tracker. No cookies: a random id kept in this site's localStorage identifies the
+// browser (first-party, never shared across sites); without storage each page load gets a new id.
+(function () {
+  var script = document.currentScript;
+  if (!script) return;
+  var project = script.getAttribute('data-project');
+  var endpoint = new URL('/v1/collect', script.src).toString();
+  var key = 'quire.visitor';
+  var visitor;
+  try {
+    visitor = localStorage.getItem(key);
+    if (!visitor) {
+      visitor = crypto.randomUUID();
+      localStorage.setItem(key, visitor);
+    }
+  } catch {
+    visitor = crypto.randomUUID();
+  }
+  function send() {
+    var body = JSON.stringify({ project: project, url: location.origin + location.pathname, visitorId: visitor, referrer: document.referrer || undefined });
+    // text/plain keeps the beacon a simple request: no CORS preflight, nothing to read back.
+    if (navigator.sendBeacon && navigator.sendBeacon(endpoint, body)) return;
+    fetch(endpoint, { method: 'POST', body: body, keepalive: true, mode: 'no-cors', headers: { 'content-type': 'text/plain' } });
+  }
+  send();
+  // Single-page sites change the path without loading a page.
+  var last = location.pathname;
+  window.addEventListener('popstate', function () {
+    if (location.pathname !== last) {
+      last = location.pathname;
+      send();
+    }
+  });
+})();

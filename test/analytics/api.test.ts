@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { analyticsRoutes } from '../../src/analytics/routes.ts';
+import type { Storage } from '../../src/storage/dialect.ts';
+import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
+import { testDatabases } from '../support/storage.ts';
+
+const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+const gptBot = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)';
+
+describe.each(testDatabases)('analytics API on $dialect', (database) => {
+  let storage: Storage;
+  let app: FastifyInstance;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    storage = await database.open();
+    app = await testApp(testContext(storage, { config: { ingestBodyLimitBytes: 200_000 } }), [analyticsRoutes]);
+    tenant = await createTenant(storage);
+  });
+  afterAll(async () => {
+    await app.close();
+    await storage.close();
+  });
+
+  const post = (payload: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+    app.inject({ method: 'POST', url: `/v1/analytics/${tenant.project.id}/events`, headers: { ...tenant.auth, ...headers }, payload: typeof payload === 'string' ? payload : JSON.stringify(payload) });
+  const get = (query: string, measure = 'visitors', t: Tenant = tenant) => app.inject({ method: 'GET', url: `/v1/analytics/${t.project.id}/${measure}?${query}`, headers: t.auth });
+
+  it('answers zeros and an empty list for a project without data', async () => {
+    const other = await createTenant(storage);
+    const response = await get('dateFrom=2026-01-01&dateTo=2026-02-01', 'visitors', other);
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ totals: { human: 0, ai: 0, total: 0 }, visitors: [], hasMore: false });
+    expect(response.headers['ratelimit-limit']).toBe('100');
+  });
+
+  it('ingests JSON and NDJSON, rejects bad events one by one, and counts visitors exactly', async () => {
+    const accepted = await post({
+      events: [
+        { timestamp: '2026-03-01T10:00:00Z', path: '/guides/setup', userAgent: chrome, ip: '203.0.113.7' },
+        { timestamp: '2026-03-01T11:00:00Z', path: '/guides/setup/', userAgent: chrome, ip: '203.0.113.7' },
+        { timestamp: '2026-03-01T12:00:00Z', path: '/guides/setup.md', userAgent: gptBot, ip: '198.51.100.1' },
+        { timestamp: '2026-03-02T12:00:00Z', path: '/', visitorId: 'tracker-1', userAgent: chrome },
+        { timestamp: '2026-03-02T12:00:00Z', path: '/', userAgent: 'curl/8.5.0' },
+        { timestamp: '2026-03-02T12:00:00Z', path: '/missing', userAgent: chrome, status: 404 },
+        { userAgent: chrome },
+        { path: 'no-slash' },
+        { path: '/x', ip: 'not-an-ip' },
+        { path: '/x', color: 'red' },
+      ],
+    });
+    expect(accepted.statusCode).toBe(202);
+    expect(accepted.json()).toMatchObject({ accepted: 6, rejected: 4 });
+    expect(accepted.json().errors.map((error: { index: number }) => error.index)).toEqual([6, 7, 8, 9]);
+
+    const ndjson = await post(`{"timestamp":"2026-03-01T13:00:00Z","path":"/guides/setup","userAgent":"${gptBot}","visitorId":"tracker-1"}\nnot json\n`, { 'content-type': 'application/x-ndjson' });
+    expect(ndjson.json()).toEqual({ accepted: 1, rejected: 1, errors: [{ index: 1, message: expect.any(String) }] });
+
+    const response = await get('dateFrom=2026-03-01&dateTo=2026-03-03');
+    expect(response.json()).toEqual({
+      totals: { human: 2, ai: 2, total: 3 },
+      visitors: [
+        { path: '/guides/setup', human: 1, ai: 2, total: 3 },
+        { path: '/', human: 1, ai: 0, total: 1 },
+      ],
+      hasMore: false,
+    });
+    const views = await get('dateFrom=2026-03-01&dateTo=2026-03-03', 'views');
+    expect(views.json().totals).toEqual({ human: 3, ai: 2, total: 5 });
+    const paged = await get('dateFrom=2026-03-01&dateTo=2026-03-03&limit=1&offset=1');
+    expect(paged.json()).toMatchObject({ visitors: [{ path: '/' }], hasMore: false });
+    const first = await get('dateFrom=2026-03-01&dateTo=2026-03-03&limit=1');
+    expect(first.json()).toMatchObject({ visitors: [{ path: '/guides/setup' }], hasMore: true });
+    const partial = await get('dateFrom=2026-03-01T10:30:00Z&dateTo=2026-03-01T12:30:00%2B00:00');
+    expect(partial.json()).toEqual({ totals: { human: 1, ai: 1, total: 2 }, visitors: [{ path: '/guides/setup', human: 1, ai: 1, total: 2 }], hasMore: false });
+  });
+
+  describe('bad input', () => {
+    it.each([
+      'dateFrom=2026-13-01',
+      'dateFrom=2026-02-30',
+      'dateTo=garbage',
+      'dateFrom=2026-03-02&dateTo=2026-03-01',
+      'dateFrom=2026-03-01&dateTo=2026-03-01',
+      'dateFrom=2026-03-01T10:00:00',
+      'limit=0',
+      'limit=251',
+      'limit=1.5',
+      'limit=abc',
+      'offset=-1',
+      'offset=1.5',
+      'color=red',
+    ])('answers 400 to %s', async (query) => {
+      for (const measure of ['visitors', 'views']) {
+        const response = await get(query, measure);
+        expect(response.statusCode, query).toBe(400);
+        expect(response.json()).toMatchObject({ code: 'invalid_request', error: expect.any(String) });
+      }
+    });
+
+    it('answers 400 to bodies that are not events and 413 to oversized ones', async () => {
+      expect((await post('{"events": ')).statusCode).toBe(400);
+      expect((await post({})).statusCode).toBe(400);
+      expect((await post({ events: 'x' })).statusCode).toBe(400);
+      expect((await post('path=/x', { 'content-type': 'text/csv' })).statusCode).toBe(400);
+      const large = await post({ events: Array.from({ length: 5000 }, () => ({ path: '/a-rather-long-path/that/takes/space/in/the/body' })) });
+      expect(large.statusCode).toBe(413);
+      expect(large.json().code).toBe('payload_too_large');
+    });
+
+    it('answers 403 to a key without the ingest scope and 404 to a foreign project', async () => {
+      const readOnly = await createTenant(storage, { scopes: ['read'] });
+      const refused = await app.inject({ method: 'POST', url: `/v1/analytics/${readOnly.project.id}/events`, headers: readOnly.auth, payload: { events: [] } });
+      expect(refused.statusCode).toBe(403);
+      const foreign = await get('', 'visitors', { ...tenant, auth: readOnly.auth });
+      expect(foreign.statusCode).toBe(404);
+    });
+  });
+});
