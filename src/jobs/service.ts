@@ -108,7 +108,7 @@ export async function createJob(context: AppContext, project: ProjectRow, submis
     };
     await trx.insertInto('jobs').values(job).execute();
     await appendMessage(trx, id, 'user', { text: submission.prompt }, now);
-    await enqueueRun(trx, id, context.config.jobMaxAttempts, now);
+    await enqueueRun(context.storage, trx, id, context.config.jobMaxAttempts, now);
     await rememberIdempotencyKey(trx, project.id, 'create', submission, id, now);
     return { job, rateLimit, replayed: false };
   });
@@ -140,7 +140,7 @@ export async function followUp(context: AppContext, project: ProjectRow, jobId: 
     const rateLimit = await takeJobRateLimit(context, trx, project.id, true);
     await trx.updateTable('jobs').set({ status: 'active', error: null, updated_at: now }).where('id', '=', job.id).execute();
     await appendMessage(trx, job.id, 'user', { text: submission.prompt }, now);
-    await enqueueRun(trx, job.id, context.config.jobMaxAttempts, now);
+    await enqueueRun(context.storage, trx, job.id, context.config.jobMaxAttempts, now);
     await rememberIdempotencyKey(trx, project.id, scope, submission, job.id, now);
     return { job: { ...job, status: 'active' as const, error: null, updated_at: now }, rateLimit, replayed: false };
   });

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { bootstrapIfEmpty, type FirstRun } from '../accounts/bootstrap.ts';
 import { createAgentSetup } from '../agent/setup.ts';
+import { jobsChannel } from '../jobs/queue/enqueue.ts';
 import { Worker } from '../jobs/worker.ts';
 import type { AgentSetup } from '../jobs/runner.ts';
 import { openStorage, type Storage } from '../storage/open.ts';
@@ -50,6 +51,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const context: AppContext = { config, storage, logger, events: createEvents(), agent: options.agent ?? createAgentSetup(config), accounts: createAccountCaches(config.accountCacheMs) };
 
   let worker: Worker | null = null;
+  let stopListening = async () => {};
   if (options.worker) {
     worker = new Worker({
       storage,
@@ -60,6 +62,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       pollMs: config.workerPollMs,
     });
     context.events.on('job-enqueued', worker.notify);
+    stopListening = await storage.listen(jobsChannel, worker.notify);
     worker.start();
   }
 
@@ -83,6 +86,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     stop() {
       stopping ??= (async () => {
         await app?.close();
+        await stopListening();
         await worker?.stop(config.shutdownGraceSeconds * 1000);
         if (!options.storage) await storage.close();
       })();

@@ -11,15 +11,13 @@ export interface DialectProfile {
   rowLocks: boolean;
   /** `FOR UPDATE SKIP LOCKED` lets concurrent queue claimers pass each other's rows. */
   skipLocked: boolean;
-  /** Many processes may share the database, so in-process notifications are not enough. */
-  sharedByProcesses: boolean;
   /** Statement that serializes one-time set-up (migrations, first run) across processes inside a transaction; SQLite's write lock already does. */
   setupLock: string | null;
 }
 
 export const dialectProfiles: Record<DialectProfile['name'], DialectProfile> = {
-  sqlite: { name: 'sqlite', rowLocks: false, skipLocked: false, sharedByProcesses: false, setupLock: null },
-  postgres: { name: 'postgres', rowLocks: true, skipLocked: true, sharedByProcesses: true, setupLock: 'select pg_advisory_xact_lock(7314159)' },
+  sqlite: { name: 'sqlite', rowLocks: false, skipLocked: false, setupLock: null },
+  postgres: { name: 'postgres', rowLocks: true, skipLocked: true, setupLock: 'select pg_advisory_xact_lock(7314159)' },
 };
 
 /** An open database: the query builder, what the engine can do, and how to close it. */
@@ -28,5 +26,12 @@ export interface Storage {
   profile: DialectProfile;
   /** Checks that the database answers (used by `/readyz`). */
   ping(): Promise<void>;
+  /**
+   * Wakes `listen`ers of `channel` in every process once `trx` commits (PostgreSQL NOTIFY).
+   * Does nothing on SQLite, where one process serves and wakes its workers in memory.
+   */
+  notify(trx: Kysely<Database>, channel: string): Promise<void>;
+  /** Calls `onNotify` whenever another process notifies `channel`; returns how to stop listening. */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }

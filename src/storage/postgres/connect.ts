@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { dialectProfiles, type Storage } from '../dialect.ts';
+import { listenForNotifications } from './listen.ts';
 import type { Database } from '../schema.ts';
 
 // Timestamps and counters are BIGINT; every value Quire stores fits in a double exactly.
@@ -33,6 +34,12 @@ export function openPostgres(options: PostgresOptions): Storage {
     profile: dialectProfiles.postgres,
     async ping() {
       await sql`select 1`.execute(db);
+    },
+    async notify(trx, channel) {
+      await sql`select pg_notify(${channel}, '')`.execute(trx);
+    },
+    listen(channel, onNotify) {
+      return listenForNotifications({ connectionString: options.connectionString, channel, onNotify, onError: options.onConnectionError });
     },
     async close() {
       await db.destroy();

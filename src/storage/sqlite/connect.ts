@@ -77,6 +77,10 @@ export function openSqlite(options: SqliteOptions): Storage {
     async ping() {
       database.prepare('select 1').get();
     },
+    async notify() {},
+    async listen() {
+      return async () => {};
+    },
     async close() {
       await db.destroy();
     },
