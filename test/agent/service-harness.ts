@@ -51,13 +51,13 @@ export async function startQuire(
   const service = await startService({ config, api: true, worker: true, storage, features: options.features, logger: pino({ level: 'silent' }) });
   const tenant = await createTenant(storage, { project: { repository: options.repository, ref: options.ref ?? 'main', model: 'openai-compatible:test-model' } });
   const url = `http://127.0.0.1:${port}`;
-  const api = async (method: string, path: string, body?: unknown) => {
+  const api = async <Body = JobView>(method: string, path: string, body?: unknown): Promise<{ status: number; body: Body }> => {
     const response = await fetch(`${url}${path}`, {
       method,
       headers: { ...tenant.auth, ...(body ? { 'content-type': 'application/json' } : {}) },
       body: body ? JSON.stringify(body) : undefined,
     });
-    return { status: response.status, body: await response.json() };
+    return { status: response.status, body: (await response.json()) as Body };
   };
   const jobPath = `/v2/agent/${tenant.project.id}/job`;
   return {
@@ -65,7 +65,7 @@ export async function startQuire(
     tenant,
     dataDir,
     service,
-    create: (prompt) => api('POST', jobPath, { prompt }),
+    create: (prompt) => api<JobView & { code?: string }>('POST', jobPath, { prompt }),
     followUp: (jobId, prompt) => api('POST', `${jobPath}/${jobId}/message`, { prompt }),
     async finished(jobId) {
       const deadline = Date.now() + 20_000;
@@ -76,7 +76,7 @@ export async function startQuire(
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     },
-    messages: async (jobId) => (await api('GET', `${jobPath}/${jobId}/messages`)).body.messages,
+    messages: async (jobId) => (await api<{ messages: Awaited<ReturnType<QuireUnderTest['messages']>> }>('GET', `${jobPath}/${jobId}/messages`)).body.messages,
     async stop() {
       await service.stop();
       rmSync(dataDir, { recursive: true, force: true });
