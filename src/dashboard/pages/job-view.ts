@@ -9,9 +9,11 @@ export function statusBadge(status: JobRow['status']): Html {
   return html`<span class="badge ${status}">${status}</span>`;
 }
 
-export function pullRequestLink(job: JobRow): Html {
+/** The job's pull request: the URL itself on the job's page, a short link in lists. */
+export function pullRequestLink(job: JobRow, form: 'short' | 'full' = 'short'): Html {
   const link = jobView(job).prLink;
-  return link ? html`<a href="${link}">Pull request<span class="visually-hidden"> of job ${job.id}</span></a>` : html`–`;
+  if (!link) return html`–`;
+  return form === 'full' ? html`<a href="${link}">${link}</a>` : html`<a href="${link}">Pull request<span class="visually-hidden"> of job ${job.id}</span></a>`;
 }
 
 function describe(message: TranscriptMessage): Html {
@@ -23,7 +25,8 @@ function describe(message: TranscriptMessage): Html {
     return html`<p><code>${String(content.tool)}</code>${content.error ? ' (failed)' : ''}</p><pre>${input}</pre><details><summary>Result</summary><pre>${result}</pre></details>`;
   }
   const { type, ...rest } = content;
-  return html`<p>${String(type ?? 'event')}</p>${Object.keys(rest).length > 0 ? html`<pre>${JSON.stringify(rest, null, 2)}</pre>` : ''}`;
+  const details = Object.entries(rest).map(([name, value]) => html` · ${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  return html`<p>${String(type ?? 'event')}${details}</p>`;
 }
 
 function transcript(messages: TranscriptMessage[]): Html {
@@ -50,7 +53,7 @@ export function jobLive(viewer: Viewer, project: ProjectRow, job: JobRow, messag
 <dt>Model</dt><dd>${job.model}</dd>
 <dt>Source</dt><dd>${job.repository}${job.ref ? ` @ ${job.ref}` : ''}</dd>
 <dt>Created</dt><dd>${time(job.created_at)} (${age(job.created_at)})</dd>
-<dt>Pull request</dt><dd>${pullRequestLink(job)}</dd>
+<dt>Pull request</dt><dd>${pullRequestLink(job, 'full')}</dd>
 </dl>
 <h2>Transcript</h2>${transcript(messages)}
 ${followUpForm(viewer, project, job)}`;

@@ -56,9 +56,9 @@ export function jobPages(scope: FastifyInstance, context: AppContext): void {
     const project = await viewerProject(context, request, request.params.projectId);
     const job = await getJob(context, project, request.params.jobId);
     const live = jobLive(viewer, project, job, await listMessages(context.storage.db, job.id));
-    const body = html`${projectTabs(project, 'jobs')}<p><code>${job.id}</code></p>
+    const body = html`${projectTabs(project, 'jobs')}<p>Job <code>${job.id}</code></p>
 <div id="live" data-live-url="/dashboard/projects/${project.id}/jobs/${job.id}/live" data-status="${job.status}">${live}</div>`;
-    return sendPage(reply, layout({ title: 'Job', viewer, section: 'projects', body }));
+    return sendPage(reply, layout({ title: job.prompt.length > 80 ? `${job.prompt.slice(0, 80)}…` : job.prompt, viewer, section: 'projects', body }));
   });
 
   scope.get<JobParams>('/projects/:projectId/jobs/:jobId/live', async (request, reply) => {

@@ -1,0 +1,137 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrganization } from '../../src/accounts/organizations.ts';
+import { createProject } from '../../src/accounts/projects.ts';
+import { dashboardRoutes } from '../../src/dashboard/routes.ts';
+import { createSignInLink, signInUrl } from '../../src/dashboard/sessions.ts';
+import { startService, type RunningService } from '../../src/server/service.ts';
+import type { Storage } from '../../src/storage/dialect.ts';
+import { scriptedAgent, testConfig } from '../support/app.ts';
+import { testDatabases } from '../support/storage.ts';
+import { launchChromium, step } from './browser.ts';
+
+describe('dashboard in Chromium', () => {
+  let storage: Storage;
+  let service: RunningService;
+  let browser: Browser;
+  let page: Page;
+  let orgId: string;
+  let otherProjectId: string;
+  let releaseJob: () => void = () => undefined;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    storage = await testDatabases[0].open();
+    // The agent writes to the transcript, then waits until the test lets it finish, so the page is seen while the job is active.
+    const agent = scriptedAgent({
+      run: async (run) => {
+        await run.record('assistant', { text: `Working on: ${run.prompt}` });
+        await new Promise<void>((resolve) => (releaseJob = resolve));
+        await run.record('tool', { tool: 'write_file', input: { path: 'docs/sso.md' }, result: 'written' });
+        return { prLink: 'https://github.com/acme/handbook/pull/42' };
+      },
+    });
+    service = await startService({ config: testConfig({ workerPollMs: 50 }), api: true, worker: true, agent, features: [dashboardRoutes], storage });
+    orgId = (await createOrganization(storage.db, 'Acme')).id;
+    otherProjectId = (await createProject(storage.db, orgId, { name: 'Website' })).id;
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+    await storage?.close();
+  });
+
+  const api = (path: string, key: string, init: RequestInit = {}) =>
+    fetch(`${service.url}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers } });
+
+  it('signs in with a one-time link, creates a project, generates a key that works, and revokes it', async () => {
+    const link = await createSignInLink(storage.db, orgId, 30);
+    await step(page, 'sign-in', async () => {
+      await page.goto(signInUrl(service.url!, link.token));
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('API keys');
+    });
+
+    const projectId = await step(page, 'projects', async () => {
+      await page.getByRole('link', { name: 'Projects' }).click();
+      await page.getByLabel('Name').fill('Handbook');
+      await page.getByLabel('Repository').fill('https://github.com/acme/handbook');
+      await page.getByLabel('Ref').fill('main');
+      await page.getByLabel('Model').fill('openai-compatible:test-model');
+      await page.getByLabel('Allowed tracker domains').fill('docs.acme.test');
+      await page.getByRole('button', { name: 'Create project' }).click();
+      await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Project created.');
+      const id = new URL(page.url()).pathname.split('/').pop()!;
+      expect(await page.locator('#tracker ~ .copyable code').textContent()).toBe(`<script defer src="${service.url}/script.js" data-project="${id}"></script>`);
+      return id;
+    });
+
+    const secret = await step(page, 'generate-key', async () => {
+      await page.getByRole('link', { name: 'API keys' }).click();
+      expect(await page.getByRole('button', { name: 'Copy the id of Handbook' }).getAttribute('data-copy')).toBe(projectId);
+      await page.getByLabel('Name').fill('Browser key');
+      await page.getByRole('checkbox', { name: 'Handbook' }).check();
+      await page.getByRole('button', { name: 'Generate key' }).click();
+      const shown = await page.locator('#new-key ~ p .copyable code').textContent();
+      expect(shown).toMatch(/^quire_[0-9A-Za-z]{40}$/);
+      expect(await page.getByText('it is shown only this once').count()).toBe(1);
+      return shown!;
+    });
+
+    expect((await api(`/v2/agent/${projectId}/jobs`, secret)).status).toBe(200);
+    expect((await api(`/v2/agent/${otherProjectId}/jobs`, secret)).status).toBe(404);
+
+    await step(page, 'key-list', async () => {
+      // A fresh visit (not a reload, which would post the form again) no longer shows the secret.
+      await page.goto(`${service.url}/dashboard/keys`);
+      expect(await page.locator('body').textContent()).not.toContain(secret);
+      const row = page.getByRole('row', { name: /Browser key/ });
+      expect(await row.textContent()).toContain(secret.slice(0, 14));
+      expect(await row.textContent()).toContain('read, write');
+      expect(await row.textContent()).toContain('Handbook');
+    });
+
+    await step(page, 'revoke', async () => {
+      await page.getByRole('link', { name: 'Revoke Browser key' }).click();
+      await page.getByRole('button', { name: 'Revoke key' }).click();
+      await expect.poll(() => page.getByRole('status').first().textContent()).toContain('“Browser key” was revoked');
+    });
+    const refused = await api(`/v2/agent/${projectId}/jobs`, secret);
+    expect(refused.status).toBe(401);
+  });
+
+  it('creates a job, follows its transcript while it runs, and sends a follow-up', async () => {
+    const projectId = (await storage.db.selectFrom('projects').select('id').where('name', '=', 'Handbook').executeTakeFirstOrThrow()).id;
+    await step(page, 'create-job', async () => {
+      await page.goto(`${service.url}/dashboard/projects/${projectId}/jobs`);
+      await page.getByLabel('Prompt').fill('Add a page about SSO');
+      await page.getByRole('button', { name: 'Create job' }).click();
+      await expect.poll(() => page.locator('#live').textContent()).toContain('Working on: Add a page about SSO');
+      expect(await page.locator('#live .badge').textContent()).toBe('active');
+    });
+
+    await step(page, 'job-completes', async () => {
+      releaseJob();
+      await expect.poll(() => page.locator('#live .badge').textContent(), { timeout: 10_000 }).toBe('completed');
+      expect(await page.getByRole('link', { name: 'https://github.com/acme/handbook/pull/42' }).getAttribute('href')).toBe('https://github.com/acme/handbook/pull/42');
+      expect(await page.locator('#live').textContent()).toContain('write_file');
+    });
+
+    await step(page, 'follow-up', async () => {
+      await page.getByLabel('Follow-up').fill('Also link it from the FAQ');
+      await page.getByRole('button', { name: 'Send follow-up' }).click();
+      await expect.poll(() => page.locator('#live').textContent()).toContain('Working on: Also link it from the FAQ');
+      releaseJob();
+      await expect.poll(() => page.locator('#live .badge').textContent(), { timeout: 10_000 }).toBe('completed');
+    });
+
+    await step(page, 'job-list', async () => {
+      await page.getByRole('link', { name: 'Jobs' }).click();
+      const row = page.getByRole('row', { name: /Add a page about SSO/ });
+      expect(await row.textContent()).toContain('completed');
+      expect(await row.textContent()).toContain('openai-compatible:test-model');
+      expect(await row.getByRole('link', { name: /Pull request/ }).getAttribute('href')).toBe('https://github.com/acme/handbook/pull/42');
+    });
+  });
+});
