@@ -40,6 +40,7 @@ export function createBareRepository(path: string, files: Record<string, string>
     }
     git(work, 'add', '--all');
     git(work, 'commit', '--quiet', '--message', 'Initial docs');
+    mkdirSync(dirname(path), { recursive: true });
     git(dirname(path), 'clone', '--quiet', '--bare', work, path);
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -1,0 +1,52 @@
+import { Gitlab } from '@gitbeaker/rest';
+import type { Config } from '../server/config.ts';
+import { repositoryPath } from './repository-path.ts';
+import { CodeHostError, type CodeHost } from './types.ts';
+
+const scopes = 'the token needs the api and write_repository scopes and at least the Developer role';
+
+/** GitLab (gitlab.com or self-managed at GITLAB_URL): merge requests instead of pull requests. */
+export function gitlabHost(config: Config): CodeHost {
+  const serverUrl = config.gitlabUrl as string;
+  const token = (): string => {
+    if (!config.gitlabToken) throw new CodeHostError('No GitLab token is configured: set GITLAB_TOKEN to an access token with the api and write_repository scopes.');
+    return config.gitlabToken;
+  };
+  const api = () => new Gitlab({ host: serverUrl, token: token() });
+
+  return {
+    name: 'gitlab',
+    async gitCredentials() {
+      return { username: 'oauth2', password: token() };
+    },
+    async openOrUpdatePullRequest(request) {
+      const project = repositoryPath(request.repository, serverUrl);
+      const gitlab = api();
+      const title = request.draft ? `Draft: ${request.title}` : request.title;
+      try {
+        // A run that crashed after opening the merge request left it behind: reuse it.
+        const existing = request.existingNumber ?? (await gitlab.MergeRequests.all({ projectId: project, sourceBranch: request.branch, state: 'opened' }))[0]?.iid;
+        if (existing) {
+          const updated = await gitlab.MergeRequests.edit(project, existing, { title, description: request.body });
+          return { number: updated.iid, url: updated.web_url };
+        }
+        const created = await gitlab.MergeRequests.create(project, request.branch, request.base, title, { description: request.body, removeSourceBranch: true });
+        return { number: created.iid, url: created.web_url };
+      } catch (error) {
+        const action = request.existingNumber ? `update merge request !${request.existingNumber} on ${project}` : `open a merge request on ${project}`;
+        throw explainGitlabError(error, action);
+      }
+    },
+  };
+}
+
+function explainGitlabError(error: unknown, action: string): CodeHostError {
+  const cause = (error as { cause?: { description?: string; response?: { status?: number } } }).cause;
+  const status = cause?.response?.status;
+  const said = cause?.description ? ` GitLab said: ${cause.description}.` : '';
+  if (status === 401) return new CodeHostError(`GitLab did not accept GITLAB_TOKEN while trying to ${action} (401): the token may be expired or revoked.${said}`, status);
+  if (status === 403) return new CodeHostError(`GitLab refused to ${action} (403): ${scopes}.${said}`, status);
+  if (status === 404) return new CodeHostError(`GitLab could not ${action} (404): the project does not exist or the token cannot see it; ${scopes}.${said}`, status);
+  if (status !== undefined) return new CodeHostError(`GitLab could not ${action} (HTTP ${status}).${said}`, status);
+  return new CodeHostError(`GitLab could not be reached to ${action}; check GITLAB_URL and the network.`);
+}

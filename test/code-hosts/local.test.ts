@@ -1,0 +1,87 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localChangeRoutes } from '../../src/code-hosts/local-routes.ts';
+import { codeHostFor } from '../../src/code-hosts/select.ts';
+import type { Storage } from '../../src/storage/dialect.ts';
+import { openWorkspace } from '../../src/workspace/workspace.ts';
+import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
+import { createBareRepository, git } from '../support/git-repositories.ts';
+import { testDatabases } from '../support/storage.ts';
+
+const [database] = testDatabases;
+let storage: Storage;
+let app: FastifyInstance;
+let base: string;
+let sandbox: string;
+let repository: string;
+let tenant: Tenant;
+
+beforeAll(async () => {
+  sandbox = mkdtempSync(join(tmpdir(), 'quire-local-host-'));
+  repository = createBareRepository(join(sandbox, 'docs.git'));
+  storage = await database.open();
+  tenant = await createTenant(storage, { project: { repository: `file://${repository}`, ref: null } });
+  app = await testApp(testContext(storage), [localChangeRoutes]);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await app.close();
+  await storage.close();
+  rmSync(sandbox, { recursive: true, force: true });
+});
+
+async function createJob(target: Tenant): Promise<{ id: string }> {
+  const response = await app.inject({ method: 'POST', url: `/v2/agent/${target.project.id}/job`, headers: target.auth, payload: { prompt: 'Add a page' } });
+  expect(response.statusCode).toBe(201);
+  return response.json();
+}
+
+describe('local repositories', () => {
+  it('pushes the job branch there and serves its diff as an HTML page', async () => {
+    const job = await createJob(tenant);
+    const branch = `quire/${job.id}`;
+    const host = codeHostFor(`file://${repository}`, testContext(storage, { config: { publicUrl: base } }).config);
+    expect(host.name).toBe('local');
+    expect(await host.gitCredentials(repository)).toBeUndefined();
+
+    const workspace = await openWorkspace({ repository: `file://${repository}`, ref: null, branch, root: join(sandbox, 'data') });
+    await workspace.files.write('docs/hostile.md', '# Hello <script>alert("x")</script>\n');
+    await workspace.commitAll('Add <b>page</b>', { name: 'Quire', email: 'quire@example.test' });
+    await workspace.push();
+    await workspace.dispose();
+
+    const pullRequest = await host.openOrUpdatePullRequest({ repository: `file://${repository}`, branch, base: 'main', title: 'Add a page', body: '' });
+    expect(pullRequest.url).toBe(`${base}/changes/${job.id}`);
+
+    const response = await fetch(pullRequest.url);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    const page = await response.text();
+    expect(page).toContain('docs/hostile.md');
+    expect(page).toContain('# Hello &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');
+    expect(page).toContain('Add &lt;b&gt;page&lt;/b&gt;');
+    expect(page).not.toContain('<script>');
+    expect(page).not.toContain('mkdocs.yml');
+  });
+
+  it('shows nothing for unknown jobs, unpushed branches or projects that are not local', async () => {
+    expect((await fetch(`${base}/changes/job_unknown`)).status).toBe(404);
+    const unpushed = await createJob(tenant);
+    expect((await fetch(`${base}/changes/${unpushed.id}`)).status).toBe(404);
+
+    const remote = await createTenant(storage);
+    const elsewhere = await createJob(remote);
+    git(repository, 'branch', `quire/${elsewhere.id}`, 'main');
+    expect((await fetch(`${base}/changes/${elsewhere.id}`)).status).toBe(404);
+  });
+
+  it('refuses to show a branch that is not a job branch', async () => {
+    const host = codeHostFor(repository, testContext(storage).config);
+    await expect(host.openOrUpdatePullRequest({ repository, branch: 'main', base: 'main', title: 'T', body: '' })).rejects.toThrow(/only of job branches/);
+  });
+});

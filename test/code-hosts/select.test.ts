@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { codeHostFor } from '../../src/code-hosts/select.ts';
+import { CodeHostError } from '../../src/code-hosts/types.ts';
+import { testConfig } from '../support/app.ts';
+
+describe('codeHostFor', () => {
+  const config = testConfig({ githubServerUrl: 'https://github.com', gitlabUrl: 'https://gitlab.acme.test/gitlab' });
+
+  it('chooses the host from the repository address', () => {
+    expect(codeHostFor('https://github.com/acme/docs', config).name).toBe('github');
+    expect(codeHostFor('https://gitlab.acme.test/gitlab/group/sub/docs.git', config).name).toBe('gitlab');
+    expect(codeHostFor('/srv/git/docs.git', config).name).toBe('local');
+    expect(codeHostFor('file:///srv/git/docs.git', config).name).toBe('local');
+    expect(codeHostFor('https://git.acme.test/acme/docs', testConfig({ githubServerUrl: 'https://git.acme.test' })).name).toBe('github');
+  });
+
+  it('refuses addresses on unknown servers with a message that says what to set', () => {
+    expect(() => codeHostFor('https://gitlab.acme.test/other/docs', config)).toThrow(CodeHostError);
+    expect(() => codeHostFor('https://bitbucket.org/acme/docs', config)).toThrow(/set GITHUB_SERVER_URL or GITLAB_URL/);
+    expect(() => codeHostFor('https://evil.test/github.com/acme/docs', config)).toThrow(CodeHostError);
+  });
+});

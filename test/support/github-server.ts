@@ -1,0 +1,95 @@
+import { verify } from 'node:crypto';
+import { startJsonServer, type JsonReply, type JsonServer, type RecordedRequest } from './json-server.ts';
+
+export interface GithubApp {
+  appId: string;
+  /** PEM public key matching the App's private key: the server checks the JWT signature with it. */
+  publicKey: string;
+  installationId: number;
+}
+
+export interface GithubServerOptions {
+  /** Tokens accepted for repository calls (a personal token). */
+  tokens?: string[];
+  app?: GithubApp;
+  /** Where pull-request pages live (`html_url`); defaults to the server itself. */
+  htmlUrl?: string;
+}
+
+export interface PullRecord {
+  number: number;
+  owner: string;
+  repo: string;
+  head: string;
+  base: string;
+  title: string;
+  body: string;
+  draft: boolean;
+  state: 'open' | 'closed';
+}
+
+export interface GithubServer extends JsonServer {
+  pulls: PullRecord[];
+  /** Installation tokens handed out to the App. */
+  issuedTokens: string[];
+  /** When set, every pull-request call is answered with this status and message (403, say). */
+  refuse: { status: number; message: string } | null;
+}
+
+/** The GitHub REST calls Quire makes, answered from memory, as GitHub (Enterprise Server) would. */
+export async function startGithubServer(options: GithubServerOptions = {}): Promise<GithubServer> {
+  const pulls: PullRecord[] = [];
+  const issuedTokens: string[] = [];
+  let base = '';
+
+  const tokenOf = (request: RecordedRequest) => /^(?:token|bearer) (.+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+  const validJwt = (request: RecordedRequest) => options.app !== undefined && verifyJwt(tokenOf(request), options.app);
+  const unauthorized: JsonReply = { status: 401, body: { message: 'Bad credentials' } };
+  const view = (pull: PullRecord) => ({ ...pull, html_url: `${options.htmlUrl ?? base}/${pull.owner}/${pull.repo}/pull/${pull.number}`, head: { ref: pull.head }, base: { ref: pull.base } });
+
+  const self: GithubServer = Object.assign(await startJsonServer((request) => {
+    const installation = /^\/repos\/([^/]+)\/([^/]+)\/installation$/.exec(request.path);
+    if (installation && request.method === 'GET') return validJwt(request) ? { status: 200, body: { id: options.app?.installationId } } : unauthorized;
+    const tokens = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(request.path);
+    if (tokens && request.method === 'POST') {
+      if (!validJwt(request) || Number(tokens[1]) !== options.app?.installationId) return unauthorized;
+      const token = `ghs_installation${issuedTokens.length + 1}`;
+      issuedTokens.push(token);
+      return { status: 201, body: { token, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: {}, repository_selection: 'all' } };
+    }
+    const repository = /^\/repos\/([^/]+)\/([^/]+)\/pulls(?:\/(\d+))?$/.exec(request.path);
+    if (!repository) return { status: 404, body: { message: 'Not Found' } };
+    const token = tokenOf(request);
+    if (!(options.tokens ?? []).includes(token) && !issuedTokens.includes(token)) return unauthorized;
+    if (self.refuse) return { status: self.refuse.status, body: { message: self.refuse.message } };
+    const [, owner, repo, number] = repository;
+    const body = request.body as Partial<PullRecord>;
+    if (request.method === 'GET') {
+      const head = request.query.get('head');
+      return { status: 200, body: pulls.filter((pull) => pull.owner === owner && pull.repo === repo && (!head || `${owner}:${pull.head}` === head) && pull.state === 'open').map(view) };
+    }
+    if (request.method === 'POST') {
+      if (pulls.some((pull) => pull.owner === owner && pull.repo === repo && pull.head === body.head && pull.state === 'open')) {
+        return { status: 422, body: { message: 'Validation Failed', errors: [{ message: `A pull request already exists for ${owner}:${body.head}.` }] } };
+      }
+      const pull: PullRecord = { number: pulls.length + 1, owner, repo, head: String(body.head), base: String(body.base), title: String(body.title), body: String(body.body), draft: Boolean(body.draft), state: 'open' };
+      pulls.push(pull);
+      return { status: 201, body: view(pull) };
+    }
+    const pull = pulls.find((candidate) => candidate.owner === owner && candidate.repo === repo && candidate.number === Number(number));
+    if (!pull) return { status: 404, body: { message: 'Not Found' } };
+    Object.assign(pull, { title: body.title ?? pull.title, body: body.body ?? pull.body });
+    return { status: 200, body: view(pull) };
+  }), { pulls, issuedTokens, refuse: null });
+  base = self.url;
+  return self;
+}
+
+/** Checks an App JWT as GitHub does: RS256 signature by the App's key, issuer the App id, not expired. */
+function verifyJwt(token: string, app: GithubApp): boolean {
+  const [header, payload, signature] = token.split('.');
+  if (!header || !payload || !signature) return false;
+  const valid = verify('RSA-SHA256', Buffer.from(`${header}.${payload}`), app.publicKey, Buffer.from(signature, 'base64url'));
+  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { iss?: string | number; exp?: number };
+  return valid && String(claims.iss) === app.appId && (claims.exp ?? 0) * 1000 > Date.now();
+}
