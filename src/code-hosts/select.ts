@@ -1,4 +1,5 @@
 import type { Config } from '../server/config.ts';
+import { displayRepository } from '../workspace/git-errors.ts';
 import { githubHost } from './github.ts';
 import { gitlabHost } from './gitlab.ts';
 import { localHost, localRepositoryPath } from './local.ts';
@@ -14,6 +15,6 @@ export function codeHostFor(repository: string, config: Config): CodeHost {
   if (isUnder(repository, config.githubServerUrl)) return githubHost(config);
   if (isUnder(repository, config.gitlabUrl)) return gitlabHost(config);
   throw new CodeHostError(
-    `${repository} is on neither GitHub (${config.githubServerUrl}) nor GitLab (${config.gitlabUrl ?? 'GITLAB_URL is unset'}): set GITHUB_SERVER_URL or GITLAB_URL to its server, or use a local path.`,
+    `${displayRepository(repository)} is on neither GitHub (${config.githubServerUrl}) nor GitLab (${config.gitlabUrl ?? 'GITLAB_URL is unset'}): set GITHUB_SERVER_URL or GITLAB_URL to its server, or use a local path.`,
   );
 }
