@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { ConfigError } from '../server/config.ts';
 import { registerAccounts } from './accounts.ts';
+import { registerAnalytics } from './analytics.ts';
 import { registerDashboard } from './dashboard.ts';
 import { withStorage } from './database.ts';
 import { CliError } from './output.ts';
@@ -25,6 +26,7 @@ program
   );
 registerAccounts(program);
 registerDashboard(program);
+registerAnalytics(program);
 
 try {
   await program.parseAsync(process.argv);

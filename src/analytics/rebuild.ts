@@ -1,0 +1,83 @@
+import type { Kysely } from 'kysely';
+import type { Storage } from '../storage/dialect.ts';
+import type { Database } from '../storage/schema.ts';
+import { decodeTuples, encodeTuples, sortedDistinct, type PathEntry } from './encoding.ts';
+import { existingProjectKey } from './dictionary.ts';
+import { engineFor } from './engine.ts';
+import { foldPending, groupTuples, lockDaySets, writeDaySet } from './indexer.ts';
+import { rawViews, snapshotIsolation } from './sources.ts';
+import { dayMs, dayOf } from './time.ts';
+
+/** PostgreSQL errors after which the same transaction can simply run again. */
+const retryable = new Set(['40001', '40P01']);
+
+/**
+ * Recomputes one day's sets from its raw events, in one transaction: the day-set rows are locked,
+ * so folds wait, and pending views of that day are dropped because the raw events already hold
+ * them (all read in one snapshot). Queries keep answering from the previous sets meanwhile.
+ */
+async function rebuildDay(trx: Kysely<Database>, storage: Storage, projectKey: number, day: number): Promise<number> {
+  const engine = engineFor(storage);
+  await lockDaySets(trx, storage.profile, projectKey, [
+    { day, classCode: 0 },
+    { day, classCode: 1 },
+  ]);
+  const pending = await trx
+    .selectFrom('analytics_pending')
+    .select(['id', 'tuples'])
+    .where('project_key', '=', projectKey)
+    .$if(storage.profile.rowLocks, (query) => query.forUpdate())
+    .execute();
+  const tuples = await rawViews(trx, engine, projectKey, day * dayMs, (day + 1) * dayMs);
+  const groups = groupTuples(tuples);
+  for (const classCode of [0, 1]) {
+    const entries = new Map<number, PathEntry>();
+    for (const [pathId, path] of groups.get(`${day}:${classCode}`)?.paths ?? []) entries.set(pathId, { visitors: sortedDistinct(path.visitors), views: path.views });
+    await writeDaySet(trx, projectKey, day, classCode, entries);
+  }
+  for (const batch of pending) {
+    const all = decodeTuples(batch.tuples);
+    const rest = all.filter((tuple) => tuple.day !== day);
+    if (rest.length === all.length) continue;
+    if (rest.length === 0) await trx.deleteFrom('analytics_pending').where('id', '=', batch.id).execute();
+    else await trx.updateTable('analytics_pending').set({ tuples: Buffer.from(encodeTuples(rest)) }).where('id', '=', batch.id).execute();
+  }
+  await trx.updateTable('analytics_projects').set((eb) => ({ version: eb('version', '+', 1) })).where('project_key', '=', projectKey).execute();
+  return tuples.length;
+}
+
+/** Recomputes every day set of a project that still has raw events; returns days and counted views. */
+export async function rebuildProject(storage: Storage, projectId: string, onDay?: (done: number, total: number) => void): Promise<{ days: number; views: number }> {
+  const key = await existingProjectKey(storage.db, engineFor(storage).dictionary, projectId);
+  if (key === undefined) return { days: 0, views: 0 };
+  await foldPending(storage, key);
+  const span = await storage.db
+    .selectFrom('analytics_events')
+    .select((eb) => [eb.fn.min('at').as('first'), eb.fn.max('at').as('last')])
+    .where('project_key', '=', key)
+    .executeTakeFirstOrThrow();
+  if (span.first === null || span.last === null) return { days: 0, views: 0 };
+  const firstDay = dayOf(Number(span.first));
+  const lastDay = dayOf(Number(span.last));
+  const isolation = snapshotIsolation[storage.profile.name];
+  let views = 0;
+  for (let day = firstDay; day <= lastDay; day++) {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const transaction = storage.db.transaction();
+        views += await (isolation ? transaction.setIsolationLevel(isolation) : transaction).execute((trx) => rebuildDay(trx, storage, key, day));
+        break;
+      } catch (error) {
+        if (attempt >= 5 || !retryable.has((error as { code?: string }).code ?? '')) throw error;
+      }
+    }
+    onDay?.(day - firstDay + 1, lastDay - firstDay + 1);
+  }
+  return { days: lastDay - firstDay + 1, views };
+}
+
+/** Projects that have analytics data. */
+export async function analyticsProjects(db: Kysely<Database>): Promise<string[]> {
+  const rows = await db.selectFrom('analytics_projects').select('project_id').orderBy('project_id').execute();
+  return rows.map((row) => row.project_id);
+}

@@ -1,0 +1,83 @@
+import { createReadStream, statSync } from 'node:fs';
+import type { Command } from 'commander';
+import { findProject } from '../accounts/projects.ts';
+import { foldPending } from '../analytics/indexer.ts';
+import { existingProjectKey } from '../analytics/dictionary.ts';
+import { engineFor } from '../analytics/engine.ts';
+import { formats, type FormatName } from '../analytics/importers/formats.ts';
+import { importLog, type ImportSummary } from '../analytics/importers/run.ts';
+import { analyticsProjects, rebuildProject } from '../analytics/rebuild.ts';
+import { withStorage } from './database.ts';
+import { CliError, print } from './output.ts';
+
+/** A one-line progress bar on stderr (redrawn in place on a terminal, every 10% otherwise). */
+function progressBar(total: number | undefined) {
+  let lastTenth = -1;
+  return (bytes: number, summary: ImportSummary) => {
+    const fraction = total ? Math.min(1, bytes / total) : undefined;
+    const bar = fraction === undefined ? '' : `[${'#'.repeat(Math.round(fraction * 30)).padEnd(30)}] ${(fraction * 100).toFixed(0).padStart(3)}% `;
+    const text = `${bar}${summary.lines.toLocaleString('en-US')} lines, ${summary.accepted.toLocaleString('en-US')} accepted, ${summary.skipped.toLocaleString('en-US')} skipped`;
+    if (process.stderr.isTTY) process.stderr.write(`\r${text}`);
+    else if (fraction !== undefined && Math.floor(fraction * 10) > lastTenth) {
+      lastTenth = Math.floor(fraction * 10);
+      process.stderr.write(`${text}\n`);
+    }
+  };
+}
+
+function describe(summary: ImportSummary): string {
+  const reasons = Object.entries(summary.reasons).map(([reason, count]) => `  ${count.toLocaleString('en-US')} ${reason}`);
+  return [`Read ${summary.lines.toLocaleString('en-US')} lines: ${summary.accepted.toLocaleString('en-US')} views accepted, ${summary.skipped.toLocaleString('en-US')} skipped.`, ...reasons].join('\n');
+}
+
+export function registerAnalytics(program: Command): void {
+  const analytics = program.command('analytics').description('Visitor analytics: import access logs, rebuild visitor sets');
+  analytics
+    .command('import')
+    .description('Import page views from an access log (gzip accepted); importing a file again does not count it twice')
+    .requiredOption('--project <id>', 'project the views belong to')
+    .requiredOption('--format <format>', `log format: ${Object.keys(formats).join(', ')}`)
+    .argument('<file>', 'log file, or - for standard input')
+    .option('--json', 'print the summary as JSON')
+    .action((file: string, flags: { project: string; format: string; json?: boolean }) =>
+      withStorage(async (storage) => {
+        if (!(flags.format in formats)) throw new CliError(`--format must be one of ${Object.keys(formats).join(', ')}; got "${flags.format}".`);
+        const project = await findProject(storage.db, flags.project);
+        if (!project) throw new CliError(`No project has the id ${flags.project}; "quire projects list" shows them.`);
+        let size: number | undefined;
+        if (file !== '-') {
+          try {
+            size = statSync(file).size;
+          } catch {
+            throw new CliError(`Cannot read ${file}; give the path of a log file, or - to read standard input.`);
+          }
+        }
+        const input = file === '-' ? process.stdin : createReadStream(file);
+        const summary = await importLog(storage, project, flags.format as FormatName, input, { onProgress: progressBar(size) });
+        if (process.stderr.isTTY) process.stderr.write('\n');
+        const key = await existingProjectKey(storage.db, engineFor(storage).dictionary, project.id);
+        if (key !== undefined) await foldPending(storage, key);
+        print(flags, summary, () => describe(summary));
+      }),
+    );
+  analytics
+    .command('rebuild')
+    .description('Recompute visitor sets from the raw events (after a classification update); the server keeps answering meanwhile')
+    .option('--project <id>', 'only this project (default: every project with analytics data)')
+    .option('--json', 'print JSON')
+    .action((flags: { project?: string; json?: boolean }) =>
+      withStorage(async (storage) => {
+        if (flags.project && !(await findProject(storage.db, flags.project))) throw new CliError(`No project has the id ${flags.project}; "quire projects list" shows them.`);
+        const projects = flags.project ? [flags.project] : await analyticsProjects(storage.db);
+        const results: { projectId: string; days: number; views: number }[] = [];
+        for (const projectId of projects) {
+          const result = await rebuildProject(storage, projectId, (done, total) => {
+            if (process.stderr.isTTY) process.stderr.write(`\r${projectId}: day ${done} of ${total}`);
+          });
+          if (process.stderr.isTTY) process.stderr.write('\n');
+          results.push({ projectId, ...result });
+        }
+        print(flags, results, () => results.map((result) => `Rebuilt ${result.projectId}: ${result.days} days, ${result.views.toLocaleString('en-US')} counted views.`).join('\n') || 'No project has analytics data yet.');
+      }),
+    );
+}

@@ -1,0 +1,90 @@
+import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formats } from '../../src/analytics/importers/formats.ts';
+import { importLog } from '../../src/analytics/importers/run.ts';
+import { page } from '../../src/analytics/query.ts';
+import { rebuildProject } from '../../src/analytics/rebuild.ts';
+import type { Storage } from '../../src/storage/dialect.ts';
+import { createTenant, type Tenant } from '../support/app.ts';
+import { testDatabases } from '../support/storage.ts';
+
+const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+
+const samples = {
+  combined: [
+    `203.0.113.7 - - [21/Nov/2026:09:30:00 +0100] "GET /guides/setup?ref=nav HTTP/1.1" 200 5120 "https://example.com/" "${chrome}"`,
+    `198.51.100.4 - - [21/Nov/2026:08:31:00 +0000] "GET /guides/setup.md HTTP/2.0" 200 812 "-" "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)"`,
+    `203.0.113.7 - - [21/Nov/2026:08:32:00 +0000] "POST /api/search HTTP/1.1" 200 10 "-" "${chrome}"`,
+    `203.0.113.9 - - [21/Nov/2026:08:33:00 +0000] "GET /missing HTTP/1.1" 404 10 "-" "${chrome}"`,
+    'this is not an access log line',
+    `203.0.113.7 - - [99/Nov/2026:08:32:00 +0000] "GET / HTTP/1.1" 200 10`,
+  ],
+  cloudflare: [
+    JSON.stringify({ ClientIP: '203.0.113.7', ClientRequestMethod: 'GET', ClientRequestURI: '/guides/setup', ClientRequestUserAgent: chrome, EdgeStartTimestamp: 1795253400000000000, EdgeResponseStatus: 200 }),
+    JSON.stringify({ ClientIP: '198.51.100.4', ClientRequestMethod: 'GET', ClientRequestURI: '/guides/setup', ClientRequestUserAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)', EdgeStartTimestamp: '2026-11-21T08:31:00Z', EdgeResponseStatus: 200 }),
+    JSON.stringify({ ClientIP: '203.0.113.7', ClientRequestMethod: 'PUT', ClientRequestURI: '/x', EdgeStartTimestamp: 1795253400, EdgeResponseStatus: 200 }),
+    '{"ClientIP": "203.0.113.7", "ClientRequestURI": ',
+  ],
+  vercel: [
+    JSON.stringify([
+      { id: '1', source: 'edge', timestamp: 1795253400000, proxy: { timestamp: 1795253400000, method: 'GET', path: '/guides/setup', userAgent: [chrome], statusCode: 200, clientIp: '203.0.113.7', host: 'docs.example.com' } },
+      { id: '2', source: 'build', timestamp: 1795253400000, message: 'Build completed' },
+    ]),
+    JSON.stringify({ id: '3', source: 'edge', timestamp: 1795253460000, proxy: { timestamp: 1795253460000, method: 'GET', path: '/llms.txt', userAgent: ['curl/8.5.0'], statusCode: 200, clientIp: '198.51.100.4' } }),
+    JSON.stringify({ id: '4', source: 'lambda', message: 'log line' }),
+    'not json',
+  ],
+  cloudfront: [
+    '#Version: 1.0',
+    '#Fields: date time x-edge-location sc-bytes c-ip cs-method cs(Host) cs-uri-stem sc-status cs(Referer) cs(User-Agent) cs-uri-query',
+    `2026-11-21\t08:30:00\tFRA56-C1\t5120\t203.0.113.7\tGET\td111111abcdef8.cloudfront.net\t/guides/setup\t200\t-\t${encodeURIComponent(chrome)}\t-`,
+    `2026-11-21\t08:31:00\tFRA56-C1\t812\t198.51.100.4\tGET\td111111abcdef8.cloudfront.net\t/guides/setup\t200\t-\tMozilla/5.0%20(compatible;%20PerplexityBot/1.0;%20+https://perplexity.ai/perplexitybot)\t-`,
+    '2026-11-21\t08:32:00\ttoo few fields',
+  ],
+  ndjson: [
+    JSON.stringify({ timestamp: '2026-11-21T08:30:00Z', path: '/guides/setup', userAgent: chrome, ip: '203.0.113.7' }),
+    JSON.stringify({ timestamp: '2026-11-21T08:31:00Z', path: '/guides/setup', userAgent: 'ChatGPT-User/1.0', visitorId: 'agent-1' }),
+    JSON.stringify({ timestamp: '2026-11-21T08:32:00Z' }),
+    '{broken',
+  ],
+} satisfies Record<keyof typeof formats, string[]>;
+
+const expected: Record<keyof typeof formats, { accepted: number; reasons: Record<string, number> }> = {
+  combined: { accepted: 3, reasons: { 'not a GET request': 1, 'malformed line': 2 } },
+  cloudflare: { accepted: 2, reasons: { 'not a GET request': 1, 'malformed line': 1 } },
+  vercel: { accepted: 2, reasons: { 'not a request log entry': 1, 'malformed line': 1 } },
+  cloudfront: { accepted: 2, reasons: { 'header line': 2, 'malformed line': 1 } },
+  ndjson: { accepted: 2, reasons: { 'invalid event: path is required: the requested page path, such as /guides/setup.': 1, 'malformed line': 1 } },
+};
+
+describe.each(testDatabases)('log importers on $dialect', (database) => {
+  let storage: Storage;
+  beforeAll(async () => {
+    storage = await database.open();
+  });
+  afterAll(async () => storage.close());
+
+  const range = { measure: 'visitors' as const, from: Date.UTC(2026, 10, 21), to: Date.UTC(2026, 10, 22), limit: 50, offset: 0 };
+
+  it.each(Object.keys(samples) as (keyof typeof formats)[])('imports %s lines, skips malformed ones with reasons, and re-imports without double counting', async (format) => {
+    const tenant: Tenant = await createTenant(storage);
+    const text = `${samples[format].join('\n')}\n`;
+    const first = await importLog(storage, tenant.project, format, Readable.from([Buffer.from(text)]));
+    expect(first).toEqual({ lines: samples[format].length, accepted: expected[format].accepted, skipped: Object.values(expected[format].reasons).reduce((sum, count) => sum + count, 0), reasons: expected[format].reasons });
+    const counted = await page(storage, tenant.project.id, range);
+    expect(counted.totals.total).toBeGreaterThan(0);
+    expect(counted.totals.ai).toBe(1);
+
+    const again = await importLog(storage, tenant.project, format, Readable.from([gzipSync(text)]));
+    expect(again.accepted).toBe(0);
+    expect(again.reasons['already imported']).toBe(expected[format].accepted);
+    const views = await page(storage, tenant.project.id, { ...range, measure: 'views' });
+    expect(views.totals.total).toBe(expected[format].accepted - (format === 'combined' ? 1 : 0));
+    expect(await page(storage, tenant.project.id, range)).toEqual(counted);
+
+    await rebuildProject(storage, tenant.project.id);
+    expect(await page(storage, tenant.project.id, range)).toEqual(counted);
+    expect((await page(storage, tenant.project.id, { ...range, measure: 'views' })).totals).toEqual(views.totals);
+  });
+});
