@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { FeatureRoutes } from '../server/app.ts';
 import type { AppContext } from '../server/context.ts';
 import { ApiError } from '../server/errors.ts';
+import { analyticsPages } from './pages/analytics.ts';
 import { assetRoutes } from './assets.ts';
 import { requireCsrf, requireSession } from './auth.ts';
 import { html } from './html.ts';
@@ -55,6 +56,7 @@ export const dashboardRoutes: FeatureRoutes = async (app, { context }) => {
         keyPages(signedIn, context);
         projectPages(signedIn, context);
         jobPages(signedIn, context);
+        analyticsPages(signedIn, context);
       });
     },
     { prefix: '/dashboard' },

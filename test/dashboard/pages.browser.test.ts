@@ -1,7 +1,9 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/accounts/organizations.ts';
+import { createKey } from '../../src/accounts/keys.ts';
 import { createProject } from '../../src/accounts/projects.ts';
+import { analyticsRoutes } from '../../src/analytics/routes.ts';
 import { dashboardRoutes } from '../../src/dashboard/routes.ts';
 import { createSignInLink, signInUrl } from '../../src/dashboard/sessions.ts';
 import { startService, type RunningService } from '../../src/server/service.ts';
@@ -31,7 +33,7 @@ describe('dashboard in Chromium', () => {
         return { prLink: 'https://github.com/acme/handbook/pull/42' };
       },
     });
-    service = await startService({ config: testConfig({ workerPollMs: 50 }), api: true, worker: true, agent, features: [dashboardRoutes], storage });
+    service = await startService({ config: testConfig({ workerPollMs: 50 }), api: true, worker: true, agent, features: [dashboardRoutes, analyticsRoutes], storage });
     orgId = (await createOrganization(storage.db, 'Acme')).id;
     otherProjectId = (await createProject(storage.db, orgId, { name: 'Website' })).id;
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
@@ -132,6 +134,53 @@ describe('dashboard in Chromium', () => {
       expect(await row.textContent()).toContain('completed');
       expect(await row.textContent()).toContain('openai-compatible:test-model');
       expect(await row.getByRole('link', { name: /Pull request/ }).getAttribute('href')).toBe('https://github.com/acme/handbook/pull/42');
+    });
+  });
+  it('shows the same analytics numbers as the visitors API, per day and per page, and in the CSV', async () => {
+    const { key } = await createKey(storage.db, orgId, { scopes: ['read', 'ingest'] });
+    const today = Math.floor(Date.now() / 86_400_000) * 86_400_000;
+    const day = (offset: number) => new Date(today + offset * 86_400_000).toISOString().slice(0, 10);
+    const human = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
+    const bot = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.1; +https://openai.com/gptbot)';
+    const events = [
+      ...['h1', 'h2', 'h3'].map((visitorId) => ({ timestamp: `${day(-3)}T10:00:00Z`, path: '/guides/setup', userAgent: human, visitorId })),
+      ...['h1', 'h4'].map((visitorId) => ({ timestamp: `${day(-2)}T11:00:00Z`, path: '/reference/api', userAgent: human, visitorId })),
+      ...['a1', 'a2'].map((visitorId) => ({ timestamp: `${day(-2)}T12:00:00Z`, path: '/guides/setup.md', userAgent: bot, visitorId })),
+      { timestamp: `${day(-1)}T09:00:00Z`, path: '/llms.txt', userAgent: bot, visitorId: 'a3' },
+      { timestamp: `${day(-1)}T09:30:00Z`, path: '/', userAgent: human, visitorId: 'h5' },
+    ];
+    const ingested = await api(`/v1/analytics/${otherProjectId}/events`, key, { method: 'POST', body: JSON.stringify({ events }) });
+    expect(await ingested.json()).toMatchObject({ accepted: events.length, rejected: 0 });
+    type Row = { path: string; human: number; ai: number; total: number };
+    const visitors = async (from: string, to: string): Promise<{ totals: Omit<Row, 'path'>; visitors: Row[] }> =>
+      (await api(`/v1/analytics/${otherProjectId}/visitors?dateFrom=${from}&dateTo=${to}&limit=250`, key)).json();
+
+    await step(page, 'analytics', async () => {
+      await page.goto(`${service.url}/dashboard/projects/${otherProjectId}/analytics`);
+      await page.getByLabel('First day').fill(day(-3));
+      await page.getByLabel('Last day').fill(day(-1));
+      await page.getByRole('button', { name: 'Show' }).click();
+      await expect.poll(() => page.url()).toContain(`from=${day(-3)}`);
+
+      const expected = await visitors(day(-3), day(0));
+      expect(expected.totals).toEqual({ human: 5, ai: 3, total: 8 });
+      expect(await page.locator('#total-human').textContent()).toBe(String(expected.totals.human));
+      expect(await page.locator('#total-ai').textContent()).toBe(String(expected.totals.ai));
+      expect(await page.locator('#total-all').textContent()).toBe(String(expected.totals.total));
+      const table = await page.locator('#top-pages tbody tr').evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)));
+      expect(table).toEqual(expected.visitors.map((row) => [row.path, String(row.human), String(row.ai), String(row.total)]));
+
+      const bars = await page.locator('svg rect.bar').evaluateAll((rects) => rects.map((rect) => [rect.getAttribute('data-day'), rect.getAttribute('data-human') ?? rect.getAttribute('data-ai')]));
+      const perDay: [string, string][] = [];
+      for (const offset of [-3, -2, -1]) {
+        const { totals } = await visitors(day(offset), day(offset + 1));
+        perDay.push([day(offset), String(totals.human)], [day(offset), String(totals.ai)]);
+      }
+      expect(bars).toEqual(perDay);
+      expect(perDay.map(([, count]) => count)).toEqual(['3', '0', '2', '2', '1', '1']);
+
+      const csv = await page.evaluate(async (url) => (await fetch(url)).text(), `/dashboard/projects/${otherProjectId}/analytics/visitors.csv?from=${day(-3)}&to=${day(-1)}`);
+      expect(csv.trim().split('\n')).toEqual(['path,human,ai,total', ...expected.visitors.map((row) => `${row.path},${row.human},${row.ai},${row.total}`)]);
     });
   });
 });

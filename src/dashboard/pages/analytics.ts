@@ -1,0 +1,96 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { parseBound } from '../../analytics/dates.ts';
+import { page } from '../../analytics/query.ts';
+import { dayMs } from '../../analytics/time.ts';
+import type { AppContext } from '../../server/context.ts';
+import { invalidRequest } from '../../server/errors.ts';
+import { viewerOf, viewerProject } from '../auth.ts';
+import { html } from '../html.ts';
+import { layout, projectTabs, sendPage } from '../layout.ts';
+import { visitorsChart, type DayCounts } from './chart.ts';
+
+type AnalyticsRequest = FastifyRequest<{ Params: { projectId: string }; Querystring: { from?: string; to?: string; offset?: string } }>;
+
+const pageSize = 50;
+const exportPageSize = 250;
+/** The chart asks for each day separately; a year keeps that bounded. */
+const longestRangeDays = 366;
+
+const isoDay = (at: number) => new Date(at).toISOString().slice(0, 10);
+
+/**
+ * The range the picker asks for: `from` and `to` are both included (people think in whole days);
+ * the queries get the API's exclusive end, the day after `to`. Default: the last 7 days, today included.
+ */
+function readRange(query: AnalyticsRequest['query']): { from: number; end: number } {
+  const today = Math.floor(Date.now() / dayMs) * dayMs;
+  const day = (value: string | undefined, fallback: number) => (value === undefined || value === '' ? fallback : /^\d{4}-\d{2}-\d{2}$/.test(value) ? parseBound(value) : null);
+  const to = day(query.to, today);
+  const from = day(query.from, (to ?? today) - 6 * dayMs);
+  if (from === null || to === null) throw invalidRequest('Pick the first and last day of the range as dates (2026-11-21).');
+  if (from > to) throw invalidRequest('The first day of the range must not be after the last day.');
+  if ((to - from) / dayMs + 1 > longestRangeDays) throw invalidRequest(`Pick a range of at most ${longestRangeDays} days.`);
+  return { from, end: to + dayMs };
+}
+
+/** One CSV field; a leading = + - @ is neutralised so spreadsheets do not run it as a formula. */
+function csvField(value: string | number): string {
+  const text = typeof value === 'number' ? String(value) : /^[=+\-@]/.test(value) ? `'${value}` : value;
+  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+export function analyticsPages(scope: FastifyInstance, context: AppContext): void {
+  const { storage } = context;
+
+  scope.get('/projects/:projectId/analytics', async (request: AnalyticsRequest, reply) => {
+    const viewer = viewerOf(request);
+    const project = await viewerProject(context, request, request.params.projectId);
+    const { from, end } = readRange(request.query);
+    const offset = Math.max(0, Number.parseInt(request.query.offset ?? '0', 10) || 0);
+    const result = await page(storage, project.id, { measure: 'visitors', from, to: end, limit: pageSize, offset });
+    const days: DayCounts[] = [];
+    for (let day = from; day < end; day += dayMs) {
+      const { totals } = await page(storage, project.id, { measure: 'visitors', from: day, to: day + dayMs, limit: 1, offset: 0 });
+      days.push({ day: isoDay(day), human: totals.human, ai: totals.ai });
+    }
+    const range = { from: isoDay(from), to: isoDay(end - dayMs) };
+    const base = `/dashboard/projects/${project.id}/analytics`;
+    const query = new URLSearchParams(range).toString();
+    const rows = result.rows.map((row) => html`<tr><td>${row.path}</td><td class="number">${row.human}</td><td class="number">${row.ai}</td><td class="number">${row.total}</td></tr>`);
+    const dailyRows = days.map((day) => html`<tr><td>${day.day}</td><td class="number">${day.human}</td><td class="number">${day.ai}</td></tr>`);
+    const more = result.hasMore ? html`<p><a href="${base}?${query}&offset=${offset + pageSize}">Next ${pageSize} pages</a></p>` : '';
+    const body = html`${projectTabs(project, 'analytics')}
+<form method="get" action="${base}" class="range" aria-label="Date range">
+<label>First day <input type="date" name="from" value="${range.from}" required></label>
+<label>Last day <input type="date" name="to" value="${range.to}" required></label>
+<button type="submit">Show</button>
+<a href="${base}/visitors.csv?${query}" download>Download CSV</a>
+</form>
+<p class="hint">Days are UTC. Unique visitors are counted over the whole range, so a visitor seen on several days counts once in the totals and the pages table.</p>
+<ul class="totals" aria-label="Totals">
+<li>Human visitors <strong id="total-human">${result.totals.human}</strong></li>
+<li>AI visitors <strong id="total-ai">${result.totals.ai}</strong></li>
+<li>All visitors <strong id="total-all">${result.totals.total}</strong></li>
+</ul>
+<h2>Visitors per day</h2>
+${visitorsChart(days)}
+<details><summary>Daily numbers</summary><div class="scroll"><table><thead><tr><th scope="col">Day</th><th scope="col" class="number">Human</th><th scope="col" class="number">AI</th></tr></thead><tbody>${dailyRows}</tbody></table></div></details>
+<h2>Top pages</h2>
+${rows.length ? html`<div class="scroll"><table id="top-pages"><thead><tr><th scope="col">Page</th><th scope="col" class="number">Human</th><th scope="col" class="number">AI</th><th scope="col" class="number">Total</th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p>No visitors in this range.</p>`}
+${more}`;
+    return sendPage(reply, layout({ title: `Analytics · ${project.name}`, viewer, section: 'projects', body }));
+  });
+
+  scope.get('/projects/:projectId/analytics/visitors.csv', async (request: AnalyticsRequest, reply) => {
+    const project = await viewerProject(context, request, request.params.projectId);
+    const { from, end } = readRange(request.query);
+    const lines = ['path,human,ai,total'];
+    for (let offset = 0, more = true; more; offset += exportPageSize) {
+      const result = await page(storage, project.id, { measure: 'visitors', from, to: end, limit: exportPageSize, offset });
+      for (const row of result.rows) lines.push([row.path, row.human, row.ai, row.total].map(csvField).join(','));
+      more = result.hasMore;
+    }
+    const filename = `visitors-${project.id}-${isoDay(from)}-${isoDay(end - dayMs)}.csv`;
+    return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).send(`${lines.join('\n')}\n`);
+  });
+}
