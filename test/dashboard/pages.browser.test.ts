@@ -152,8 +152,8 @@ describe('dashboard in Chromium', () => {
     const ingested = await api(`/v1/analytics/${otherProjectId}/events`, key, { method: 'POST', body: JSON.stringify({ events }) });
     expect(await ingested.json()).toMatchObject({ accepted: events.length, rejected: 0 });
     type Row = { path: string; human: number; ai: number; total: number };
-    const visitors = async (from: string, to: string): Promise<{ totals: Omit<Row, 'path'>; visitors: Row[] }> =>
-      (await api(`/v1/analytics/${otherProjectId}/visitors?dateFrom=${from}&dateTo=${to}&limit=250`, key)).json();
+    const visitors = async (from: string, to: string) =>
+      (await (await api(`/v1/analytics/${otherProjectId}/visitors?dateFrom=${from}&dateTo=${to}&limit=250`, key)).json()) as { totals: Omit<Row, 'path'>; visitors: Row[] };
 
     await step(page, 'analytics', async () => {
       await page.goto(`${service.url}/dashboard/projects/${otherProjectId}/analytics`);
