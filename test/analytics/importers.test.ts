@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formats } from '../../src/analytics/importers/formats.ts';
+import type { formats } from '../../src/analytics/importers/formats.ts';
 import { importLog } from '../../src/analytics/importers/run.ts';
 import { page } from '../../src/analytics/query.ts';
 import { rebuildProject } from '../../src/analytics/rebuild.ts';
