@@ -47,10 +47,15 @@ if (mode === 'bare') {
   // The first process of a benchmark sets up the tenant; later ones reuse it.
   let organization = (await listOrganizations(db))[0];
   organization ??= await createOrganization(db, 'Bench');
-  let project = (await listProjects(db, organization.id))[0];
-  project ??= await createProject(db, organization.id, { name: 'Bench', repository: 'https://github.com/acme/docs', ref: 'main' });
+  // BENCH_PROJECTS projects, so load can spread over many per-project rate limits as real traffic does.
+  let projects = await listProjects(db, organization.id);
+  for (let index = projects.length; index < Number(process.env.BENCH_PROJECTS ?? 1); index++) {
+    await createProject(db, organization.id, { name: `Bench ${index}`, repository: 'https://github.com/acme/docs', ref: 'main' });
+  }
+  projects = await listProjects(db, organization.id);
   const { key } = await createKey(db, organization.id);
-  const job = service.url ? jobView((await createJob(service.context, project, { prompt: 'bench' })).job) : null;
-  process.stdout.write(`${JSON.stringify({ url: service.url, projectId: project.id, key, jobId: job?.id })}\n`);
+  const job = service.url ? jobView((await createJob(service.context, projects[0], { prompt: 'bench' })).job) : null;
+  const info = { url: service.url, projectId: projects[0].id, projectIds: projects.map((project) => project.id), key, jobId: job?.id };
+  process.stdout.write(`${JSON.stringify(info)}\n`);
   process.on('SIGTERM', () => service.stop().then(() => process.exit(0)));
 }

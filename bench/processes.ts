@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 
 export interface BenchProcess {
   child: ChildProcess;
-  info: { url: string; projectId?: string; key?: string; jobId?: string };
+  info: { url: string; projectId?: string; projectIds?: string[]; key?: string; jobId?: string };
   /** Largest resident set seen, in bytes (sampled from /proc while it runs). */
   peakRss(): number;
   stop(): Promise<void>;

@@ -1,0 +1,120 @@
+import autocannon from 'autocannon';
+import { newId } from '../src/lib/ids.ts';
+import { jobsChannel } from '../src/jobs/queue/enqueue.ts';
+import { loadConfig } from '../src/server/config.ts';
+import { openStorage, type Storage } from '../src/storage/open.ts';
+import { freshDatabase, postgresReachable, type BenchDatabase } from './databases.ts';
+import { startBenchProcess, type BenchProcess } from './processes.ts';
+import type { BenchSuite, Report } from './report.ts';
+
+const seconds = Number(process.env.QUIRE_BENCH_SECONDS ?? 5);
+const queueJobs = Number(process.env.QUIRE_BENCH_QUEUE_JOBS ?? 3000);
+// Real limits (100 creates per project per hour), spread over enough projects for the load.
+const projects = 400;
+const quiet = { LOG_LEVEL: 'silent', QUIRE_WORKER_POLL_MS: '50' };
+
+async function startProcesses(database: BenchDatabase, count: number, env: Record<string, string>): Promise<BenchProcess[]> {
+  // The first process creates the tenant and its projects; the others join them.
+  const first = await startBenchProcess('bench/jobs-server.ts', ['quire'], { ...database.env, ...quiet, BENCH_PROJECTS: String(projects), ...env });
+  const rest = await Promise.all(Array.from({ length: count - 1 }, () => startBenchProcess('bench/jobs-server.ts', ['quire'], { ...database.env, ...quiet, ...env })));
+  return [first, ...rest];
+}
+
+/** Job creates per second with `count` API processes sharing the database, over many projects. */
+async function createThroughput(database: BenchDatabase, count: number): Promise<number> {
+  const apis = await startProcesses(database, count, { BENCH_WORKER: '0' });
+  try {
+    const { projectIds, key } = apis[0].info;
+    let next = 0;
+    const results = await Promise.all(
+      apis.map((api) =>
+        autocannon({
+          url: api.info.url,
+          connections: 8,
+          duration: seconds,
+          requests: [
+            {
+              method: 'POST',
+              headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ prompt: 'Benchmark job' }),
+              setupRequest: (request) => ({ ...request, path: `/v2/agent/${projectIds![next++ % projectIds!.length]}/job` }),
+            },
+          ],
+        }),
+      ),
+    );
+    const failed = results.reduce((sum, result) => sum + result.non2xx + result.errors, 0);
+    const total = results.reduce((sum, result) => sum + result.requests.total, 0);
+    if (failed > total / 100) throw new Error(`${failed} of ${total} creates failed (is the load beyond ${projects * 100} creates per hour?)`);
+    return results.reduce((sum, result) => sum + result.requests.average, 0);
+  } finally {
+    await Promise.all(apis.map((api) => api.stop()));
+  }
+}
+
+/** Puts `count` jobs in the queue at once, as a burst of creates would. */
+async function seedQueue(storage: Storage, count: number): Promise<void> {
+  const project = await storage.db.selectFrom('projects').selectAll().executeTakeFirstOrThrow();
+  const now = Date.now();
+  await storage.db.transaction().execute(async (trx) => {
+    for (let offset = 0; offset < count; offset += 500) {
+      const ids = Array.from({ length: Math.min(500, count - offset) }, () => newId('job'));
+      const job = { org_id: project.org_id, project_id: project.id, status: 'active' as const, prompt: 'queued', repository: 'https://github.com/acme/docs', ref: 'main', model: 'bench', pr_link: null, error: null, runner_state: null, input_tokens: 0, output_tokens: 0, created_at: now, updated_at: now, archived_at: null };
+      await trx.insertInto('jobs').values(ids.map((id) => ({ ...job, id, branch: `quire/${id}` }))).execute();
+      await trx.insertInto('job_messages').values(ids.map((id) => ({ job_id: id, seq: 0, role: 'user' as const, content: '{"text":"queued"}', created_at: now }))).execute();
+      await trx.insertInto('job_queue').values(ids.map((id) => ({ id: newId('run'), job_id: id, max_attempts: 3, available_at: now, locked_by: null, locked_until: null, created_at: now }))).execute();
+    }
+    await storage.notify(trx, jobsChannel);
+  });
+}
+
+/** Jobs per second claimed, run (no-op) and completed by `count` worker processes. */
+async function queueThroughput(database: BenchDatabase, count: number): Promise<number> {
+  const workers = await startProcesses(database, count, { BENCH_API: '0', QUIRE_WORKER_CONCURRENCY: '8' });
+  const storage = await openStorage(loadConfig({ ...process.env, ...database.env }), { migrate: false });
+  try {
+    const started = performance.now();
+    await seedQueue(storage, queueJobs);
+    for (;;) {
+      const left = await storage.db.selectFrom('job_queue').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+      if (Number(left.count) === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return queueJobs / ((performance.now() - started) / 1000);
+  } finally {
+    await storage.close();
+    await Promise.all(workers.map((worker) => worker.stop()));
+  }
+}
+
+async function measure<T>(name: BenchDatabase['name'], action: (database: BenchDatabase) => Promise<T>): Promise<T> {
+  const database = await freshDatabase(name);
+  try {
+    return await action(database);
+  } finally {
+    await database.drop();
+  }
+}
+
+async function run(report: Report): Promise<void> {
+  if (!(await postgresReachable())) {
+    process.stdout.write('  PostgreSQL is not reachable (QUIRE_BENCH_POSTGRES_URL); scale-out figures skipped.\n');
+    return;
+  }
+  const sqliteCreates = await measure('sqlite', (database) => createThroughput(database, 1));
+  for (const count of [1, 2, 4]) {
+    const creates = await measure('postgres', (database) => createThroughput(database, count));
+    report.add({ name: `job creates/s, PostgreSQL, ${count} API process${count > 1 ? 'es' : ''}`, value: creates, unit: 'jobs/s', reference: { name: 'SQLite, 1 process', value: sqliteCreates } });
+  }
+  const sqliteQueue = await measure('sqlite', (database) => queueThroughput(database, 1));
+  for (const count of [1, 2, 4]) {
+    const queue = await measure('postgres', (database) => queueThroughput(database, count));
+    report.add({ name: `queue jobs/s (no-op runner), PostgreSQL, ${count} worker${count > 1 ? 's' : ''}`, value: queue, unit: 'jobs/s', reference: { name: 'SQLite, 1 worker', value: sqliteQueue } });
+  }
+}
+
+export const scaleBench: BenchSuite = {
+  name: 'scale',
+  description: `PostgreSQL scale-out beside the SQLite default (${seconds} s of creates over ${projects} projects, ${queueJobs} queued jobs)`,
+  run,
+};
