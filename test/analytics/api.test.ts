@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import { BlockList } from 'node:net';
+import { clientAddress } from '../../src/analytics/collect.ts';
 import { analyticsRoutes } from '../../src/analytics/routes.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
@@ -74,6 +76,27 @@ describe.each(testDatabases)('analytics API on $dialect', (database) => {
     expect(first.json()).toMatchObject({ visitors: [{ path: '/guides/setup' }], hasMore: true });
     const partial = await get('dateFrom=2026-03-01T10:30:00Z&dateTo=2026-03-01T12:30:00%2B00:00');
     expect(partial.json()).toEqual({ totals: { human: 1, ai: 1, total: 2 }, visitors: [{ path: '/guides/setup', human: 1, ai: 1, total: 2 }], hasMore: false });
+  });
+
+  it('serves the tracker script and refuses a collect call from a foreign hostname', async () => {
+    const script = await app.inject({ method: 'GET', url: '/script.js' });
+    expect(script.statusCode).toBe(200);
+    expect(script.body).toContain('sendBeacon');
+    expect(script.body).not.toContain('document.cookie');
+    const collect = (url: string, origin: string) =>
+      app.inject({ method: 'POST', url: '/v1/collect', headers: { 'content-type': 'text/plain', origin }, payload: JSON.stringify({ project: tenant.project.id, url, visitorId: 'x' }) });
+    const foreign = await collect('https://evil.example/guides/setup', 'https://evil.example');
+    expect(foreign.statusCode).toBe(403);
+    expect(foreign.json().code).toBe('forbidden');
+  });
+
+  it('takes the client IP from X-Forwarded-For only behind a trusted proxy', () => {
+    const proxies = new BlockList();
+    proxies.addSubnet('10.0.0.0', 8, 'ipv4');
+    const request = (remoteAddress: string, forwarded?: string) => ({ socket: { remoteAddress }, headers: forwarded ? { 'x-forwarded-for': forwarded } : {} }) as Parameters<typeof clientAddress>[0];
+    expect(clientAddress(request('203.0.113.7', '198.51.100.1'), proxies)).toBe('203.0.113.7');
+    expect(clientAddress(request('10.0.0.2', '198.51.100.1, 10.0.0.9'), proxies)).toBe('198.51.100.1');
+    expect(clientAddress(request('::ffff:10.0.0.2', '1.2.3.4, 198.51.100.1'), proxies)).toBe('198.51.100.1');
   });
 
   describe('bad input', () => {
