@@ -41,9 +41,9 @@ export function registerServe(program: Command): void {
             'First start: created an organization, a project and an admin API key.',
             `  Project id:    ${firstRun.projectId}`,
             `  Admin API key: ${firstRun.key}`,
-            'The key is shown only this once; store it now. Create more with "quire keys create".',
             `  Dashboard:     ${signInUrl(service.url!, link.token)}`,
-            `This sign-in link works once, until ${link.expiresAt.toISOString()}; "quire dashboard link" prints a new one.`,
+            'The key is shown only this once; store it now. Create more with "quire keys create".',
+            `The dashboard link signs a browser in once, until ${link.expiresAt.toISOString()}; "quire dashboard link" prints a new one.`,
             '',
           ].join('\n'),
         );
