@@ -1,4 +1,5 @@
 import { agentBench } from './agent.ts';
+import { analyticsBench } from './analytics.ts';
 import { jobsBench } from './jobs.ts';
 import type { BenchSuite } from './report.ts';
 import { scaleBench } from './scale.ts';
@@ -8,4 +9,5 @@ export const suites: BenchSuite[] = [
   agentBench,
   jobsBench,
   scaleBench,
+  analyticsBench,
 ];

@@ -1,0 +1,87 @@
+/**
+ * The analytics benchmark dataset, generated deterministically from a seed: views over 90 days in
+ * time order, paths with Zipf-like popularity, visitors drawn uniformly (so nearly all of them are
+ * seen), about 30% of views by AI agents (AI visitors, plus Markdown fetches by browsers).
+ */
+
+export interface DatasetShape {
+  views: number;
+  days: number;
+  paths: number;
+  visitors: number;
+}
+
+/** The issue's dataset; QUIRE_BENCH_SCALE shrinks views, paths and visitors together. */
+export function datasetShape(scale: number): DatasetShape {
+  return { views: Math.round(10_000_000 * scale), days: 90, paths: Math.max(50, Math.round(2000 * Math.sqrt(scale))), visitors: Math.max(1000, Math.round(1_000_000 * scale)) };
+}
+
+export const benchStart = Date.UTC(2026, 0, 1);
+export const browserAgent = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+export const aiAgent = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)';
+
+export interface View {
+  at: number;
+  path: number;
+  visitor: number;
+  /** 1 when counted as AI (AI agent, or a Markdown fetch by a browser). */
+  ai: number;
+  markdown: boolean;
+}
+
+/** mulberry32: small, fast, and the same sequence on every machine. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Yields the views in order; `path(i)` and `visitorId(i)` name them. */
+export function* generateViews(shape: DatasetShape, seed = 20261121): Generator<View> {
+  const next = random(seed);
+  // Zipf-like: cumulative weights 1/(rank+1), searched by bisection.
+  const cumulative = new Float64Array(shape.paths);
+  let sum = 0;
+  for (let rank = 0; rank < shape.paths; rank++) cumulative[rank] = sum += 1 / (rank + 1);
+  const aiVisitors = Math.round(shape.visitors * 0.27);
+  const perDay = shape.views / shape.days;
+  for (let index = 0; index < shape.views; index++) {
+    const day = Math.floor(index / perDay);
+    const target = next() * sum;
+    let low = 0;
+    let high = shape.paths - 1;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (cumulative[middle] < target) low = middle + 1;
+      else high = middle;
+    }
+    const visitor = Math.floor(next() * shape.visitors);
+    const markdown = visitor >= aiVisitors && next() < 0.04;
+    yield { at: benchStart + day * 86_400_000 + Math.floor(next() * 86_400_000), path: low, visitor, ai: visitor < aiVisitors || markdown ? 1 : 0, markdown };
+  }
+}
+
+export const pathName = (path: number) => `/docs/page-${path}`;
+export const visitorName = (visitor: number) => `v${visitor}`;
+
+/** The event the ingestion API takes for a view. */
+export function eventOf(view: View) {
+  return { timestamp: view.at, path: view.markdown ? `${pathName(view.path)}.md` : pathName(view.path), visitorId: visitorName(view.visitor), userAgent: view.ai && !view.markdown ? aiAgent : browserAgent };
+}
+
+const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** The view as a combined-log line; the visitor becomes an IP address, so imported visitors match. */
+export function combinedLine(view: View): string {
+  const date = new Date(view.at);
+  const two = (value: number) => String(value).padStart(2, '0');
+  const stamp = `${two(date.getUTCDate())}/${months[date.getUTCMonth()]}/${date.getUTCFullYear()}:${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())} +0000`;
+  const ip = `10.${(view.visitor >> 16) & 255}.${(view.visitor >> 8) & 255}.${view.visitor & 255}`;
+  const event = eventOf(view);
+  return `${ip} - - [${stamp}] "GET ${event.path} HTTP/1.1" 200 1024 "-" "${event.userAgent}"`;
+}

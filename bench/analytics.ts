@@ -1,0 +1,145 @@
+import { spawn } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { openStorage } from '../src/storage/open.ts';
+import { loadConfig } from '../src/server/config.ts';
+import { benchStart, combinedLine, datasetShape, eventOf, generateViews, pathName } from './analytics-data.ts';
+import { startBenchProcess } from './processes.ts';
+import type { BenchSuite, Report } from './report.ts';
+
+const scale = Number(process.env.QUIRE_BENCH_SCALE ?? '1');
+const batchSize = 1000;
+const concurrency = 4;
+const dayMs = 86_400_000;
+
+function directoryBytes(directory: string): number {
+  return readdirSync(directory).reduce((sum, file) => sum + statSync(join(directory, file)).size, 0);
+}
+
+async function ingest(url: string, projectId: string, key: string, shape: ReturnType<typeof datasetShape>): Promise<number> {
+  const views = generateViews(shape);
+  const started = performance.now();
+  const sender = async () => {
+    for (;;) {
+      const events = [];
+      for (let index = 0; index < batchSize; index++) {
+        const next = views.next();
+        if (next.done) break;
+        events.push(eventOf(next.value));
+      }
+      if (events.length === 0) return;
+      const response = await fetch(`${url}/v1/analytics/${projectId}/events`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ events }) });
+      const body = (await response.json()) as { accepted: number };
+      if (response.status !== 202 || body.accepted !== events.length) throw new Error(`ingestion answered ${response.status}: ${JSON.stringify(body).slice(0, 300)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, sender));
+  return (shape.views / (performance.now() - started)) * 1000;
+}
+
+/** The same exact counts from DuckDB's COUNT(DISTINCT) over the raw views. */
+async function duckdbReference(shape: ReturnType<typeof datasetShape>) {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  await connection.run('create table views (time_ms bigint, path varchar, visitor integer, ai integer)');
+  const appender = await connection.createAppender('views');
+  for (const view of generateViews(shape)) {
+    appender.appendBigInt(BigInt(view.at));
+    appender.appendVarchar(pathName(view.path));
+    appender.appendInteger(view.visitor);
+    appender.appendInteger(view.ai);
+    appender.endRow();
+  }
+  appender.closeSync();
+  return async (from: number, to: number) => {
+    const started = performance.now();
+    const totals = await connection.runAndReadAll(
+      `select count(distinct visitor) filter (where ai = 0), count(distinct visitor) filter (where ai = 1), count(distinct visitor) from views where time_ms >= ${from} and time_ms < ${to}`,
+    );
+    const rows = await connection.runAndReadAll(
+      `select path, count(distinct visitor) filter (where ai = 0) human, count(distinct visitor) filter (where ai = 1) ai, count(distinct visitor) total from views where time_ms >= ${from} and time_ms < ${to} group by path order by total desc, path asc limit 50`,
+    );
+    const elapsed = performance.now() - started;
+    const [human, ai, total] = totals.getRows()[0].map(Number);
+    return { elapsed, totals: { human, ai, total }, rows: rows.getRows().map(([path, h, a, t]) => ({ path: String(path), human: Number(h), ai: Number(a), total: Number(t) })) };
+  };
+}
+
+async function importLog(shape: ReturnType<typeof datasetShape>, dataDir: string, projectId: string): Promise<number> {
+  const file = join(dataDir, 'access.log');
+  const out = createWriteStream(file);
+  for (const view of generateViews(shape)) if (!out.write(`${combinedLine(view)}\n`)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  await new Promise<void>((resolve) => out.end(() => resolve()));
+  const started = performance.now();
+  const child = spawn(process.execPath, ['src/cli/main.ts', 'analytics', 'import', '--project', projectId, '--format', 'combined', file, '--json'], { env: { ...process.env, QUIRE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'ignore', 'ignore'] });
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`quire analytics import exited with ${code}`);
+  return (shape.views / (performance.now() - started)) * 1000;
+}
+
+async function run(report: Report): Promise<void> {
+  const shape = datasetShape(scale);
+  process.stdout.write(`  dataset: ${shape.views.toLocaleString('en-US')} views, ${shape.days} days, ${shape.paths} paths, ${shape.visitors.toLocaleString('en-US')} visitors (QUIRE_BENCH_SCALE=${scale})\n`);
+  const dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-analytics-'));
+  const server = await startBenchProcess('bench/analytics-server.ts', [], { QUIRE_DATA_DIR: dataDir });
+  try {
+    const { url, projectId, key } = server.info as { url: string; projectId: string; key: string };
+    const rate = await ingest(url, projectId, key, shape);
+    report.add({ name: 'ingestion, HTTP batches of 1,000, acknowledged after commit', value: rate, unit: 'events/s', target: { text: '≥ 100,000', met: rate >= 100_000 } });
+
+    const storage = await openStorage(loadConfig({ QUIRE_DATA_DIR: dataDir }), { migrate: false });
+    for (;;) {
+      const pending = await storage.db.selectFrom('analytics_pending').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+      if (Number(pending.count) === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    await storage.close();
+    report.add({ name: 'disk per ingested view (SQLite, events + sets + dictionaries)', value: directoryBytes(dataDir) / shape.views, unit: 'bytes' });
+
+    const reference = await duckdbReference(shape);
+    for (const days of [90, 30, 7]) {
+      const to = benchStart + shape.days * dayMs;
+      const from = to - days * dayMs;
+      const query = (offset: number) => `${url}/v1/analytics/${projectId}/visitors?dateFrom=${new Date(from).toISOString().slice(0, 10)}&dateTo=${new Date(to).toISOString().slice(0, 10)}&limit=50&offset=${offset}`;
+      const timed = async (offset: number) => {
+        const started = performance.now();
+        const response = await fetch(query(offset), { headers: { authorization: `Bearer ${key}` } });
+        const body = (await response.json()) as { totals: unknown; visitors: unknown[] };
+        return { elapsed: performance.now() - started, body };
+      };
+      const first = await timed(0);
+      const next = await timed(50);
+      const expected = await reference(from, to);
+      const same = JSON.stringify(first.body.totals) === JSON.stringify(expected.totals) && JSON.stringify(first.body.visitors) === JSON.stringify(expected.rows);
+      report.add({
+        name: `visitors ${days} days, first page (counts ${same ? 'equal' : 'DIFFER from'} DuckDB's)`,
+        value: first.elapsed,
+        unit: 'ms',
+        reference: { name: 'DuckDB COUNT(DISTINCT)', value: expected.elapsed },
+        target: days === 90 ? { text: '≤ 150 ms and ≥ 25× faster than DuckDB', met: same && first.elapsed <= 150 && expected.elapsed / first.elapsed >= 25 } : undefined,
+      });
+      report.add({ name: `visitors ${days} days, next page`, value: next.elapsed, unit: 'ms', target: { text: '≤ 20 ms', met: next.elapsed <= 20 } });
+    }
+    report.add({ name: 'peak server memory', value: server.peakRss() / 1024 / 1024, unit: 'MiB', target: { text: '≤ 1,024 MiB', met: server.peakRss() <= 1024 ** 3 } });
+    await server.stop();
+
+    const importDir = mkdtempSync(join(tmpdir(), 'quire-bench-import-'));
+    const importServer = await startBenchProcess('bench/analytics-server.ts', [], { QUIRE_DATA_DIR: importDir });
+    const importProject = (importServer.info as { projectId: string }).projectId;
+    await importServer.stop();
+    const lines = await importLog(shape, importDir, importProject);
+    report.add({ name: 'log import of the same views as a combined log', value: lines, unit: 'lines/s' });
+    rmSync(importDir, { recursive: true, force: true });
+  } finally {
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export const analyticsBench: BenchSuite = {
+  name: 'analytics',
+  description: 'visitor analytics: ingestion, log import, exact unique-visitor queries against DuckDB (QUIRE_BENCH_SCALE=0.1 for a tenth of the dataset)',
+  run,
+};
