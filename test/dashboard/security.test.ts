@@ -34,7 +34,9 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
   const keyCount = async (orgId: string) => (await storage.db.selectFrom('api_keys').select('id').where('org_id', '=', orgId).execute()).length;
 
   it('redirects every page to the sign-in page without a session, and with an unknown session', async () => {
-    const pages = ['/dashboard', '/dashboard/keys', '/dashboard/projects', `/dashboard/projects/${acme.project.id}`, `/dashboard/projects/${acme.project.id}/jobs`, `/dashboard/projects/${acme.project.id}/analytics`];
+    const acmeKey = await storage.db.selectFrom('api_keys').select('id').where('org_id', '=', acme.orgId).executeTakeFirstOrThrow();
+    const project = `/dashboard/projects/${acme.project.id}`;
+    const pages = ['/dashboard', '/dashboard/keys', `/dashboard/keys/${acmeKey.id}/revoke`, '/dashboard/projects', project, `${project}/jobs`, `${project}/jobs/${globexJobId}/live`, `${project}/analytics`, `${project}/analytics/visitors.csv`];
     for (const url of pages) {
       for (const cookie of [undefined, 'quire_session=forged0token']) {
         const response = await app.inject({ method: 'GET', url, headers: cookie ? { cookie } : {} });
@@ -52,6 +54,7 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
       ['/dashboard/projects', { name: 'Sneaky' }],
       [`/dashboard/projects/${acme.project.id}`, { name: 'Renamed' }],
       [`/dashboard/projects/${acme.project.id}/jobs`, { prompt: 'do things' }],
+      [`/dashboard/keys/${(await storage.db.selectFrom('api_keys').select('id').where('org_id', '=', acme.orgId).executeTakeFirstOrThrow()).id}/revoke`, {}],
       ['/dashboard/sign-out', {}],
     ];
     for (const [url, fields] of actions) {
@@ -59,6 +62,7 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
       expect(response.statusCode, url).toBe(401);
     }
     expect(await keyCount(acme.orgId)).toBe(before);
+    expect((await storage.db.selectFrom('api_keys').select('revoked_at').where('org_id', '=', acme.orgId).execute()).map((key) => key.revoked_at)).toEqual([null]);
     expect((await storage.db.selectFrom('projects').select('name').where('id', '=', acme.project.id).executeTakeFirstOrThrow()).name).toBe('Docs');
     expect(await storage.db.selectFrom('projects').select('id').where('name', '=', 'Sneaky').executeTakeFirst()).toBeUndefined();
   });
@@ -83,7 +87,7 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
     const keys = await app.inject({ method: 'GET', url: '/dashboard/keys', headers: { cookie: session.cookie } });
     expect(keys.body).toContain(acme.project.id);
     expect(keys.body).not.toContain(globex.project.id);
-    const foreign = [`/dashboard/projects/${globex.project.id}`, `/dashboard/projects/${globex.project.id}/jobs`, `/dashboard/projects/${globex.project.id}/jobs/${globexJobId}`, `/dashboard/projects/${globex.project.id}/jobs/${globexJobId}/live`, `/dashboard/projects/${acme.project.id}/jobs/${globexJobId}`];
+    const foreign = [`/dashboard/projects/${globex.project.id}`, `/dashboard/projects/${globex.project.id}/jobs`, `/dashboard/projects/${globex.project.id}/jobs/${globexJobId}`, `/dashboard/projects/${globex.project.id}/jobs/${globexJobId}/live`, `/dashboard/projects/${acme.project.id}/jobs/${globexJobId}`, `/dashboard/projects/${globex.project.id}/analytics`, `/dashboard/projects/${globex.project.id}/analytics/visitors.csv`];
     for (const url of foreign) {
       const response = await app.inject({ method: 'GET', url, headers: { cookie: session.cookie } });
       expect(response.statusCode, url).toBe(404);
