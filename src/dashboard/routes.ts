@@ -41,6 +41,10 @@ export const dashboardRoutes: FeatureRoutes = async (app, { context }) => {
   await app.register(
     async (scope: FastifyInstance) => {
       scope.decorateRequest('viewer', null);
+      // Web pages, not API operations: kept out of the OpenAPI document.
+      scope.addHook('onRoute', (route) => {
+        route.schema = { ...route.schema, hide: true };
+      });
       scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, new URLSearchParams(body.toString())));
       scope.addHook('onSend', securityHeaders);
       scope.setErrorHandler(errorPage(context));

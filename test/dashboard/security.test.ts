@@ -150,6 +150,12 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
     expect(page.headers['cache-control']).toBe('no-store');
   });
 
+  it('keeps dashboard pages out of the OpenAPI document', async () => {
+    const paths = Object.keys((await app.inject({ url: '/openapi.json' })).json().paths);
+    expect(paths).toContain('/v2/agent/{projectId}/job');
+    expect(paths.filter((path) => path.startsWith('/dashboard'))).toEqual([]);
+  });
+
   it('ends the session on sign-out', async () => {
     const own = await signIn(app, storage, acme.orgId);
     const response = await app.inject({ method: 'POST', url: '/dashboard/sign-out', headers: { ...formType, cookie: own.cookie }, payload: form({ csrf: own.csrf }) });
