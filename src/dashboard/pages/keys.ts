@@ -119,8 +119,6 @@ export function keyPages(scope: FastifyInstance, context: AppContext): void {
     const viewer = viewerOf(request);
     const key = (await listKeys(context.storage.db, viewer.orgId)).find((row) => row.id === request.params.id);
     if (!key || !(await revokeKey(context.storage.db, viewer.orgId, key.id))) throw new ApiError('not_found', `Key ${request.params.id} was not found in your organization.`);
-    // This process's API answers 401 at once; other processes within QUIRE_ACCOUNT_CACHE_MS.
-    context.accounts.keys.delete(key.hash);
     return reply.redirect(`/dashboard/keys?revoked=${encodeURIComponent(request.params.id)}`, 303);
   });
 }

@@ -122,7 +122,6 @@ export function projectPages(scope: FastifyInstance, context: AppContext): void 
     const problem = settings.name === '' ? 'Give the project a name.' : checkProjectSettings(settings);
     if (problem) return sendPage(reply, settingsPage(context, viewerOf(request), baseUrl(context, request), project, values, notice('error', problem)), 400);
     await updateProject(context.storage.db, project.id, settings);
-    context.accounts.projects.delete(project.id);
     return reply.redirect(`/dashboard/projects/${project.id}?saved=updated`, 303);
   });
 }
