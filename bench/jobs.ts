@@ -41,8 +41,14 @@ async function run(report: Report): Promise<void> {
   try {
     const { url, projectId, key, jobId } = quire.info;
     const auth = { authorization: `Bearer ${key}` };
-    const quireRate = await throughput(`${url}/v2/agent/${projectId}/job/${jobId}`, auth);
-    const bareRate = await throughput(`${bare.info.url}/v2/agent/${projectId}/job/${jobId}`, {});
+    // Alternate the two and keep each one's best round, so a burst of load elsewhere on the machine
+    // does not decide the ratio.
+    let quireRate = 0;
+    let bareRate = 0;
+    for (let round = 0; round < 2; round++) {
+      quireRate = Math.max(quireRate, await throughput(`${url}/v2/agent/${projectId}/job/${jobId}`, auth));
+      bareRate = Math.max(bareRate, await throughput(`${bare.info.url}/v2/agent/${projectId}/job/${jobId}`, {}));
+    }
     report.add({ name: 'GET job (auth + lookups), requests/s', value: quireRate, unit: 'req/s', reference: { name: 'bare Fastify, same JSON', value: bareRate } });
     const ratio = quireRate / bareRate;
     report.add({ name: 'GET job throughput ÷ bare Fastify', value: ratio, unit: '×', target: { text: '≥ 0.5', met: ratio >= 0.5 } });
