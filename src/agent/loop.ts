@@ -62,16 +62,18 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       await recordStep(step, record, redact);
     },
   }).catch((error: unknown) => {
-    throw modelFailure(error, options.signal, redact);
+    throw modelFailure(error, options.signal, redact, usage);
   });
   if (result.finishReason === 'tool-calls') {
     if (usage.inputTokens + usage.outputTokens > limits.maxTokens) {
       throw new JobFailure(
         `The agent used ${usage.inputTokens + usage.outputTokens} tokens, over the limit of ${limits.maxTokens} (QUIRE_AGENT_MAX_TOKENS), before finishing. Raise QUIRE_AGENT_MAX_TOKENS or send a narrower follow-up.`,
+        { usage },
       );
     }
     throw new JobFailure(
       `The agent reached the step limit of ${limits.maxSteps} model calls (QUIRE_AGENT_MAX_STEPS) before finishing. Raise QUIRE_AGENT_MAX_STEPS or split the request into smaller follow-ups.`,
+      { usage },
     );
   }
   return { summary: result.text.trim(), usage };
@@ -101,7 +103,7 @@ function errorMessage(error: unknown): string {
 }
 
 /** Explains why the model call failed; aborts pass through for the runner to classify. */
-function modelFailure(error: unknown, signal: AbortSignal, redact: Redactor): unknown {
+function modelFailure(error: unknown, signal: AbortSignal, redact: Redactor, usage: Usage): unknown {
   if (signal.aborted) return signal.reason;
   const last = RetryError.isInstance(error) ? error.lastError : error;
   const attempts = RetryError.isInstance(error) ? ` after ${error.errors.length} attempts` : '';
@@ -109,10 +111,11 @@ function modelFailure(error: unknown, signal: AbortSignal, redact: Redactor): un
     const status = last.statusCode ? ` (HTTP ${last.statusCode})` : '';
     return new JobFailure(
       redact(`The model provider failed${attempts}${status}: ${last.message.replace(/\.$/, '')}. Check QUIRE_MODEL, the provider's key and endpoint, then send a follow-up to retry.`),
+      { usage },
     );
   }
   if (error instanceof Error && error.name.startsWith('AI_')) {
-    return new JobFailure(redact(`The model call failed: ${error.message.replace(/\.$/, '')}. Send a follow-up to retry, or choose another model.`));
+    return new JobFailure(redact(`The model call failed: ${error.message.replace(/\.$/, '')}. Send a follow-up to retry, or choose another model.`), { usage });
   }
   return error;
 }

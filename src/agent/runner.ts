@@ -1,6 +1,6 @@
 import type { CodeHost, PullRequest } from '../code-hosts/types.ts';
 import { CodeHostError } from '../code-hosts/types.ts';
-import { JobFailure, type AgentRunner, type JobRun, type RunOutcome } from '../jobs/runner.ts';
+import { JobFailure, type AgentRunner, type JobRun, type RunOutcome, type TokenUsage } from '../jobs/runner.ts';
 import type { Config } from '../server/config.ts';
 import { WorkspaceGitError, WorkspacePathError, type Workspace, type WorkspaceOptions } from '../workspace/types.ts';
 import { appendFollowUp, commitMessage, describeChange, type ChangeDescription } from './change-description.ts';
@@ -36,6 +36,7 @@ export function createRunner(config: Config, dependencies: RunnerDependencies): 
       const problem = checkModel(run.job.model, config);
       if (problem) throw new JobFailure(problem);
       let workspace: Workspace | null = null;
+      let usage: TokenUsage | undefined;
       try {
         const host = dependencies.codeHostFor(run.job.repository, config);
         const credentials = await host.gitCredentials(run.job.repository);
@@ -51,10 +52,11 @@ export function createRunner(config: Config, dependencies: RunnerDependencies): 
           record: run.record,
           redact,
         });
+        usage = loop.usage;
         const change = describeChange(redact(loop.summary), run.prompt, run.job);
         return { ...(await publish(run, workspace, host, change)), usage: loop.usage };
       } catch (error) {
-        throw explainFailure(error, run.signal, timeLimit, config, redact);
+        throw explainFailure(error, run.signal, timeLimit, config, redact, usage);
       } finally {
         await workspace?.dispose();
       }
@@ -88,15 +90,15 @@ function readState(state: unknown): RunnerState | null {
 }
 
 /** Turns what stopped the run into the job's `error`; aborts by the worker pass through untouched. */
-function explainFailure(error: unknown, stop: AbortSignal, timeLimit: AbortSignal, config: Config, redact: Redactor): unknown {
+function explainFailure(error: unknown, stop: AbortSignal, timeLimit: AbortSignal, config: Config, redact: Redactor, usage: TokenUsage | undefined): unknown {
   if (stop.aborted) return stop.reason;
   if (timeLimit.aborted) {
     return new JobFailure(
       `The agent ran out of time: jobs may run ${config.agentMaxSeconds} seconds (QUIRE_AGENT_MAX_SECONDS). Raise QUIRE_AGENT_MAX_SECONDS or split the request into smaller follow-ups.`,
+      { usage },
     );
   }
-  if (error instanceof JobFailure) return new JobFailure(redact(error.message));
-  if (error instanceof WorkspaceGitError || error instanceof WorkspacePathError) return new JobFailure(redact(error.message));
-  if (error instanceof CodeHostError) return new JobFailure(redact(error.message));
+  if (error instanceof JobFailure) return new JobFailure(redact(error.message), { usage: error.usage ?? usage });
+  if (error instanceof WorkspaceGitError || error instanceof WorkspacePathError || error instanceof CodeHostError) return new JobFailure(redact(error.message), { usage });
   return error;
 }

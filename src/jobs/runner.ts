@@ -24,12 +24,18 @@ export interface JobRun {
   record(role: MessageRole, content: Record<string, unknown>): Promise<void>;
 }
 
+/** Model tokens a run used; added to the job's totals whether it succeeded or failed. */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
 export interface RunOutcome {
   /** URL of the pull request holding the job's changes, or null when it has none. */
   prLink: string | null;
   /** Kept for the job's next run. */
   state?: unknown;
-  usage?: { inputTokens: number; outputTokens: number };
+  usage?: TokenUsage;
 }
 
 /** Runs an agent job. Throw `JobFailure` with a sentence the user can act on to fail the job. */
@@ -40,6 +46,13 @@ export interface AgentRunner {
 /** An unrecoverable, explained failure: its message becomes the job's `error`. */
 export class JobFailure extends Error {
   override name = 'JobFailure';
+  /** Tokens the run used before it failed. */
+  readonly usage: TokenUsage | undefined;
+
+  constructor(message: string, options: { usage?: TokenUsage } = {}) {
+    super(message);
+    this.usage = options.usage;
+  }
 }
 
 /** The agent as the job API sees it: whether a project can take jobs, with which model, and the runner. */

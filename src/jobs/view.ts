@@ -9,7 +9,8 @@ export function jobView(row: JobRow) {
     id: row.id,
     status: row.status,
     source: { repository: row.repository, ref: row.ref },
-    model: row.model,
+    // Jobs store `provider:model`; the API shows the model id, as providers name it.
+    model: row.model.slice(row.model.indexOf(':') + 1),
     prLink: row.status === 'active' ? null : row.pr_link,
     createdAt: new Date(row.created_at).toISOString(),
     archivedAt: iso(row.archived_at),

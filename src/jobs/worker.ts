@@ -140,7 +140,7 @@ export class Worker {
           (outcome) => ({ status: 'completed' as const, prLink: outcome.prLink, state: outcome.state, usage: outcome.usage }),
           (error: unknown) => {
             if (controller.signal.aborted) throw controller.signal.reason;
-            if (error instanceof JobFailure) return { status: 'failed' as const, error: error.message };
+            if (error instanceof JobFailure) return { status: 'failed' as const, error: error.message, usage: error.usage };
             log.error({ err: error }, 'job runner crashed');
             return { status: 'failed' as const, error: `The agent stopped on an internal error (job ${job.id}); the server log has the details. Send a follow-up to retry.` };
           },
@@ -154,7 +154,7 @@ export class Worker {
       } else if (error instanceof LeaseLost) {
         log.warn('lease lost; another worker owns the job now');
       } else if (error instanceof JobFailure) {
-        await completeRun(storage.db, claim.id, this.id, claim.jobId, { status: 'failed', error: error.message });
+        await completeRun(storage.db, claim.id, this.id, claim.jobId, { status: 'failed', error: error.message, usage: error.usage });
       } else {
         // The run stays leased; when the lease expires it is retried (and failed after max attempts).
         log.error({ err: error }, 'job run failed unexpectedly');

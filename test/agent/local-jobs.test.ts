@@ -67,7 +67,7 @@ describe.each(testDatabases)('agent jobs on a local repository through the API o
     const { repository, quire } = await start('docs');
     const created = await quire.create('Add an FAQ page');
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ status: 'active', prLink: null, model: 'openai-compatible:test-model' });
+    expect(created.body).toMatchObject({ status: 'active', prLink: null, model: 'test-model' });
     const done = await quire.finished(created.body.id);
     expect(done).toMatchObject({ status: 'completed', error: null, prLink: `${quire.url}/changes/${created.body.id}` });
     expect(git(repository, 'show', `quire/${created.body.id}:mkdocs.yml`)).toContain('  - FAQ: faq.md\n');

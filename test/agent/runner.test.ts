@@ -117,6 +117,8 @@ describe('agent runner', () => {
     expect(failure).toBeInstanceOf(JobFailure);
     expect((failure as Error).message).toMatch(/step limit of 3 model calls \(QUIRE_AGENT_MAX_STEPS\)/);
     expect(fixture.model.requests).toHaveLength(3);
+    // The tokens of the three calls (100 in, 20 out each, as the test server reports) are still counted.
+    expect((failure as JobFailure).usage).toEqual({ inputTokens: 300, outputTokens: 60 });
   });
 
   it('fails with the token limit named once the budget is spent', async () => {

@@ -33,7 +33,7 @@ describe.each(testDatabases)('agent-job API on $dialect', (database) => {
       id: expect.stringMatching(/^job_[0-9A-Z]{26}$/),
       status: 'active',
       source: { repository: 'https://github.com/acme/docs', ref: 'main' },
-      model: 'openai-compatible:test-model',
+      model: 'test-model',
       prLink: null,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       archivedAt: null,

@@ -71,7 +71,7 @@ describe.each(testDatabases)('job worker on $dialect', (database) => {
   it('fails a job with the runner’s explanation, or a generic one when the runner crashes', async () => {
     const worker = startWorker({
       async run(run) {
-        if (run.prompt === 'explained') throw new JobFailure('The repository https://github.com/acme/missing does not exist.');
+        if (run.prompt === 'explained') throw new JobFailure('The repository https://github.com/acme/missing does not exist.', { usage: { inputTokens: 50, outputTokens: 5 } });
         throw new TypeError('undefined is not a function');
       },
     });
@@ -80,7 +80,7 @@ describe.each(testDatabases)('job worker on $dialect', (database) => {
     const explained = await finished((await submit(context, 'explained')).id);
     const crashed = await finished((await submit(context, 'crash')).id);
     await worker.stop(1000);
-    expect(explained).toMatchObject({ status: 'failed', error: 'The repository https://github.com/acme/missing does not exist.' });
+    expect(explained).toMatchObject({ status: 'failed', error: 'The repository https://github.com/acme/missing does not exist.', input_tokens: 50, output_tokens: 5 });
     expect(crashed.status).toBe('failed');
     expect(crashed.error).toContain('internal error');
     expect(crashed.error).not.toContain('undefined is not a function');
