@@ -11,21 +11,22 @@ export class Dictionary {
   readonly paths = new Map<number, Map<string, number>>();
   readonly pathNames = new Map<number, Map<number, string>>();
   readonly agents = new Map<string, number>();
-  readonly visitors = new Map<number, Map<string, number>>();
-  /** Bounds the visitor cache; a miss costs one indexed lookup. */
-  readonly visitorCacheLimit = 2_000_000;
-  #visitorCount = 0;
+  /** Identity key (see identity.ts) to visitor id, per project. */
+  readonly identities = new Map<number, Map<string, number>>();
+  /** Bounds the identity cache (about 70 bytes an entry); a miss costs an HMAC and one indexed lookup. */
+  readonly identityCacheLimit = 1_500_000;
+  #identityCount = 0;
 
-  learnVisitors(projectKey: number, entries: Iterable<[string, number]>): void {
-    let cache = this.visitors.get(projectKey);
-    if (!cache) this.visitors.set(projectKey, (cache = new Map()));
-    for (const [hash, id] of entries) {
-      if (this.#visitorCount >= this.visitorCacheLimit) {
-        for (const map of this.visitors.values()) map.clear();
-        this.#visitorCount = 0;
+  learnIdentities(projectKey: number, entries: Iterable<[string, number]>): void {
+    let cache = this.identities.get(projectKey);
+    if (!cache) this.identities.set(projectKey, (cache = new Map()));
+    for (const [identity, id] of entries) {
+      if (this.#identityCount >= this.identityCacheLimit) {
+        for (const map of this.identities.values()) map.clear();
+        this.#identityCount = 0;
       }
-      cache.set(hash, id);
-      this.#visitorCount++;
+      cache.set(identity, id);
+      this.#identityCount++;
     }
   }
 
@@ -60,10 +61,10 @@ export async function existingProjectKey(db: Kysely<Database>, dictionary: Dicti
   return row ? Number(row.project_key) : undefined;
 }
 
-type Counter = 'next_visitor' | 'next_path';
+export type Counter = 'next_visitor' | 'next_path';
 
 /** Reserves `count` consecutive ids from a project counter (the row lock makes concurrent callers take turns). */
-async function reserve(trx: Kysely<Database>, key: number, counter: Counter, count: number): Promise<number> {
+export async function reserve(trx: Kysely<Database>, key: number, counter: Counter, count: number): Promise<number> {
   const row = await trx
     .updateTable('analytics_projects')
     .set({ [counter]: sql`${sql.ref(counter)} + ${count}` })
@@ -75,42 +76,13 @@ async function reserve(trx: Kysely<Database>, key: number, counter: Counter, cou
 
 const chunkSize = 500;
 
-function chunks<T>(values: T[]): T[][] {
+export function chunks<T>(values: T[]): T[][] {
   const result: T[][] = [];
   for (let start = 0; start < values.length; start += chunkSize) result.push(values.slice(start, start + chunkSize));
   return result;
 }
 
-/**
- * Ids of visitor hashes, assigning new dense ids inside `trx`. Returns the ids in input order and the
- * entries to cache once `trx` commits. Concurrent writers may both reserve ids for one hash: the
- * unique key keeps the first, the other's reservation is a harmless gap.
- */
-export async function visitorIds(trx: Kysely<Database>, dictionary: Dictionary, key: number, hashes: string[]): Promise<{ ids: Uint32Array; learned: Map<string, number> }> {
-  const cache = dictionary.visitors.get(key);
-  const learned = new Map<string, number>();
-  const missing = [...new Set(hashes.filter((hash) => !cache?.has(hash)))];
-  for (const part of chunks(missing)) {
-    const rows = await trx.selectFrom('analytics_visitors').select(['visitor_hash', 'visitor_id']).where('project_key', '=', key).where('visitor_hash', 'in', part).execute();
-    for (const row of rows) learned.set(row.visitor_hash, Number(row.visitor_id));
-  }
-  const fresh = missing.filter((hash) => !learned.has(hash));
-  if (fresh.length > 0) {
-    const first = await reserve(trx, key, 'next_visitor', fresh.length);
-    for (const part of chunks(fresh.map((hash, index) => ({ project_key: key, visitor_hash: hash, visitor_id: first + index })))) {
-      await trx.insertInto('analytics_visitors').values(part).onConflict((conflict) => conflict.doNothing()).execute();
-    }
-    for (const part of chunks(fresh)) {
-      const rows = await trx.selectFrom('analytics_visitors').select(['visitor_hash', 'visitor_id']).where('project_key', '=', key).where('visitor_hash', 'in', part).execute();
-      for (const row of rows) learned.set(row.visitor_hash, Number(row.visitor_id));
-    }
-  }
-  const ids = new Uint32Array(hashes.length);
-  hashes.forEach((hash, index) => (ids[index] = cache?.get(hash) ?? learned.get(hash)!));
-  return { ids, learned };
-}
-
-/** Ids of normalized paths, assigning new ones inside `trx` (same rules as visitor ids). */
+/** Ids of normalized paths, assigning new ones inside `trx` (same rules as visitor ids, see identity.ts). */
 export async function pathIds(trx: Kysely<Database>, dictionary: Dictionary, key: number, paths: string[]): Promise<{ ids: Map<string, number>; learned: Map<string, number> }> {
   const cache = dictionary.paths.get(key);
   const learned = new Map<string, number>();

@@ -151,15 +151,34 @@ export interface Tuple {
   visitor: number;
 }
 
-export function encodeTuples(tuples: Tuple[]): Uint8Array {
-  const writer = new ByteWriter();
-  writer.write(tuples.length);
-  for (const tuple of tuples) {
-    writer.write(tuple.day);
-    writer.write(tuple.pathId);
-    writer.write(tuple.classCode);
-    writer.write(tuple.visitor);
+/** Builds a pending batch one counted view at a time. */
+export class TupleWriter {
+  readonly #body = new ByteWriter();
+  count = 0;
+
+  add(day: number, pathId: number, classCode: number, visitor: number): void {
+    this.#body.write(day);
+    this.#body.write(pathId);
+    this.#body.write(classCode);
+    this.#body.write(visitor);
+    this.count++;
   }
+
+  finish(): Uint8Array {
+    const header = new ByteWriter();
+    header.write(this.count);
+    const head = header.finish();
+    const body = this.#body.finish();
+    const bytes = new Uint8Array(head.length + body.length);
+    bytes.set(head);
+    bytes.set(body, head.length);
+    return bytes;
+  }
+}
+
+export function encodeTuples(tuples: Tuple[]): Uint8Array {
+  const writer = new TupleWriter();
+  for (const tuple of tuples) writer.add(tuple.day, tuple.pathId, tuple.classCode, tuple.visitor);
   return writer.finish();
 }
 

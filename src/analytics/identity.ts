@@ -1,14 +1,87 @@
 import { createHmac } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { DialectProfile, Storage } from '../storage/dialect.ts';
+import type { Database } from '../storage/schema.ts';
+import { chunks, reserve } from './dictionary.ts';
+
+/** What identifies a visitor in an event: the tracker's id, or the IP address and user agent. */
+export interface VisitorKey {
+  visitorId?: string;
+  ip?: string;
+  userAgent?: string;
+}
 
 /**
  * The key a visitor is counted by: an HMAC with the project's secret, so the stored value reveals
  * neither the IP address nor the tracker's id, and the same person has unrelated keys in two projects.
  * The tracker's random id wins when present; otherwise the IP address and user agent identify a visitor.
  */
-export function visitorHash(secret: string, event: { visitorId?: string; ip?: string; userAgent?: string }): string {
+export function visitorHash(secret: string, event: VisitorKey): string {
   const hmac = createHmac('sha256', secret);
   if (event.visitorId !== undefined) hmac.update(`id\n${event.visitorId}`);
   else hmac.update(`ip\n${event.ip ?? ''}\n${event.userAgent ?? ''}`);
   // 128 bits: collisions among billions of visitors stay improbable, and the key stays short.
   return hmac.digest('base64url').slice(0, 22);
+}
+
+/**
+ * A short in-memory name for the same visitor key, with the user agent replaced by its dense id: it
+ * keys the identity cache, so a returning visitor costs one map lookup instead of an HMAC and a query.
+ */
+export function identityKey(event: VisitorKey, agentId: number): string {
+  return event.visitorId !== undefined ? `i${event.visitorId}` : `a${agentId} ${event.ip ?? ''}`;
+}
+
+/**
+ * SQLite writes every page a transaction touched to its log at commit, so inserting new visitors at
+ * random places of the large visitor index costs about a page each. There they go to a small table
+ * first, moved over in bulk by `mergeRecentVisitors`; writers take turns on SQLite, so looking in
+ * both tables is exact. PostgreSQL logs rows, not pages, and inserts into the index directly.
+ */
+const recentFirst: Record<DialectProfile['name'], boolean> = { sqlite: true, postgres: false };
+/** Recent visitors moved at once: big enough to share pages of the large index, small enough to stay cheap. */
+const mergeThreshold = 50_000;
+
+type VisitorTable = 'analytics_visitors' | 'analytics_recent_visitors';
+
+async function lookup(trx: Kysely<Database>, table: VisitorTable, key: number, hashes: string[], ids: Map<string, number>): Promise<void> {
+  for (const part of chunks(hashes)) {
+    const rows = await trx.selectFrom(table).select(['visitor_hash', 'visitor_id']).where('project_key', '=', key).where('visitor_hash', 'in', part).execute();
+    for (const row of rows) ids.set(row.visitor_hash, Number(row.visitor_id));
+  }
+}
+
+/**
+ * Visitor ids of visitor hashes, assigning new dense ids inside `trx`; also returns how many were
+ * new. Concurrent writers may both reserve ids for one hash: the unique key keeps the first, the
+ * other's reservation is a harmless gap.
+ */
+export async function visitorIds(trx: Kysely<Database>, profile: DialectProfile, key: number, hashes: string[]): Promise<{ ids: Map<string, number>; fresh: number }> {
+  const ids = new Map<string, number>();
+  const target: VisitorTable = recentFirst[profile.name] ? 'analytics_recent_visitors' : 'analytics_visitors';
+  if (target === 'analytics_recent_visitors') await lookup(trx, target, key, hashes, ids);
+  await lookup(trx, 'analytics_visitors', key, hashes.filter((hash) => !ids.has(hash)), ids);
+  const fresh = hashes.filter((hash) => !ids.has(hash));
+  if (fresh.length === 0) return { ids, fresh: 0 };
+  const first = await reserve(trx, key, 'next_visitor', fresh.length);
+  for (const part of chunks(fresh.map((hash, index) => ({ project_key: key, visitor_hash: hash, visitor_id: first + index })))) {
+    const rows = await trx.insertInto(target).values(part).onConflict((conflict) => conflict.doNothing()).returning(['visitor_hash', 'visitor_id']).execute();
+    for (const row of rows) ids.set(row.visitor_hash, Number(row.visitor_id));
+  }
+  await lookup(trx, target, key, fresh.filter((hash) => !ids.has(hash)), ids);
+  return { ids, fresh: fresh.length };
+}
+
+/** Moves recent visitors into the visitor index once there are enough of them; returns whether it did. */
+export async function mergeRecentVisitors(storage: Storage, added: number): Promise<boolean> {
+  if (!recentFirst[storage.profile.name] || added < mergeThreshold) return false;
+  await storage.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('analytics_visitors')
+      .columns(['project_key', 'visitor_hash', 'visitor_id'])
+      .expression(trx.selectFrom('analytics_recent_visitors').select(['project_key', 'visitor_hash', 'visitor_id']).orderBy('project_key').orderBy('visitor_hash'))
+      .execute();
+    await trx.deleteFrom('analytics_recent_visitors').execute();
+  });
+  return true;
 }

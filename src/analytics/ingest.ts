@@ -2,15 +2,19 @@ import type { Kysely } from 'kysely';
 import type { ProjectRow } from '../accounts/tables.ts';
 import type { Storage } from '../storage/dialect.ts';
 import type { Database } from '../storage/schema.ts';
+import { insertEvents, type EventInsert } from './bulk.ts';
 import { agentKind, classCodes, classify } from './classify.ts';
-import { agentIds, pathIds, projectKey, visitorIds } from './dictionary.ts';
-import { encodeTuples, type Tuple } from './encoding.ts';
-import { engineFor } from './engine.ts';
+import { agentIds, pathIds, projectKey } from './dictionary.ts';
+import { TupleWriter } from './encoding.ts';
+import { engineFor, type Engine } from './engine.ts';
 import { counts, prepareEvent, type PreparedEvent } from './events.ts';
-import { visitorHash } from './identity.ts';
+import { identityKey, mergeRecentVisitors, visitorHash, visitorIds } from './identity.ts';
+import { GroupWriter } from './writer.ts';
 import { dayOf } from './time.ts';
 
 export const maxEventsPerRequest = 10_000;
+/** Events per shared transaction: bounds how long one commit holds the write lock. */
+const maxEventsPerCommit = 20_000;
 
 export interface EventError {
   index: number;
@@ -22,6 +26,17 @@ export interface IngestResult {
   rejected: number;
   errors: EventError[];
   /** Events whose `eventKey` was stored before (an imported line seen again); not counted twice. */
+  duplicates: number;
+}
+
+type Project = Pick<ProjectRow, 'id' | 'analytics_secret'>;
+interface Call {
+  project: Project;
+  key: number;
+  events: PreparedEvent[];
+}
+interface Stored {
+  stored: number;
   duplicates: number;
 }
 
@@ -40,75 +55,94 @@ export function prepareAll(inputs: unknown[], now = Date.now()): { events: Prepa
   return { events, errors };
 }
 
-const rowsPerStatement = 500;
-
-/**
- * Stores events durably and queues their counted views for the day sets, in one transaction: when
- * this resolves, the events are committed and every query sees them.
- */
-export async function storeEvents(storage: Storage, project: Pick<ProjectRow, 'id' | 'analytics_secret'>, events: PreparedEvent[]): Promise<{ stored: number; duplicates: number }> {
-  if (events.length === 0) return { stored: 0, duplicates: 0 };
-  const engine = engineFor(storage);
+/** Stores one call's events and queues their counted views inside `trx`; returns what to cache after commit. */
+async function storeCall(trx: Kysely<Database>, storage: Storage, engine: Engine, { project, key, events }: Call) {
   const { dictionary } = engine;
-  const key = await projectKey(storage.db, dictionary, project.id);
-  const hashes = events.map((event) => visitorHash(project.analytics_secret, event.visitorKey));
-  const outcome = await storage.db.transaction().execute(async (trx) => {
-    const paths = await pathIds(trx, dictionary, key, events.map((event) => event.path));
-    const agents = await agentIds(trx, dictionary, events.map((event) => event.userAgent));
-    const visitors = await visitorIds(trx, dictionary, key, hashes);
-    const rows = events.map((event, index) => ({
-      project_key: key,
-      at: event.at,
-      path_id: paths.ids.get(event.path)!,
-      agent_id: agents.ids.get(event.userAgent)!,
-      visitor_id: visitors.ids[index],
-      markdown: event.markdown ? 1 : 0,
-      status: event.status,
-      referrer: event.referrer,
-      event_key: event.eventKey,
-    }));
-    const inserted = await insertEvents(trx, rows);
-    const tuples: Tuple[] = [];
-    rows.forEach((row, index) => {
-      if (!inserted(row.event_key) || !counts(row.status)) return;
-      const viewClass = classify(agentKind(events[index].userAgent), events[index].markdown);
-      if (viewClass === 'excluded') return;
-      tuples.push({ day: dayOf(row.at), pathId: row.path_id, classCode: classCodes[viewClass], visitor: row.visitor_id });
-    });
-    if (tuples.length > 0) {
-      await trx.insertInto('analytics_pending').values({ project_key: key, tuples: Buffer.from(encodeTuples(tuples)) }).execute();
-      await trx.updateTable('analytics_projects').set((eb) => ({ version: eb('version', '+', 1) })).where('project_key', '=', key).execute();
-    }
-    const stored = rows.filter((row) => inserted(row.event_key)).length;
-    return { stored, duplicates: rows.length - stored, paths, agents, visitors };
+  const paths = await pathIds(trx, dictionary, key, events.map((event) => event.path));
+  const agents = await agentIds(trx, dictionary, events.map((event) => event.userAgent));
+  const known = dictionary.identities.get(key);
+  const identities = events.map((event) => identityKey(event.visitorKey, agents.ids.get(event.userAgent)!));
+  const hashes = new Map<string, string>();
+  identities.forEach((identity, index) => {
+    if (!known?.has(identity) && !hashes.has(identity)) hashes.set(identity, visitorHash(project.analytics_secret, events[index].visitorKey));
   });
-  dictionary.learnPaths(key, outcome.paths.learned);
-  for (const [agent, id] of outcome.agents.learned) dictionary.agents.set(agent, id);
-  dictionary.learnVisitors(key, outcome.visitors.learned);
-  engine.onCommitted(key);
-  return { stored: outcome.stored, duplicates: outcome.duplicates };
+  const assigned = await visitorIds(trx, storage.profile, key, [...new Set(hashes.values())]);
+  const learned = new Map([...hashes].map(([identity, hash]) => [identity, assigned.ids.get(hash)!]));
+  const rows: EventInsert[] = events.map((event, index) => ({
+    project_key: key,
+    at: event.at,
+    path_id: paths.ids.get(event.path)!,
+    agent_id: agents.ids.get(event.userAgent)!,
+    visitor_id: known?.get(identities[index]) ?? learned.get(identities[index])!,
+    markdown: event.markdown ? 1 : 0,
+    status: event.status,
+    referrer: event.referrer,
+    event_key: event.eventKey,
+  }));
+  const inserted = await insertEvents(trx, storage.profile, rows);
+  const tuples = new TupleWriter();
+  let stored = 0;
+  rows.forEach((row, index) => {
+    if (!inserted(row.event_key)) return;
+    stored++;
+    if (!counts(row.status)) return;
+    const viewClass = classify(agentKind(events[index].userAgent), events[index].markdown);
+    if (viewClass !== 'excluded') tuples.add(dayOf(row.at), row.path_id, classCodes[viewClass], row.visitor_id);
+  });
+  if (tuples.count > 0) {
+    await trx.insertInto('analytics_pending').values({ project_key: key, tuples: Buffer.from(tuples.finish()) }).execute();
+    await trx.updateTable('analytics_projects').set((eb) => ({ version: eb('version', '+', 1) })).where('project_key', '=', key).execute();
+  }
+  return { result: { stored, duplicates: rows.length - stored }, paths: paths.learned, agents: agents.learned, identities: learned, freshVisitors: assigned.fresh };
 }
 
-type EventInsert = Database['analytics_events'];
+/** Writes calls in shared transactions; the caches learn new ids only once a transaction has committed. */
+function groupWriter(storage: Storage): GroupWriter<Call, Stored> {
+  const engine = engineFor(storage);
+  const { dictionary } = engine;
+  let freshVisitors = 0;
+  return new GroupWriter({
+    async write(calls) {
+      const outcomes = await storage.db.transaction().execute(async (trx) => {
+        const done = [];
+        for (const call of calls) done.push(await storeCall(trx, storage, engine, call));
+        return done;
+      });
+      outcomes.forEach((outcome, index) => {
+        const { key } = calls[index];
+        dictionary.learnPaths(key, outcome.paths);
+        for (const [agent, id] of outcome.agents) dictionary.agents.set(agent, id);
+        dictionary.learnIdentities(key, outcome.identities);
+        freshVisitors += outcome.freshVisitors;
+      });
+      for (const key of new Set(calls.map((call) => call.key))) engine.onCommitted(key);
+      return outcomes.map((outcome) => outcome.result);
+    },
+    size: (call) => call.events.length,
+    maxSize: maxEventsPerCommit,
+    async afterGroup() {
+      // A failed merge leaves the visitors in the recent table, where lookups still find them; the next group retries.
+      if (await mergeRecentVisitors(storage, freshVisitors).catch(() => false)) freshVisitors = 0;
+    },
+  });
+}
 
-/** Inserts rows; returns whether a row's event key was new (rows without a key always are). */
-async function insertEvents(trx: Kysely<Database>, rows: EventInsert[]): Promise<(eventKey: string | null) => boolean> {
-  const keyed = rows.some((row) => row.event_key !== null);
-  const fresh = new Set<string>();
-  for (let start = 0; start < rows.length; start += rowsPerStatement) {
-    const part = rows.slice(start, start + rowsPerStatement);
-    if (!keyed) {
-      await trx.insertInto('analytics_events').values(part).execute();
-      continue;
-    }
-    const returned = await trx.insertInto('analytics_events').values(part).onConflict((conflict) => conflict.doNothing()).returning('event_key').execute();
-    for (const row of returned) if (row.event_key !== null) fresh.add(row.event_key);
-  }
-  return (eventKey) => eventKey === null || fresh.has(eventKey);
+const writers = new WeakMap<object, GroupWriter<Call, Stored>>();
+
+/**
+ * Stores events durably and queues their counted views for the day sets: when this resolves, the
+ * events are committed (possibly together with concurrent calls) and every query sees them.
+ */
+export async function storeEvents(storage: Storage, project: Project, events: PreparedEvent[]): Promise<Stored> {
+  if (events.length === 0) return { stored: 0, duplicates: 0 };
+  const key = await projectKey(storage.db, engineFor(storage).dictionary, project.id);
+  let writer = writers.get(storage.db);
+  if (!writer) writers.set(storage.db, (writer = groupWriter(storage)));
+  return writer.write({ project, key, events });
 }
 
 /** The whole pipeline for API and tracker calls: validate, store, report per event. */
-export async function ingest(storage: Storage, project: Pick<ProjectRow, 'id' | 'analytics_secret'>, inputs: unknown[]): Promise<IngestResult> {
+export async function ingest(storage: Storage, project: Project, inputs: unknown[]): Promise<IngestResult> {
   const { events, errors } = prepareAll(inputs);
   const { stored, duplicates } = await storeEvents(storage, project, events);
   return { accepted: stored, rejected: errors.length, errors, duplicates };

@@ -65,6 +65,8 @@ export interface AnalyticsTables {
   analytics_paths: AnalyticsPathRow;
   analytics_agents: AnalyticsAgentRow;
   analytics_visitors: AnalyticsVisitorRow;
+  /** New visitors not yet moved into `analytics_visitors` (SQLite only; see identity.ts). */
+  analytics_recent_visitors: AnalyticsVisitorRow;
   analytics_events: AnalyticsEventRow;
   analytics_pending: AnalyticsPendingRow;
   analytics_day_sets: AnalyticsDaySetRow;
