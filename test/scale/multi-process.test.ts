@@ -27,7 +27,7 @@ describe.skipIf(!postgres)('many processes on one PostgreSQL', () => {
     // Workers poll only once a minute here, so prompt pick-ups prove the LISTEN/NOTIFY wake-up.
     const databaseUrl = new URL(storage.location.env.DATABASE_URL);
     databaseUrl.searchParams.set('application_name', applicationName);
-    const env = { DATABASE_URL: databaseUrl.toString(), QUIRE_WORKER_POLL_MS: '60000', QUIRE_JOB_RATE_LIMIT: '100', QUIRE_WORKER_CONCURRENCY: '4', SERVICE_RUN_MS: '5' };
+    const env = { DATABASE_URL: databaseUrl.toString(), QUIRE_WORKER_POLL_MS: '60000', QUIRE_JOB_RATE_LIMIT: '100', QUIRE_ANALYTICS_RATE_LIMIT: '1000', QUIRE_WORKER_CONCURRENCY: '4', SERVICE_RUN_MS: '5' };
     apis = await Promise.all([0, 1].map(() => startServiceProcess({ ...env, SERVICE_WORKER: '0' })));
     const workers = await Promise.all([0, 1, 2].map(() => startServiceProcess({ ...env, SERVICE_API: '0' })));
     processes.push(...apis, ...workers);
@@ -89,6 +89,34 @@ describe.skipIf(!postgres)('many processes on one PostgreSQL', () => {
     const rows = await storage.db.selectFrom('job_messages').select(['created_at', 'content']).where('job_id', '=', job.id).orderBy('seq').execute();
     const started = rows.find((row) => row.content.includes('job-started'))!;
     expect(started.created_at - rows[0].created_at).toBeLessThan(1000);
+  });
+
+  it('counts visitors ingested concurrently through both API processes exactly', async () => {
+    const target = await createTenant(storage);
+    const day = Date.UTC(2026, 10, 20);
+    const agents = { human: 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0', ai: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)' };
+    const expected = { human: new Set<string>(), ai: new Set<string>() };
+    const batches = Array.from({ length: 24 }, (_, batch) =>
+      Array.from({ length: 400 }, (_, index) => {
+        // Overlapping visitor ids across batches and processes, some seen as both human and AI.
+        const visitor = `v${(batch * 131 + index * 7) % 3000}`;
+        const kind = (batch + index) % 3 === 0 ? 'ai' : 'human';
+        expected[kind].add(visitor);
+        return { path: `/page-${index % 20}`, visitorId: visitor, userAgent: agents[kind], timestamp: new Date(day + batch * 60_000 + index).toISOString() };
+      }),
+    );
+    const replies = await Promise.all(
+      batches.map((events, batch) =>
+        fetch(`${apis[batch % 2].url}/v1/analytics/${target.project.id}/events`, { method: 'POST', headers: { ...target.auth, 'content-type': 'application/json' }, body: JSON.stringify({ events }) }),
+      ),
+    );
+    for (const reply of replies) expect(await reply.json()).toMatchObject({ accepted: 400, rejected: 0 });
+    const both = new Set([...expected.human, ...expected.ai]);
+    for (const api of apis) {
+      const response = await fetch(`${api.url}/v1/analytics/${target.project.id}/visitors?dateFrom=2026-11-20&dateTo=2026-11-21`, { headers: target.auth });
+      const body = (await response.json()) as { totals: { human: number; ai: number; total: number } };
+      expect(body.totals).toEqual({ human: expected.human.size, ai: expected.ai.size, total: both.size });
+    }
   });
 
   it('keeps serving after its database connections are cut', async () => {
