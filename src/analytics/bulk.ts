@@ -9,19 +9,34 @@ const columnList = columns.join(', ');
 /** Keyed (imported) events may have been stored before: those rows are skipped, the rest reported back. */
 const keyedTail = ' on conflict do nothing returning event_key';
 
-/** SQLite binds one parameter per value: rows go in statements of 512, 256, … rows, so a handful of texts is prepared once. */
-function sqliteStatements(rows: EventInsert[], keyed: boolean): CompiledQuery[] {
-  const statements: CompiledQuery[] = [];
-  const row = `(${columns.map(() => '?').join(', ')})`;
-  for (let start = 0; start < rows.length; ) {
+/** Splits `count` items into runs of 512, 256, … so each run's statement text is one of a few. */
+function runs(count: number): [number, number][] {
+  const result: [number, number][] = [];
+  for (let start = 0; start < count; ) {
     let size = 512;
-    while (size > rows.length - start) size >>= 1;
-    const parameters: unknown[] = [];
-    for (let index = start; index < start + size; index++) for (const column of columns) parameters.push(rows[index][column]);
-    statements.push(CompiledQuery.raw(`insert into analytics_events (${columnList}) values ${new Array(size).fill(row).join(', ')}${keyed ? keyedTail : ''}`, parameters));
+    while (size > count - start) size >>= 1;
+    result.push([start, size]);
     start += size;
   }
-  return statements;
+  return result;
+}
+
+const texts = new Map<string, string>();
+const cachedText = (name: string, build: () => string) => texts.get(name) ?? texts.set(name, build()).get(name)!;
+
+const sqliteRow = `(${columns.map(() => '?').join(', ')})`;
+
+/** SQLite binds one parameter per value: rows go in statements of 512, 256, … rows, so a handful of texts is prepared once. */
+function sqliteStatements(rows: EventInsert[], keyed: boolean): CompiledQuery[] {
+  return runs(rows.length).map(([start, size]) => {
+    const text = cachedText(`events ${size} ${keyed}`, () => `insert into analytics_events (${columnList}) values ${new Array(size).fill(sqliteRow).join(', ')}${keyed ? keyedTail : ''}`);
+    const parameters: unknown[] = [];
+    for (let index = start; index < start + size; index++) {
+      const row = rows[index];
+      parameters.push(row.project_key, row.at, row.path_id, row.agent_id, row.visitor_id, row.markdown, row.status, row.referrer, row.event_key);
+    }
+    return CompiledQuery.raw(text, parameters);
+  });
 }
 
 const postgresTypes = ['bigint', 'bigint', 'bigint', 'bigint', 'bigint', 'smallint', 'smallint', 'text', 'text'];
@@ -48,4 +63,38 @@ export async function insertEvents(trx: Kysely<Database>, profile: DialectProfil
     if (keyed) for (const row of result.rows) if (row.event_key !== null) fresh.add(row.event_key);
   }
   return (eventKey) => eventKey === null || fresh.has(eventKey);
+}
+
+export type VisitorTable = 'analytics_visitors' | 'analytics_recent_visitors';
+type VisitorRow = { visitor_hash: string; visitor_id: number };
+
+/** Existing ids of visitor hashes in `table`. */
+export async function selectVisitors(trx: Kysely<Database>, profile: DialectProfile, table: VisitorTable, key: number, hashes: string[]): Promise<VisitorRow[]> {
+  if (hashes.length === 0) return [];
+  const found: VisitorRow[] = [];
+  const select = `select visitor_hash, visitor_id from ${table} where project_key = `;
+  if (profile.name === 'postgres') return (await trx.executeQuery<VisitorRow>(CompiledQuery.raw(`${select}$1 and visitor_hash = any($2::text[])`, [key, hashes]))).rows;
+  for (const [start, size] of runs(hashes.length)) {
+    const text = cachedText(`select ${table} ${size}`, () => `${select}? and visitor_hash in (${new Array(size).fill('?').join(', ')})`);
+    found.push(...(await trx.executeQuery<VisitorRow>(CompiledQuery.raw(text, [key, ...hashes.slice(start, start + size)]))).rows);
+  }
+  return found;
+}
+
+/** Inserts visitors unless their hash is there already; returns the rows inserted. */
+export async function insertVisitors(trx: Kysely<Database>, profile: DialectProfile, table: VisitorTable, key: number, rows: VisitorRow[]): Promise<VisitorRow[]> {
+  const insert = `insert into ${table} (project_key, visitor_hash, visitor_id)`;
+  const tail = ' on conflict do nothing returning visitor_hash, visitor_id';
+  if (profile.name === 'postgres') {
+    const text = `${insert} select $1::bigint, hash, id from unnest($2::text[], $3::bigint[]) as fresh (hash, id)${tail}`;
+    return (await trx.executeQuery<VisitorRow>(CompiledQuery.raw(text, [key, rows.map((row) => row.visitor_hash), rows.map((row) => row.visitor_id)]))).rows;
+  }
+  const inserted: VisitorRow[] = [];
+  for (const [start, size] of runs(rows.length)) {
+    const text = cachedText(`insert ${table} ${size}`, () => `${insert} values ${new Array(size).fill('(?, ?, ?)').join(', ')}${tail}`);
+    const parameters: unknown[] = [];
+    for (let index = start; index < start + size; index++) parameters.push(key, rows[index].visitor_hash, rows[index].visitor_id);
+    inserted.push(...(await trx.executeQuery<VisitorRow>(CompiledQuery.raw(text, parameters))).rows);
+  }
+  return inserted;
 }

@@ -76,7 +76,7 @@ export async function reserve(trx: Kysely<Database>, key: number, counter: Count
 
 const chunkSize = 500;
 
-export function chunks<T>(values: T[]): T[][] {
+function chunks<T>(values: T[]): T[][] {
   const result: T[][] = [];
   for (let start = 0; start < values.length; start += chunkSize) result.push(values.slice(start, start + chunkSize));
   return result;

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { acceptsMarkdownFirst, normalizePath } from './paths.ts';
+import { acceptsMarkdownFirst, normalizePath, type NormalizedPath } from './paths.ts';
 
 /** An event as the ingestion API, the tracker and the importers hand it over. */
 export interface IncomingEvent {
@@ -24,6 +24,20 @@ export interface PreparedEvent {
   referrer: string | null;
   /** Set by the importer: a deterministic id of the log line. */
   eventKey: string | null;
+}
+
+/** A site has few distinct paths, so their normalized forms are remembered (bounded, as path spellings are not). */
+const normalizedCache = new Map<string, NormalizedPath | null>();
+const normalizedCacheLimit = 20_000;
+
+function normalized(path: string): NormalizedPath | null {
+  let result = normalizedCache.get(path);
+  if (result === undefined) {
+    result = normalizePath(path);
+    if (normalizedCache.size >= normalizedCacheLimit) normalizedCache.clear();
+    normalizedCache.set(path, result);
+  }
+  return result;
 }
 
 const fields = new Set(['timestamp', 'path', 'userAgent', 'ip', 'visitorId', 'accept', 'referrer', 'status']);
@@ -54,8 +68,8 @@ export function prepareEvent(input: unknown, now: number): PreparedEvent {
   if (unknown !== undefined) throw new Error(`"${unknown}" is not an event field; fields are ${[...fields].join(', ')}.`);
   if (typeof event.path !== 'string' || event.path === '') throw new Error('path is required: the requested page path, such as /guides/setup.');
   if (event.path.length > 2048) throw new Error('path is longer than 2048 characters.');
-  const normalized = normalizePath(event.path);
-  if (!normalized) throw new Error(`path "${event.path.slice(0, 100)}" is not a URL path; it must start with /.`);
+  const path = normalized(event.path);
+  if (!path) throw new Error(`path "${event.path.slice(0, 100)}" is not a URL path; it must start with /.`);
   const userAgent = optionalText(event, 'userAgent', 2048) ?? '';
   const ip = optionalText(event, 'ip', 64);
   if (ip !== undefined && isIP(ip) === 0) throw new Error(`ip "${ip}" is not an IPv4 or IPv6 address.`);
@@ -69,8 +83,8 @@ export function prepareEvent(input: unknown, now: number): PreparedEvent {
   }
   return {
     at: timestamp(event.timestamp, now),
-    path: normalized.path,
-    markdown: normalized.markdown || acceptsMarkdownFirst(accept),
+    path: path.path,
+    markdown: path.markdown || acceptsMarkdownFirst(accept),
     userAgent,
     visitorKey: { visitorId, ip, userAgent },
     status: typeof status === 'number' ? status : null,

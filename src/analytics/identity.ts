@@ -2,7 +2,8 @@ import { createHmac } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { DialectProfile, Storage } from '../storage/dialect.ts';
 import type { Database } from '../storage/schema.ts';
-import { chunks, reserve } from './dictionary.ts';
+import { insertVisitors, selectVisitors, type VisitorTable } from './bulk.ts';
+import { reserve } from './dictionary.ts';
 
 /** What identifies a visitor in an event: the tracker's id, or the IP address and user agent. */
 export interface VisitorKey {
@@ -42,13 +43,8 @@ const recentFirst: Record<DialectProfile['name'], boolean> = { sqlite: true, pos
 /** Recent visitors moved at once: big enough to share pages of the large index, small enough to stay cheap. */
 const mergeThreshold = 50_000;
 
-type VisitorTable = 'analytics_visitors' | 'analytics_recent_visitors';
-
-async function lookup(trx: Kysely<Database>, table: VisitorTable, key: number, hashes: string[], ids: Map<string, number>): Promise<void> {
-  for (const part of chunks(hashes)) {
-    const rows = await trx.selectFrom(table).select(['visitor_hash', 'visitor_id']).where('project_key', '=', key).where('visitor_hash', 'in', part).execute();
-    for (const row of rows) ids.set(row.visitor_hash, Number(row.visitor_id));
-  }
+async function lookup(trx: Kysely<Database>, profile: DialectProfile, table: VisitorTable, key: number, hashes: string[], ids: Map<string, number>): Promise<void> {
+  for (const row of await selectVisitors(trx, profile, table, key, hashes)) ids.set(row.visitor_hash, Number(row.visitor_id));
 }
 
 /**
@@ -59,16 +55,14 @@ async function lookup(trx: Kysely<Database>, table: VisitorTable, key: number, h
 export async function visitorIds(trx: Kysely<Database>, profile: DialectProfile, key: number, hashes: string[]): Promise<{ ids: Map<string, number>; fresh: number }> {
   const ids = new Map<string, number>();
   const target: VisitorTable = recentFirst[profile.name] ? 'analytics_recent_visitors' : 'analytics_visitors';
-  if (target === 'analytics_recent_visitors') await lookup(trx, target, key, hashes, ids);
-  await lookup(trx, 'analytics_visitors', key, hashes.filter((hash) => !ids.has(hash)), ids);
+  if (target === 'analytics_recent_visitors') await lookup(trx, profile, target, key, hashes, ids);
+  await lookup(trx, profile, 'analytics_visitors', key, hashes.filter((hash) => !ids.has(hash)), ids);
   const fresh = hashes.filter((hash) => !ids.has(hash));
   if (fresh.length === 0) return { ids, fresh: 0 };
   const first = await reserve(trx, key, 'next_visitor', fresh.length);
-  for (const part of chunks(fresh.map((hash, index) => ({ project_key: key, visitor_hash: hash, visitor_id: first + index })))) {
-    const rows = await trx.insertInto(target).values(part).onConflict((conflict) => conflict.doNothing()).returning(['visitor_hash', 'visitor_id']).execute();
-    for (const row of rows) ids.set(row.visitor_hash, Number(row.visitor_id));
-  }
-  await lookup(trx, target, key, fresh.filter((hash) => !ids.has(hash)), ids);
+  const inserted = await insertVisitors(trx, profile, target, key, fresh.map((hash, index) => ({ visitor_hash: hash, visitor_id: first + index })));
+  for (const row of inserted) ids.set(row.visitor_hash, Number(row.visitor_id));
+  await lookup(trx, profile, target, key, fresh.filter((hash) => !ids.has(hash)), ids);
   return { ids, fresh: fresh.length };
 }
 
