@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import type { Kysely } from 'kysely';
+import type { Database } from '../storage/schema.ts';
 import { createKey, keyView, listKeys, parseScopes, revokeKey } from '../accounts/keys.ts';
 import { createOrganization, listOrganizations, resolveOrganization } from '../accounts/organizations.ts';
 import { checkProjectSettings, createProject, findProject, listProjects, projectView, updateProject, type ProjectSettings } from '../accounts/projects.ts';
@@ -39,6 +41,21 @@ function projectOptions(command: Command): Command {
     .option('--tracker-domains <hosts>', 'comma-separated host names the browser tracker may report from');
 }
 
+/** A `list` verb printing an organization's rows as a table, or as JSON with --json. */
+function organizationListing(parent: Command, load: (db: Kysely<Database>, orgId: string) => Promise<Record<string, unknown>[]>, columns: string[]): void {
+  parent
+    .command('list')
+    .option('--org <id>', 'organization (default: the first one)')
+    .option('--json', 'print JSON')
+    .action((flags: { org?: string; json?: boolean }) =>
+      withStorage(async ({ db }) => {
+        const organization = await resolveOrganization(db, flags.org);
+        const views = await load(db, organization.id);
+        print(flags, views, () => table(views, columns));
+      }),
+    );
+}
+
 export function registerAccounts(program: Command): void {
   const orgs = program.command('orgs').description('Organizations, which own projects and keys');
   orgs
@@ -72,17 +89,7 @@ export function registerAccounts(program: Command): void {
         print(flags, view, () => `Created project ${view.id} (${view.name}) in ${organization.id}.`);
       }),
   );
-  projects
-    .command('list')
-    .option('--org <id>', 'organization (default: the first one)')
-    .option('--json', 'print JSON')
-    .action((flags: { org?: string; json?: boolean }) =>
-      withStorage(async ({ db }) => {
-        const organization = await resolveOrganization(db, flags.org);
-        const views = (await listProjects(db, organization.id)).map(projectView);
-        print(flags, views, () => table(views, ['id', 'name', 'repository', 'ref', 'model']));
-      }),
-    );
+  organizationListing(projects, (db, orgId) => listProjects(db, orgId).then((rows) => rows.map(projectView)), ['id', 'name', 'repository', 'ref', 'model']);
   projectOptions(projects.command('update').argument('<id>', 'project id').option('--name <name>', 'project name').option('--json', 'print JSON')).action(
     (id: string, flags: ProjectFlags) =>
       withStorage(async ({ db }) => {
@@ -123,17 +130,7 @@ export function registerAccounts(program: Command): void {
         print(flags, view, () => `Created key ${row.id} (${row.scopes}). Store it now, it is shown only once:\n${key}`);
       }),
     );
-  keys
-    .command('list')
-    .option('--org <id>', 'organization (default: the first one)')
-    .option('--json', 'print JSON')
-    .action((flags: { org?: string; json?: boolean }) =>
-      withStorage(async ({ db }) => {
-        const organization = await resolveOrganization(db, flags.org);
-        const views = (await listKeys(db, organization.id)).map(keyView);
-        print(flags, views, () => table(views, ['id', 'name', 'prefix', 'scopes', 'projectIds', 'lastUsedAt', 'expiresAt', 'revokedAt']));
-      }),
-    );
+  organizationListing(keys, (db, orgId) => listKeys(db, orgId).then((rows) => rows.map(keyView)), ['id', 'name', 'prefix', 'scopes', 'projectIds', 'lastUsedAt', 'expiresAt', 'revokedAt']);
   keys
     .command('revoke')
     .argument('<id>', 'key id (key_…)')

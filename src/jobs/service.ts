@@ -1,68 +1,20 @@
-import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { ProjectRow } from '../accounts/tables.ts';
 import { isId, newId } from '../lib/ids.ts';
 import type { AppContext } from '../server/context.ts';
 import { ApiError, conflict, invalidRequest, notFound } from '../server/errors.ts';
-import { lockRateLimitBucket, rateLimited, takeRateLimit, type RateLimitState } from '../server/rate-limit.ts';
+import { rateLimited, takeRateLimit, type RateLimitState } from '../server/rate-limit.ts';
+import { jobRateBucket, rememberIdempotencyKey, replayedJob, type IdempotentRequest } from './idempotency.ts';
 import type { Database } from '../storage/schema.ts';
 import { enqueueRun } from './queue/enqueue.ts';
 import type { JobRow, JobStatus } from './tables.ts';
 import { appendMessage } from './transcript.ts';
 
-const idempotencyWindowMs = 24 * 60 * 60 * 1000;
-
-export interface Submission {
-  prompt: string;
-  idempotencyKey?: string;
-}
+export type Submission = IdempotentRequest;
 
 export interface SubmissionResult {
   job: JobRow;
   rateLimit: RateLimitState;
-}
-
-/** Creates and follow-ups share one rolling-window limit per project. */
-function jobRateBucket(projectId: string): string {
-  return `jobs:${projectId}`;
-}
-
-function requestHash(prompt: string): string {
-  return createHash('sha256').update(prompt).digest('hex');
-}
-
-/**
- * Looks up an earlier request under the same idempotency key. Returns its job when the request is a
- * replay, undefined when the key is new, and throws 409 when the key was used for another request.
- */
-async function replayedJob(context: AppContext, trx: Kysely<Database>, projectId: string, scope: string, submission: Submission, now: number): Promise<JobRow | undefined> {
-  if (!submission.idempotencyKey) return undefined;
-  // Concurrent requests with one key must see each other's rows: take the project's turn first.
-  await lockRateLimitBucket(trx, context.storage.profile, jobRateBucket(projectId));
-  const earlier = await trx
-    .selectFrom('idempotency_keys')
-    .selectAll()
-    .where('project_id', '=', projectId)
-    .where('scope', '=', scope)
-    .where('key', '=', submission.idempotencyKey)
-    .executeTakeFirst();
-  if (!earlier) return undefined;
-  if (earlier.created_at <= now - idempotencyWindowMs) {
-    await trx.deleteFrom('idempotency_keys').where('project_id', '=', projectId).where('scope', '=', scope).where('key', '=', submission.idempotencyKey).execute();
-    return undefined;
-  }
-  if (earlier.request_hash !== requestHash(submission.prompt)) {
-    throw conflict('This Idempotency-Key was already used with a different request body; use a new key for a new request.');
-  }
-  return trx.selectFrom('jobs').selectAll().where('id', '=', earlier.job_id).executeTakeFirstOrThrow();
-}
-
-async function rememberIdempotencyKey(trx: Kysely<Database>, projectId: string, scope: string, submission: Submission, jobId: string, now: number) {
-  if (!submission.idempotencyKey) return;
-  await trx
-    .insertInto('idempotency_keys')
-    .values({ project_id: projectId, scope, key: submission.idempotencyKey, request_hash: requestHash(submission.prompt), job_id: jobId, created_at: now })
-    .execute();
 }
 
 async function takeJobRateLimit(context: AppContext, trx: Kysely<Database>, projectId: string, consume: boolean): Promise<RateLimitState> {

@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { AppContext } from '../server/context.ts';
+import { conflict } from '../server/errors.ts';
+import { lockRateLimitBucket } from '../server/rate-limit.ts';
+import type { Database } from '../storage/schema.ts';
+import type { JobRow } from './tables.ts';
+
+/** How long an `Idempotency-Key` keeps returning the job it created. */
+const idempotencyWindowMs = 24 * 60 * 60 * 1000;
+
+export interface IdempotentRequest {
+  prompt: string;
+  idempotencyKey?: string;
+}
+
+/** Creates and follow-ups of a project take turns under this lock (it is also their rate-limit bucket). */
+export function jobRateBucket(projectId: string): string {
+  return `jobs:${projectId}`;
+}
+
+function requestHash(prompt: string): string {
+  return createHash('sha256').update(prompt).digest('hex');
+}
+
+/**
+ * Looks up an earlier request under the same idempotency key. Returns its job when the request is a
+ * replay, undefined when the key is new, and throws 409 when the key was used for another request.
+ */
+export async function replayedJob(context: AppContext, trx: Kysely<Database>, projectId: string, scope: string, submission: IdempotentRequest, now: number): Promise<JobRow | undefined> {
+  if (!submission.idempotencyKey) return undefined;
+  // Concurrent requests with one key must see each other's rows: take the project's turn first.
+  await lockRateLimitBucket(trx, context.storage.profile, jobRateBucket(projectId));
+  const earlier = await trx
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where('scope', '=', scope)
+    .where('key', '=', submission.idempotencyKey)
+    .executeTakeFirst();
+  if (!earlier) return undefined;
+  if (earlier.created_at <= now - idempotencyWindowMs) {
+    await trx.deleteFrom('idempotency_keys').where('project_id', '=', projectId).where('scope', '=', scope).where('key', '=', submission.idempotencyKey).execute();
+    return undefined;
+  }
+  if (earlier.request_hash !== requestHash(submission.prompt)) {
+    throw conflict('This Idempotency-Key was already used with a different request body; use a new key for a new request.');
+  }
+  return trx.selectFrom('jobs').selectAll().where('id', '=', earlier.job_id).executeTakeFirstOrThrow();
+}
+
+export async function rememberIdempotencyKey(trx: Kysely<Database>, projectId: string, scope: string, submission: IdempotentRequest, jobId: string, now: number) {
+  if (!submission.idempotencyKey) return;
+  await trx
+    .insertInto('idempotency_keys')
+    .values({ project_id: projectId, scope, key: submission.idempotencyKey, request_hash: requestHash(submission.prompt), job_id: jobId, created_at: now })
+    .execute();
+}
+
