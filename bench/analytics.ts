@@ -11,7 +11,10 @@ import type { BenchSuite, Report } from './report.ts';
 
 const scale = Number(process.env.QUIRE_BENCH_SCALE ?? '1');
 const batchSize = 1000;
-const concurrency = 4;
+/** Requests in flight, as several sites or log shippers would send at once. */
+const concurrency = 8;
+/** Lines of the log-import figure: enough for a steady rate, a few minutes less than the whole dataset. */
+const importLines = 1_000_000;
 const dayMs = 86_400_000;
 
 function directoryBytes(directory: string): number {
@@ -87,7 +90,7 @@ async function run(report: Report): Promise<void> {
   try {
     const { url, projectId, key } = server.info as { url: string; projectId: string; key: string };
     const rate = await ingest(url, projectId, key, shape);
-    report.add({ name: 'ingestion, HTTP batches of 1,000, acknowledged after commit', value: rate, unit: 'events/s', target: { text: '≥ 100,000', met: rate >= 100_000 } });
+    report.add({ name: `ingestion, all views, HTTP batches of 1,000 (${concurrency} in flight), acknowledged after commit`, value: rate, unit: 'events/s', target: { text: '≥ 100,000', met: rate >= 100_000 } });
 
     const storage = await openStorage(loadConfig({ QUIRE_DATA_DIR: dataDir }), { migrate: false });
     for (;;) {
@@ -129,8 +132,9 @@ async function run(report: Report): Promise<void> {
     const importServer = await startBenchProcess('bench/analytics-server.ts', [], { QUIRE_DATA_DIR: importDir });
     const importProject = (importServer.info as { projectId: string }).projectId;
     await importServer.stop();
-    const lines = await importLog(shape, importDir, importProject);
-    report.add({ name: 'log import of the same views as a combined log', value: lines, unit: 'lines/s' });
+    const sample = { ...shape, views: Math.min(shape.views, importLines) };
+    const lines = await importLog(sample, importDir, importProject);
+    report.add({ name: `log import of ${sample.views.toLocaleString('en-US')} views as a combined log`, value: lines, unit: 'lines/s' });
     rmSync(importDir, { recursive: true, force: true });
   } finally {
     await server.stop();

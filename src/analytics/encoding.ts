@@ -182,10 +182,15 @@ export function encodeTuples(tuples: Tuple[]): Uint8Array {
   return writer.finish();
 }
 
-export function decodeTuples(bytes: Uint8Array): Tuple[] {
+/** Calls `visit` with each counted view of a pending batch, without building objects. */
+export function readTuples(bytes: Uint8Array, visit: (day: number, pathId: number, classCode: number, visitor: number) => void): void {
   const reader = new ByteReader(bytes);
   const count = reader.read();
-  const tuples: Tuple[] = new Array(count);
-  for (let index = 0; index < count; index++) tuples[index] = { day: reader.read(), pathId: reader.read(), classCode: reader.read(), visitor: reader.read() };
+  for (let index = 0; index < count; index++) visit(reader.read(), reader.read(), reader.read(), reader.read());
+}
+
+export function decodeTuples(bytes: Uint8Array): Tuple[] {
+  const tuples: Tuple[] = [];
+  readTuples(bytes, (day, pathId, classCode, visitor) => tuples.push({ day, pathId, classCode, visitor }));
   return tuples;
 }

@@ -1,6 +1,7 @@
 import type { Storage } from '../storage/dialect.ts';
 import { Dictionary } from './dictionary.ts';
 import type { DaySet } from './encoding.ts';
+import type { RangeIndex } from './range-index.ts';
 import type { Ranking } from './ranking.ts';
 
 interface CachedDay {
@@ -27,8 +28,19 @@ export class Engine {
   readonly #days = new Map<string, CachedDay>();
   #dayEntries = 0;
   readonly #rankings = new Map<string, CachedRanking>();
+  readonly #indexes = new Map<number, RangeIndex>();
   /** Called after events are committed, so the indexer can fold them soon. */
   onCommitted: (projectKey: number) => void = () => {};
+  /** Called when a query found the project's range index missing or behind its day sets. */
+  onIndexStale: (projectKey: number) => void = () => {};
+
+  index(projectKey: number): RangeIndex | undefined {
+    return this.#indexes.get(projectKey);
+  }
+
+  storeIndex(projectKey: number, index: RangeIndex): void {
+    this.#indexes.set(projectKey, index);
+  }
 
   cachedDay(key: string, revision: number): DaySet | undefined {
     const cached = this.#days.get(key);
@@ -69,6 +81,7 @@ export class Engine {
     this.#days.clear();
     this.#dayEntries = 0;
     this.#rankings.clear();
+    this.#indexes.clear();
   }
 }
 

@@ -1,24 +1,46 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectProfile, Storage } from '../storage/dialect.ts';
 import type { Database } from '../storage/schema.ts';
-import { daySetEntries, decodeDaySet, decodeTuples, encodeDaySet, sortedDistinct, unionSorted, type PathEntry, type Tuple } from './encoding.ts';
+import { daySetEntries, decodeDaySet, encodeDaySet, readTuples, sortedDistinct, unionSorted, type PathEntry, type Tuple } from './encoding.ts';
 
 /** Pending batches folded per transaction: bounds how long day-set rows stay locked. */
 const batchesPerFold = 200;
 
-/** Collects tuples into per day-and-class, per path entries. */
-export function groupTuples(tuples: Iterable<Tuple>): Map<string, { day: number; classCode: number; paths: Map<number, { visitors: number[]; views: number }> }> {
-  const groups = new Map<string, { day: number; classCode: number; paths: Map<number, { visitors: number[]; views: number }> }>();
-  for (const tuple of tuples) {
-    const key = `${tuple.day}:${tuple.classCode}`;
-    let group = groups.get(key);
-    if (!group) groups.set(key, (group = { day: tuple.day, classCode: tuple.classCode, paths: new Map() }));
-    let path = group.paths.get(tuple.pathId);
-    if (!path) group.paths.set(tuple.pathId, (path = { visitors: [], views: 0 }));
-    path.visitors.push(tuple.visitor);
+interface Group {
+  day: number;
+  classCode: number;
+  paths: Map<number, { visitors: number[]; views: number }>;
+}
+
+/** Collects counted views into per day-and-class, per path entries (numeric keys: this runs per view). */
+export class TupleGroups {
+  readonly #groups = new Map<number, Group>();
+  #last: Group | undefined;
+
+  add(day: number, pathId: number, classCode: number, visitor: number): void {
+    let group = this.#last;
+    if (group === undefined || group.day !== day || group.classCode !== classCode) {
+      const key = day * 2 + classCode;
+      group = this.#groups.get(key);
+      if (!group) this.#groups.set(key, (group = { day, classCode, paths: new Map() }));
+      this.#last = group;
+    }
+    let path = group.paths.get(pathId);
+    if (!path) group.paths.set(pathId, (path = { visitors: [], views: 0 }));
+    path.visitors.push(visitor);
     path.views++;
   }
-  return groups;
+
+  /** The groups keyed `day:class`. */
+  result(): Map<string, Group> {
+    return new Map([...this.#groups.values()].map((group) => [`${group.day}:${group.classCode}`, group]));
+  }
+}
+
+export function groupTuples(tuples: Iterable<Tuple>): Map<string, Group> {
+  const groups = new TupleGroups();
+  for (const tuple of tuples) groups.add(tuple.day, tuple.pathId, tuple.classCode, tuple.visitor);
+  return groups.result();
 }
 
 /**
@@ -85,7 +107,9 @@ export async function foldPending(storage: Storage, projectKey: number): Promise
         .$if(profile.skipLocked, (query) => query.skipLocked())
         .execute();
       if (batches.length === 0) return 0;
-      const groups = groupTuples(batches.flatMap((batch) => decodeTuples(batch.tuples)));
+      const grouping = new TupleGroups();
+      for (const batch of batches) readTuples(batch.tuples, (day, pathId, classCode, visitor) => grouping.add(day, pathId, classCode, visitor));
+      const groups = grouping.result();
       const current = await lockDaySets(trx, profile, projectKey, [...groups.values()]);
       for (const [key, group] of groups) {
         const entries = current.get(key) ?? new Map<number, PathEntry>();

@@ -61,10 +61,18 @@ async function storeCall(trx: Kysely<Database>, storage: Storage, engine: Engine
   const paths = await pathIds(trx, dictionary, key, events.map((event) => event.path));
   const agents = await agentIds(trx, dictionary, events.map((event) => event.userAgent));
   const known = dictionary.identities.get(key);
-  const identities = events.map((event) => identityKey(event.visitorKey, agents.ids.get(event.userAgent)!));
+  // Returning visitors are resolved from the cache here; the others are hashed once per key and looked up together.
+  const visitorOf = new Float64Array(events.length);
+  const identities: string[] = new Array(events.length);
   const hashes = new Map<string, string>();
-  identities.forEach((identity, index) => {
-    if (!known?.has(identity) && !hashes.has(identity)) hashes.set(identity, visitorHash(project.analytics_secret, events[index].visitorKey));
+  events.forEach((event, index) => {
+    const identity = identityKey(event.visitorKey, agents.ids.get(event.userAgent)!);
+    const id = known?.get(identity);
+    if (id !== undefined) visitorOf[index] = id;
+    else {
+      identities[index] = identity;
+      if (!hashes.has(identity)) hashes.set(identity, visitorHash(project.analytics_secret, event.visitorKey));
+    }
   });
   const assigned = await visitorIds(trx, storage.profile, key, [...new Set(hashes.values())]);
   const learned = new Map([...hashes].map(([identity, hash]) => [identity, assigned.ids.get(hash)!]));
@@ -73,7 +81,7 @@ async function storeCall(trx: Kysely<Database>, storage: Storage, engine: Engine
     at: event.at,
     path_id: paths.ids.get(event.path)!,
     agent_id: agents.ids.get(event.userAgent)!,
-    visitor_id: known?.get(identities[index]) ?? learned.get(identities[index])!,
+    visitor_id: identities[index] === undefined ? visitorOf[index] : learned.get(identities[index])!,
     markdown: event.markdown ? 1 : 0,
     status: event.status,
     referrer: event.referrer,

@@ -1,5 +1,6 @@
 import type { AppContext } from '../server/context.ts';
 import { engineFor } from './engine.ts';
+import { refreshIndex } from './index-refresh.ts';
 import { foldPending, projectsWithPending } from './indexer.ts';
 import { purgeExpiredEvents } from './retention.ts';
 
@@ -8,10 +9,14 @@ const foldDelayMs = 250;
 /** Sweep for batches committed by other processes (or left by a crash). */
 const sweepMs = 10_000;
 const retentionMs = 60 * 60 * 1000;
+/** A range index is rebuilt once day sets have been quiet this long, or at the latest after `indexMaxWaitMs`. */
+const indexQuietMs = 1_000;
+const indexMaxWaitMs = 5 * 60_000;
 
 /**
  * Background work of a serving process: folds pending batches into day sets shortly after they are
- * committed, sweeps for other processes' leftovers, and purges raw events past the retention period.
+ * committed, sweeps for other processes' leftovers, rebuilds range indexes after day sets changed,
+ * and purges raw events past the retention period.
  */
 export function startMaintenance(context: AppContext): { stop(): Promise<void> } {
   const { storage, logger, config } = context;
@@ -20,21 +25,48 @@ export function startMaintenance(context: AppContext): { stop(): Promise<void> }
   let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
 
+  const timers = new Set<NodeJS.Timeout>();
+  const later = (delay: number, task: () => void) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      task();
+    }, delay);
+    timers.add(timer);
+    return timer;
+  };
+
+  const indexing = new Map<number, { timer: NodeJS.Timeout; since: number }>();
+  const index = (projectKey: number) => {
+    indexing.delete(projectKey);
+    running = running
+      .then(() => (stopped ? undefined : refreshIndex(storage, projectKey)))
+      .catch((error: unknown) => logger.warn({ err: error, projectKey }, 'building the analytics range index failed; queries count from day sets meanwhile'));
+  };
+  const indexLater = (projectKey: number) => {
+    if (stopped) return;
+    const waiting = indexing.get(projectKey);
+    const since = waiting?.since ?? Date.now();
+    if (waiting) {
+      clearTimeout(waiting.timer);
+      timers.delete(waiting.timer);
+    }
+    const delay = Math.max(0, Math.min(indexQuietMs, since + indexMaxWaitMs - Date.now()));
+    indexing.set(projectKey, { timer: later(delay, () => index(projectKey)), since });
+  };
+  engine.onIndexStale = indexLater;
+
   const fold = (projectKey: number) => {
     scheduled.delete(projectKey);
     running = running
-      .then(() => (stopped ? 0 : foldPending(storage, projectKey)))
+      .then(async () => {
+        if (!stopped && (await foldPending(storage, projectKey)) > 0) indexLater(projectKey);
+      })
       .catch((error: unknown) => logger.warn({ err: error, projectKey }, 'folding analytics batches failed; the next sweep retries'));
   };
-  const timers = new Set<NodeJS.Timeout>();
   engine.onCommitted = (projectKey) => {
     if (stopped || scheduled.has(projectKey)) return;
     scheduled.add(projectKey);
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      fold(projectKey);
-    }, foldDelayMs);
-    timers.add(timer);
+    later(foldDelayMs, () => fold(projectKey));
   };
   const sweep = setInterval(() => {
     projectsWithPending(storage.db).then(
@@ -60,6 +92,7 @@ export function startMaintenance(context: AppContext): { stop(): Promise<void> }
       clearInterval(retention);
       for (const timer of timers) clearTimeout(timer);
       engine.onCommitted = () => {};
+      engine.onIndexStale = () => {};
       await running;
     },
   };

@@ -2,7 +2,7 @@ import type { Storage } from '../storage/dialect.ts';
 import { existingProjectKey, pathNames } from './dictionary.ts';
 import { engineFor } from './engine.ts';
 import { order, rank, type Counts, type Measure, type Ranking } from './ranking.ts';
-import { readSources, snapshotIsolation } from './sources.ts';
+import { indexedVisitors, readSources, snapshotIsolation } from './sources.ts';
 
 export interface PageRequest {
   measure: Measure;
@@ -36,7 +36,8 @@ export async function ranking(storage: Storage, projectId: string, measure: Meas
     const cacheKey = `${key}:${measure}:${from}:${to}`;
     const cached = engine.cachedRanking(cacheKey, Number(version));
     if (cached) return cached;
-    const computed = rank(await readSources(trx, engine, key, from, to), measure);
+    const indexed = measure === 'visitors' ? await indexedVisitors(trx, engine, key, from, to) : null;
+    const computed = indexed ?? rank(await readSources(trx, engine, key, from, to), measure);
     const names = await pathNames(trx, engine.dictionary, key, computed.rows.map((row) => row.pathId));
     const ordered = order(computed, names);
     engine.storeRanking(cacheKey, Number(version), ordered);

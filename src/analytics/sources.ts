@@ -2,14 +2,16 @@ import type { Kysely } from 'kysely';
 import type { DialectProfile } from '../storage/dialect.ts';
 import type { Database } from '../storage/schema.ts';
 import { agentKind, classCodes, classify, type AgentKind } from './classify.ts';
-import { decodeDaySet, decodeTuples, type DaySet, type Tuple } from './encoding.ts';
+import { decodeDaySet, decodeTuples, type Tuple } from './encoding.ts';
+import type { IndexedDay } from './range-index.ts';
+import type { Ranking } from './ranking.ts';
 import type { Engine } from './engine.ts';
 import { counts } from './events.ts';
 import { dayMs, dayOf } from './time.ts';
 
 /** Everything a query counts, read in one snapshot: whole-day sets plus loose views (pending or partial-day). */
 export interface Sources {
-  days: { classCode: number; set: DaySet }[];
+  days: IndexedDay[];
   loose: Tuple[];
 }
 
@@ -62,42 +64,77 @@ export async function rawViews(trx: Kysely<Database>, engine: Engine, projectKey
   return tuples;
 }
 
+/** Revisions of a project's day sets in [firstDay, endDay), keyed `day:class`. */
+export async function dayRevisions(trx: Kysely<Database>, projectKey: number, firstDay: number, endDay: number): Promise<Map<string, number>> {
+  const rows = await trx
+    .selectFrom('analytics_day_sets')
+    .select(['day', 'class', 'revision'])
+    .where('project_key', '=', projectKey)
+    .where('day', '>=', firstDay)
+    .where('day', '<', endDay)
+    .execute();
+  return new Map(rows.map((row) => [`${row.day}:${row.class}`, Number(row.revision)]));
+}
+
+/** The day sets at `revisions`, decoding only those whose revision is not cached. */
+export async function loadDays(trx: Kysely<Database>, engine: Engine, projectKey: number, revisions: Map<string, number>): Promise<IndexedDay[]> {
+  const days: IndexedDay[] = [];
+  const stale: { day: number; classCode: number }[] = [];
+  for (const [key, revision] of revisions) {
+    const [day, classCode] = key.split(':').map(Number);
+    const set = engine.cachedDay(`${projectKey}:${key}`, revision);
+    if (set) days.push({ day, classCode, revision, set });
+    else stale.push({ day, classCode });
+  }
+  for (let start = 0; start < stale.length; start += 50) {
+    const part = stale.slice(start, start + 50);
+    const wanted = new Set(part.map((entry) => `${entry.day}:${entry.classCode}`));
+    const rows = await trx
+      .selectFrom('analytics_day_sets')
+      .select(['day', 'class', 'revision', 'data'])
+      .where('project_key', '=', projectKey)
+      .where('day', 'in', [...new Set(part.map((entry) => entry.day))])
+      .execute();
+    for (const row of rows) {
+      if (!wanted.has(`${row.day}:${row.class}`)) continue;
+      const set = decodeDaySet(row.data);
+      engine.storeDay(`${projectKey}:${row.day}:${row.class}`, Number(row.revision), set);
+      days.push({ day: Number(row.day), classCode: Number(row.class), revision: Number(row.revision), set });
+    }
+  }
+  return days;
+}
+
+/** Counted views of committed batches not yet folded, in [firstDay, endDay). */
+export async function pendingViews(trx: Kysely<Database>, projectKey: number, firstDay: number, endDay: number): Promise<Tuple[]> {
+  const pending = await trx.selectFrom('analytics_pending').select('tuples').where('project_key', '=', projectKey).execute();
+  const tuples: Tuple[] = [];
+  for (const batch of pending) for (const tuple of decodeTuples(batch.tuples)) if (tuple.day >= firstDay && tuple.day < endDay) tuples.push(tuple);
+  return tuples;
+}
+
+/**
+ * Unique visitors of whole days, from the range index when it covers the days and no pending view
+ * falls in them; otherwise null, and the index is asked to catch up.
+ */
+export async function indexedVisitors(trx: Kysely<Database>, engine: Engine, projectKey: number, from: number, to: number): Promise<Ranking | null> {
+  const { firstDay, endDay, partial } = splitRange(from, to);
+  if (partial.length > 0) return null;
+  const index = engine.index(projectKey);
+  const fresh = index !== undefined && index.covers(firstDay, endDay, await dayRevisions(trx, projectKey, firstDay, endDay));
+  if (fresh && (await pendingViews(trx, projectKey, firstDay, endDay)).length === 0) return index.rank(firstDay, endDay);
+  // Days older than the span are always counted from day sets; asking for a new index would not help.
+  if (index === undefined || firstDay >= index.spanStart) engine.onIndexStale(projectKey);
+  return null;
+}
+
 /** Reads the sources of [from, to) inside `trx`, decoding only day sets whose revision is not cached. */
 export async function readSources(trx: Kysely<Database>, engine: Engine, projectKey: number, from: number, to: number): Promise<Sources> {
   const { firstDay, endDay, partial } = splitRange(from, to);
   const sources: Sources = { days: [], loose: [] };
   if (endDay > firstDay) {
-    const revisions = await trx
-      .selectFrom('analytics_day_sets')
-      .select(['day', 'class', 'revision'])
-      .where('project_key', '=', projectKey)
-      .where('day', '>=', firstDay)
-      .where('day', '<', endDay)
-      .execute();
-    const stale: { day: number; classCode: number; revision: number }[] = [];
-    for (const row of revisions) {
-      const key = `${projectKey}:${row.day}:${row.class}`;
-      const set = engine.cachedDay(key, Number(row.revision));
-      if (set) sources.days.push({ classCode: Number(row.class), set });
-      else stale.push({ day: Number(row.day), classCode: Number(row.class), revision: Number(row.revision) });
-    }
-    for (let start = 0; start < stale.length; start += 50) {
-      const part = stale.slice(start, start + 50);
-      const rows = await trx
-        .selectFrom('analytics_day_sets')
-        .select(['day', 'class', 'revision', 'data'])
-        .where('project_key', '=', projectKey)
-        .where('day', 'in', [...new Set(part.map((entry) => entry.day))])
-        .execute();
-      for (const row of rows) {
-        if (!part.some((entry) => entry.day === Number(row.day) && entry.classCode === Number(row.class))) continue;
-        const set = decodeDaySet(row.data);
-        engine.storeDay(`${projectKey}:${row.day}:${row.class}`, Number(row.revision), set);
-        sources.days.push({ classCode: Number(row.class), set });
-      }
-    }
-    const pending = await trx.selectFrom('analytics_pending').select('tuples').where('project_key', '=', projectKey).execute();
-    for (const batch of pending) for (const tuple of decodeTuples(batch.tuples)) if (tuple.day >= firstDay && tuple.day < endDay) sources.loose.push(tuple);
+    sources.days = await loadDays(trx, engine, projectKey, await dayRevisions(trx, projectKey, firstDay, endDay));
+    sources.loose = await pendingViews(trx, projectKey, firstDay, endDay);
   }
   for (const [start, end] of partial) sources.loose.push(...(await rawViews(trx, engine, projectKey, start, end)));
   return sources;

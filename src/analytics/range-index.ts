@@ -1,0 +1,100 @@
+import type { DaySet } from './encoding.ts';
+import type { Ranking } from './ranking.ts';
+
+/** A decoded day set with the revision it was read at. */
+export interface IndexedDay {
+  day: number;
+  classCode: number;
+  revision: number;
+  set: DaySet;
+}
+
+/** Count classes: human, AI, and either (a visitor seen as both counts once). */
+export const countClasses = 3;
+const classes = countClasses;
+
+/**
+ * Exact unique-visitor counts of any whole-day range inside a span, without touching visitor ids at
+ * query time. Each (path or site, class, day) entry is stored with the previous day, inside the
+ * span, on which the same visitor was seen there (0 for none). A visitor seen in [a, b) is counted
+ * exactly once, on its first day in the range: the one entry in [a, b) whose previous day is before
+ * a. So a count is, per day in range, how many entries have a previous day before a: one binary
+ * search in that day's sorted histogram of previous days. The answer for [a, b) depends only on the
+ * day sets of [a, b), so the index serves a range as long as those kept the revisions it was built
+ * from (see `covers`).
+ */
+export class RangeIndex {
+  readonly spanStart: number;
+  readonly span: number;
+  readonly pathIds: Uint32Array;
+  readonly #revisions: Map<string, number>;
+  /** End of each cell's buckets, cells ordered by (class, slot, day); a cell starts where the previous one ends. */
+  readonly #cellEnds: Uint32Array;
+  /** Per bucket: previous day + 1 (0 for none), ascending within a cell, and the running count of entries. */
+  readonly #previous: Uint16Array;
+  readonly #cumulative: Uint32Array;
+
+  constructor(spanStart: number, span: number, pathIds: Uint32Array, revisions: Map<string, number>, cellEnds: Uint32Array, previous: Uint16Array, cumulative: Uint32Array) {
+    this.spanStart = spanStart;
+    this.span = span;
+    this.pathIds = pathIds;
+    this.#revisions = revisions;
+    this.#cellEnds = cellEnds;
+    this.#previous = previous;
+    this.#cumulative = cumulative;
+  }
+
+  /** Bytes held, for the engine's memory budget. */
+  get bytes(): number {
+    return this.#cellEnds.byteLength + this.#previous.byteLength + this.#cumulative.byteLength;
+  }
+
+  /**
+   * True when the day sets of [firstDay, endDay) (`day:class` → revision, as read now) are the
+   * indexed ones. Days without day sets count nothing, so the range may reach past the span.
+   */
+  covers(firstDay: number, endDay: number, revisions: Map<string, number>): boolean {
+    for (const [key, revision] of revisions) if (this.#revisions.get(key) !== revision) return false;
+    for (const key of this.#revisions.keys()) {
+      const day = Number(key.slice(0, key.indexOf(':')));
+      if (day >= firstDay && day < endDay && !revisions.has(key)) return false;
+    }
+    return true;
+  }
+
+  /** Entries of a cell whose previous day is before `first` (all of them when the cell is the first day). */
+  #counted(cell: number, first: number): number {
+    const start = cell === 0 ? 0 : this.#cellEnds[cell - 1];
+    const end = this.#cellEnds[cell];
+    if (start === end) return 0;
+    let low = start;
+    let high = end;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.#previous[middle] <= first) low = middle + 1;
+      else high = middle;
+    }
+    return low === start ? 0 : this.#cumulative[low - 1];
+  }
+
+  /** Unique visitors of [firstDay, endDay) per path and site-wide; `covers` must hold. */
+  rank(firstDay: number, endDay: number): Ranking {
+    const first = Math.max(firstDay - this.spanStart, 0);
+    const end = Math.min(endDay - this.spanStart, this.span);
+    const slots = this.pathIds.length + 1;
+    const counts = [0, 0, 0];
+    const rows: Ranking['rows'] = [];
+    let totals = { human: 0, ai: 0, total: 0 };
+    for (let slot = 0; slot < slots; slot++) {
+      for (let classCode = 0; classCode < classes; classCode++) {
+        const base = (classCode * slots + slot) * this.span;
+        let sum = 0;
+        for (let day = first; day < end; day++) sum += this.#counted(base + day, first);
+        counts[classCode] = sum;
+      }
+      if (slot === slots - 1) totals = { human: counts[0], ai: counts[1], total: counts[2] };
+      else if (counts[2] > 0) rows.push({ pathId: this.pathIds[slot], human: counts[0], ai: counts[1], total: counts[2] });
+    }
+    return { totals, rows };
+  }
+}

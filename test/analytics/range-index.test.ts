@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { encodeDaySet, decodeDaySet, sortedDistinct, type PathEntry } from '../../src/analytics/encoding.ts';
+import { groupTuples } from '../../src/analytics/indexer.ts';
+import { buildRangeIndex } from '../../src/analytics/range-index-build.ts';
+import type { IndexedDay } from '../../src/analytics/range-index.ts';
+import { rank } from '../../src/analytics/ranking.ts';
+
+const spanStart = 20_000;
+const span = 12;
+
+const tupleArbitrary = fc.record({
+  day: fc.integer({ min: spanStart, max: spanStart + span - 1 }),
+  pathId: fc.integer({ min: 1, max: 6 }),
+  classCode: fc.integer({ min: 0, max: 1 }),
+  visitor: fc.integer({ min: 1, max: 40 }),
+});
+
+/** Day sets as the indexer stores them, from counted views. */
+function daySets(tuples: { day: number; pathId: number; classCode: number; visitor: number }[]): IndexedDay[] {
+  return [...groupTuples(tuples).values()].map(({ day, classCode, paths }) => {
+    const entries = new Map<number, PathEntry>();
+    for (const [pathId, path] of paths) entries.set(pathId, { visitors: sortedDistinct(path.visitors), views: path.views });
+    return { day, classCode, revision: 1, set: decodeDaySet(encodeDaySet(entries)) };
+  });
+}
+
+const byPath = (ranking: ReturnType<typeof rank>) => ({ totals: ranking.totals, rows: [...ranking.rows].sort((a, b) => a.pathId - b.pathId) });
+
+describe('range index', () => {
+  it('counts every whole-day range exactly as the union of its day sets', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(tupleArbitrary, { maxLength: 300 }), fc.integer({ min: -2, max: span + 2 }), fc.integer({ min: 1, max: span + 4 }), async (tuples, offset, length) => {
+        const days = daySets(tuples);
+        const index = await buildRangeIndex(days, spanStart, span);
+        const [firstDay, endDay] = [spanStart + offset, spanStart + offset + length];
+        const inRange = days.filter((entry) => entry.day >= firstDay && entry.day < endDay);
+        const revisions = new Map(inRange.map((entry) => [`${entry.day}:${entry.classCode}`, entry.revision]));
+        expect(index.covers(firstDay, endDay, revisions)).toBe(true);
+        expect(byPath(index.rank(firstDay, endDay))).toEqual(byPath(rank({ days: inRange, loose: [] }, 'visitors')));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('refuses a range whose day sets changed since it was built', async () => {
+    const days = daySets([
+      { day: spanStart, pathId: 1, classCode: 0, visitor: 1 },
+      { day: spanStart + 1, pathId: 1, classCode: 1, visitor: 2 },
+    ]);
+    const index = await buildRangeIndex(days, spanStart, span);
+    expect(index.covers(spanStart, spanStart + 2, new Map([[`${spanStart}:0`, 1], [`${spanStart + 1}:1`, 1]]))).toBe(true);
+    expect(index.covers(spanStart, spanStart + 2, new Map([[`${spanStart}:0`, 1], [`${spanStart + 1}:1`, 2]]))).toBe(false);
+    expect(index.covers(spanStart, spanStart + 3, new Map([[`${spanStart}:0`, 1], [`${spanStart + 1}:1`, 1], [`${spanStart + 2}:0`, 1]]))).toBe(false);
+    expect(index.covers(spanStart, spanStart + 2, new Map([[`${spanStart}:0`, 1]]))).toBe(false);
+  });
+});
