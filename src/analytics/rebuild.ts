@@ -5,8 +5,8 @@ import { decodeTuples, encodeTuples, sortedDistinct, type PathEntry } from './en
 import { existingProjectKey } from './dictionary.ts';
 import { engineFor } from './engine.ts';
 import { foldPending, groupTuples, lockDaySets, writeDaySet } from './indexer.ts';
-import { rawViews, snapshotIsolation } from './sources.ts';
-import { dayMs, dayOf } from './time.ts';
+import { eventDay, rawViews, snapshotIsolation } from './sources.ts';
+import { dayMs } from './time.ts';
 
 /** PostgreSQL errors after which the same transaction can simply run again. */
 const retryable = new Set(['40001', '40P01']);
@@ -53,12 +53,12 @@ export async function rebuildProject(storage: Storage, projectId: string, onDay?
   await foldPending(storage, key);
   const span = await storage.db
     .selectFrom('analytics_events')
-    .select((eb) => [eb.fn.min('at').as('first'), eb.fn.max('at').as('last')])
+    .select((eb) => [eb.fn.min(eventDay).as('first'), eb.fn.max(eventDay).as('last')])
     .where('project_key', '=', key)
     .executeTakeFirstOrThrow();
   if (span.first === null || span.last === null) return { days: 0, views: 0 };
-  const firstDay = dayOf(Number(span.first));
-  const lastDay = dayOf(Number(span.last));
+  const firstDay = Number(span.first);
+  const lastDay = Number(span.last);
   const isolation = snapshotIsolation[storage.profile.name];
   let views = 0;
   for (let day = firstDay; day <= lastDay; day++) {
