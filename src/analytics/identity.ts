@@ -66,9 +66,9 @@ export async function visitorIds(trx: Kysely<Database>, profile: DialectProfile,
   return { ids, fresh: fresh.length };
 }
 
-/** Moves recent visitors into the visitor index once there are enough of them; returns whether it did. */
-export async function mergeRecentVisitors(storage: Storage, added: number): Promise<boolean> {
-  if (!recentFirst[storage.profile.name] || added < mergeThreshold) return false;
+/** Moves recent visitors into the visitor index once `added` reaches `threshold`; returns whether it did. */
+export async function mergeRecentVisitors(storage: Storage, added: number, threshold = mergeThreshold): Promise<boolean> {
+  if (!recentFirst[storage.profile.name] || added < threshold) return false;
   await storage.db.transaction().execute(async (trx) => {
     await trx
       .insertInto('analytics_visitors')

@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engineFor } from '../../src/analytics/engine.ts';
+import { prepareAll, storeEvents } from '../../src/analytics/ingest.ts';
+import { mergeRecentVisitors } from '../../src/analytics/identity.ts';
+import { page } from '../../src/analytics/query.ts';
+import { GroupWriter } from '../../src/analytics/writer.ts';
+import type { Storage } from '../../src/storage/dialect.ts';
+import { createTenant } from '../support/app.ts';
+import { testDatabases } from '../support/storage.ts';
+
+const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+
+describe('group commit', () => {
+  it('writes concurrent calls together and answers each with its own result', async () => {
+    const groups: number[][] = [];
+    const writer = new GroupWriter<number, number>({ write: async (calls) => (groups.push(calls), calls.map((call) => call * 10)), size: () => 1, maxSize: 100 });
+    expect(await Promise.all([1, 2, 3].map((call) => writer.write(call)))).toEqual([10, 20, 30]);
+    expect(groups).toEqual([[1, 2, 3]]);
+  });
+
+  it('retries a failed group one call at a time, so only the bad call fails', async () => {
+    const writer = new GroupWriter<number, number>({
+      write: async (calls) => {
+        if (calls.includes(2)) throw new Error('bad call');
+        return calls;
+      },
+      size: () => 1,
+      maxSize: 100,
+    });
+    const results = await Promise.allSettled([1, 2, 3].map((call) => writer.write(call)));
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  });
+});
+
+describe.each(testDatabases)('visitor ids on $dialect', (database) => {
+  let storage: Storage;
+
+  beforeAll(async () => {
+    storage = await database.open();
+  });
+  afterAll(async () => {
+    await storage.close();
+  });
+
+  it('keeps a visitor id after recent visitors are merged and the identity cache is gone', async () => {
+    const tenant = await createTenant(storage);
+    const visit = (visitor: string, day: number) => ({ timestamp: Date.UTC(2026, 2, day, 12), path: '/guide', visitorId: visitor, userAgent: chrome });
+    await storeEvents(storage, tenant.project, prepareAll([visit('a', 1), visit('b', 1)]).events);
+    await mergeRecentVisitors(storage, 2, 1);
+    engineFor(storage).dictionary.identities.clear();
+    await storeEvents(storage, tenant.project, prepareAll([visit('a', 2), visit('c', 2)]).events);
+    engineFor(storage).dictionary.identities.clear();
+    await storeEvents(storage, tenant.project, prepareAll([visit('c', 3), visit('b', 3)]).events);
+    const answer = await page(storage, tenant.project.id, { measure: 'visitors', from: Date.UTC(2026, 2, 1), to: Date.UTC(2026, 2, 4), limit: 10, offset: 0 });
+    expect(answer.totals).toEqual({ human: 3, ai: 0, total: 3 });
+  });
+});
