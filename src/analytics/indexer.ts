@@ -1,7 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectProfile, Storage } from '../storage/dialect.ts';
 import type { Database } from '../storage/schema.ts';
-import { daySetEntries, decodeDaySet, encodeDaySet, readTuples, sortedDistinct, unionSorted, type PathEntry, type Tuple } from './encoding.ts';
+import { daySetEntries, decodeDaySet, encodeDaySet, sortedDistinct, unionSorted, type PathEntry } from './encoding.ts';
+import { readTuples, type Tuple } from './tuples.ts';
 
 /** Pending batches folded per transaction: bounds how long day-set rows stay locked. */
 const batchesPerFold = 200;

@@ -5,7 +5,7 @@ import type { Database } from '../storage/schema.ts';
 import { insertEvents, type EventInsert } from './bulk.ts';
 import { agentKind, classCodes, classify } from './classify.ts';
 import { agentIds, pathIds, projectKey } from './dictionary.ts';
-import { TupleWriter } from './encoding.ts';
+import { TupleWriter } from './tuples.ts';
 import { engineFor, type Engine } from './engine.ts';
 import { counts, prepareEvent, type PreparedEvent } from './events.ts';
 import { identityKey, mergeRecentVisitors, visitorHash, visitorIds } from './identity.ts';

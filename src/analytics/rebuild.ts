@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Storage } from '../storage/dialect.ts';
 import type { Database } from '../storage/schema.ts';
-import { decodeTuples, encodeTuples, sortedDistinct, type PathEntry } from './encoding.ts';
+import { sortedDistinct, type PathEntry } from './encoding.ts';
+import { decodeTuples, encodeTuples } from './tuples.ts';
 import { existingProjectKey } from './dictionary.ts';
 import { engineFor } from './engine.ts';
 import { foldPending, groupTuples, lockDaySets, writeDaySet } from './indexer.ts';
