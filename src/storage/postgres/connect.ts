@@ -28,6 +28,10 @@ export function openPostgres(options: PostgresOptions): Storage {
     connectionTimeoutMillis: 10_000,
   });
   pool.on('error', (error) => options.onConnectionError?.(error));
+  // A connection can also die while checked out (a transaction between statements, say). The pool's
+  // listener covers idle clients only; without this one the client's 'error' event would be
+  // unhandled and end the process. The statement in flight still fails and is answered as such.
+  pool.on('connect', (client) => client.on('error', (error) => options.onConnectionError?.(error)));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,

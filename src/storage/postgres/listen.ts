@@ -20,26 +20,33 @@ export async function listenForNotifications(options: ListenOptions): Promise<()
   const connect = async (): Promise<void> => {
     if (stopped) return;
     const next = new pg.Client({ connectionString: options.connectionString });
-    next.on('notification', (message) => message.channel === options.channel && options.onNotify());
-    next.on('error', (error) => {
+    let failed = false;
+    // A connection fails once, however many ways it reports it (an 'error' event, a rejected
+    // connect or query): give it up and schedule exactly one replacement.
+    const fail = (error: Error): void => {
+      if (failed) return;
+      failed = true;
       options.onError?.(error);
-      next.end().catch(() => {});
       if (client === next) client = null;
+      next.end().catch(() => {});
       setTimeout(() => void connect().catch(() => {}), delayMs);
       delayMs = Math.min(delayMs * 2, 10_000);
-    });
+    };
+    next.on('notification', (message) => message.channel === options.channel && options.onNotify());
+    next.on('error', fail);
     try {
       await next.connect();
       await next.query(`listen ${pg.escapeIdentifier(options.channel)}`);
+      if (stopped || failed) {
+        await next.end().catch(() => {});
+        return;
+      }
       client = next;
       delayMs = 100;
       // Work may have been enqueued while we were not listening.
       options.onNotify();
     } catch (error) {
-      options.onError?.(error as Error);
-      await next.end().catch(() => {});
-      setTimeout(() => void connect().catch(() => {}), delayMs);
-      delayMs = Math.min(delayMs * 2, 10_000);
+      fail(error as Error);
     }
   };
 
