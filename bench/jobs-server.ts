@@ -31,6 +31,7 @@ if (mode === 'bare') {
   app.get('/v2/agent/:projectId/job/:id', async () => sampleJob);
   await app.listen({ port: 0, host: '127.0.0.1' });
   process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}` })}\n`);
+  process.on('SIGTERM', () => app.close().then(() => process.exit(0)));
 } else {
   const config = loadConfig(process.env, { logLevel: 'silent', port: 0 });
   const service = await startService({

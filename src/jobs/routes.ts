@@ -1,9 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireKey, visibleProject } from '../server/auth.ts';
 import type { AppContext } from '../server/context.ts';
+import { sendSerialized } from '../server/json.ts';
 import { rateLimitHeaders } from '../server/rate-limit.ts';
 import { ErrorResponse, IdempotencyHeaders, Job, JobList, JobParams, ListQuery, ProjectParams, PromptBody, Transcript } from './schemas.ts';
-import { archiveJob, createJob, followUp, getJob, listJobs } from './service.ts';
+import { archiveJob, createJob, followUp, getJob, getJobJson, listJobs } from './service.ts';
 import { listMessages } from './transcript.ts';
 import { jobView } from './view.ts';
 
@@ -35,9 +36,9 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = asy
   app.get('/v2/agent/:projectId/job/:id', {
     onRequest: read,
     schema: { tags, summary: 'Get an agent job', description: 'Poll until `status` is `completed`, `archived` or `failed`.', params: JobParams, response: { 200: Job, ...errors } },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const project = await visibleProject(context, request, request.params.projectId);
-      return jobView(await getJob(context, project, request.params.id));
+      return sendSerialized(reply, await getJobJson(context, project, request.params.id));
     },
   });
 

@@ -9,6 +9,7 @@ import type { Database } from '../storage/schema.ts';
 import { enqueueRun } from './queue/enqueue.ts';
 import type { JobRow, JobStatus } from './tables.ts';
 import { appendMessage } from './transcript.ts';
+import { jobView } from './view.ts';
 
 export type Submission = IdempotentRequest;
 
@@ -77,6 +78,22 @@ async function findJobRow(db: Kysely<Database>, project: ProjectRow, jobId: stri
 
 export function getJob(context: AppContext, project: ProjectRow, jobId: string): Promise<JobRow> {
   return findJobRow(context.storage.db, project, jobId);
+}
+
+/**
+ * The job as the JSON the API sends. Polling clients read the same job over and over; while the
+ * storage's change clock has not moved the answer comes from memory, otherwise from the database.
+ */
+export async function getJobJson(context: AppContext, project: ProjectRow, jobId: string): Promise<string> {
+  // Read the clock before the row: a write in between leaves the entry behind an older mark.
+  const mark = context.storage.changeClock?.();
+  if (mark !== undefined) {
+    const cached = context.jobReads.lookup(jobId, project.id, mark);
+    if (cached !== undefined) return cached;
+  }
+  const body = JSON.stringify(jobView(await getJob(context, project, jobId)));
+  if (mark !== undefined) context.jobReads.store(jobId, project.id, mark, body);
+  return body;
 }
 
 /** A follow-up message: the job becomes `active` again and continues where it stopped. */

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { accountChanges } from '../accounts/changes.ts';
 import type { ApiKeyRow, ProjectRow } from '../accounts/tables.ts';
 import { TtlCache } from '../lib/ttl-cache.ts';
+import type { JobReadCache } from '../jobs/read-cache.ts';
 import type { AgentSetup } from '../jobs/runner.ts';
 import type { Storage } from '../storage/dialect.ts';
 import type { Config } from './config.ts';
@@ -24,6 +25,8 @@ export interface AppContext {
    * or updating a project in this process empties them at once (see accounts/changes.ts).
    */
   accounts: AccountCaches;
+  /** JSON of polled jobs while nothing has changed (see jobs/read-cache.ts). */
+  jobReads: JobReadCache;
 }
 
 export interface AccountCaches {

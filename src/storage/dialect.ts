@@ -33,5 +33,12 @@ export interface Storage {
   notify(trx: Kysely<Database>, channel: string): Promise<void>;
   /** Calls `onNotify` whenever another process notifies `channel`; returns how to stop listening. */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /**
+   * A number that changes whenever committed data may have changed since it was last read: on
+   * SQLite, every write of this process and every commit of another one (`PRAGMA data_version`).
+   * Null on PostgreSQL, where other processes write without this one knowing; caches keyed on the
+   * clock are then off.
+   */
+  changeClock: (() => number) | null;
   close(): Promise<void>;
 }

@@ -4,6 +4,7 @@ import { createKey, type Scope } from '../../src/accounts/keys.ts';
 import { createOrganization } from '../../src/accounts/organizations.ts';
 import { createProject, type ProjectSettings } from '../../src/accounts/projects.ts';
 import type { ProjectRow } from '../../src/accounts/tables.ts';
+import { JobReadCache } from '../../src/jobs/read-cache.ts';
 import type { AgentRunner, AgentSetup } from '../../src/jobs/runner.ts';
 import { buildApp, type FeatureRoutes } from '../../src/server/app.ts';
 import { loadConfig, type Config } from '../../src/server/config.ts';
@@ -25,7 +26,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 
 export function testContext(storage: Storage, options: { config?: Partial<Config>; agent?: AgentSetup } = {}): AppContext {
   const config = testConfig(options.config);
-  return { config, storage, logger: pino({ level: 'silent' }), events: createEvents(), agent: options.agent ?? scriptedAgent(), accounts: createAccountCaches(config.accountCacheMs) };
+  return { config, storage, logger: pino({ level: 'silent' }), events: createEvents(), agent: options.agent ?? scriptedAgent(), accounts: createAccountCaches(config.accountCacheMs), jobReads: new JobReadCache() };
 }
 
 export async function testApp(context: AppContext, features: FeatureRoutes[] = []): Promise<FastifyInstance> {

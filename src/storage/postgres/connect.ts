@@ -45,6 +45,7 @@ export function openPostgres(options: PostgresOptions): Storage {
     listen(channel, onNotify) {
       return listenForNotifications({ connectionString: options.connectionString, channel, onNotify, onError: options.onConnectionError });
     },
+    changeClock: null,
     async close() {
       await db.destroy();
     },

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type DialectAdapter, type Driver, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import { dialectProfiles, type Storage } from '../dialect.ts';
 import type { Database } from '../schema.ts';
 
@@ -15,9 +15,24 @@ const statementCacheSize = 500;
 class NodeSqliteDatabase implements SqliteDatabase {
   readonly #database: DatabaseSync;
   readonly #statements = new Map<string, SqliteStatement>();
+  readonly #dataVersion: StatementSync;
+  #lastDataVersion = 0;
+  /** Counts this connection's write statements and other connections' commits (see changeClock). */
+  #changes = 0;
 
   constructor(database: DatabaseSync) {
     this.#database = database;
+    this.#dataVersion = database.prepare('pragma data_version');
+  }
+
+  /** Storage.changeClock: `data_version` moves only with other connections' commits; ours are counted as they run. */
+  changeClock(): number {
+    const { data_version: version } = this.#dataVersion.get() as { data_version: number };
+    if (version !== this.#lastDataVersion) {
+      this.#lastDataVersion = version;
+      this.#changes++;
+    }
+    return this.#changes;
   }
 
   close(): void {
@@ -31,7 +46,9 @@ class NodeSqliteDatabase implements SqliteDatabase {
     const text = sql === 'begin' ? 'begin immediate' : sql;
     let statement = this.#statements.get(text);
     if (!statement) {
-      statement = wrap(this.#database.prepare(text));
+      // Anything but a plain SELECT may write; it moves the change clock once it has run.
+      const writes = !/^\s*select\b/i.test(text);
+      statement = wrap(this.#database.prepare(text), writes ? () => this.#changes++ : null);
       if (this.#statements.size >= statementCacheSize) this.#statements.delete(this.#statements.keys().next().value as string);
       this.#statements.set(text, statement);
     }
@@ -41,14 +58,30 @@ class NodeSqliteDatabase implements SqliteDatabase {
 
 type Parameter = null | number | bigint | string | NodeJS.ArrayBufferView;
 
-function wrap(statement: StatementSync): SqliteStatement {
+function wrap(statement: StatementSync, onWrite: (() => void) | null): SqliteStatement {
   const reader = statement.columns().length > 0;
   const values = (parameters: ReadonlyArray<unknown>) => parameters.map(toSqlite);
+  if (!onWrite) {
+    return {
+      reader,
+      all: (parameters) => statement.all(...values(parameters)),
+      run: (parameters) => statement.run(...values(parameters)),
+      iterate: (parameters) => statement.iterate(...values(parameters)),
+    };
+  }
+  // `finally`: a statement that failed half-way may still have changed rows.
+  const written = <T>(run: () => T): T => {
+    try {
+      return run();
+    } finally {
+      onWrite();
+    }
+  };
   return {
     reader,
-    all: (parameters) => statement.all(...values(parameters)),
-    run: (parameters) => statement.run(...values(parameters)),
-    iterate: (parameters) => statement.iterate(...values(parameters)),
+    all: (parameters) => written(() => statement.all(...values(parameters))),
+    run: (parameters) => written(() => statement.run(...values(parameters))),
+    iterate: (parameters) => written(() => statement.iterate(...values(parameters))),
   };
 }
 
@@ -56,6 +89,68 @@ function toSqlite(value: unknown): Parameter {
   if (value === undefined) return null;
   if (typeof value === 'boolean') return value ? 1 : 0;
   return value as Parameter;
+}
+
+/**
+ * Hands the one connection to waiters in arrival order. Kysely's own mutex for single-connection
+ * dialects wakes every waiter on each release and lets them race for it again, which under a few
+ * dozen concurrent requests costs more than the queries themselves.
+ */
+class HandOffLock {
+  #held = false;
+  readonly #waiters: Array<() => void> = [];
+
+  acquire(): Promise<void> | undefined {
+    if (!this.#held) {
+      this.#held = true;
+      return undefined;
+    }
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  release(): void {
+    const next = this.#waiters.shift();
+    if (next) next();
+    else this.#held = false;
+  }
+}
+
+/** SQLite's single connection, held by one query or one transaction at a time (see HandOffLock). */
+class NodeSqliteDriver extends SqliteDriver {
+  readonly #lock = new HandOffLock();
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    await this.#lock.acquire();
+    return super.acquireConnection();
+  }
+
+  override async releaseConnection(): Promise<void> {
+    this.#lock.release();
+  }
+}
+
+/** The adapter says "several connections" only so that Kysely leaves the locking to NodeSqliteDriver. */
+class NodeSqliteAdapter extends SqliteAdapter {
+  override get supportsMultipleConnections(): boolean {
+    return true;
+  }
+}
+
+class NodeSqliteDialect extends SqliteDialect {
+  readonly #database: SqliteDatabase;
+
+  constructor(database: SqliteDatabase) {
+    super({ database });
+    this.#database = database;
+  }
+
+  override createDriver(): Driver {
+    return new NodeSqliteDriver({ database: this.#database });
+  }
+
+  override createAdapter(): DialectAdapter {
+    return new NodeSqliteAdapter();
+  }
 }
 
 export interface SqliteOptions {
@@ -70,13 +165,15 @@ export function openSqlite(options: SqliteOptions): Storage {
   // FULL: an acknowledged write survives power loss, not only a killed process.
   database.exec('pragma synchronous = full');
   database.exec('pragma foreign_keys = on');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new NodeSqliteDatabase(database) }) });
+  const connection = new NodeSqliteDatabase(database);
+  const db = new Kysely<Database>({ dialect: new NodeSqliteDialect(connection) });
   return {
     db,
     profile: dialectProfiles.sqlite,
     async ping() {
       database.prepare('select 1').get();
     },
+    changeClock: () => connection.changeClock(),
     async notify() {},
     async listen() {
       return async () => {};
