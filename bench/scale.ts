@@ -3,6 +3,8 @@ import { newId } from '../src/lib/ids.ts';
 import { jobsChannel } from '../src/jobs/queue/enqueue.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { openStorage, type Storage } from '../src/storage/open.ts';
+import { datasetShape } from './analytics-data.ts';
+import { ingest, visitorsPage, waitForFolds, type VisitorsAnswer } from './analytics.ts';
 import { freshDatabase, postgresReachable, type BenchDatabase } from './databases.ts';
 import { startBenchProcess, type BenchProcess } from './processes.ts';
 import type { BenchSuite, Report } from './report.ts';
@@ -12,6 +14,10 @@ const queueJobs = Number(process.env.QUIRE_BENCH_QUEUE_JOBS ?? 3000);
 // Real limits (100 creates per project per hour), spread over enough projects for the load.
 const projects = 400;
 const quiet = { LOG_LEVEL: 'silent', QUIRE_WORKER_POLL_MS: '50' };
+// The analytics issue's dataset (10 million views over 90 days) unless QUIRE_BENCH_SCALE shrinks it.
+const analyticsShape = datasetShape(Number(process.env.QUIRE_BENCH_SCALE ?? '1'));
+/** After the last fold, the range index is rebuilt once folds have been quiet for a second. */
+const settleMs = 3000;
 
 async function startProcesses(database: BenchDatabase, count: number, env: Record<string, string>): Promise<BenchProcess[]> {
   // The first process creates the tenant and its projects; the others join them.
@@ -87,6 +93,42 @@ async function queueThroughput(database: BenchDatabase, count: number): Promise<
   }
 }
 
+interface AnalyticsRun {
+  eventsPerSecond: number;
+  first?: VisitorsAnswer;
+  next?: VisitorsAnswer;
+}
+
+/**
+ * Ingests the dataset through `count` API processes sharing the database (requests spread over
+ * them); with `query`, then times the 90-day visitors export, first and next page, once the
+ * ingestion has settled.
+ */
+async function analyticsOn(database: BenchDatabase, count: number, query: boolean): Promise<AnalyticsRun> {
+  const first = await startBenchProcess('bench/analytics-server.ts', [], { ...database.env, ...quiet });
+  const rest = await Promise.all(Array.from({ length: count - 1 }, () => startBenchProcess('bench/analytics-server.ts', [], { ...database.env, ...quiet })));
+  const apis = [first, ...rest];
+  try {
+    const { projectId, key } = first.info as { projectId: string; key: string };
+    const eventsPerSecond = await ingest(
+      apis.map((api) => api.info.url),
+      projectId,
+      key,
+      analyticsShape,
+    );
+    if (!query) return { eventsPerSecond };
+    await waitForFolds(database.env);
+    await new Promise((resolve) => setTimeout(resolve, settleMs));
+    return {
+      eventsPerSecond,
+      first: await visitorsPage(first.info.url, projectId, key, analyticsShape, 90, 0),
+      next: await visitorsPage(first.info.url, projectId, key, analyticsShape, 90, 50),
+    };
+  } finally {
+    await Promise.all(apis.map((api) => api.stop()));
+  }
+}
+
 async function measure<T>(name: BenchDatabase['name'], action: (database: BenchDatabase) => Promise<T>): Promise<T> {
   const database = await freshDatabase(name);
   try {
@@ -111,10 +153,21 @@ async function run(report: Report): Promise<void> {
     const queue = await measure('postgres', (database) => queueThroughput(database, count));
     report.add({ name: `queue jobs/s (no-op runner), PostgreSQL, ${count} worker${count > 1 ? 's' : ''}`, value: queue, unit: 'jobs/s', reference: { name: 'SQLite, 1 worker', value: sqliteQueue } });
   }
+
+  process.stdout.write(`  analytics dataset: ${analyticsShape.views.toLocaleString('en-US')} views over ${analyticsShape.days} days (QUIRE_BENCH_SCALE)\n`);
+  const sqlite = await measure('sqlite', (database) => analyticsOn(database, 1, true));
+  const postgres = await measure('postgres', (database) => analyticsOn(database, 1, true));
+  const postgresTwo = await measure('postgres', (database) => analyticsOn(database, 2, false));
+  const sqliteIngest = { name: 'SQLite, 1 process', value: sqlite.eventsPerSecond };
+  report.add({ name: 'ingestion events/s, PostgreSQL, 1 API process', value: postgres.eventsPerSecond, unit: 'events/s', reference: sqliteIngest });
+  report.add({ name: 'ingestion events/s, PostgreSQL, 2 API processes', value: postgresTwo.eventsPerSecond, unit: 'events/s', reference: sqliteIngest });
+  const same = JSON.stringify(postgres.first!.body) === JSON.stringify(sqlite.first!.body) && JSON.stringify(postgres.next!.body) === JSON.stringify(sqlite.next!.body);
+  report.add({ name: `visitors 90 days, first page, PostgreSQL (answers ${same ? 'equal' : 'DIFFER from'} SQLite's)`, value: postgres.first!.elapsed, unit: 'ms', reference: { name: 'SQLite', value: sqlite.first!.elapsed } });
+  report.add({ name: 'visitors 90 days, next page, PostgreSQL', value: postgres.next!.elapsed, unit: 'ms', reference: { name: 'SQLite', value: sqlite.next!.elapsed } });
 }
 
 export const scaleBench: BenchSuite = {
   name: 'scale',
-  description: `PostgreSQL scale-out beside the SQLite default (${seconds} s of creates over ${projects} projects, ${queueJobs} queued jobs)`,
+  description: `PostgreSQL scale-out beside the SQLite default (${seconds} s of creates over ${projects} projects, ${queueJobs} queued jobs, analytics ingestion and the 90-day visitors query)`,
   run,
 };
