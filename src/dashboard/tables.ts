@@ -18,7 +18,15 @@ export interface DashboardSessionRow {
   created_at: number;
 }
 
+/** A key-generation form that was sent (see migration 007). */
+export interface DashboardFormUseRow {
+  session_id: string;
+  form_id: string;
+  created_at: number;
+}
+
 export interface DashboardTables {
+  dashboard_form_uses: DashboardFormUseRow;
   dashboard_sign_in_links: SignInLinkRow;
   dashboard_sessions: DashboardSessionRow;
 }

@@ -156,6 +156,27 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
     expect(paths.filter((path) => path.startsWith('/dashboard'))).toEqual([]);
   });
 
+  it('generates one key per form, however often the form is sent again', async () => {
+    const page = await app.inject({ method: 'GET', url: '/dashboard/keys', headers: { cookie: session.cookie } });
+    const formId = /name="form" value="([0-9a-f]{32})"/.exec(page.body)![1];
+    const before = await keyCount(acme.orgId);
+    const send = (id: string) => app.inject({ method: 'POST', url: '/dashboard/keys', headers: { ...formType, cookie: session.cookie }, payload: form({ name: 'reloaded', scopes: 'read', csrf: session.csrf, form: id }) });
+    const first = await send(formId);
+    expect(first.statusCode).toBe(200);
+    expect(first.body).toMatch(/quire_[0-9A-Za-z]{40}/);
+    const again = await send(formId);
+    expect(again.statusCode).toBe(409);
+    expect(again.body).not.toMatch(/quire_[0-9A-Za-z]{40}/);
+    expect(again.body).toContain('already sent');
+    expect(await keyCount(acme.orgId)).toBe(before + 1);
+    // The page after a generation carries a new form id, so the next key is generated normally.
+    const nextId = /name="form" value="([0-9a-f]{32})"/.exec(first.body)![1];
+    expect(nextId).not.toBe(formId);
+    expect((await send(nextId)).statusCode).toBe(200);
+    expect((await send('not-a-form-id')).statusCode).toBe(400);
+    expect(await keyCount(acme.orgId)).toBe(before + 2);
+  });
+
   it('ends the session on sign-out', async () => {
     const own = await signIn(app, storage, acme.orgId);
     const response = await app.inject({ method: 'POST', url: '/dashboard/sign-out', headers: { ...formType, cookie: own.cookie }, payload: form({ csrf: own.csrf }) });

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { createKey, keyView, listKeys, revokeKey, scopes, type Scope } from '../../accounts/keys.ts';
 import { listProjects } from '../../accounts/projects.ts';
@@ -54,7 +55,7 @@ function generateForm(viewer: Viewer, projects: ProjectRow[]): Html {
   );
   const projectBoxes = projects.map((project) => html`<label class="check"><input type="checkbox" name="projects" value="${project.id}"> ${project.name}</label>`);
   return html`<section aria-labelledby="generate"><h2 id="generate">Generate a key</h2>
-<form method="post" action="/dashboard/keys" class="stack">${csrfField(viewer)}
+<form method="post" action="/dashboard/keys" class="stack">${csrfField(viewer)}<input type="hidden" name="form" value="${randomBytes(16).toString('hex')}">
 <label for="key-name">Name</label><input id="key-name" name="name" required maxlength="100" placeholder="CI deploy key">
 <fieldset><legend>Scopes</legend>${scopeBoxes}<p class="hint">read: GET operations; write: create jobs and follow-ups; ingest: send analytics events.</p></fieldset>
 <fieldset><legend>Projects</legend>${projectBoxes}<p class="hint">Leave all unticked for a key that works on every project of the organization.</p></fieldset>
@@ -98,9 +99,26 @@ export function keyPages(scope: FastifyInstance, context: AppContext): void {
 
   scope.post('/keys', async (request, reply) => {
     const viewer = viewerOf(request);
-    const options = await readKeyForm(context, viewer, formOf(request));
+    const form = formOf(request);
+    const options = await readKeyForm(context, viewer, form);
     if (typeof options === 'string') return sendPage(reply, await keysPage(context, viewer, { error: options }), 400);
-    const { key } = await createKey(context.storage.db, viewer.orgId, options);
+    const formId = field(form, 'form');
+    if (formId !== '' && !/^[0-9a-f]{32}$/.test(formId)) return sendPage(reply, await keysPage(context, viewer, { error: 'The form was damaged; fill it in again below.' }), 400);
+    const key = await context.storage.db.transaction().execute(async (trx) => {
+      if (formId !== '') {
+        const use = await trx
+          .insertInto('dashboard_form_uses')
+          .values({ session_id: viewer.sessionId, form_id: formId, created_at: Date.now() })
+          .onConflict((conflict) => conflict.doNothing())
+          .executeTakeFirst();
+        if (Number(use.numInsertedOrUpdatedRows ?? 0) === 0) return null;
+      }
+      return (await createKey(trx, viewer.orgId, options)).key;
+    });
+    if (key === null) {
+      const error = 'This form was already sent: its key was generated then, and its secret shown that once. To get another key, fill in the form again below.';
+      return sendPage(reply, await keysPage(context, viewer, { error }), 409);
+    }
     return sendPage(reply, await keysPage(context, viewer, { created: { name: options.name, key } }));
   });
 
