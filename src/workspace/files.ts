@@ -2,7 +2,7 @@ import { mkdir, readdir, realpath, rename, rm, stat, writeFile } from 'node:fs/p
 import { dirname } from 'node:path';
 import { globMatcher } from './glob.ts';
 import { confine, type ConfinedPath } from './paths.ts';
-import { searchFiles } from './search.ts';
+import { searchFilesWithTimeout } from './search.ts';
 import { readTextFile } from './text.ts';
 import { WorkspacePathError, type FileEntry, type WorkspaceFiles } from './types.ts';
 
@@ -58,7 +58,7 @@ export function createWorkspaceFiles(dir: string): WorkspaceFiles {
     },
     async search(pattern, path) {
       const files = (await list(path)).filter((entry) => entry.type === 'file');
-      return searchFiles(await (root ??= realpath(dir)), files, pattern);
+      return searchFilesWithTimeout(await (root ??= realpath(dir)), files, pattern);
     },
   };
 }

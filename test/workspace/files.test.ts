@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createWorkspaceFiles } from '../../src/workspace/files.ts';
-import { maxSearchMatches } from '../../src/workspace/search.ts';
+import { maxSearchMatches, searchFilesWithTimeout } from '../../src/workspace/search.ts';
 import { WorkspacePathError, type WorkspaceFiles } from '../../src/workspace/types.ts';
 
 let sandbox: string;
@@ -119,6 +119,22 @@ describe('workspace files', () => {
     expect(await files.search('acme(')).toEqual([{ path: 'docs/index.md', line: 2, text: 'Install with acme(1).' }]);
     expect((await files.search('nstall', 'docs/guides')).map((match) => match.path)).toEqual(['docs/guides/setup.md']);
     expect(await files.search('PNG')).toEqual([]);
+  });
+
+  it('stops a pattern that backtracks forever, and the process keeps running meanwhile', async () => {
+    writeFileSync(join(dir, 'trap.md'), `${'a'.repeat(40)}!\n`);
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 20);
+    const started = performance.now();
+    try {
+      const search = searchFilesWithTimeout(dir, [{ path: 'trap.md', type: 'file', size: 42 }], '^(a+)+$', 500);
+      await expect(search).rejects.toThrow(WorkspacePathError);
+      await expect(search).rejects.toThrow(/took longer than 0.5 s.*simpler pattern/);
+    } finally {
+      clearInterval(ticker);
+    }
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(ticks).toBeGreaterThan(5);
   });
 
   it('caps search results', async () => {
