@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { newId, randomBase62 } from '../lib/ids.ts';
 import type { TtlCache } from '../lib/ttl-cache.ts';
@@ -32,7 +32,7 @@ export interface CreatedKey {
 }
 
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 export function parseScopes(value: string): Scope[] {

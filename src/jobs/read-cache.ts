@@ -1,8 +1,9 @@
 /**
  * The JSON of recently read jobs, for clients that poll a job while it runs. An entry is served
  * only while the storage's change clock still shows the value it had before the job was read, so
- * every committed write (of this process, or on SQLite of any other) makes the next read go to the
- * database: answers are never stale. Dialects without a cheap clock (PostgreSQL) do not cache.
+ * every write makes the next read go to the database: one of this process at once, another
+ * process's commit from the next event-loop iteration on. Dialects without a cheap clock
+ * (PostgreSQL) do not cache.
  */
 export class JobReadCache {
   readonly #entries = new Map<string, { projectId: string; mark: number; body: string }>();

@@ -35,7 +35,8 @@ export interface Storage {
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   /**
    * A number that changes whenever committed data may have changed since it was last read: on
-   * SQLite, every write of this process and every commit of another one (`PRAGMA data_version`).
+   * SQLite, every write of this process at once, and every commit of another one from the next
+   * event-loop iteration on (see sqlite/connect.ts).
    * Null on PostgreSQL, where other processes write without this one knowing; caches keyed on the
    * clock are then off.
    */

@@ -6,6 +6,12 @@ import { openStorage } from '../../src/storage/open.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
 import { testDatabases, type TestLocation } from '../support/storage.ts';
 
+/**
+ * Another process's commit is seen from the next event-loop iteration on (storage/sqlite/connect.ts):
+ * a request that comes after it arrives through I/O, so in a later iteration; so does this wait.
+ */
+const nextIteration = () => new Promise((resolve) => setImmediate(resolve));
+
 describe.each(testDatabases)('polling a job on $dialect', (database) => {
   let storage: Storage & { location: TestLocation };
   let app: FastifyInstance;
@@ -46,6 +52,7 @@ describe.each(testDatabases)('polling a job on $dialect', (database) => {
     } finally {
       await elsewhere.close();
     }
+    await nextIteration();
     expect((await get(tenant, id)).json()).toMatchObject({ status: 'failed', error: 'Interrupted three times.' });
   });
 
@@ -75,6 +82,7 @@ describe('the SQLite change clock', () => {
       const elsewhere = await openStorage(loadConfig(storage.location.env), { migrate: false });
       await elsewhere.db.updateTable('organizations').set({ name: 'Clock 2' }).where('id', '=', 'org_clock').execute();
       await elsewhere.close();
+      await nextIteration();
       expect(clock()).toBeGreaterThan(afterWrite);
     } finally {
       await storage.close();

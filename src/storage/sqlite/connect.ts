@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type DialectAdapter, type Driver, type SqliteDatabase, type SqliteStatement } from 'kysely';
@@ -15,28 +15,20 @@ const statementCacheSize = 500;
 class NodeSqliteDatabase implements SqliteDatabase {
   readonly #database: DatabaseSync;
   readonly #statements = new Map<string, SqliteStatement>();
-  readonly #dataVersion: StatementSync;
-  #lastDataVersion = 0;
-  /** Counts this connection's write statements and other connections' commits (see changeClock). */
-  #changes = 0;
+  readonly #changes: ChangeCounter;
 
-  constructor(database: DatabaseSync) {
+  constructor(database: DatabaseSync, path: string) {
     this.#database = database;
-    this.#dataVersion = database.prepare('pragma data_version');
+    this.#changes = new ChangeCounter(database, path);
   }
 
-  /** Storage.changeClock: `data_version` moves only with other connections' commits; ours are counted as they run. */
   changeClock(): number {
-    const { data_version: version } = this.#dataVersion.get() as { data_version: number };
-    if (version !== this.#lastDataVersion) {
-      this.#lastDataVersion = version;
-      this.#changes++;
-    }
-    return this.#changes;
+    return this.#changes.read();
   }
 
   close(): void {
     this.#statements.clear();
+    this.#changes.close();
     this.#database.close();
   }
 
@@ -48,7 +40,7 @@ class NodeSqliteDatabase implements SqliteDatabase {
     if (!statement) {
       // Anything but a plain SELECT may write; it moves the change clock once it has run.
       const writes = !/^\s*select\b/i.test(text);
-      statement = wrap(this.#database.prepare(text), writes ? () => this.#changes++ : null);
+      statement = wrap(this.#database.prepare(text), writes ? () => this.#changes.written() : null);
       if (this.#statements.size >= statementCacheSize) this.#statements.delete(this.#statements.keys().next().value as string);
       this.#statements.set(text, statement);
     }
@@ -89,6 +81,79 @@ function toSqlite(value: unknown): Parameter {
   if (value === undefined) return null;
   if (typeof value === 'boolean') return value ? 1 : 0;
   return value as Parameter;
+}
+
+/** Bytes of the first copy of the WAL-index header (https://www.sqlite.org/walformat.html#the_wal_index_file_format). */
+const walIndexHeaderBytes = 48;
+
+/**
+ * Storage.changeClock for SQLite: counts this connection's write statements as they run, and
+ * notices commits by other connections (other processes). Those show in the WAL-index header, the
+ * first bytes of the `-shm` file every connection maps: SQLite rewrites it on every commit (its
+ * `iChange` counter, frame count and checksums). Reading those 48 bytes is one `pread`; any
+ * difference counts as a change. Without a `-shm` file (an in-memory database) it asks SQLite's
+ * `PRAGMA data_version` instead, which moves with other connections' commits too but costs a read
+ * transaction.
+ *
+ * A system call per read would cost as much as the rest of a cached request, so the header is read
+ * once per event-loop iteration, at the first read in it, and reused until the iteration's check
+ * phase: another process's commit is seen by every read in a later iteration, at most one
+ * iteration (well under a millisecond when busy) after it landed.
+ */
+class ChangeCounter {
+  #count = 0;
+  readonly #walIndex: number | null;
+  readonly #header = Buffer.alloc(walIndexHeaderBytes);
+  readonly #lastHeader = Buffer.alloc(walIndexHeaderBytes);
+  readonly #dataVersion: StatementSync;
+  #lastDataVersion = -1;
+  #readThisIteration = false;
+  readonly #nextIteration = () => {
+    this.#readThisIteration = false;
+  };
+
+  constructor(database: DatabaseSync, path: string) {
+    this.#dataVersion = database.prepare('pragma data_version');
+    // A first read makes SQLite create and map the -shm file of a database in WAL mode.
+    this.#dataVersion.get();
+    this.#walIndex = path === ':memory:' ? null : openIfExists(`${path}-shm`);
+  }
+
+  written(): void {
+    this.#count++;
+  }
+
+  read(): number {
+    if (this.#readThisIteration) return this.#count;
+    this.#readThisIteration = true;
+    setImmediate(this.#nextIteration).unref();
+    if (this.#walIndex !== null) {
+      readSync(this.#walIndex, this.#header, 0, walIndexHeaderBytes, 0);
+      if (!this.#header.equals(this.#lastHeader)) {
+        this.#header.copy(this.#lastHeader);
+        this.#count++;
+      }
+    } else {
+      const { data_version: version } = this.#dataVersion.get() as { data_version: number };
+      if (version !== this.#lastDataVersion) {
+        this.#lastDataVersion = version;
+        this.#count++;
+      }
+    }
+    return this.#count;
+  }
+
+  close(): void {
+    if (this.#walIndex !== null) closeSync(this.#walIndex);
+  }
+}
+
+function openIfExists(path: string): number | null {
+  try {
+    return openSync(path, 'r');
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -165,7 +230,7 @@ export function openSqlite(options: SqliteOptions): Storage {
   // FULL: an acknowledged write survives power loss, not only a killed process.
   database.exec('pragma synchronous = full');
   database.exec('pragma foreign_keys = on');
-  const connection = new NodeSqliteDatabase(database);
+  const connection = new NodeSqliteDatabase(database, options.path);
   const db = new Kysely<Database>({ dialect: new NodeSqliteDialect(connection) });
   return {
     db,
