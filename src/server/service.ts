@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { bootstrapIfEmpty, type FirstRun } from '../accounts/bootstrap.ts';
 import { createAgentSetup } from '../agent/setup.ts';
+import { startWorkspaceSweeper } from '../agent/sweeper.ts';
 import { JobReadCache } from '../jobs/read-cache.ts';
 import { jobsChannel } from '../jobs/queue/enqueue.ts';
 import { Worker } from '../jobs/worker.ts';
@@ -53,6 +54,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
   let worker: Worker | null = null;
   let stopListening = async () => {};
+  let stopSweeper = async () => {};
   if (options.worker) {
     worker = new Worker({
       storage,
@@ -65,6 +67,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     context.events.on('job-enqueued', worker.notify);
     stopListening = await storage.listen(jobsChannel, worker.notify);
     worker.start();
+    stopSweeper = startWorkspaceSweeper(storage, config.dataDir, logger.child({ component: 'worker' }));
   }
 
   let app: FastifyInstance | null = null;
@@ -89,6 +92,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         await app?.close();
         await stopListening();
         await worker?.stop(config.shutdownGraceSeconds * 1000);
+        await stopSweeper();
         if (!options.storage) await storage.close();
       })();
       return stopping;

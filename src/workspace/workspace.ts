@@ -86,7 +86,7 @@ function normalizeRepository(repository: string): string {
 }
 
 /** Clears what a crashed run of the same job may have left behind. */
-async function removeWorktree(mirror: string, dir: string): Promise<void> {
+export async function removeWorktree(mirror: string, dir: string): Promise<void> {
   await runGit(['worktree', 'remove', '--force', '--force', dir], { cwd: mirror }).catch(() => undefined);
   await rm(dir, { recursive: true, force: true });
   await runGit(['worktree', 'prune'], { cwd: mirror });

@@ -1,8 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WorkspaceGitError, WorkspacePathError, type Workspace } from '../../src/workspace/types.ts';
+import { sweepWorkspaces } from '../../src/workspace/sweep.ts';
 import { openWorkspace } from '../../src/workspace/workspace.ts';
 import { commitToBareRepository, git } from '../support/git-repositories.ts';
 import { startGitHttpServer, type GitHttpServer } from '../support/git-http-server.ts';
@@ -146,6 +147,34 @@ describe('workspace over smart HTTP', () => {
     }
     await expect(workspace.files.write('hooks/pre-commit', '#!/bin/sh\n')).rejects.toBeInstanceOf(WorkspacePathError);
     expect((await workspace.files.list()).map((entry) => entry.path)).toEqual(['README.md', 'docs']);
+  });
+
+  it('sweeps the checkouts that interrupted jobs left behind, and only those of jobs no longer active', async () => {
+    server.createRepository('swept');
+    const repository = `${server.url}/swept.git`;
+    const ended = 'job_01KAAAAAAAAAAAAAAAAAAAAAAA';
+    const active = 'job_01KBBBBBBBBBBBBBBBBBBBBBBB';
+    const left = await open(repository, `quire/${ended}`);
+    await left.files.write('docs/half-done.md', 'interrupted\n');
+    opened.splice(opened.indexOf(left), 1); // its process "died": never disposed
+    const running = await open(repository, `quire/${active}`);
+    const mirror = join(root, 'mirrors', readdirSync(join(root, 'mirrors')).find((name) => !name.endsWith('.lock'))!);
+    expect(git(mirror, 'worktree', 'list')).toContain(`quire-${ended}`);
+
+    expect(await sweepWorkspaces(root, async (jobId) => jobId === active)).toBe(1);
+    expect(existsSync(left.dir)).toBe(false);
+    expect(existsSync(running.dir)).toBe(true);
+    expect(git(mirror, 'worktree', 'list')).not.toContain(`quire-${ended}`);
+    expect(git(mirror, 'branch', '--list', `quire/${ended}`)).toBe('');
+    expect(await running.files.read('README.md')).toBeTruthy();
+    // Nothing to do the second time; a directory that never became a checkout (a failed start) goes too.
+    expect(await sweepWorkspaces(root, async (jobId) => jobId === active)).toBe(0);
+    const stray = join(root, 'workspaces', 'quire-job_01KCCCCCCCCCCCCCCCCCCCCCCC');
+    mkdirSync(stray);
+    writeFileSync(join(stray, 'partial.md'), 'x');
+    expect(await sweepWorkspaces(root, async (jobId) => jobId === active)).toBe(1);
+    expect(existsSync(stray)).toBe(false);
+    expect(existsSync(running.dir)).toBe(true);
   });
 
   it('works on a local repository given as a path or a file:// URL', async () => {
