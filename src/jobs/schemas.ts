@@ -1,7 +1,11 @@
 import { Type } from 'typebox';
 
 const dateTime = Type.String({ format: 'date-time' });
-const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+/**
+ * A string or null, written `type: ["string", "null"]` (JSON Schema 2020-12, OpenAPI 3.1): the
+ * response serializer writes such a field directly, where an `anyOf` would be validated per value.
+ */
+const nullableString = (options: Parameters<typeof Type.String>[0] = {}) => Type.Unsafe<string | null>({ ...Type.String(options), type: ['string', 'null'] });
 
 export const Job = Type.Object(
   {
@@ -11,14 +15,14 @@ export const Job = Type.Object(
     }),
     source: Type.Object({
       repository: Type.String({ description: 'Repository URL as configured on the project.' }),
-      ref: nullable(Type.String({ description: 'Branch or ref the job started from.' })),
+      ref: nullableString({ description: 'Branch or ref the job started from.' }),
     }),
     model: Type.String({ description: 'Model id the job uses.' }),
-    prLink: nullable(Type.String({ format: 'uri', description: 'Pull request URL; null while active and when no files changed.' })),
+    prLink: nullableString({ format: 'uri', description: 'Pull request URL; null while active and when no files changed.' }),
     createdAt: dateTime,
-    archivedAt: nullable(dateTime),
+    archivedAt: nullableString({ format: 'date-time' }),
     updatedAt: dateTime,
-    error: nullable(Type.String({ description: 'Why the job failed; null unless `failed`.' })),
+    error: nullableString({ description: 'Why the job failed; null unless `failed`.' }),
   },
 );
 
@@ -43,7 +47,7 @@ export const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-export const JobList = Type.Object({ jobs: Type.Array(Job), nextCursor: nullable(Type.String()) });
+export const JobList = Type.Object({ jobs: Type.Array(Job), nextCursor: nullableString() });
 
 export const ErrorResponse = Type.Object({
   error: Type.String({ description: 'One sentence a person can act on.' }),
