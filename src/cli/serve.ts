@@ -31,23 +31,21 @@ export function registerServe(program: Command): void {
       const config = loadConfig();
       const service = await startService({ config, api: true, worker: options.worker && config.worker, features, bootstrap: true });
       const { firstRun } = service;
-      const out = process.stdout;
-      out.write(`Quire is listening on ${service.url} (${service.context.storage.profile.name}${service.worker ? ', with a worker' : ', API only'}).\n`);
+      // One write, so whoever reads the output sees the first-start block with the listening line.
+      const lines = [`Quire is listening on ${service.url} (${service.context.storage.profile.name}${service.worker ? ', with a worker' : ', API only'}).`];
       if (firstRun) {
         const link = await createSignInLink(service.context.storage.db, firstRun.orgId, config.dashboardLinkMinutes);
-        out.write(
-          [
-            '',
-            'First start: created an organization, a project and an admin API key.',
-            `  Project id:    ${firstRun.projectId}`,
-            `  Admin API key: ${firstRun.key}`,
-            `  Dashboard:     ${signInUrl(service.url!, link.token)}`,
-            'The key is shown only this once; store it now. Create more with "quire keys create".',
-            `The dashboard link signs a browser in once, until ${link.expiresAt.toISOString()}; "quire dashboard link" prints a new one.`,
-            '',
-          ].join('\n'),
+        lines.push(
+          '',
+          'First start: created an organization, a project and an admin API key.',
+          `  Project id:    ${firstRun.projectId}`,
+          `  Admin API key: ${firstRun.key}`,
+          `  Dashboard:     ${signInUrl(service.url!, link.token)}`,
+          'The key is shown only this once; store it now. Create more with "quire keys create".',
+          `The dashboard link signs a browser in once, until ${link.expiresAt.toISOString()}; "quire dashboard link" prints a new one.`,
         );
       }
+      process.stdout.write(`${lines.join('\n')}\n`);
       onShutdownSignal(service.stop);
     });
 
