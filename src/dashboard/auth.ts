@@ -41,7 +41,7 @@ export function baseUrl(context: AppContext, request: FastifyRequest): string {
 export function requireSession(context: AppContext) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const token = readCookie(request, sessionCookie);
-    const session = token ? await findSession(context.storage.db, token) : undefined;
+    const session = token ? await findSession(context.storage.db, token, context.config.dashboardIdleHours) : undefined;
     if (!token || !session) {
       if (request.method === 'GET' || request.method === 'HEAD') return reply.redirect('/dashboard/sign-in', 303);
       throw new ApiError('unauthorized', 'Your dashboard session has ended. Sign in again with a link from "quire dashboard link".');

@@ -56,16 +56,32 @@ export async function redeemSignInLink(db: Kysely<Database>, linkToken: string, 
     const link = await trx.selectFrom('dashboard_sign_in_links').select('org_id').where('token_hash', '=', tokenHash).executeTakeFirstOrThrow();
     await trx.deleteFrom('dashboard_sessions').where('expires_at', '<=', now).execute();
     const token = randomBase62(tokenLength);
-    const row: DashboardSessionRow = { id: newId('ses'), token_hash: hashToken(token), org_id: link.org_id, expires_at: now + sessionHours * 3_600_000, created_at: now };
+    const row: DashboardSessionRow = { id: newId('ses'), token_hash: hashToken(token), org_id: link.org_id, expires_at: now + sessionHours * 3_600_000, created_at: now, last_seen_at: now };
     await trx.insertInto('dashboard_sessions').values(row).execute();
     return { token, row };
   });
 }
 
-/** The live session a cookie value names, or undefined. */
-export async function findSession(db: Kysely<Database>, token: string, now = Date.now()): Promise<DashboardSessionRow | undefined> {
+/** Last use is recorded at most this often, so browsing does not write on every request. */
+const lastSeenResolutionMs = 60_000;
+
+/**
+ * The live session a cookie value names, or undefined: one that has neither expired nor been idle
+ * for `idleHours`. Using it moves its last-seen time on.
+ */
+export async function findSession(db: Kysely<Database>, token: string, idleHours: number, now = Date.now()): Promise<DashboardSessionRow | undefined> {
   if (!/^[0-9A-Za-z]+$/.test(token)) return undefined;
-  return db.selectFrom('dashboard_sessions').selectAll().where('token_hash', '=', hashToken(token)).where('expires_at', '>', now).executeTakeFirst();
+  const session = await db
+    .selectFrom('dashboard_sessions')
+    .selectAll()
+    .where('token_hash', '=', hashToken(token))
+    .where('expires_at', '>', now)
+    .where((eb) => eb(eb.fn.coalesce('last_seen_at', 'created_at'), '>', now - idleHours * 3_600_000))
+    .executeTakeFirst();
+  if (session && now - (session.last_seen_at ?? session.created_at) >= lastSeenResolutionMs) {
+    await db.updateTable('dashboard_sessions').set({ last_seen_at: now }).where('id', '=', session.id).execute();
+  }
+  return session;
 }
 
 export async function endSession(db: Kysely<Database>, sessionId: string): Promise<void> {

@@ -16,6 +16,8 @@ export interface DashboardSessionRow {
   org_id: string;
   expires_at: number;
   created_at: number;
+  /** Last request with the session, to the minute (see findSession). */
+  last_seen_at: number | null;
 }
 
 /** A key-generation form that was sent (see migration 007). */

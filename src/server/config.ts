@@ -112,6 +112,7 @@ export const settings = {
   pullRequestDraft: setting('QUIRE_PR_DRAFT', false, boolean, 'Open agent pull requests (merge requests) as drafts.'),
   dashboardLinkMinutes: setting('QUIRE_DASHBOARD_LINK_MINUTES', 30, integer(1, 10_080), 'How long a dashboard sign-in link works (it works once), in minutes.'),
   dashboardSessionHours: setting('QUIRE_DASHBOARD_SESSION_HOURS', 168, integer(1, 8760), 'How long a dashboard session lasts before signing in again, in hours.'),
+  dashboardIdleHours: setting('QUIRE_DASHBOARD_IDLE_HOURS', 12, integer(1, 8760), 'A dashboard session not used for this many hours ends before QUIRE_DASHBOARD_SESSION_HOURS.'),
   githubToken: setting<string | undefined>('GITHUB_TOKEN', undefined, optionalText, 'GitHub personal or fine-grained token for pushing job branches and opening pull requests (contents and pull requests: read and write).'),
   githubAppId: setting<string | undefined>('GITHUB_APP_ID', undefined, optionalText, 'GitHub App id; with GITHUB_APP_PRIVATE_KEY, used instead of GITHUB_TOKEN (the installation is looked up per repository).'),
   githubAppPrivateKey: setting<string | undefined>('GITHUB_APP_PRIVATE_KEY', undefined, privateKey, 'Private key of the GitHub App: the PEM text (`\\n` escapes allowed) or the path of the .pem file.'),

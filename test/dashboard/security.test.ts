@@ -177,6 +177,27 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
     expect(await keyCount(acme.orgId)).toBe(before + 2);
   });
 
+  it('ends a session that has been idle for QUIRE_DASHBOARD_IDLE_HOURS, and keeps one in use', async () => {
+    const sessionIds = async () => new Set((await storage.db.selectFrom('dashboard_sessions').select('id').execute()).map((row) => row.id));
+    const before = await sessionIds();
+    const idle = await signIn(app, storage, acme.orgId);
+    const afterIdle = await sessionIds();
+    const used = await signIn(app, storage, acme.orgId);
+    const idleRow = { id: [...afterIdle].find((id) => !before.has(id))! };
+    const usedRow = { id: [...(await sessionIds())].find((id) => !afterIdle.has(id))! };
+    const hour = 3_600_000;
+    // Both signed in 20 hours ago; one was used 11 hours ago, the other not since (idle limit 12 h).
+    await storage.db.updateTable('dashboard_sessions').set({ created_at: Date.now() - 20 * hour, last_seen_at: Date.now() - 11 * hour }).where('id', '=', usedRow.id).execute();
+    await storage.db.updateTable('dashboard_sessions').set({ created_at: Date.now() - 20 * hour, last_seen_at: Date.now() - 20 * hour }).where('id', '=', idleRow.id).execute();
+    const stale = await app.inject({ method: 'GET', url: '/dashboard/keys', headers: { cookie: idle.cookie } });
+    expect(stale.statusCode).toBe(303);
+    expect(stale.headers.location).toBe('/dashboard/sign-in');
+    const live = await app.inject({ method: 'GET', url: '/dashboard/keys', headers: { cookie: used.cookie } });
+    expect(live.statusCode).toBe(200);
+    const seen = await storage.db.selectFrom('dashboard_sessions').select('last_seen_at').where('id', '=', usedRow.id).executeTakeFirstOrThrow();
+    expect(Date.now() - seen.last_seen_at!).toBeLessThan(60_000);
+  });
+
   it('ends the session on sign-out', async () => {
     const own = await signIn(app, storage, acme.orgId);
     const response = await app.inject({ method: 'POST', url: '/dashboard/sign-out', headers: { ...formType, cookie: own.cookie }, payload: form({ csrf: own.csrf }) });
