@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type DialectAdapter, type Driver, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import { dialectProfiles, type Storage } from '../dialect.ts';
 import type { Database } from '../schema.ts';
 
@@ -53,27 +53,19 @@ type Parameter = null | number | bigint | string | NodeJS.ArrayBufferView;
 function wrap(statement: StatementSync, onWrite: (() => void) | null): SqliteStatement {
   const reader = statement.columns().length > 0;
   const values = (parameters: ReadonlyArray<unknown>) => parameters.map(toSqlite);
-  if (!onWrite) {
-    return {
-      reader,
-      all: (parameters) => statement.all(...values(parameters)),
-      run: (parameters) => statement.run(...values(parameters)),
-      iterate: (parameters) => statement.iterate(...values(parameters)),
-    };
-  }
   // `finally`: a statement that failed half-way may still have changed rows.
-  const written = <T>(run: () => T): T => {
+  const execute = <T>(run: () => T): T => {
     try {
       return run();
     } finally {
-      onWrite();
+      onWrite?.();
     }
   };
   return {
     reader,
-    all: (parameters) => written(() => statement.all(...values(parameters))),
-    run: (parameters) => written(() => statement.run(...values(parameters))),
-    iterate: (parameters) => written(() => statement.iterate(...values(parameters))),
+    all: (parameters) => execute(() => statement.all(...values(parameters))),
+    run: (parameters) => execute(() => statement.run(...values(parameters))),
+    iterate: (parameters) => execute(() => statement.iterate(...values(parameters))),
   };
 }
 
@@ -156,68 +148,6 @@ function openIfExists(path: string): number | null {
   }
 }
 
-/**
- * Hands the one connection to waiters in arrival order. Kysely's own mutex for single-connection
- * dialects wakes every waiter on each release and lets them race for it again, which under a few
- * dozen concurrent requests costs more than the queries themselves.
- */
-class HandOffLock {
-  #held = false;
-  readonly #waiters: Array<() => void> = [];
-
-  acquire(): Promise<void> | undefined {
-    if (!this.#held) {
-      this.#held = true;
-      return undefined;
-    }
-    return new Promise((resolve) => this.#waiters.push(resolve));
-  }
-
-  release(): void {
-    const next = this.#waiters.shift();
-    if (next) next();
-    else this.#held = false;
-  }
-}
-
-/** SQLite's single connection, held by one query or one transaction at a time (see HandOffLock). */
-class NodeSqliteDriver extends SqliteDriver {
-  readonly #lock = new HandOffLock();
-
-  override async acquireConnection(): Promise<DatabaseConnection> {
-    await this.#lock.acquire();
-    return super.acquireConnection();
-  }
-
-  override async releaseConnection(): Promise<void> {
-    this.#lock.release();
-  }
-}
-
-/** The adapter says "several connections" only so that Kysely leaves the locking to NodeSqliteDriver. */
-class NodeSqliteAdapter extends SqliteAdapter {
-  override get supportsMultipleConnections(): boolean {
-    return true;
-  }
-}
-
-class NodeSqliteDialect extends SqliteDialect {
-  readonly #database: SqliteDatabase;
-
-  constructor(database: SqliteDatabase) {
-    super({ database });
-    this.#database = database;
-  }
-
-  override createDriver(): Driver {
-    return new NodeSqliteDriver({ database: this.#database });
-  }
-
-  override createAdapter(): DialectAdapter {
-    return new NodeSqliteAdapter();
-  }
-}
-
 export interface SqliteOptions {
   /** Database file, or `:memory:`. */
   path: string;
@@ -231,7 +161,7 @@ export function openSqlite(options: SqliteOptions): Storage {
   database.exec('pragma synchronous = full');
   database.exec('pragma foreign_keys = on');
   const connection = new NodeSqliteDatabase(database, options.path);
-  const db = new Kysely<Database>({ dialect: new NodeSqliteDialect(connection) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: connection }) });
   return {
     db,
     profile: dialectProfiles.sqlite,
