@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createKey, revokeKey } from '../../src/accounts/keys.ts';
+import { loadConfig } from '../../src/server/config.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
+import { openStorage } from '../../src/storage/open.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
-import { testDatabases } from '../support/storage.ts';
+import { nextIteration, testDatabases, type TestLocation } from '../support/storage.ts';
 
 describe.each(testDatabases)('agent-job API on $dialect', (database) => {
-  let storage: Storage;
+  let storage: Storage & { location: TestLocation };
   let app: FastifyInstance;
   let tenant: Tenant;
   let other: Tenant;
@@ -200,6 +202,43 @@ describe.each(testDatabases)('agent-job API on $dialect', (database) => {
         const response = await app.inject({ method: 'GET', url: `/v2/agent/${tenant.project.id}/jobs?${query}`, headers: tenant.auth });
         expect(response.statusCode, query).toBe(400);
       }
+    });
+  });
+
+  describe('polling a job', () => {
+    const get = (t: Tenant, id: string) => app.inject({ method: 'GET', url: `/v2/agent/${t.project.id}/job/${id}`, headers: t.auth });
+    const newJob = async () => (await create(tenant, { prompt: 'Poll me' })).json().id as string;
+
+    it('sees every change this process makes at once', async () => {
+      const id = await newJob();
+      expect((await get(tenant, id)).json().status).toBe('active');
+      expect((await get(tenant, id)).json().status).toBe('active');
+      await storage.db.updateTable('jobs').set({ status: 'completed', pr_link: 'https://github.com/acme/docs/pull/7' }).where('id', '=', id).execute();
+      expect((await get(tenant, id)).json()).toMatchObject({ status: 'completed', prLink: 'https://github.com/acme/docs/pull/7' });
+      const archived = await app.inject({ method: 'POST', url: `/v2/agent/${tenant.project.id}/job/${id}/archive`, headers: tenant.auth });
+      expect(archived.statusCode).toBe(200);
+      expect((await get(tenant, id)).json()).toEqual(archived.json());
+    });
+
+    it('sees a change committed by another process (another connection)', async () => {
+      const id = await newJob();
+      expect((await get(tenant, id)).json().status).toBe('active');
+      const elsewhere = await openStorage(loadConfig(storage.location.env), { migrate: false });
+      try {
+        await elsewhere.db.updateTable('jobs').set({ status: 'failed', error: 'Interrupted three times.' }).where('id', '=', id).execute();
+      } finally {
+        await elsewhere.close();
+      }
+      await nextIteration();
+      expect((await get(tenant, id)).json()).toMatchObject({ status: 'failed', error: 'Interrupted three times.' });
+    });
+
+    it('never answers another organization from a job read before', async () => {
+      const id = await newJob();
+      expect((await get(tenant, id)).statusCode).toBe(200);
+      expect((await get(other, id)).statusCode).toBe(404);
+      const crossed = await app.inject({ method: 'GET', url: `/v2/agent/${tenant.project.id}/job/${id}`, headers: other.auth });
+      expect(crossed.statusCode).toBe(404);
     });
   });
 });

@@ -7,6 +7,13 @@ import { openPostgres } from '../../src/storage/postgres/connect.ts';
 import { openSqlite } from '../../src/storage/sqlite/connect.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 
+/**
+ * Waits for the next event-loop iteration. On SQLite, another process's commit is seen from the
+ * iteration after it on (storage/sqlite/connect.ts); a request arriving through I/O comes in a
+ * later iteration anyway, and a test that writes through a second connection waits this long.
+ */
+export const nextIteration = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** PostgreSQL tests run when this is set (CI sets it to the machine's server). */
 export const postgresUrl = process.env.QUIRE_TEST_POSTGRES_URL;
 
