@@ -1,22 +1,17 @@
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { chromium } from 'playwright-core';
 import { updateProject } from '../../src/accounts/projects.ts';
 import { analyticsRoutes } from '../../src/analytics/routes.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
+import { launchChromium } from '../support/chromium.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
 import { testDatabases } from '../support/storage.ts';
-
-const chromiumPath = '/usr/bin/chromium';
-const browserAvailable = existsSync(chromiumPath);
-if (!browserAvailable) console.warn(`Skipping the tracker browser test: ${chromiumPath} is missing (apt-get install chromium).`);
 
 // Headless Chromium announces itself as HeadlessChrome, which bot lists rightly exclude; a person's browser does not.
 const desktopChrome = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
-describe.skipIf(!browserAvailable)('browser tracker in Chromium', () => {
+describe('browser tracker in Chromium', () => {
   const [database] = testDatabases;
   let storage: Storage;
   let app: FastifyInstance;
@@ -46,7 +41,7 @@ describe.skipIf(!browserAvailable)('browser tracker in Chromium', () => {
   });
 
   it('counts a page view as a human visitor, with no cookies set', async () => {
-    const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    const browser = await launchChromium();
     try {
       const context = await browser.newContext({ userAgent: desktopChrome });
       const page = await context.newPage();

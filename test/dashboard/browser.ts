@@ -1,19 +1,5 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
-
-const executablePath = '/usr/bin/chromium';
-
-/** Debian's Chromium, headless, with everything that would reach the network turned off. */
-export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(executablePath)) {
-    throw new Error(`The dashboard browser tests need Chromium at ${executablePath}: run "apt-get install chromium" (CI installs it).`);
-  }
-  return chromium.launch({
-    executablePath,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-}
+import { mkdirSync } from 'node:fs';
+import type { Page } from 'playwright-core';
 
 /**
  * Runs one step of a browser test; when it fails, the page as it was is saved to

@@ -10,7 +10,8 @@ import { startService, type RunningService } from '../../src/server/service.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { scriptedAgent, testConfig } from '../support/app.ts';
 import { testDatabases } from '../support/storage.ts';
-import { launchChromium, step } from './browser.ts';
+import { launchChromium } from '../support/chromium.ts';
+import { step } from './browser.ts';
 
 describe('dashboard in Chromium', () => {
   let storage: Storage;
