@@ -1,7 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import { jobRoutes } from '../jobs/routes.ts';
 import type { AppContext } from './context.ts';
 import { installErrorHandler } from './error-handler.ts';
@@ -14,6 +14,8 @@ export type FeatureRoutes = (app: FastifyInstance, options: { context: AppContex
 export interface AppOptions {
   /** Extra feature routes (analytics, dashboard, …) registered beside the built-in ones. */
   features?: FeatureRoutes[];
+  /** Called for every route as it is added, with its method and full path (the tenancy test walks them all). */
+  onRoute?: (route: Pick<RouteOptions, 'method' | 'url'>) => void;
 }
 
 /** Assembles the HTTP application: parsers, error handling, OpenAPI, and every feature's routes. */
@@ -27,6 +29,7 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
     logController: new LogController({ disableRequestLogging: context.config.logLevel !== 'debug' && context.config.logLevel !== 'trace' }),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  if (options.onRoute) app.addHook('onRoute', options.onRoute);
   app.setValidatorCompiler(validatorCompiler);
   app.decorateRequest('apiKey', null);
   installErrorHandler(app);

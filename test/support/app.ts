@@ -6,7 +6,7 @@ import { createProject, type ProjectSettings } from '../../src/accounts/projects
 import type { ProjectRow } from '../../src/accounts/tables.ts';
 import { JobReadCache } from '../../src/jobs/read-cache.ts';
 import type { AgentRunner, AgentSetup } from '../../src/jobs/runner.ts';
-import { buildApp, type FeatureRoutes } from '../../src/server/app.ts';
+import { buildApp, type AppOptions, type FeatureRoutes } from '../../src/server/app.ts';
 import { loadConfig, type Config } from '../../src/server/config.ts';
 import { createAccountCaches, createEvents, type AppContext } from '../../src/server/context.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
@@ -29,8 +29,8 @@ export function testContext(storage: Storage, options: { config?: Partial<Config
   return { config, storage, logger: pino({ level: 'silent' }), events: createEvents(), agent: options.agent ?? scriptedAgent(), accounts: createAccountCaches(config.accountCacheMs), jobReads: new JobReadCache() };
 }
 
-export async function testApp(context: AppContext, features: FeatureRoutes[] = []): Promise<FastifyInstance> {
-  const app = await buildApp(context, { features });
+export async function testApp(context: AppContext, features: FeatureRoutes[] = [], options: Omit<AppOptions, 'features'> = {}): Promise<FastifyInstance> {
+  const app = await buildApp(context, { ...options, features });
   await app.ready();
   return app;
 }
