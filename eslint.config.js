@@ -16,7 +16,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/analytics/tracker/**/*.js', 'src/dashboard/assets/**/*.js'],
+    files: ['src/analytics/http/tracker.js', 'src/dashboard/assets/**/*.js'],
     languageOptions: {
       globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', location: 'readonly', crypto: 'readonly', localStorage: 'readonly', sessionStorage: 'readonly' },
     },

@@ -1,12 +1,12 @@
 import { createReadStream, statSync } from 'node:fs';
 import type { Command } from 'commander';
 import { findProject } from '../accounts/projects.ts';
-import { foldPending } from '../analytics/indexer.ts';
-import { existingProjectKey } from '../analytics/dictionary.ts';
-import { engineFor } from '../analytics/engine.ts';
+import { foldPending } from '../analytics/fold/fold.ts';
+import { existingProjectKey } from '../analytics/ingest/dense-ids.ts';
+import { engineFor } from '../analytics/query/caches.ts';
 import { formats, type FormatName } from '../analytics/importers/formats.ts';
 import { importLog, type ImportSummary } from '../analytics/importers/run.ts';
-import { analyticsProjects, rebuildProject } from '../analytics/rebuild.ts';
+import { analyticsProjects, rebuildProject } from '../analytics/fold/rebuild.ts';
 import { withStorage } from './database.ts';
 import { CliError, print } from './output.ts';
 

@@ -1,4 +1,4 @@
-import { analyticsRoutes } from '../analytics/routes.ts';
+import { analyticsRoutes } from '../analytics/http/routes.ts';
 import { localChangeRoutes } from '../code-hosts/local-routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import type { FeatureRoutes } from './app.ts';

@@ -1,5 +1,5 @@
 import type { AccountsTables } from '../accounts/tables.ts';
-import type { AnalyticsTables } from '../analytics/tables.ts';
+import type { AnalyticsTables } from '../analytics/model/tables.ts';
 import type { DashboardTables } from '../dashboard/tables.ts';
 import type { JobsTables } from '../jobs/tables.ts';
 

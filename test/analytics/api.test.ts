@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { BlockList } from 'node:net';
-import { clientAddress } from '../../src/analytics/collect.ts';
-import { analyticsRoutes } from '../../src/analytics/routes.ts';
+import { clientAddress } from '../../src/analytics/http/collect.ts';
+import { analyticsRoutes } from '../../src/analytics/http/routes.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
 import { testDatabases } from '../support/storage.ts';

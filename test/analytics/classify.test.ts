@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { agentKind, aiAgents, classify, findAiAgent } from '../../src/analytics/classify.ts';
-import { acceptsMarkdownFirst, normalizePath } from '../../src/analytics/paths.ts';
+import { agentKind, aiAgents, classify, findAiAgent } from '../../src/analytics/ingest/classify.ts';
+import { acceptsMarkdownFirst, normalizePath } from '../../src/analytics/ingest/paths.ts';
 
 /** User agents as these clients send them. */
 const aiAgentStrings: Record<string, string> = {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engineFor } from '../../src/analytics/engine.ts';
-import { prepareAll, storeEvents } from '../../src/analytics/ingest.ts';
-import { mergeRecentVisitors } from '../../src/analytics/identity.ts';
-import { page } from '../../src/analytics/query.ts';
-import { GroupWriter } from '../../src/analytics/writer.ts';
+import { engineFor } from '../../src/analytics/query/caches.ts';
+import { prepareAll, storeEvents } from '../../src/analytics/ingest/ingest.ts';
+import { mergeRecentVisitors } from '../../src/analytics/ingest/visitor-identity.ts';
+import { page } from '../../src/analytics/query/query.ts';
+import { GroupWriter } from '../../src/analytics/ingest/group-commit.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant } from '../support/app.ts';
 import { testDatabases } from '../support/storage.ts';

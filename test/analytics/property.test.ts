@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
-import { existingProjectKey } from '../../src/analytics/dictionary.ts';
-import { engineFor } from '../../src/analytics/engine.ts';
-import { refreshIndex } from '../../src/analytics/index-refresh.ts';
-import { foldPending } from '../../src/analytics/indexer.ts';
-import { analyticsRoutes } from '../../src/analytics/routes.ts';
+import { existingProjectKey } from '../../src/analytics/ingest/dense-ids.ts';
+import { engineFor } from '../../src/analytics/query/caches.ts';
+import { refreshIndex } from '../../src/analytics/query/range-index-refresh.ts';
+import { foldPending } from '../../src/analytics/fold/fold.ts';
+import { analyticsRoutes } from '../../src/analytics/http/routes.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
 import { testDatabases } from '../support/storage.ts';

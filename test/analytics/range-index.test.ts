@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { encodeDaySet, decodeDaySet, sortedDistinct, type PathEntry } from '../../src/analytics/encoding.ts';
-import { groupTuples } from '../../src/analytics/indexer.ts';
-import { buildRangeIndex } from '../../src/analytics/range-index-build.ts';
-import type { IndexedDay } from '../../src/analytics/range-index.ts';
-import { rank } from '../../src/analytics/ranking.ts';
+import { encodeDaySet, decodeDaySet, sortedDistinct, type PathEntry } from '../../src/analytics/model/day-set.ts';
+import { groupTuples } from '../../src/analytics/fold/fold.ts';
+import { buildRangeIndex } from '../../src/analytics/query/range-index-build.ts';
+import type { IndexedDay } from '../../src/analytics/query/range-index.ts';
+import { rank } from '../../src/analytics/query/exact-counts.ts';
 
 const spanStart = 20_000;
 const span = 12;

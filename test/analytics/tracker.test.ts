@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { updateProject } from '../../src/accounts/projects.ts';
-import { analyticsRoutes } from '../../src/analytics/routes.ts';
+import { analyticsRoutes } from '../../src/analytics/http/routes.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/accounts/organizations.ts';
 import { createKey } from '../../src/accounts/keys.ts';
 import { createProject } from '../../src/accounts/projects.ts';
-import { analyticsRoutes } from '../../src/analytics/routes.ts';
+import { analyticsRoutes } from '../../src/analytics/http/routes.ts';
 import { dashboardRoutes } from '../../src/dashboard/routes.ts';
 import { createSignInLink, signInUrl } from '../../src/dashboard/sessions.ts';
 import { startService, type RunningService } from '../../src/server/service.ts';

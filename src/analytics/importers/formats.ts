@@ -1,4 +1,4 @@
-import type { IncomingEvent } from '../events.ts';
+import type { IncomingEvent } from '../ingest/validate.ts';
 
 /** A parsed log line: the requests it records, or why it is skipped. */
 export type ParsedLine = { events: IncomingEvent[] } | { skip: string };

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { ProjectRow } from '../../accounts/tables.ts';
 import type { Storage } from '../../storage/dialect.ts';
-import { prepareAll, storeEvents } from '../ingest.ts';
+import { prepareAll, storeEvents } from '../ingest/ingest.ts';
 import { formats, type FormatName } from './formats.ts';
 
 export interface ImportSummary {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { parseBound } from '../../analytics/dates.ts';
-import { page } from '../../analytics/query.ts';
-import { dayMs } from '../../analytics/time.ts';
+import { parseBound } from '../../analytics/http/range.ts';
+import { page } from '../../analytics/query/query.ts';
+import { dayMs } from '../../analytics/model/days.ts';
 import type { AppContext } from '../../server/context.ts';
 import { invalidRequest } from '../../server/errors.ts';
 import { viewerOf, viewerProject } from '../auth.ts';

@@ -1,8 +1,8 @@
-import type { Storage } from '../storage/dialect.ts';
-import { existingProjectKey, pathNames } from './dictionary.ts';
-import { engineFor } from './engine.ts';
-import { order, rank, type Counts, type Measure, type Ranking } from './ranking.ts';
-import { indexedVisitors, readSources, snapshotIsolation } from './sources.ts';
+import type { Storage } from '../../storage/dialect.ts';
+import { existingProjectKey, pathNames } from '../ingest/dense-ids.ts';
+import { engineFor } from './caches.ts';
+import { order, rank, type Counts, type Measure, type Ranking } from './exact-counts.ts';
+import { indexedVisitors, readSources, snapshotIsolation } from './read-sources.ts';
 
 export interface PageRequest {
   measure: Measure;

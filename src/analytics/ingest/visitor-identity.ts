@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { DialectProfile, Storage } from '../storage/dialect.ts';
-import type { Database } from '../storage/schema.ts';
-import { insertVisitors, selectVisitors, type VisitorTable } from './bulk.ts';
-import { reserve } from './dictionary.ts';
+import type { DialectProfile, Storage } from '../../storage/dialect.ts';
+import type { Database } from '../../storage/schema.ts';
+import { insertVisitors, selectVisitors, type VisitorTable } from './bulk-statements.ts';
+import { reserve } from './dense-ids.ts';
 
 /** What identifies a visitor in an event: the tracker's id, or the IP address and user agent. */
 export interface VisitorKey {

@@ -1,5 +1,5 @@
-import type { Storage } from '../storage/dialect.ts';
-import { dayMs } from './time.ts';
+import type { Storage } from '../../storage/dialect.ts';
+import { dayMs } from '../model/days.ts';
 
 /**
  * Deletes raw events older than `days` days. Day sets stay: they hold only integers (no user agents,

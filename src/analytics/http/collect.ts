@@ -3,12 +3,12 @@ import { BlockList, isIP } from 'node:net';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { findProject } from '../accounts/projects.ts';
-import type { AppContext } from '../server/context.ts';
-import { ApiError, invalidRequest, notFound } from '../server/errors.ts';
-import { ingest } from './ingest.ts';
+import { findProject } from '../../accounts/projects.ts';
+import type { AppContext } from '../../server/context.ts';
+import { ApiError, invalidRequest, notFound } from '../../server/errors.ts';
+import { ingest } from '../ingest/ingest.ts';
 
-const script = readFileSync(new URL('./tracker/script.js', import.meta.url), 'utf8');
+const script = readFileSync(new URL('./tracker.js', import.meta.url), 'utf8');
 
 const CollectBody = Type.Object(
   {

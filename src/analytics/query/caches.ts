@@ -1,8 +1,8 @@
-import type { Storage } from '../storage/dialect.ts';
-import { Dictionary } from './dictionary.ts';
-import type { DaySet } from './encoding.ts';
+import type { Storage } from '../../storage/dialect.ts';
+import { Dictionary } from '../ingest/dense-ids.ts';
+import type { DaySet } from '../model/day-set.ts';
 import type { RangeIndex } from './range-index.ts';
-import type { Ranking } from './ranking.ts';
+import type { Ranking } from './exact-counts.ts';
 
 interface CachedDay {
   revision: number;

@@ -1,4 +1,4 @@
-import type { Sources } from './sources.ts';
+import type { Sources } from './read-sources.ts';
 
 export type Measure = 'visitors' | 'views';
 

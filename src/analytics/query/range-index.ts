@@ -1,5 +1,5 @@
-import type { DaySet } from './encoding.ts';
-import type { Ranking } from './ranking.ts';
+import type { DaySet } from '../model/day-set.ts';
+import type { Ranking } from './exact-counts.ts';
 
 /** A decoded day set with the revision it was read at. */
 export interface IndexedDay {

@@ -1,17 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ProjectRow } from '../accounts/tables.ts';
-import { requireKey, visibleProject } from '../server/auth.ts';
-import type { AppContext } from '../server/context.ts';
-import { ApiError, invalidRequest } from '../server/errors.ts';
-import { rateLimited, rateLimitHeaders, takeRateLimit } from '../server/rate-limit.ts';
+import type { ProjectRow } from '../../accounts/tables.ts';
+import { requireKey, visibleProject } from '../../server/auth.ts';
+import type { AppContext } from '../../server/context.ts';
+import { ApiError, invalidRequest } from '../../server/errors.ts';
+import { rateLimited, rateLimitHeaders, takeRateLimit } from '../../server/rate-limit.ts';
 import { collectRoutes } from './collect.ts';
-import { parseRange } from './dates.ts';
-import { ingest, maxEventsPerRequest } from './ingest.ts';
-import { page } from './query.ts';
-import type { Measure } from './ranking.ts';
+import { parseRange } from './range.ts';
+import { ingest, maxEventsPerRequest } from '../ingest/ingest.ts';
+import { page } from '../query/query.ts';
+import type { Measure } from '../query/exact-counts.ts';
 import { ErrorResponse, IngestBody, IngestResult, ProjectParams, RangeQuery, ViewsResult, VisitorsResult } from './schemas.ts';
-import { startMaintenance } from './maintenance.ts';
+import { startMaintenance } from '../fold/background.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 413: ErrorResponse, 429: ErrorResponse };
 const tags = ['Visitor analytics'];

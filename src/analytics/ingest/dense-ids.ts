@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database } from '../storage/schema.ts';
+import type { Database } from '../../storage/schema.ts';
 
 /**
  * Maps what views name (projects, paths, user agents, visitor keys) to dense integers, so events and

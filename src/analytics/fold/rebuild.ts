@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
-import type { Storage } from '../storage/dialect.ts';
-import type { Database } from '../storage/schema.ts';
-import { sortedDistinct, type PathEntry } from './encoding.ts';
-import { decodeTuples, encodeTuples } from './tuples.ts';
-import { existingProjectKey } from './dictionary.ts';
-import { engineFor } from './engine.ts';
-import { foldPending, groupTuples, lockDaySets, writeDaySet } from './indexer.ts';
-import { eventDay, rawViews, snapshotIsolation } from './sources.ts';
-import { dayMs } from './time.ts';
+import type { Storage } from '../../storage/dialect.ts';
+import type { Database } from '../../storage/schema.ts';
+import { sortedDistinct, type PathEntry } from '../model/day-set.ts';
+import { decodeTuples, encodeTuples } from '../model/pending-batch.ts';
+import { existingProjectKey } from '../ingest/dense-ids.ts';
+import { engineFor } from '../query/caches.ts';
+import { foldPending, groupTuples, lockDaySets, writeDaySet } from './fold.ts';
+import { eventDay, rawViews, snapshotIsolation } from '../query/read-sources.ts';
+import { dayMs } from '../model/days.ts';
 
 /** PostgreSQL errors after which the same transaction can simply run again. */
 const retryable = new Set(['40001', '40P01']);

@@ -1,7 +1,7 @@
-import type { AppContext } from '../server/context.ts';
-import { engineFor } from './engine.ts';
-import { refreshIndex } from './index-refresh.ts';
-import { foldPending, projectsWithPending } from './indexer.ts';
+import type { AppContext } from '../../server/context.ts';
+import { engineFor } from '../query/caches.ts';
+import { refreshIndex } from '../query/range-index-refresh.ts';
+import { foldPending, projectsWithPending } from './fold.ts';
 import { purgeExpiredEvents } from './retention.ts';
 
 /** How soon committed events are folded into day sets; queries count them before that, from pending. */

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
-import type { DialectProfile, Storage } from '../storage/dialect.ts';
-import type { Database } from '../storage/schema.ts';
-import { daySetEntries, decodeDaySet, encodeDaySet, sortedDistinct, unionSorted, type PathEntry } from './encoding.ts';
-import { readTuples, type Tuple } from './tuples.ts';
+import type { DialectProfile, Storage } from '../../storage/dialect.ts';
+import type { Database } from '../../storage/schema.ts';
+import { daySetEntries, decodeDaySet, encodeDaySet, sortedDistinct, unionSorted, type PathEntry } from '../model/day-set.ts';
+import { readTuples, type Tuple } from '../model/pending-batch.ts';
 
 /** Pending batches folded per transaction: bounds how long day-set rows stay locked. */
 const batchesPerFold = 200;

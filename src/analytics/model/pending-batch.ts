@@ -1,4 +1,4 @@
-import { ByteReader, ByteWriter } from './encoding.ts';
+import { ByteReader, ByteWriter } from './day-set.ts';
 
 /**
  * Pending batches: the counted views of one ingestion commit until the indexer folds them into day

@@ -1,6 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { DialectProfile } from '../storage/dialect.ts';
-import type { Database } from '../storage/schema.ts';
+import type { DialectProfile } from '../../storage/dialect.ts';
+import type { Database } from '../../storage/schema.ts';
 
 export type EventInsert = Database['analytics_events'];
 

@@ -1,5 +1,5 @@
-import { invalidRequest } from '../server/errors.ts';
-import { dayMs } from './time.ts';
+import { invalidRequest } from '../../server/errors.ts';
+import { dayMs } from '../model/days.ts';
 
 const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;
 const dateTimePattern = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})$/i;

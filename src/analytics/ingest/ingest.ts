@@ -1,16 +1,16 @@
 import type { Kysely } from 'kysely';
-import type { ProjectRow } from '../accounts/tables.ts';
-import type { Storage } from '../storage/dialect.ts';
-import type { Database } from '../storage/schema.ts';
-import { insertEvents, type EventInsert } from './bulk.ts';
+import type { ProjectRow } from '../../accounts/tables.ts';
+import type { Storage } from '../../storage/dialect.ts';
+import type { Database } from '../../storage/schema.ts';
+import { insertEvents, type EventInsert } from './bulk-statements.ts';
 import { agentKind, classCodes, classify } from './classify.ts';
-import { agentIds, pathIds, projectKey } from './dictionary.ts';
-import { TupleWriter } from './tuples.ts';
-import { engineFor, type Engine } from './engine.ts';
-import { counts, prepareEvent, type PreparedEvent } from './events.ts';
-import { identityKey, mergeRecentVisitors, visitorHash, visitorIds } from './identity.ts';
-import { GroupWriter } from './writer.ts';
-import { dayOf } from './time.ts';
+import { agentIds, pathIds, projectKey } from './dense-ids.ts';
+import { TupleWriter } from '../model/pending-batch.ts';
+import { engineFor, type Engine } from '../query/caches.ts';
+import { counts, prepareEvent, type PreparedEvent } from './validate.ts';
+import { identityKey, mergeRecentVisitors, visitorHash, visitorIds } from './visitor-identity.ts';
+import { GroupWriter } from './group-commit.ts';
+import { dayOf } from '../model/days.ts';
 
 export const maxEventsPerRequest = 10_000;
 /** Events per shared transaction: bounds how long one commit holds the write lock. */

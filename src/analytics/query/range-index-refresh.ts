@@ -1,7 +1,7 @@
-import type { Storage } from '../storage/dialect.ts';
-import { engineFor } from './engine.ts';
+import type { Storage } from '../../storage/dialect.ts';
+import { engineFor } from './caches.ts';
 import { buildRangeIndex } from './range-index-build.ts';
-import { dayRevisions, loadDays, snapshotIsolation } from './sources.ts';
+import { dayRevisions, loadDays, snapshotIsolation } from './read-sources.ts';
 
 /**
  * Days a range index spans, back from the project's newest day set. Ranges that start earlier are

@@ -1,14 +1,14 @@
 import { sql, type Kysely } from 'kysely';
-import type { DialectProfile } from '../storage/dialect.ts';
-import type { Database } from '../storage/schema.ts';
-import { agentKind, classCodes, classify, type AgentKind } from './classify.ts';
-import { decodeDaySet } from './encoding.ts';
-import { decodeTuples, type Tuple } from './tuples.ts';
+import type { DialectProfile } from '../../storage/dialect.ts';
+import type { Database } from '../../storage/schema.ts';
+import { agentKind, classCodes, classify, type AgentKind } from '../ingest/classify.ts';
+import { decodeDaySet } from '../model/day-set.ts';
+import { decodeTuples, type Tuple } from '../model/pending-batch.ts';
 import type { IndexedDay } from './range-index.ts';
-import type { Ranking } from './ranking.ts';
-import type { Engine } from './engine.ts';
-import { counts } from './events.ts';
-import { dayMs, dayOf } from './time.ts';
+import type { Ranking } from './exact-counts.ts';
+import type { Engine } from './caches.ts';
+import { counts } from '../ingest/validate.ts';
+import { dayMs, dayOf } from '../model/days.ts';
 
 /** Everything a query counts, read in one snapshot: whole-day sets plus loose views (pending or partial-day). */
 export interface Sources {
