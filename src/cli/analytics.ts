@@ -3,10 +3,10 @@ import type { Command } from 'commander';
 import { findProject } from '../accounts/projects.ts';
 import { foldPending } from '../analytics/fold/fold.ts';
 import { existingProjectKey } from '../analytics/ingest/dense-ids.ts';
-import { engineFor } from '../analytics/query/caches.ts';
 import { formats, type FormatName } from '../analytics/importers/formats.ts';
 import { importLog, type ImportSummary } from '../analytics/importers/run.ts';
 import { analyticsProjects, rebuildProject } from '../analytics/fold/rebuild.ts';
+import { createAnalyticsState } from '../analytics/state.ts';
 import { withStorage } from './database.ts';
 import { CliError, print } from './output.ts';
 
@@ -53,9 +53,10 @@ export function registerAnalytics(program: Command): void {
           }
         }
         const input = file === '-' ? process.stdin : createReadStream(file);
-        const summary = await importLog(storage, project, flags.format as FormatName, input, { onProgress: progressBar(size) });
+        const analytics = createAnalyticsState(storage);
+        const summary = await importLog(analytics, project, flags.format as FormatName, input, { onProgress: progressBar(size) });
         if (process.stderr.isTTY) process.stderr.write('\n');
-        const key = await existingProjectKey(storage.db, engineFor(storage).dictionary, project.id);
+        const key = await existingProjectKey(storage.db, analytics.ids, project.id);
         if (key !== undefined) await foldPending(storage, key);
         print(flags, summary, () => describe(summary));
       }),
@@ -70,8 +71,9 @@ export function registerAnalytics(program: Command): void {
         if (flags.project && !(await findProject(storage.db, flags.project))) throw new CliError(`No project has the id ${flags.project}; "quire projects list" shows them.`);
         const projects = flags.project ? [flags.project] : await analyticsProjects(storage.db);
         const results: { projectId: string; days: number; views: number }[] = [];
+        const analytics = createAnalyticsState(storage);
         for (const projectId of projects) {
-          const result = await rebuildProject(storage, projectId, (done, total) => {
+          const result = await rebuildProject(analytics, projectId, (done, total) => {
             if (process.stderr.isTTY) process.stderr.write(`\r${projectId}: day ${done} of ${total}`);
           });
           if (process.stderr.isTTY) process.stderr.write('\n');

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { bootstrapIfEmpty, type FirstRun } from '../accounts/bootstrap.ts';
 import { createAgentSetup } from '../agent/setup.ts';
+import { createAnalyticsState } from '../analytics/state.ts';
 import { startWorkspaceSweeper } from '../agent/sweeper.ts';
 import { JobReadCache } from '../jobs/read-cache.ts';
 import { jobsChannel } from '../jobs/queue/enqueue.ts';
@@ -50,7 +51,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const storage =
     options.storage ?? (await openStorage(config, { onConnectionError: (error) => logger.error({ err: error }, 'database connection lost; the pool will reconnect') }));
   const firstRun = options.bootstrap ? await bootstrapIfEmpty(storage, { model: config.model }) : null;
-  const context: AppContext = { config, storage, logger, events: createEvents(), agent: options.agent ?? createAgentSetup(config), accounts: createAccountCaches(config.accountCacheMs), jobReads: new JobReadCache() };
+  const context: AppContext = { config, storage, logger, events: createEvents(), agent: options.agent ?? createAgentSetup(config), accounts: createAccountCaches(config.accountCacheMs), jobReads: new JobReadCache(), analytics: createAnalyticsState(storage) };
 
   let worker: Worker | null = null;
   let stopListening = async () => {};

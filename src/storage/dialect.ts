@@ -13,11 +13,28 @@ export interface DialectProfile {
   skipLocked: boolean;
   /** Statement that serializes one-time set-up (migrations, first run) across processes inside a transaction; SQLite's write lock already does. */
   setupLock: string | null;
+  /** Isolation that makes several statements of a transaction read one snapshot; a SQLite transaction already does. */
+  snapshotIsolation: 'repeatable read' | null;
+  /** An array binds as one parameter (`unnest($1::bigint[])`, `= any($1)`), so one statement text serves any row count. */
+  arrayParameters: boolean;
+  /**
+   * A commit writes every page it touched to the log (SQLite's WAL), so scattered inserts into a large
+   * index cost about a page each; PostgreSQL logs rows instead.
+   */
+  logsWholePages: boolean;
 }
 
 export const dialectProfiles: Record<DialectProfile['name'], DialectProfile> = {
-  sqlite: { name: 'sqlite', rowLocks: false, skipLocked: false, setupLock: null },
-  postgres: { name: 'postgres', rowLocks: true, skipLocked: true, setupLock: 'select pg_advisory_xact_lock(7314159)' },
+  sqlite: { name: 'sqlite', rowLocks: false, skipLocked: false, setupLock: null, snapshotIsolation: null, arrayParameters: false, logsWholePages: true },
+  postgres: {
+    name: 'postgres',
+    rowLocks: true,
+    skipLocked: true,
+    setupLock: 'select pg_advisory_xact_lock(7314159)',
+    snapshotIsolation: 'repeatable read',
+    arrayParameters: true,
+    logsWholePages: false,
+  },
 };
 
 /** An open database: the query builder, what the engine can do, and how to close it. */

@@ -5,6 +5,7 @@ import type { formats } from '../../src/analytics/importers/formats.ts';
 import { importLog } from '../../src/analytics/importers/run.ts';
 import { page } from '../../src/analytics/query/query.ts';
 import { rebuildProject } from '../../src/analytics/fold/rebuild.ts';
+import { createAnalyticsState } from '../../src/analytics/state.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, type Tenant } from '../support/app.ts';
 import { testDatabases } from '../support/storage.ts';
@@ -69,22 +70,23 @@ describe.each(testDatabases)('log importers on $dialect', (database) => {
 
   it.each(Object.keys(samples) as (keyof typeof formats)[])('imports %s lines, skips malformed ones with reasons, and re-imports without double counting', async (format) => {
     const tenant: Tenant = await createTenant(storage);
+    const analytics = createAnalyticsState(storage);
     const text = `${samples[format].join('\n')}\n`;
-    const first = await importLog(storage, tenant.project, format, Readable.from([Buffer.from(text)]));
+    const first = await importLog(analytics, tenant.project, format, Readable.from([Buffer.from(text)]));
     expect(first).toEqual({ lines: samples[format].length, accepted: expected[format].accepted, skipped: Object.values(expected[format].reasons).reduce((sum, count) => sum + count, 0), reasons: expected[format].reasons });
-    const counted = await page(storage, tenant.project.id, range);
+    const counted = await page(analytics, tenant.project.id, range);
     expect(counted.totals.total).toBeGreaterThan(0);
     expect(counted.totals.ai).toBe(1);
 
-    const again = await importLog(storage, tenant.project, format, Readable.from([gzipSync(text)]));
+    const again = await importLog(analytics, tenant.project, format, Readable.from([gzipSync(text)]));
     expect(again.accepted).toBe(0);
     expect(again.reasons['already imported']).toBe(expected[format].accepted);
-    const views = await page(storage, tenant.project.id, { ...range, measure: 'views' });
+    const views = await page(analytics, tenant.project.id, { ...range, measure: 'views' });
     expect(views.totals.total).toBe(expected[format].accepted - (format === 'combined' ? 1 : 0));
-    expect(await page(storage, tenant.project.id, range)).toEqual(counted);
+    expect(await page(analytics, tenant.project.id, range)).toEqual(counted);
 
-    await rebuildProject(storage, tenant.project.id);
-    expect(await page(storage, tenant.project.id, range)).toEqual(counted);
-    expect((await page(storage, tenant.project.id, { ...range, measure: 'views' })).totals).toEqual(views.totals);
+    await rebuildProject(analytics, tenant.project.id);
+    expect(await page(analytics, tenant.project.id, range)).toEqual(counted);
+    expect((await page(analytics, tenant.project.id, { ...range, measure: 'views' })).totals).toEqual(views.totals);
   });
 });

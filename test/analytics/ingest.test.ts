@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engineFor } from '../../src/analytics/query/caches.ts';
 import { prepareAll, storeEvents } from '../../src/analytics/ingest/ingest.ts';
 import { mergeRecentVisitors } from '../../src/analytics/ingest/visitor-identity.ts';
 import { page } from '../../src/analytics/query/query.ts';
 import { GroupWriter } from '../../src/analytics/ingest/group-commit.ts';
+import { createAnalyticsState } from '../../src/analytics/state.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant } from '../support/app.ts';
 import { testDatabases } from '../support/storage.ts';
@@ -44,14 +44,15 @@ describe.each(testDatabases)('visitor ids on $dialect', (database) => {
 
   it('keeps a visitor id after recent visitors are merged and the identity cache is gone', async () => {
     const tenant = await createTenant(storage);
+    const analytics = createAnalyticsState(storage);
     const visit = (visitor: string, day: number) => ({ timestamp: Date.UTC(2026, 2, day, 12), path: '/guide', visitorId: visitor, userAgent: chrome });
-    await storeEvents(storage, tenant.project, prepareAll([visit('a', 1), visit('b', 1)]).events);
+    await storeEvents(analytics, tenant.project, prepareAll([visit('a', 1), visit('b', 1)]).events);
     await mergeRecentVisitors(storage, 2, 1);
-    engineFor(storage).dictionary.identities.clear();
-    await storeEvents(storage, tenant.project, prepareAll([visit('a', 2), visit('c', 2)]).events);
-    engineFor(storage).dictionary.identities.clear();
-    await storeEvents(storage, tenant.project, prepareAll([visit('c', 3), visit('b', 3)]).events);
-    const answer = await page(storage, tenant.project.id, { measure: 'visitors', from: Date.UTC(2026, 2, 1), to: Date.UTC(2026, 2, 4), limit: 10, offset: 0 });
+    analytics.ids.identities.clear();
+    await storeEvents(analytics, tenant.project, prepareAll([visit('a', 2), visit('c', 2)]).events);
+    analytics.ids.identities.clear();
+    await storeEvents(analytics, tenant.project, prepareAll([visit('c', 3), visit('b', 3)]).events);
+    const answer = await page(analytics, tenant.project.id, { measure: 'visitors', from: Date.UTC(2026, 2, 1), to: Date.UTC(2026, 2, 4), limit: 10, offset: 0 });
     expect(answer.totals).toEqual({ human: 3, ai: 0, total: 3 });
   });
 });

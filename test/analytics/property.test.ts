@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { existingProjectKey } from '../../src/analytics/ingest/dense-ids.ts';
-import { engineFor } from '../../src/analytics/query/caches.ts';
 import { refreshIndex } from '../../src/analytics/query/range-index-refresh.ts';
 import { foldPending } from '../../src/analytics/fold/fold.ts';
 import { analyticsRoutes } from '../../src/analytics/http/routes.ts';
+import type { AppContext } from '../../src/server/context.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
 import { testDatabases } from '../support/storage.ts';
@@ -74,11 +74,13 @@ function bruteForce(events: Generated[], from: number, to: number) {
 
 describe.each(testDatabases)('exact counts on $dialect (property)', (database) => {
   let storage: Storage;
+  let context: AppContext;
   let app: FastifyInstance;
 
   beforeAll(async () => {
     storage = await database.open();
-    app = await testApp(testContext(storage, { config: { analyticsRateLimit: 1_000_000 } }), [analyticsRoutes]);
+    context = testContext(storage, { config: { analyticsRateLimit: 1_000_000 } });
+    app = await testApp(context, [analyticsRoutes]);
   });
   afterAll(async () => {
     await app.close();
@@ -132,9 +134,9 @@ describe.each(testDatabases)('exact counts on $dialect (property)', (database) =
           await send(tenant, early);
           // Folded and indexed: whole-day ranges are answered by the range index.
           const settle = async () => {
-            const key = (await existingProjectKey(storage.db, engineFor(storage).dictionary, tenant.project.id)) ?? 0;
+            const key = (await existingProjectKey(storage.db, context.analytics.ids, tenant.project.id)) ?? 0;
             await foldPending(storage, key);
-            await refreshIndex(storage, key);
+            await refreshIndex(context.analytics, key);
           };
           if (fold) await settle();
           const before = bruteForce(early, from.at, to.at);

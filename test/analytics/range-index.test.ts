@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { encodeDaySet, decodeDaySet, sortedDistinct, type PathEntry } from '../../src/analytics/model/day-set.ts';
-import { groupTuples } from '../../src/analytics/fold/fold.ts';
+import { groupViews } from '../../src/analytics/fold/fold.ts';
 import { buildRangeIndex } from '../../src/analytics/query/range-index-build.ts';
 import type { IndexedDay } from '../../src/analytics/query/range-index.ts';
 import { rank } from '../../src/analytics/query/exact-counts.ts';
+import { classCodes } from '../../src/analytics/model/class-codes.ts';
+import type { CountedView } from '../../src/analytics/model/pending-batch.ts';
 
 const spanStart = 20_000;
 const span = 12;
@@ -12,13 +14,13 @@ const span = 12;
 const tupleArbitrary = fc.record({
   day: fc.integer({ min: spanStart, max: spanStart + span - 1 }),
   pathId: fc.integer({ min: 1, max: 6 }),
-  classCode: fc.integer({ min: 0, max: 1 }),
+  classCode: fc.constantFrom(...classCodes),
   visitor: fc.integer({ min: 1, max: 40 }),
 });
 
 /** Day sets as the indexer stores them, from counted views. */
-function daySets(tuples: { day: number; pathId: number; classCode: number; visitor: number }[]): IndexedDay[] {
-  return [...groupTuples(tuples).values()].map(({ day, classCode, paths }) => {
+function daySets(views: CountedView[]): IndexedDay[] {
+  return [...groupViews(views).values()].map(({ day, classCode, paths }) => {
     const entries = new Map<number, PathEntry>();
     for (const [pathId, path] of paths) entries.set(pathId, { visitors: sortedDistinct(path.visitors), views: path.views });
     return { day, classCode, revision: 1, set: decodeDaySet(encodeDaySet(entries)) };

@@ -4,6 +4,7 @@ import { createKey, type Scope } from '../../src/accounts/keys.ts';
 import { createOrganization } from '../../src/accounts/organizations.ts';
 import { createProject, type ProjectSettings } from '../../src/accounts/projects.ts';
 import type { ProjectRow } from '../../src/accounts/tables.ts';
+import { createAnalyticsState } from '../../src/analytics/state.ts';
 import { JobReadCache } from '../../src/jobs/read-cache.ts';
 import type { AgentRunner, AgentSetup } from '../../src/jobs/runner.ts';
 import { buildApp, type AppOptions, type FeatureRoutes } from '../../src/server/app.ts';
@@ -26,7 +27,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 
 export function testContext(storage: Storage, options: { config?: Partial<Config>; agent?: AgentSetup } = {}): AppContext {
   const config = testConfig(options.config);
-  return { config, storage, logger: pino({ level: 'silent' }), events: createEvents(), agent: options.agent ?? scriptedAgent(), accounts: createAccountCaches(config.accountCacheMs), jobReads: new JobReadCache() };
+  return { config, storage, logger: pino({ level: 'silent' }), events: createEvents(), agent: options.agent ?? scriptedAgent(), accounts: createAccountCaches(config.accountCacheMs), jobReads: new JobReadCache(), analytics: createAnalyticsState(storage) };
 }
 
 export async function testApp(context: AppContext, features: FeatureRoutes[] = [], options: Omit<AppOptions, 'features'> = {}): Promise<FastifyInstance> {

@@ -1,5 +1,5 @@
-import type { AppContext } from '../../server/context.ts';
-import { engineFor } from '../query/caches.ts';
+import type { Logger } from 'pino';
+import type { QueryState } from '../query/caches.ts';
 import { refreshIndex } from '../query/range-index-refresh.ts';
 import { foldPending, projectsWithPending } from './fold.ts';
 import { purgeExpiredEvents } from './retention.ts';
@@ -13,14 +13,20 @@ const retentionMs = 60 * 60 * 1000;
 const indexQuietMs = 1_000;
 const indexMaxWaitMs = 5 * 60_000;
 
+export interface BackgroundOptions {
+  logger: Logger;
+  /** Days raw events are kept; 0 keeps them forever. */
+  retentionDays: number;
+}
+
 /**
  * Background work of a serving process: folds pending batches into day sets shortly after they are
  * committed, sweeps for other processes' leftovers, rebuilds range indexes after day sets changed,
- * and purges raw events past the retention period.
+ * and purges raw events past the retention period. It listens to the state's signals and stops
+ * listening when stopped, so several loops on one state never undo each other.
  */
-export function startMaintenance(context: AppContext): { stop(): Promise<void> } {
-  const { storage, logger, config } = context;
-  const engine = engineFor(storage);
+export function startBackgroundLoop(state: QueryState, { logger, retentionDays }: BackgroundOptions): { stop(): Promise<void> } {
+  const { storage, signals } = state;
   const scheduled = new Set<number>();
   let running: Promise<unknown> = Promise.resolve();
   let stopped = false;
@@ -39,7 +45,7 @@ export function startMaintenance(context: AppContext): { stop(): Promise<void> }
   const index = (projectKey: number) => {
     indexing.delete(projectKey);
     running = running
-      .then(() => (stopped ? undefined : refreshIndex(storage, projectKey)))
+      .then(() => (stopped ? undefined : refreshIndex(state, projectKey)))
       .catch((error: unknown) => logger.warn({ err: error, projectKey }, 'building the analytics range index failed; queries count from day sets meanwhile'));
   };
   const indexLater = (projectKey: number) => {
@@ -53,7 +59,7 @@ export function startMaintenance(context: AppContext): { stop(): Promise<void> }
     const delay = Math.max(0, Math.min(indexQuietMs, since + indexMaxWaitMs - Date.now()));
     indexing.set(projectKey, { timer: later(delay, () => index(projectKey)), since });
   };
-  engine.onIndexStale = indexLater;
+  signals.on('index-stale', indexLater);
 
   const fold = (projectKey: number) => {
     scheduled.delete(projectKey);
@@ -63,11 +69,12 @@ export function startMaintenance(context: AppContext): { stop(): Promise<void> }
       })
       .catch((error: unknown) => logger.warn({ err: error, projectKey }, 'folding analytics batches failed; the next sweep retries'));
   };
-  engine.onCommitted = (projectKey) => {
+  const foldSoon = (projectKey: number) => {
     if (stopped || scheduled.has(projectKey)) return;
     scheduled.add(projectKey);
     later(foldDelayMs, () => fold(projectKey));
   };
+  signals.on('events-committed', foldSoon);
   const sweep = setInterval(() => {
     projectsWithPending(storage.db).then(
       (keys) => keys.forEach(fold),
@@ -75,9 +82,9 @@ export function startMaintenance(context: AppContext): { stop(): Promise<void> }
     );
   }, sweepMs);
   const purge = () => {
-    if (config.analyticsRetentionDays === 0) return;
+    if (retentionDays === 0) return;
     running = running
-      .then(() => purgeExpiredEvents(storage, config.analyticsRetentionDays))
+      .then(() => purgeExpiredEvents(storage, retentionDays))
       .catch((error: unknown) => logger.warn({ err: error }, 'purging expired analytics events failed'));
   };
   const retention = setInterval(purge, retentionMs);
@@ -91,8 +98,8 @@ export function startMaintenance(context: AppContext): { stop(): Promise<void> }
       clearInterval(sweep);
       clearInterval(retention);
       for (const timer of timers) clearTimeout(timer);
-      engine.onCommitted = () => {};
-      engine.onIndexStale = () => {};
+      signals.off('events-committed', foldSoon);
+      signals.off('index-stale', indexLater);
       await running;
     },
   };

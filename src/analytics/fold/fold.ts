@@ -1,27 +1,28 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectProfile, Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
+import { classCodes, type ClassCode } from '../model/class-codes.ts';
 import { daySetEntries, decodeDaySet, encodeDaySet, sortedDistinct, unionSorted, type PathEntry } from '../model/day-set.ts';
-import { readTuples, type Tuple } from '../model/pending-batch.ts';
+import { readPendingBatch, type CountedView } from '../model/pending-batch.ts';
 
 /** Pending batches folded per transaction: bounds how long day-set rows stay locked. */
 const batchesPerFold = 200;
 
 interface Group {
   day: number;
-  classCode: number;
+  classCode: ClassCode;
   paths: Map<number, { visitors: number[]; views: number }>;
 }
 
 /** Collects counted views into per day-and-class, per path entries (numeric keys: this runs per view). */
-export class TupleGroups {
+export class ViewGroups {
   readonly #groups = new Map<number, Group>();
   #last: Group | undefined;
 
-  add(day: number, pathId: number, classCode: number, visitor: number): void {
+  add(day: number, pathId: number, classCode: ClassCode, visitor: number): void {
     let group = this.#last;
     if (group === undefined || group.day !== day || group.classCode !== classCode) {
-      const key = day * 2 + classCode;
+      const key = day * classCodes.length + classCode;
       group = this.#groups.get(key);
       if (!group) this.#groups.set(key, (group = { day, classCode, paths: new Map() }));
       this.#last = group;
@@ -38,9 +39,9 @@ export class TupleGroups {
   }
 }
 
-export function groupTuples(tuples: Iterable<Tuple>): Map<string, Group> {
-  const groups = new TupleGroups();
-  for (const tuple of tuples) groups.add(tuple.day, tuple.pathId, tuple.classCode, tuple.visitor);
+export function groupViews(views: Iterable<CountedView>): Map<string, Group> {
+  const groups = new ViewGroups();
+  for (const view of views) groups.add(view.day, view.pathId, view.classCode, view.visitor);
   return groups.result();
 }
 
@@ -49,7 +50,7 @@ export function groupTuples(tuples: Iterable<Tuple>): Map<string, Group> {
  * and overwrite each other) and returns their current entries. PostgreSQL row locks, in key order
  * to avoid deadlocks; SQLite's write lock already serializes writers.
  */
-export async function lockDaySets(trx: Kysely<Database>, profile: DialectProfile, projectKey: number, keys: { day: number; classCode: number }[]): Promise<Map<string, Map<number, PathEntry>>> {
+export async function lockDaySets(trx: Kysely<Database>, profile: DialectProfile, projectKey: number, keys: { day: number; classCode: ClassCode }[]): Promise<Map<string, Map<number, PathEntry>>> {
   const sorted = [...keys].sort((a, b) => a.day - b.day || a.classCode - b.classCode);
   const empty = Buffer.alloc(0);
   for (let start = 0; start < sorted.length; start += 200) {
@@ -77,7 +78,7 @@ export async function lockDaySets(trx: Kysely<Database>, profile: DialectProfile
   return result;
 }
 
-export async function writeDaySet(trx: Kysely<Database>, projectKey: number, day: number, classCode: number, entries: Map<number, PathEntry>): Promise<void> {
+export async function writeDaySet(trx: Kysely<Database>, projectKey: number, day: number, classCode: ClassCode, entries: Map<number, PathEntry>): Promise<void> {
   await trx
     .updateTable('analytics_day_sets')
     .set({ data: Buffer.from(encodeDaySet(entries)), revision: sql`revision + 1` })
@@ -108,8 +109,8 @@ export async function foldPending(storage: Storage, projectKey: number): Promise
         .$if(profile.skipLocked, (query) => query.skipLocked())
         .execute();
       if (batches.length === 0) return 0;
-      const grouping = new TupleGroups();
-      for (const batch of batches) readTuples(batch.tuples, (day, pathId, classCode, visitor) => grouping.add(day, pathId, classCode, visitor));
+      const grouping = new ViewGroups();
+      for (const batch of batches) readPendingBatch(batch.tuples, (day, pathId, classCode, visitor) => grouping.add(day, pathId, classCode, visitor));
       const groups = grouping.result();
       const current = await lockDaySets(trx, profile, projectKey, [...groups.values()]);
       for (const [key, group] of groups) {

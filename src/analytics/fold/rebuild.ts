@@ -1,55 +1,60 @@
 import type { Kysely } from 'kysely';
 import type { Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
+import { inSnapshot } from '../../storage/snapshot.ts';
+import { existingProjectKey, type Dictionary } from '../ingest/dense-ids.ts';
+import { classCodes } from '../model/class-codes.ts';
 import { sortedDistinct, type PathEntry } from '../model/day-set.ts';
-import { decodeTuples, encodeTuples } from '../model/pending-batch.ts';
-import { existingProjectKey } from '../ingest/dense-ids.ts';
-import { engineFor } from '../query/caches.ts';
-import { foldPending, groupTuples, lockDaySets, writeDaySet } from './fold.ts';
-import { eventDay, rawViews, snapshotIsolation } from '../query/read-sources.ts';
-import { dayMs } from '../model/days.ts';
+import { dayMs, eventDay } from '../model/days.ts';
+import { decodePendingBatch, encodePendingBatch } from '../model/pending-batch.ts';
+import { rawViews } from '../query/read-sources.ts';
+import { foldPending, groupViews, lockDaySets, writeDaySet } from './fold.ts';
 
 /** PostgreSQL errors after which the same transaction can simply run again. */
 const retryable = new Set(['40001', '40P01']);
+
+/** What a rebuild uses of the process's analytics state. */
+export interface RebuildState {
+  storage: Storage;
+  ids: Dictionary;
+}
 
 /**
  * Recomputes one day's sets from its raw events, in one transaction: the day-set rows are locked,
  * so folds wait, and pending views of that day are dropped because the raw events already hold
  * them (all read in one snapshot). Queries keep answering from the previous sets meanwhile.
  */
-async function rebuildDay(trx: Kysely<Database>, storage: Storage, projectKey: number, day: number): Promise<number> {
-  const engine = engineFor(storage);
-  await lockDaySets(trx, storage.profile, projectKey, [
-    { day, classCode: 0 },
-    { day, classCode: 1 },
-  ]);
+async function rebuildDay(trx: Kysely<Database>, state: RebuildState, projectKey: number, day: number): Promise<number> {
+  const { profile } = state.storage;
+  await lockDaySets(trx, profile, projectKey, classCodes.map((classCode) => ({ day, classCode })));
   const pending = await trx
     .selectFrom('analytics_pending')
     .select(['id', 'tuples'])
     .where('project_key', '=', projectKey)
-    .$if(storage.profile.rowLocks, (query) => query.forUpdate())
+    .$if(profile.rowLocks, (query) => query.forUpdate())
     .execute();
-  const tuples = await rawViews(trx, engine, projectKey, day * dayMs, (day + 1) * dayMs);
-  const groups = groupTuples(tuples);
-  for (const classCode of [0, 1]) {
+  const views = await rawViews(trx, state.ids, projectKey, day * dayMs, (day + 1) * dayMs);
+  const groups = groupViews(views);
+  for (const classCode of classCodes) {
     const entries = new Map<number, PathEntry>();
     for (const [pathId, path] of groups.get(`${day}:${classCode}`)?.paths ?? []) entries.set(pathId, { visitors: sortedDistinct(path.visitors), views: path.views });
     await writeDaySet(trx, projectKey, day, classCode, entries);
   }
   for (const batch of pending) {
-    const all = decodeTuples(batch.tuples);
-    const rest = all.filter((tuple) => tuple.day !== day);
+    const all = decodePendingBatch(batch.tuples);
+    const rest = all.filter((view) => view.day !== day);
     if (rest.length === all.length) continue;
     if (rest.length === 0) await trx.deleteFrom('analytics_pending').where('id', '=', batch.id).execute();
-    else await trx.updateTable('analytics_pending').set({ tuples: Buffer.from(encodeTuples(rest)) }).where('id', '=', batch.id).execute();
+    else await trx.updateTable('analytics_pending').set({ tuples: Buffer.from(encodePendingBatch(rest)) }).where('id', '=', batch.id).execute();
   }
   await trx.updateTable('analytics_projects').set((eb) => ({ version: eb('version', '+', 1) })).where('project_key', '=', projectKey).execute();
-  return tuples.length;
+  return views.length;
 }
 
 /** Recomputes every day set of a project that still has raw events; returns days and counted views. */
-export async function rebuildProject(storage: Storage, projectId: string, onDay?: (done: number, total: number) => void): Promise<{ days: number; views: number }> {
-  const key = await existingProjectKey(storage.db, engineFor(storage).dictionary, projectId);
+export async function rebuildProject(state: RebuildState, projectId: string, onDay?: (done: number, total: number) => void): Promise<{ days: number; views: number }> {
+  const { storage } = state;
+  const key = await existingProjectKey(storage.db, state.ids, projectId);
   if (key === undefined) return { days: 0, views: 0 };
   await foldPending(storage, key);
   const span = await storage.db
@@ -60,13 +65,11 @@ export async function rebuildProject(storage: Storage, projectId: string, onDay?
   if (span.first === null || span.last === null) return { days: 0, views: 0 };
   const firstDay = Number(span.first);
   const lastDay = Number(span.last);
-  const isolation = snapshotIsolation[storage.profile.name];
   let views = 0;
   for (let day = firstDay; day <= lastDay; day++) {
     for (let attempt = 0; ; attempt++) {
       try {
-        const transaction = storage.db.transaction();
-        views += await (isolation ? transaction.setIsolationLevel(isolation) : transaction).execute((trx) => rebuildDay(trx, storage, key, day));
+        views += await inSnapshot(storage, (trx) => rebuildDay(trx, state, key, day));
         break;
       } catch (error) {
         if (attempt >= 5 || !retryable.has((error as { code?: string }).code ?? '')) throw error;

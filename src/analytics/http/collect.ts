@@ -98,7 +98,7 @@ export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> =
       if (!allowedHost(project.tracker_domains, page.host) || (originHost !== undefined && !allowedHost(project.tracker_domains, originHost))) {
         throw new ApiError('forbidden', `${page.host} is not a tracker domain of this project; add it with "quire projects update ${project.id} --tracker-domains ${page.host}".`);
       }
-      const result = await ingest(context.storage, project, [
+      const result = await ingest(context.analytics, project, [
         { path: page.pathname, visitorId: body.visitorId, userAgent: request.headers['user-agent'], ip: clientAddress(request, proxies), referrer: body.referrer, accept: request.headers.accept },
       ]);
       if (result.rejected > 0) throw invalidRequest(result.errors[0].message);

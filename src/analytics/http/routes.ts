@@ -11,7 +11,7 @@ import { ingest, maxEventsPerRequest } from '../ingest/ingest.ts';
 import { page } from '../query/query.ts';
 import type { Measure } from '../query/exact-counts.ts';
 import { ErrorResponse, IngestBody, IngestResult, ProjectParams, RangeQuery, ViewsResult, VisitorsResult } from './schemas.ts';
-import { startMaintenance } from '../fold/background.ts';
+import { startBackgroundLoop } from '../fold/background.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 413: ErrorResponse, 429: ErrorResponse };
 const tags = ['Visitor analytics'];
@@ -64,7 +64,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
     const project = await visibleProject(context, request, request.params.projectId);
     const range = parseRange(request.query);
     await limitReads(project, reply);
-    return page(storage, project.id, { measure, ...range, limit: request.query.limit ?? 50, offset: request.query.offset ?? 0 });
+    return page(context.analytics, project.id, { measure, ...range, limit: request.query.limit ?? 50, offset: request.query.offset ?? 0 });
   }
 
   const rules =
@@ -103,12 +103,12 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
       if (events.length > maxEventsPerRequest) {
         throw new ApiError('payload_too_large', `This request has ${events.length} events; send at most ${maxEventsPerRequest} per request.`);
       }
-      const result = await ingest(storage, project, events);
+      const result = await ingest(context.analytics, project, events);
       return reply.code(202).send({ accepted: result.accepted, rejected: result.rejected, errors: result.errors });
     },
   });
 
   await app.register(collectRoutes, { context });
-  const maintenance = startMaintenance(context);
-  app.addHook('onClose', async () => maintenance.stop());
+  const background = startBackgroundLoop(context.analytics, { logger: context.logger, retentionDays: config.analyticsRetentionDays });
+  app.addHook('onClose', async () => background.stop());
 };

@@ -3,8 +3,7 @@ import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { ProjectRow } from '../../accounts/tables.ts';
-import type { Storage } from '../../storage/dialect.ts';
-import { prepareAll, storeEvents } from '../ingest/ingest.ts';
+import { prepareAll, storeEvents, type IngestState } from '../ingest/ingest.ts';
 import { formats, type FormatName } from './formats.ts';
 
 export interface ImportSummary {
@@ -51,7 +50,7 @@ function reasonOf(message: string): string {
 }
 
 /** Reads a log, stores its page views in batches, and reports what was read, accepted and skipped. */
-export async function importLog(storage: Storage, project: Pick<ProjectRow, 'id' | 'analytics_secret'>, format: FormatName, input: Readable, options: ImportOptions = {}): Promise<ImportSummary> {
+export async function importLog(analytics: IngestState, project: Pick<ProjectRow, 'id' | 'analytics_secret'>, format: FormatName, input: Readable, options: ImportOptions = {}): Promise<ImportSummary> {
   const parser = formats[format];
   const state = new Map<string, unknown>();
   const summary: ImportSummary = { lines: 0, accepted: 0, skipped: 0, reasons: {} };
@@ -67,7 +66,7 @@ export async function importLog(storage: Storage, project: Pick<ProjectRow, 'id'
     const keys = batch.filter((_entry, index) => !errors.some((error) => error.index === index)).map((entry) => entry.key);
     events.forEach((event, index) => (event.eventKey = keys[index]));
     for (const error of errors) skip(reasonOf(error.message));
-    const { stored, duplicates } = await storeEvents(storage, project, events);
+    const { stored, duplicates } = await storeEvents(analytics, project, events);
     summary.accepted += stored;
     if (duplicates > 0) skip('already imported', duplicates);
     batch = [];

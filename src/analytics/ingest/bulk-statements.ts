@@ -24,12 +24,12 @@ function runs(count: number): [number, number][] {
 const texts = new Map<string, string>();
 const cachedText = (name: string, build: () => string) => texts.get(name) ?? texts.set(name, build()).get(name)!;
 
-const sqliteRow = `(${columns.map(() => '?').join(', ')})`;
+const rowPlaceholders = `(${columns.map(() => '?').join(', ')})`;
 
-/** SQLite binds one parameter per value: rows go in statements of 512, 256, … rows, so a handful of texts is prepared once. */
-function sqliteStatements(rows: EventInsert[], keyed: boolean): CompiledQuery[] {
+/** Without array parameters, one parameter per value: rows go in statements of 512, 256, … rows, so a handful of texts is prepared once. */
+function multiRowStatements(rows: EventInsert[], keyed: boolean): CompiledQuery[] {
   return runs(rows.length).map(([start, size]) => {
-    const text = cachedText(`events ${size} ${keyed}`, () => `insert into analytics_events (${columnList}) values ${new Array(size).fill(sqliteRow).join(', ')}${keyed ? keyedTail : ''}`);
+    const text = cachedText(`events ${size} ${keyed}`, () => `insert into analytics_events (${columnList}) values ${new Array(size).fill(rowPlaceholders).join(', ')}${keyed ? keyedTail : ''}`);
     const parameters: unknown[] = [];
     for (let index = start; index < start + size; index++) {
       const row = rows[index];
@@ -39,16 +39,15 @@ function sqliteStatements(rows: EventInsert[], keyed: boolean): CompiledQuery[] 
   });
 }
 
-const postgresTypes = ['bigint', 'bigint', 'bigint', 'bigint', 'bigint', 'smallint', 'smallint', 'text', 'text'];
+const columnTypes = ['bigint', 'bigint', 'bigint', 'bigint', 'bigint', 'smallint', 'smallint', 'text', 'text'];
 
-/** PostgreSQL takes one array per column and unnests them: one statement and nine parameters for any number of rows. */
-function postgresStatements(rows: EventInsert[], keyed: boolean): CompiledQuery[] {
+/** With array parameters, one array per column, unnested: one statement and nine parameters for any number of rows. */
+function unnestStatements(rows: EventInsert[], keyed: boolean): CompiledQuery[] {
   const arrays = columns.map((column) => rows.map((row) => row[column]));
-  const unnest = postgresTypes.map((type, index) => `$${index + 1}::${type}[]`).join(', ');
+  const unnest = columnTypes.map((type, index) => `$${index + 1}::${type}[]`).join(', ');
   return [CompiledQuery.raw(`insert into analytics_events (${columnList}) select * from unnest(${unnest})${keyed ? keyedTail : ''}`, arrays)];
 }
 
-const statementsFor: Record<DialectProfile['name'], typeof sqliteStatements> = { sqlite: sqliteStatements, postgres: postgresStatements };
 
 /**
  * Inserts raw events with prepared multi-row statements instead of the query builder, which spends
@@ -58,7 +57,8 @@ const statementsFor: Record<DialectProfile['name'], typeof sqliteStatements> = {
 export async function insertEvents(trx: Kysely<Database>, profile: DialectProfile, rows: EventInsert[]): Promise<(eventKey: string | null) => boolean> {
   const keyed = rows.some((row) => row.event_key !== null);
   const fresh = new Set<string>();
-  for (const statement of statementsFor[profile.name](rows, keyed)) {
+  const statements = profile.arrayParameters ? unnestStatements : multiRowStatements;
+  for (const statement of statements(rows, keyed)) {
     const result = await trx.executeQuery<{ event_key: string | null }>(statement);
     if (keyed) for (const row of result.rows) if (row.event_key !== null) fresh.add(row.event_key);
   }
@@ -73,7 +73,7 @@ export async function selectVisitors(trx: Kysely<Database>, profile: DialectProf
   if (hashes.length === 0) return [];
   const found: VisitorRow[] = [];
   const select = `select visitor_hash, visitor_id from ${table} where project_key = `;
-  if (profile.name === 'postgres') return (await trx.executeQuery<VisitorRow>(CompiledQuery.raw(`${select}$1 and visitor_hash = any($2::text[])`, [key, hashes]))).rows;
+  if (profile.arrayParameters) return (await trx.executeQuery<VisitorRow>(CompiledQuery.raw(`${select}$1 and visitor_hash = any($2::text[])`, [key, hashes]))).rows;
   for (const [start, size] of runs(hashes.length)) {
     const text = cachedText(`select ${table} ${size}`, () => `${select}? and visitor_hash in (${new Array(size).fill('?').join(', ')})`);
     found.push(...(await trx.executeQuery<VisitorRow>(CompiledQuery.raw(text, [key, ...hashes.slice(start, start + size)]))).rows);
@@ -85,12 +85,12 @@ export async function selectVisitors(trx: Kysely<Database>, profile: DialectProf
 export async function insertVisitors(trx: Kysely<Database>, profile: DialectProfile, table: VisitorTable, key: number, rows: VisitorRow[]): Promise<VisitorRow[]> {
   const insert = `insert into ${table} (project_key, visitor_hash, visitor_id)`;
   const tail = ' on conflict do nothing returning visitor_hash, visitor_id';
-  if (profile.name === 'postgres') {
+  if (profile.arrayParameters) {
     const text = `${insert} select $1::bigint, hash, id from unnest($2::text[], $3::bigint[]) as fresh (hash, id)${tail}`;
     return (await trx.executeQuery<VisitorRow>(CompiledQuery.raw(text, [key, rows.map((row) => row.visitor_hash), rows.map((row) => row.visitor_id)]))).rows;
   }
-  // SQLite writers take turns and looked in both tables first, so no hash can be there already; a
-  // plain insert skips building the returned rows (a duplicate would fail the transaction, not count twice).
+  // Here (SQLite) writers take turns and looked in both tables first, so no hash can be there already;
+  // a plain insert skips building the returned rows (a duplicate would fail the transaction, not count twice).
   for (const [start, size] of runs(rows.length)) {
     const text = cachedText(`insert ${table} ${size}`, () => `${insert} values ${new Array(size).fill('(?, ?, ?)').join(', ')}`);
     const parameters: unknown[] = [];

@@ -1,4 +1,5 @@
 import { isbot } from 'isbot';
+import { ClassCode } from '../model/class-codes.ts';
 import list from './ai-agents.json' with { type: 'json' };
 
 export type AgentCategory = 'training' | 'search' | 'assistant' | 'coding';
@@ -15,10 +16,8 @@ export const aiAgents: readonly AiAgent[] = list.agents as AiAgent[];
 /** What a user agent is, before the request itself (Markdown or not) is looked at. */
 export type AgentKind = 'ai' | 'crawler' | 'library' | 'browser';
 
-/** A counted view's class; `excluded` views are kept raw and counted nowhere. */
+/** A view's class; `excluded` views are kept raw and counted nowhere. */
 export type ViewClass = 'human' | 'ai' | 'excluded';
-
-export const classCodes = { human: 0, ai: 1 } as const;
 
 const escape = (token: string) => token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const aiPattern = new RegExp(aiAgents.map((agent) => escape(agent.token)).join('|'), 'i');
@@ -49,16 +48,25 @@ export function agentKind(userAgent: string): AgentKind {
   return kind;
 }
 
-/** The first AI agent entry whose token the user agent contains. */
-export function findAiAgent(userAgent: string): AiAgent | undefined {
-  const lower = userAgent.toLowerCase();
-  return aiAgents.find((agent) => lower.includes(agent.token.toLowerCase()));
-}
-
 /** Classification in the contract's order: AI agent, Markdown fetch by a non-crawler, other bots, humans. */
 export function classify(kind: AgentKind, markdown: boolean): ViewClass {
   if (kind === 'ai') return 'ai';
   if (markdown && kind !== 'crawler') return 'ai';
   if (kind !== 'browser') return 'excluded';
   return 'human';
+}
+
+/** Only successful and redirected requests are views (and events that do not say). */
+export function countsAsView(status: number | null): boolean {
+  return status === null || (status >= 200 && status < 400);
+}
+
+/**
+ * The class a stored event is counted under, or null when it counts nowhere (an excluded client, or
+ * a status that is not a view). Ingestion, partial-day queries and rebuilds all decide here.
+ */
+export function countedClass(userAgent: string, markdown: boolean, status: number | null): ClassCode | null {
+  if (!countsAsView(status)) return null;
+  const viewClass = classify(agentKind(userAgent), markdown);
+  return viewClass === 'excluded' ? null : ClassCode[viewClass];
 }

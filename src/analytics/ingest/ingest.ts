@@ -2,15 +2,15 @@ import type { Kysely } from 'kysely';
 import type { ProjectRow } from '../../accounts/tables.ts';
 import type { Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
-import { insertEvents, type EventInsert } from './bulk-statements.ts';
-import { agentKind, classCodes, classify } from './classify.ts';
-import { agentIds, pathIds, projectKey } from './dense-ids.ts';
-import { TupleWriter } from '../model/pending-batch.ts';
-import { engineFor, type Engine } from '../query/caches.ts';
-import { counts, prepareEvent, type PreparedEvent } from './validate.ts';
-import { identityKey, mergeRecentVisitors, visitorHash, visitorIds } from './visitor-identity.ts';
-import { GroupWriter } from './group-commit.ts';
 import { dayOf } from '../model/days.ts';
+import { PendingBatchWriter } from '../model/pending-batch.ts';
+import type { AnalyticsSignals } from '../model/signals.ts';
+import { insertEvents, type EventInsert } from './bulk-statements.ts';
+import { countedClass } from './classify.ts';
+import { agentIds, pathIds, projectKey, type Dictionary } from './dense-ids.ts';
+import { GroupWriter } from './group-commit.ts';
+import { prepareEvent, type PreparedEvent } from './validate.ts';
+import { identityKey, mergeRecentVisitors, visitorHash, visitorIds } from './visitor-identity.ts';
 
 export const maxEventsPerRequest = 10_000;
 /** Events per shared transaction: bounds how long one commit holds the write lock. */
@@ -40,6 +40,16 @@ interface Stored {
   duplicates: number;
 }
 
+/** Group commit of ingestion calls: one per process and database (see group-commit.ts). */
+export type EventWriter = GroupWriter<Call, Stored>;
+
+/** What ingestion uses of the process's analytics state (see ../state.ts). */
+export interface IngestState {
+  storage: Storage;
+  ids: Dictionary;
+  writer: EventWriter;
+}
+
 /** Validates raw inputs (a parse failure arrives as an Error) into events and per-event errors. */
 export function prepareAll(inputs: unknown[], now = Date.now()): { events: PreparedEvent[]; errors: EventError[] } {
   const events: PreparedEvent[] = [];
@@ -56,8 +66,7 @@ export function prepareAll(inputs: unknown[], now = Date.now()): { events: Prepa
 }
 
 /** Stores one call's events and queues their counted views inside `trx`; returns what to cache after commit. */
-async function storeCall(trx: Kysely<Database>, storage: Storage, engine: Engine, { project, key, events }: Call) {
-  const { dictionary } = engine;
+async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Dictionary, { project, key, events }: Call) {
   const paths = await pathIds(trx, dictionary, key, events.map((event) => event.path));
   const agents = await agentIds(trx, dictionary, events.map((event) => event.userAgent));
   const known = dictionary.identities.get(key);
@@ -88,14 +97,13 @@ async function storeCall(trx: Kysely<Database>, storage: Storage, engine: Engine
     event_key: event.eventKey,
   }));
   const inserted = await insertEvents(trx, storage.profile, rows);
-  const tuples = new TupleWriter();
+  const tuples = new PendingBatchWriter();
   let stored = 0;
   rows.forEach((row, index) => {
     if (!inserted(row.event_key)) return;
     stored++;
-    if (!counts(row.status)) return;
-    const viewClass = classify(agentKind(events[index].userAgent), events[index].markdown);
-    if (viewClass !== 'excluded') tuples.add(dayOf(row.at), row.path_id, classCodes[viewClass], row.visitor_id);
+    const classCode = countedClass(events[index].userAgent, events[index].markdown, row.status);
+    if (classCode !== null) tuples.add(dayOf(row.at), row.path_id, classCode, row.visitor_id);
   });
   if (tuples.count > 0) {
     await trx.insertInto('analytics_pending').values({ project_key: key, tuples: Buffer.from(tuples.finish()) }).execute();
@@ -104,16 +112,17 @@ async function storeCall(trx: Kysely<Database>, storage: Storage, engine: Engine
   return { result: { stored, duplicates: rows.length - stored }, paths: paths.learned, agents: agents.learned, identities: learned, freshVisitors: assigned.fresh };
 }
 
-/** Writes calls in shared transactions; the caches learn new ids only once a transaction has committed. */
-function groupWriter(storage: Storage): GroupWriter<Call, Stored> {
-  const engine = engineFor(storage);
-  const { dictionary } = engine;
+/**
+ * Writes calls in shared transactions; the id caches learn new ids only once a transaction has
+ * committed, and `signals` hears of each project with new events.
+ */
+export function createEventWriter(storage: Storage, dictionary: Dictionary, signals: AnalyticsSignals): EventWriter {
   let freshVisitors = 0;
   return new GroupWriter({
     async write(calls) {
       const outcomes = await storage.db.transaction().execute(async (trx) => {
         const done = [];
-        for (const call of calls) done.push(await storeCall(trx, storage, engine, call));
+        for (const call of calls) done.push(await storeCall(trx, storage, dictionary, call));
         return done;
       });
       outcomes.forEach((outcome, index) => {
@@ -123,7 +132,7 @@ function groupWriter(storage: Storage): GroupWriter<Call, Stored> {
         dictionary.learnIdentities(key, outcome.identities);
         freshVisitors += outcome.freshVisitors;
       });
-      for (const key of new Set(calls.map((call) => call.key))) engine.onCommitted(key);
+      for (const key of new Set(calls.map((call) => call.key))) signals.emit('events-committed', key);
       return outcomes.map((outcome) => outcome.result);
     },
     size: (call) => call.events.length,
@@ -135,23 +144,19 @@ function groupWriter(storage: Storage): GroupWriter<Call, Stored> {
   });
 }
 
-const writers = new WeakMap<object, GroupWriter<Call, Stored>>();
-
 /**
  * Stores events durably and queues their counted views for the day sets: when this resolves, the
  * events are committed (possibly together with concurrent calls) and every query sees them.
  */
-export async function storeEvents(storage: Storage, project: Project, events: PreparedEvent[]): Promise<Stored> {
+export async function storeEvents(state: IngestState, project: Project, events: PreparedEvent[]): Promise<Stored> {
   if (events.length === 0) return { stored: 0, duplicates: 0 };
-  const key = await projectKey(storage.db, engineFor(storage).dictionary, project.id);
-  let writer = writers.get(storage.db);
-  if (!writer) writers.set(storage.db, (writer = groupWriter(storage)));
-  return writer.write({ project, key, events });
+  const key = await projectKey(state.storage.db, state.ids, project.id);
+  return state.writer.write({ project, key, events });
 }
 
 /** The whole pipeline for API and tracker calls: validate, store, report per event. */
-export async function ingest(storage: Storage, project: Project, inputs: unknown[]): Promise<IngestResult> {
+export async function ingest(state: IngestState, project: Project, inputs: unknown[]): Promise<IngestResult> {
   const { events, errors } = prepareAll(inputs);
-  const { stored, duplicates } = await storeEvents(storage, project, events);
+  const { stored, duplicates } = await storeEvents(state, project, events);
   return { accepted: stored, rejected: errors.length, errors, duplicates };
 }

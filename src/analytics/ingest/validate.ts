@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { acceptsMarkdownFirst, normalizePath, type NormalizedPath } from './paths.ts';
+import type { VisitorKey } from './visitor-identity.ts';
 
 /** An event as the ingestion API, the tracker and the importers hand it over. */
 export interface IncomingEvent {
@@ -19,7 +20,7 @@ export interface PreparedEvent {
   path: string;
   markdown: boolean;
   userAgent: string;
-  visitorKey: { visitorId?: string; ip?: string; userAgent?: string };
+  visitorKey: VisitorKey;
   status: number | null;
   referrer: string | null;
   /** Set by the importer: a deterministic id of the log line. */
@@ -91,9 +92,4 @@ export function prepareEvent(input: unknown, now: number): PreparedEvent {
     referrer: referrer || null,
     eventKey: null,
   };
-}
-
-/** Only successful and redirected requests are views (and events that do not say). */
-export function counts(status: number | null): boolean {
-  return status === null || (status >= 200 && status < 400);
 }

@@ -34,12 +34,12 @@ export function identityKey(event: VisitorKey, agentId: number): string {
 }
 
 /**
- * SQLite writes every page a transaction touched to its log at commit, so inserting new visitors at
- * random places of the large visitor index costs about a page each. There they go to a small table
- * first, moved over in bulk by `mergeRecentVisitors`; writers take turns on SQLite, so looking in
- * both tables is exact. PostgreSQL logs rows, not pages, and inserts into the index directly.
+ * Where a commit logs whole pages (SQLite), inserting new visitors at random places of the large
+ * visitor index costs about a page each. There they go to a small table first, moved over in bulk by
+ * `mergeRecentVisitors`; such writers take turns, so looking in both tables is exact. PostgreSQL logs
+ * rows, not pages, and inserts into the index directly.
  */
-const recentFirst: Record<DialectProfile['name'], boolean> = { sqlite: true, postgres: false };
+const recentFirst = (profile: DialectProfile) => profile.logsWholePages;
 /** Recent visitors moved at once: big enough to share pages of the large index, small enough to stay cheap. */
 const mergeThreshold = 50_000;
 
@@ -54,7 +54,7 @@ async function lookup(trx: Kysely<Database>, profile: DialectProfile, table: Vis
  */
 export async function visitorIds(trx: Kysely<Database>, profile: DialectProfile, key: number, hashes: string[]): Promise<{ ids: Map<string, number>; fresh: number }> {
   const ids = new Map<string, number>();
-  const target: VisitorTable = recentFirst[profile.name] ? 'analytics_recent_visitors' : 'analytics_visitors';
+  const target: VisitorTable = recentFirst(profile) ? 'analytics_recent_visitors' : 'analytics_visitors';
   if (target === 'analytics_recent_visitors') await lookup(trx, profile, target, key, hashes, ids);
   await lookup(trx, profile, 'analytics_visitors', key, hashes.filter((hash) => !ids.has(hash)), ids);
   const fresh = hashes.filter((hash) => !ids.has(hash));
@@ -68,7 +68,7 @@ export async function visitorIds(trx: Kysely<Database>, profile: DialectProfile,
 
 /** Moves recent visitors into the visitor index once `added` reaches `threshold`; returns whether it did. */
 export async function mergeRecentVisitors(storage: Storage, added: number, threshold = mergeThreshold): Promise<boolean> {
-  if (!recentFirst[storage.profile.name] || added < threshold) return false;
+  if (!recentFirst(storage.profile) || added < threshold) return false;
   await storage.db.transaction().execute(async (trx) => {
     await trx
       .insertInto('analytics_visitors')

@@ -1,24 +1,27 @@
-import { ByteReader, ByteWriter } from './day-set.ts';
+import type { ClassCode } from './class-codes.ts';
+import { ByteReader, ByteWriter } from './varint.ts';
 
 /**
- * Pending batches: the counted views of one ingestion commit until the indexer folds them into day
+ * A pending batch: the counted views of one ingestion commit until the fold merges them into day
  * sets, as varints `count` then `day, pathId, class, visitor` per view.
  */
 
-/** One counted view in a pending batch. */
-export interface Tuple {
+/** One counted view: its UTC day, path, class and visitor, all dense integers. */
+export interface CountedView {
   day: number;
   pathId: number;
-  classCode: number;
+  classCode: ClassCode;
   visitor: number;
 }
 
+type Visit = (day: number, pathId: number, classCode: ClassCode, visitor: number) => void;
+
 /** Builds a pending batch one counted view at a time. */
-export class TupleWriter {
+export class PendingBatchWriter {
   readonly #body = new ByteWriter();
   count = 0;
 
-  add(day: number, pathId: number, classCode: number, visitor: number): void {
+  add(day: number, pathId: number, classCode: ClassCode, visitor: number): void {
     this.#body.write(day);
     this.#body.write(pathId);
     this.#body.write(classCode);
@@ -38,21 +41,21 @@ export class TupleWriter {
   }
 }
 
-export function encodeTuples(tuples: Tuple[]): Uint8Array {
-  const writer = new TupleWriter();
-  for (const tuple of tuples) writer.add(tuple.day, tuple.pathId, tuple.classCode, tuple.visitor);
+export function encodePendingBatch(views: CountedView[]): Uint8Array {
+  const writer = new PendingBatchWriter();
+  for (const view of views) writer.add(view.day, view.pathId, view.classCode, view.visitor);
   return writer.finish();
 }
 
 /** Calls `visit` with each counted view of a pending batch, without building objects. */
-export function readTuples(bytes: Uint8Array, visit: (day: number, pathId: number, classCode: number, visitor: number) => void): void {
+export function readPendingBatch(bytes: Uint8Array, visit: Visit): void {
   const reader = new ByteReader(bytes);
   const count = reader.read();
-  for (let index = 0; index < count; index++) visit(reader.read(), reader.read(), reader.read(), reader.read());
+  for (let index = 0; index < count; index++) visit(reader.read(), reader.read(), reader.read() as ClassCode, reader.read());
 }
 
-export function decodeTuples(bytes: Uint8Array): Tuple[] {
-  const tuples: Tuple[] = [];
-  readTuples(bytes, (day, pathId, classCode, visitor) => tuples.push({ day, pathId, classCode, visitor }));
-  return tuples;
+export function decodePendingBatch(bytes: Uint8Array): CountedView[] {
+  const views: CountedView[] = [];
+  readPendingBatch(bytes, (day, pathId, classCode, visitor) => views.push({ day, pathId, classCode, visitor }));
+  return views;
 }

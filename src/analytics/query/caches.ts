@@ -1,8 +1,9 @@
 import type { Storage } from '../../storage/dialect.ts';
-import { Dictionary } from '../ingest/dense-ids.ts';
+import type { Dictionary } from '../ingest/dense-ids.ts';
 import type { DaySet } from '../model/day-set.ts';
-import type { RangeIndex } from './range-index.ts';
+import type { AnalyticsSignals } from '../model/signals.ts';
 import type { Ranking } from './exact-counts.ts';
+import type { RangeIndex } from './range-index.ts';
 
 interface CachedDay {
   revision: number;
@@ -19,20 +20,15 @@ const daySetBudget = 64 * 1024 * 1024;
 const rankingCacheSize = 128;
 
 /**
- * Per-process analytics state of one database: id caches, decoded day sets and computed rankings.
- * Everything here is a cache of database state that is checked (revisions, versions) before use,
- * so several processes sharing one database stay correct.
+ * What queries keep in memory: decoded day sets, computed rankings and range indexes. Each is checked
+ * against the database (day-set revisions, the project's version) before use, so several processes
+ * sharing one database stay correct.
  */
-export class Engine {
-  readonly dictionary = new Dictionary();
+export class QueryCaches {
   readonly #days = new Map<string, CachedDay>();
   #dayEntries = 0;
   readonly #rankings = new Map<string, CachedRanking>();
   readonly #indexes = new Map<number, RangeIndex>();
-  /** Called after events are committed, so the indexer can fold them soon. */
-  onCommitted: (projectKey: number) => void = () => {};
-  /** Called when a query found the project's range index missing or behind its day sets. */
-  onIndexStale: (projectKey: number) => void = () => {};
 
   index(projectKey: number): RangeIndex | undefined {
     return this.#indexes.get(projectKey);
@@ -75,21 +71,13 @@ export class Engine {
     this.#rankings.set(key, { version, ranking });
     if (this.#rankings.size > rankingCacheSize) this.#rankings.delete(this.#rankings.keys().next().value!);
   }
-
-  /** Drops the in-memory state (a rebuild in this process replaced it). */
-  forget(): void {
-    this.#days.clear();
-    this.#dayEntries = 0;
-    this.#rankings.clear();
-    this.#indexes.clear();
-  }
 }
 
-const engines = new WeakMap<object, Engine>();
-
-/** The engine of a database; every route and CLI verb of one process shares it. */
-export function engineFor(storage: Storage): Engine {
-  let engine = engines.get(storage.db);
-  if (!engine) engines.set(storage.db, (engine = new Engine()));
-  return engine;
+/** What queries use of the process's analytics state (see ../state.ts). */
+export interface QueryState {
+  storage: Storage;
+  ids: Dictionary;
+  caches: QueryCaches;
+  /** Told when a query finds a range index missing or behind. */
+  signals: AnalyticsSignals;
 }

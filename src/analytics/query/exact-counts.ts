@@ -1,3 +1,4 @@
+import { ClassCode, classCodes } from '../model/class-codes.ts';
 import type { Sources } from './read-sources.ts';
 
 export type Measure = 'visitors' | 'views';
@@ -44,12 +45,12 @@ export function rank(sources: Sources, measure: Measure): Ranking {
     }
   }
   const loose = new Map<number, [number[], number[]]>();
-  for (const tuple of sources.loose) {
-    let lists = loose.get(tuple.pathId);
-    if (!lists) loose.set(tuple.pathId, (lists = [[], []]));
-    lists[tuple.classCode].push(tuple.visitor);
-    slices(tuple.pathId).views[tuple.classCode]++;
-    if (tuple.visitor > maxVisitor) maxVisitor = tuple.visitor;
+  for (const view of sources.loose) {
+    let lists = loose.get(view.pathId);
+    if (!lists) loose.set(view.pathId, (lists = [[], []]));
+    lists[view.classCode].push(view.visitor);
+    slices(view.pathId).views[view.classCode]++;
+    if (view.visitor > maxVisitor) maxVisitor = view.visitor;
   }
   for (const [pathId, lists] of loose) lists.forEach((list, classCode) => list.length && slices(pathId).lists[classCode].push(Uint32Array.from(list)));
 
@@ -75,7 +76,7 @@ export function rank(sources: Sources, measure: Measure): Ranking {
     const base = pathNumber * 4;
     const counts = [0, 0];
     let total = 0;
-    for (let classCode = 0; classCode < 2; classCode++) {
+    for (const classCode of classCodes) {
       const bit = classCode + 1;
       for (const list of entry.lists[classCode]) {
         for (let index = 0; index < list.length; index++) {
@@ -92,7 +93,7 @@ export function rank(sources: Sources, measure: Measure): Ranking {
           const seen = site[visitor];
           if ((seen & bit) === 0) {
             site[visitor] = seen | bit;
-            if (classCode === 0) totals.human++;
+            if (classCode === ClassCode.human) totals.human++;
             else totals.ai++;
             if (seen === 0) totals.total++;
           }

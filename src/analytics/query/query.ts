@@ -1,8 +1,8 @@
-import type { Storage } from '../../storage/dialect.ts';
+import { inSnapshot } from '../../storage/snapshot.ts';
 import { existingProjectKey, pathNames } from '../ingest/dense-ids.ts';
-import { engineFor } from './caches.ts';
+import type { QueryState } from './caches.ts';
 import { order, rank, type Counts, type Measure, type Ranking } from './exact-counts.ts';
-import { indexedVisitors, readSources, snapshotIsolation } from './read-sources.ts';
+import { indexedVisitors, readSources } from './read-sources.ts';
 
 export interface PageRequest {
   measure: Measure;
@@ -25,29 +25,27 @@ const empty: Ranking = { totals: { human: 0, ai: 0, total: 0 }, rows: [] };
  * is a slice of the cached ranking. The version, day sets, pending batches and raw events are read
  * in one snapshot, so the cached answer is exactly the answer of that version.
  */
-export async function ranking(storage: Storage, projectId: string, measure: Measure, from: number, to: number): Promise<{ ranking: Ranking; names: Map<number, string> }> {
-  const engine = engineFor(storage);
-  const key = await existingProjectKey(storage.db, engine.dictionary, projectId);
+export async function ranking(state: QueryState, projectId: string, measure: Measure, from: number, to: number): Promise<{ ranking: Ranking; names: Map<number, string> }> {
+  const { storage, ids, caches } = state;
+  const key = await existingProjectKey(storage.db, ids, projectId);
   if (key === undefined) return { ranking: empty, names: new Map() };
-  const transaction = storage.db.transaction();
-  const isolation = snapshotIsolation[storage.profile.name];
-  const result = await (isolation ? transaction.setIsolationLevel(isolation) : transaction).execute(async (trx) => {
+  const result = await inSnapshot(storage, async (trx) => {
     const { version } = await trx.selectFrom('analytics_projects').select('version').where('project_key', '=', key).executeTakeFirstOrThrow();
     const cacheKey = `${key}:${measure}:${from}:${to}`;
-    const cached = engine.cachedRanking(cacheKey, Number(version));
+    const cached = caches.cachedRanking(cacheKey, Number(version));
     if (cached) return cached;
-    const indexed = measure === 'visitors' ? await indexedVisitors(trx, engine, key, from, to) : null;
-    const computed = indexed ?? rank(await readSources(trx, engine, key, from, to), measure);
-    const names = await pathNames(trx, engine.dictionary, key, computed.rows.map((row) => row.pathId));
+    const indexed = measure === 'visitors' ? await indexedVisitors(trx, state, key, from, to) : null;
+    const computed = indexed ?? rank(await readSources(trx, state, key, from, to), measure);
+    const names = await pathNames(trx, ids, key, computed.rows.map((row) => row.pathId));
     const ordered = order(computed, names);
-    engine.storeRanking(cacheKey, Number(version), ordered);
+    caches.storeRanking(cacheKey, Number(version), ordered);
     return ordered;
   });
-  return { ranking: result, names: engine.dictionary.pathNames.get(key) ?? new Map() };
+  return { ranking: result, names: ids.pathNames.get(key) ?? new Map() };
 }
 
-export async function page(storage: Storage, projectId: string, request: PageRequest): Promise<Page> {
-  const { ranking: computed, names } = await ranking(storage, projectId, request.measure, request.from, request.to);
+export async function page(state: QueryState, projectId: string, request: PageRequest): Promise<Page> {
+  const { ranking: computed, names } = await ranking(state, projectId, request.measure, request.from, request.to);
   const rows = computed.rows.slice(request.offset, request.offset + request.limit).map((row) => ({ path: names.get(row.pathId)!, human: row.human, ai: row.ai, total: row.total }));
   return { totals: computed.totals, rows, hasMore: request.offset + rows.length < computed.rows.length };
 }

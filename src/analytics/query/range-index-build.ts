@@ -1,5 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { countClasses as classes, RangeIndex, type IndexedDay } from './range-index.ts';
+import { countClasses, CountClass, type ClassCode } from '../model/class-codes.ts';
+import { RangeIndex, type IndexedDay } from './range-index.ts';
 
 /** A typed array that doubles when full (the bucket count is known only at the end). */
 class Growing<T extends Uint16Array | Uint32Array> {
@@ -29,8 +30,8 @@ class Growing<T extends Uint16Array | Uint32Array> {
 /** Visitor entries walked between yields to the event loop: a few milliseconds of work. */
 const entriesPerPause = 500_000;
 
-/** Which lists a count class walks: human (0), AI (1), or both (2). */
-const wants = (countClass: number, classCode: number) => countClass === 2 || countClass === classCode;
+/** Which stored lists a count class walks: its own class, or both for `either`. */
+const wants = (countClass: CountClass, classCode: ClassCode) => countClass === CountClass.either || countClass === classCode;
 
 /**
  * Builds the index of `days` (all inside [spanStart, spanStart + span)). One pass per (class, path)
@@ -56,7 +57,7 @@ export async function buildRangeIndex(days: IndexedDay[], spanStart: number, spa
   sorted.forEach(({ set }, setNumber) => set.paths.forEach((pathId, position) => occurrences[slotOf.get(pathId)!].push([setNumber, position])));
 
   const slots = pathIds.length + 1;
-  const cellEnds = new Uint32Array(classes * slots * span);
+  const cellEnds = new Uint32Array(countClasses.length * slots * span);
   const previous = new Growing((size) => new Uint16Array(size));
   const cumulative = new Growing((size) => new Uint32Array(size));
   const last = new Uint32Array(maxVisitor + 1);
@@ -109,7 +110,7 @@ export async function buildRangeIndex(days: IndexedDay[], spanStart: number, spa
     }
   };
 
-  for (let countClass = 0; countClass < classes; countClass++) {
+  for (const countClass of countClasses) {
     for (let slot = 0; slot < slots - 1; slot++) {
       startPass();
       for (const [setNumber, position] of occurrences[slot]) {

@@ -1,7 +1,7 @@
-import type { Storage } from '../../storage/dialect.ts';
-import { engineFor } from './caches.ts';
+import { inSnapshot } from '../../storage/snapshot.ts';
+import type { QueryState } from './caches.ts';
 import { buildRangeIndex } from './range-index-build.ts';
-import { dayRevisions, loadDays, snapshotIsolation } from './read-sources.ts';
+import { dayRevisions, loadDays } from './read-sources.ts';
 
 /**
  * Days a range index spans, back from the project's newest day set. Ranges that start earlier are
@@ -14,11 +14,9 @@ export const indexSpanDays = 400;
  * revisions it records agree. The walk over the sets happens after that transaction, yielding to
  * the event loop as it goes.
  */
-export async function refreshIndex(storage: Storage, projectKey: number): Promise<void> {
-  const engine = engineFor(storage);
-  const transaction = storage.db.transaction();
-  const isolation = snapshotIsolation[storage.profile.name];
-  const read = await (isolation ? transaction.setIsolationLevel(isolation) : transaction).execute(async (trx) => {
+export async function refreshIndex(state: Pick<QueryState, 'storage' | 'caches'>, projectKey: number): Promise<void> {
+  const { storage, caches } = state;
+  const read = await inSnapshot(storage, async (trx) => {
     const bounds = await trx
       .selectFrom('analytics_day_sets')
       .select((eb) => [eb.fn.min('day').as('first'), eb.fn.max('day').as('last')])
@@ -27,8 +25,8 @@ export async function refreshIndex(storage: Storage, projectKey: number): Promis
     if (bounds.first === null || bounds.last === null) return null;
     const endDay = Number(bounds.last) + 1;
     const spanStart = Math.max(Number(bounds.first), endDay - indexSpanDays);
-    return { spanStart, span: endDay - spanStart, days: await loadDays(trx, engine, projectKey, await dayRevisions(trx, projectKey, spanStart, endDay)) };
+    return { spanStart, span: endDay - spanStart, days: await loadDays(trx, caches, projectKey, await dayRevisions(trx, projectKey, spanStart, endDay)) };
   });
   if (!read) return;
-  engine.storeIndex(projectKey, await buildRangeIndex(read.days, read.spanStart, read.span));
+  caches.storeIndex(projectKey, await buildRangeIndex(read.days, read.spanStart, read.span));
 }

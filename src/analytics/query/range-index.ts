@@ -1,17 +1,15 @@
+import { countClasses, type ClassCode } from '../model/class-codes.ts';
 import type { DaySet } from '../model/day-set.ts';
 import type { Ranking } from './exact-counts.ts';
 
 /** A decoded day set with the revision it was read at. */
 export interface IndexedDay {
   day: number;
-  classCode: number;
+  classCode: ClassCode;
   revision: number;
   set: DaySet;
 }
 
-/** Count classes: human, AI, and either (a visitor seen as both counts once). */
-export const countClasses = 3;
-const classes = countClasses;
 
 /**
  * Exact unique-visitor counts of any whole-day range inside a span, without touching visitor ids at
@@ -42,11 +40,6 @@ export class RangeIndex {
     this.#cellEnds = cellEnds;
     this.#previous = previous;
     this.#cumulative = cumulative;
-  }
-
-  /** Bytes held, for the engine's memory budget. */
-  get bytes(): number {
-    return this.#cellEnds.byteLength + this.#previous.byteLength + this.#cumulative.byteLength;
   }
 
   /**
@@ -82,18 +75,19 @@ export class RangeIndex {
     const first = Math.max(firstDay - this.spanStart, 0);
     const end = Math.min(endDay - this.spanStart, this.span);
     const slots = this.pathIds.length + 1;
-    const counts = [0, 0, 0];
+    const counts = countClasses.map(() => 0);
     const rows: Ranking['rows'] = [];
     let totals = { human: 0, ai: 0, total: 0 };
     for (let slot = 0; slot < slots; slot++) {
-      for (let classCode = 0; classCode < classes; classCode++) {
-        const base = (classCode * slots + slot) * this.span;
+      for (const countClass of countClasses) {
+        const base = (countClass * slots + slot) * this.span;
         let sum = 0;
         for (let day = first; day < end; day++) sum += this.#counted(base + day, first);
-        counts[classCode] = sum;
+        counts[countClass] = sum;
       }
-      if (slot === slots - 1) totals = { human: counts[0], ai: counts[1], total: counts[2] };
-      else if (counts[2] > 0) rows.push({ pathId: this.pathIds[slot], human: counts[0], ai: counts[1], total: counts[2] });
+      const [human, ai, total] = counts;
+      if (slot === slots - 1) totals = { human, ai, total };
+      else if (total > 0) rows.push({ pathId: this.pathIds[slot], human, ai, total });
     }
     return { totals, rows };
   }

@@ -1,55 +1,38 @@
-import { sql, type Kysely } from 'kysely';
-import type { DialectProfile } from '../../storage/dialect.ts';
+import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
-import { agentKind, classCodes, classify, type AgentKind } from '../ingest/classify.ts';
+import { countedClass } from '../ingest/classify.ts';
+import type { Dictionary } from '../ingest/dense-ids.ts';
+import type { ClassCode } from '../model/class-codes.ts';
 import { decodeDaySet } from '../model/day-set.ts';
-import { decodeTuples, type Tuple } from '../model/pending-batch.ts';
-import type { IndexedDay } from './range-index.ts';
+import { dayOf, eventDay, splitRange } from '../model/days.ts';
+import { decodePendingBatch, type CountedView } from '../model/pending-batch.ts';
+import type { QueryCaches, QueryState } from './caches.ts';
 import type { Ranking } from './exact-counts.ts';
-import type { Engine } from './caches.ts';
-import { counts } from '../ingest/validate.ts';
-import { dayMs, dayOf } from '../model/days.ts';
+import type { IndexedDay } from './range-index.ts';
 
 /** Everything a query counts, read in one snapshot: whole-day sets plus loose views (pending or partial-day). */
 export interface Sources {
   days: IndexedDay[];
-  loose: Tuple[];
+  loose: CountedView[];
 }
 
-/** The isolation that makes several statements see one snapshot; a SQLite transaction already does. */
-export const snapshotIsolation: Record<DialectProfile['name'], 'repeatable read' | null> = { sqlite: null, postgres: 'repeatable read' };
-
-/** Splits [from, to) into whole UTC days and the partial pieces at either end. */
-export function splitRange(from: number, to: number): { firstDay: number; endDay: number; partial: [number, number][] } {
-  const firstDay = Math.ceil(from / dayMs);
-  const endDay = Math.floor(to / dayMs);
-  if (firstDay >= endDay) return { firstDay: 0, endDay: 0, partial: [[from, to]] };
-  const partial: [number, number][] = [];
-  if (from < firstDay * dayMs) partial.push([from, firstDay * dayMs]);
-  if (to > endDay * dayMs) partial.push([endDay * dayMs, to]);
-  return { firstDay, endDay, partial };
-}
-
-async function agentKinds(trx: Kysely<Database>, engine: Engine, ids: Set<number>): Promise<Map<number, AgentKind>> {
-  const kinds = new Map<number, AgentKind>();
-  const unknown: number[] = [];
-  for (const [agent, id] of engine.dictionary.agents) if (ids.has(id)) kinds.set(id, agentKind(agent));
-  for (const id of ids) if (!kinds.has(id)) unknown.push(id);
+/** The user agents of agent ids, from the id cache or the database (which also fills the cache). */
+async function userAgents(trx: Kysely<Database>, dictionary: Dictionary, ids: Set<number>): Promise<Map<number, string>> {
+  const agents = new Map<number, string>();
+  for (const [agent, id] of dictionary.agents) if (ids.has(id)) agents.set(id, agent);
+  const unknown = [...ids].filter((id) => !agents.has(id));
   for (let start = 0; start < unknown.length; start += 500) {
     const rows = await trx.selectFrom('analytics_agents').select(['agent_id', 'user_agent']).where('agent_id', 'in', unknown.slice(start, start + 500)).execute();
     for (const row of rows) {
-      engine.dictionary.agents.set(row.user_agent, Number(row.agent_id));
-      kinds.set(Number(row.agent_id), agentKind(row.user_agent));
+      dictionary.agents.set(row.user_agent, Number(row.agent_id));
+      agents.set(Number(row.agent_id), row.user_agent);
     }
   }
-  return kinds;
+  return agents;
 }
 
-/** The UTC day of a raw event, spelled as the `analytics_events_day` index spells it so the index serves the search. */
-export const eventDay = sql<number>`at / ${sql.lit(dayMs)}`;
-
-/** Counted views of [from, to) straight from the raw events (used for partial days). */
-export async function rawViews(trx: Kysely<Database>, engine: Engine, projectKey: number, from: number, to: number): Promise<Tuple[]> {
+/** Counted views of [from, to) straight from the raw events (partial days, and rebuilds). */
+export async function rawViews(trx: Kysely<Database>, dictionary: Dictionary, projectKey: number, from: number, to: number): Promise<CountedView[]> {
   const rows = await trx
     .selectFrom('analytics_events')
     .select(['at', 'path_id', 'agent_id', 'visitor_id', 'markdown', 'status'])
@@ -59,15 +42,13 @@ export async function rawViews(trx: Kysely<Database>, engine: Engine, projectKey
     .where('at', '>=', from)
     .where('at', '<', to)
     .execute();
-  const kinds = await agentKinds(trx, engine, new Set(rows.map((row) => Number(row.agent_id))));
-  const tuples: Tuple[] = [];
+  const agents = await userAgents(trx, dictionary, new Set(rows.map((row) => Number(row.agent_id))));
+  const views: CountedView[] = [];
   for (const row of rows) {
-    if (!counts(row.status === null ? null : Number(row.status))) continue;
-    const viewClass = classify(kinds.get(Number(row.agent_id))!, Number(row.markdown) === 1);
-    if (viewClass === 'excluded') continue;
-    tuples.push({ day: dayOf(Number(row.at)), pathId: Number(row.path_id), classCode: classCodes[viewClass], visitor: Number(row.visitor_id) });
+    const classCode = countedClass(agents.get(Number(row.agent_id))!, Number(row.markdown) === 1, row.status === null ? null : Number(row.status));
+    if (classCode !== null) views.push({ day: dayOf(Number(row.at)), pathId: Number(row.path_id), classCode, visitor: Number(row.visitor_id) });
   }
-  return tuples;
+  return views;
 }
 
 /** Revisions of a project's day sets in [firstDay, endDay), keyed `day:class`. */
@@ -83,12 +64,12 @@ export async function dayRevisions(trx: Kysely<Database>, projectKey: number, fi
 }
 
 /** The day sets at `revisions`, decoding only those whose revision is not cached. */
-export async function loadDays(trx: Kysely<Database>, engine: Engine, projectKey: number, revisions: Map<string, number>): Promise<IndexedDay[]> {
+export async function loadDays(trx: Kysely<Database>, caches: QueryCaches, projectKey: number, revisions: Map<string, number>): Promise<IndexedDay[]> {
   const days: IndexedDay[] = [];
-  const stale: { day: number; classCode: number }[] = [];
+  const stale: { day: number; classCode: ClassCode }[] = [];
   for (const [key, revision] of revisions) {
-    const [day, classCode] = key.split(':').map(Number);
-    const set = engine.cachedDay(`${projectKey}:${key}`, revision);
+    const [day, classCode] = key.split(':').map(Number) as [number, ClassCode];
+    const set = caches.cachedDay(`${projectKey}:${key}`, revision);
     if (set) days.push({ day, classCode, revision, set });
     else stale.push({ day, classCode });
   }
@@ -104,44 +85,44 @@ export async function loadDays(trx: Kysely<Database>, engine: Engine, projectKey
     for (const row of rows) {
       if (!wanted.has(`${row.day}:${row.class}`)) continue;
       const set = decodeDaySet(row.data);
-      engine.storeDay(`${projectKey}:${row.day}:${row.class}`, Number(row.revision), set);
-      days.push({ day: Number(row.day), classCode: Number(row.class), revision: Number(row.revision), set });
+      caches.storeDay(`${projectKey}:${row.day}:${row.class}`, Number(row.revision), set);
+      days.push({ day: Number(row.day), classCode: Number(row.class) as ClassCode, revision: Number(row.revision), set });
     }
   }
   return days;
 }
 
 /** Counted views of committed batches not yet folded, in [firstDay, endDay). */
-export async function pendingViews(trx: Kysely<Database>, projectKey: number, firstDay: number, endDay: number): Promise<Tuple[]> {
+export async function pendingViews(trx: Kysely<Database>, projectKey: number, firstDay: number, endDay: number): Promise<CountedView[]> {
   const pending = await trx.selectFrom('analytics_pending').select('tuples').where('project_key', '=', projectKey).execute();
-  const tuples: Tuple[] = [];
-  for (const batch of pending) for (const tuple of decodeTuples(batch.tuples)) if (tuple.day >= firstDay && tuple.day < endDay) tuples.push(tuple);
-  return tuples;
+  const views: CountedView[] = [];
+  for (const batch of pending) for (const view of decodePendingBatch(batch.tuples)) if (view.day >= firstDay && view.day < endDay) views.push(view);
+  return views;
 }
 
 /**
  * Unique visitors of whole days, from the range index when it covers the days and no pending view
  * falls in them; otherwise null, and the index is asked to catch up.
  */
-export async function indexedVisitors(trx: Kysely<Database>, engine: Engine, projectKey: number, from: number, to: number): Promise<Ranking | null> {
+export async function indexedVisitors(trx: Kysely<Database>, state: QueryState, projectKey: number, from: number, to: number): Promise<Ranking | null> {
   const { firstDay, endDay, partial } = splitRange(from, to);
   if (partial.length > 0) return null;
-  const index = engine.index(projectKey);
+  const index = state.caches.index(projectKey);
   const fresh = index !== undefined && index.covers(firstDay, endDay, await dayRevisions(trx, projectKey, firstDay, endDay));
   if (fresh && (await pendingViews(trx, projectKey, firstDay, endDay)).length === 0) return index.rank(firstDay, endDay);
   // Days older than the span are always counted from day sets; asking for a new index would not help.
-  if (index === undefined || firstDay >= index.spanStart) engine.onIndexStale(projectKey);
+  if (index === undefined || firstDay >= index.spanStart) state.signals.emit('index-stale', projectKey);
   return null;
 }
 
 /** Reads the sources of [from, to) inside `trx`, decoding only day sets whose revision is not cached. */
-export async function readSources(trx: Kysely<Database>, engine: Engine, projectKey: number, from: number, to: number): Promise<Sources> {
+export async function readSources(trx: Kysely<Database>, state: QueryState, projectKey: number, from: number, to: number): Promise<Sources> {
   const { firstDay, endDay, partial } = splitRange(from, to);
   const sources: Sources = { days: [], loose: [] };
   if (endDay > firstDay) {
-    sources.days = await loadDays(trx, engine, projectKey, await dayRevisions(trx, projectKey, firstDay, endDay));
+    sources.days = await loadDays(trx, state.caches, projectKey, await dayRevisions(trx, projectKey, firstDay, endDay));
     sources.loose = await pendingViews(trx, projectKey, firstDay, endDay);
   }
-  for (const [start, end] of partial) sources.loose.push(...(await rawViews(trx, engine, projectKey, start, end)));
+  for (const [start, end] of partial) sources.loose.push(...(await rawViews(trx, state.ids, projectKey, start, end)));
   return sources;
 }

@@ -1,0 +1,62 @@
+import { inSnapshot } from '../../storage/snapshot.ts';
+import { existingProjectKey } from '../ingest/dense-ids.ts';
+import { ClassCode } from '../model/class-codes.ts';
+import { dayMs, dayOf } from '../model/days.ts';
+import type { QueryState } from './caches.ts';
+import type { Counts, Measure } from './exact-counts.ts';
+import { readSources } from './read-sources.ts';
+
+export interface DayCounts extends Counts {
+  /** UTC day number (days since 1970-01-01). */
+  day: number;
+}
+
+/**
+ * Counts per UTC day overlapping [from, to), oldest first, zeros included: unique visitors within
+ * each day (a visitor seen as human and AI counts once in `total`), or views. One snapshot read of
+ * the whole range; each visitor entry is walked once, stamped with its day and the classes seen.
+ */
+export async function dailySeries(state: QueryState, projectId: string, measure: Measure, from: number, to: number): Promise<DayCounts[]> {
+  const firstDay = dayOf(from);
+  const days: DayCounts[] = [];
+  for (let day = firstDay; day * dayMs < to; day++) days.push({ day, human: 0, ai: 0, total: 0 });
+  const key = await existingProjectKey(state.storage.db, state.ids, projectId);
+  if (key === undefined) return days;
+  const sources = await inSnapshot(state.storage, (trx) => readSources(trx, state, key, from, to));
+  const lists: { day: number; classCode: ClassCode; visitors: ArrayLike<number>; views: number }[] = [];
+  let maxVisitor = 0;
+  for (const { day, classCode, set } of sources.days) {
+    let views = 0;
+    for (const count of set.views) views += count;
+    lists.push({ day, classCode, visitors: set.visitors, views });
+    for (const visitor of set.visitors) if (visitor > maxVisitor) maxVisitor = visitor;
+  }
+  for (const view of sources.loose) {
+    lists.push({ day: view.day, classCode: view.classCode, visitors: [view.visitor], views: 1 });
+    if (view.visitor > maxVisitor) maxVisitor = view.visitor;
+  }
+  // Walked day by day, with stamp[v] = (day slot + 1) * 4 + class bits, so nothing is cleared between days.
+  lists.sort((a, b) => a.day - b.day);
+  const stamp = new Uint32Array(maxVisitor + 1);
+  for (const { day, classCode, visitors, views } of lists) {
+    const entry = days[day - firstDay];
+    if (measure === 'views') {
+      if (classCode === ClassCode.human) entry.human += views;
+      else entry.ai += views;
+      entry.total += views;
+      continue;
+    }
+    const base = (day - firstDay + 1) * 4;
+    const bit = classCode + 1;
+    for (let index = 0; index < visitors.length; index++) {
+      const visitor = visitors[index];
+      const mark = (stamp[visitor] & ~3) === base ? stamp[visitor] : base;
+      if (mark & bit) continue;
+      if (mark === base) entry.total++;
+      if (classCode === ClassCode.human) entry.human++;
+      else entry.ai++;
+      stamp[visitor] = mark | bit;
+    }
+  }
+  return days;
+}

@@ -1,0 +1,25 @@
+import type { Storage } from '../storage/dialect.ts';
+import { Dictionary } from './ingest/dense-ids.ts';
+import { createEventWriter, type IngestState } from './ingest/ingest.ts';
+import { createAnalyticsSignals } from './model/signals.ts';
+import { QueryCaches, type QueryState } from './query/caches.ts';
+
+/**
+ * Everything analytics keeps in one process for one database: dense-id caches, query caches, the
+ * group-commit writer and the signals the background loop listens to. All of it is a cache or a
+ * queue in front of the database, checked before use, so processes sharing a database stay exact.
+ */
+export type AnalyticsState = IngestState & QueryState;
+
+export function createAnalyticsState(storage: Storage): AnalyticsState {
+  const ids = new Dictionary();
+  const signals = createAnalyticsSignals();
+  return { storage, ids, signals, caches: new QueryCaches(), writer: createEventWriter(storage, ids, signals) };
+}
+
+declare module '../server/context.ts' {
+  interface AppContext {
+    /** This process's analytics state of `storage` (see state.ts). */
+    analytics: AnalyticsState;
+  }
+}
