@@ -4,7 +4,7 @@ import { newId, randomBase62 } from '../lib/ids.ts';
 import type { TtlCache } from '../lib/ttl-cache.ts';
 import type { Database } from '../storage/schema.ts';
 import { accountChanges } from './changes.ts';
-import type { ApiKeyRow } from './tables.ts';
+import type { ApiKeyRow } from '../storage/tables/accounts.ts';
 
 /** Fixed so secret scanners can find leaked keys. */
 export const keyPrefix = 'quire_';

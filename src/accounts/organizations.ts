@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { newId } from '../lib/ids.ts';
 import type { Database } from '../storage/schema.ts';
-import type { OrganizationRow } from './tables.ts';
+import type { OrganizationRow } from '../storage/tables/accounts.ts';
 
 export async function createOrganization(db: Kysely<Database>, name: string): Promise<OrganizationRow> {
   const row: OrganizationRow = { id: newId('org'), name, created_at: Date.now() };

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { newId } from '../lib/ids.ts';
 import type { Database } from '../storage/schema.ts';
 import { accountChanges } from './changes.ts';
-import type { ProjectRow } from './tables.ts';
+import type { ProjectRow } from '../storage/tables/accounts.ts';
 
 export interface ProjectSettings {
   name?: string;

@@ -1,4 +1,4 @@
-import type { JobRow } from '../jobs/tables.ts';
+import type { JobRow } from '../storage/tables/jobs.ts';
 
 /** Title and body of a job's commit and pull request, written from the agent's final summary. */
 export interface ChangeDescription {

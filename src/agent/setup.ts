@@ -1,4 +1,4 @@
-import type { ProjectRow } from '../accounts/tables.ts';
+import type { ProjectRow } from '../storage/tables/accounts.ts';
 import { codeHostFor } from '../code-hosts/select.ts';
 import type { CodeHost } from '../code-hosts/types.ts';
 import type { AgentSetup } from '../jobs/runner.ts';

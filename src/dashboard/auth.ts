@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { findProject } from '../accounts/projects.ts';
-import type { ProjectRow } from '../accounts/tables.ts';
+import type { ProjectRow } from '../storage/tables/accounts.ts';
 import type { Config } from '../server/config.ts';
 import type { AppContext } from '../server/context.ts';
 import { ApiError } from '../server/errors.ts';

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { ProjectRow } from '../accounts/tables.ts';
+import type { ProjectRow } from '../storage/tables/accounts.ts';
 import { html, type Html } from './html.ts';
 
 /** Who is looking at a page: their session and the token every form of the page must carry. */

@@ -4,7 +4,7 @@ import type { AppContext } from '../server/context.ts';
 import { conflict } from '../server/errors.ts';
 import { lockRateLimitBucket } from '../server/rate-limit.ts';
 import type { Database } from '../storage/schema.ts';
-import type { JobRow } from './tables.ts';
+import type { JobRow } from '../storage/tables/jobs.ts';
 
 /** How long an `Idempotency-Key` keeps returning the job it created. */
 const idempotencyWindowMs = 24 * 60 * 60 * 1000;

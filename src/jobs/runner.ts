@@ -1,5 +1,5 @@
-import type { ProjectRow } from '../accounts/tables.ts';
-import type { JobRow, MessageRole } from './tables.ts';
+import type { ProjectRow } from '../storage/tables/accounts.ts';
+import type { JobRow, MessageRole } from '../storage/tables/jobs.ts';
 
 export interface TranscriptMessage {
   seq: number;

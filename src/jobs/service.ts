@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ProjectRow } from '../accounts/tables.ts';
+import type { ProjectRow } from '../storage/tables/accounts.ts';
 import { isId, newId } from '../lib/ids.ts';
 import type { AppContext } from '../server/context.ts';
 import { ApiError, conflict, invalidRequest, notFound } from '../server/errors.ts';
@@ -7,7 +7,7 @@ import { rateLimited, takeRateLimit, type RateLimitState } from '../server/rate-
 import { jobRateBucket, rememberIdempotencyKey, replayedJob, type IdempotentRequest } from './idempotency.ts';
 import type { Database } from '../storage/schema.ts';
 import { enqueueRun } from './queue/enqueue.ts';
-import type { JobRow, JobStatus } from './tables.ts';
+import type { JobRow, JobStatus } from '../storage/tables/jobs.ts';
 import { appendMessage } from './transcript.ts';
 import { jobView } from './view.ts';
 

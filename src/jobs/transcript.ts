@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.ts';
-import type { MessageRole } from './tables.ts';
+import type { MessageRole } from '../storage/tables/jobs.ts';
 import { messageView } from './view.ts';
 import type { TranscriptMessage } from './runner.ts';
 

@@ -1,4 +1,4 @@
-import type { JobMessageRow, JobRow } from './tables.ts';
+import type { JobMessageRow, JobRow } from '../storage/tables/jobs.ts';
 import type { TranscriptMessage } from './runner.ts';
 
 const iso = (value: number | null) => (value === null ? null : new Date(value).toISOString());

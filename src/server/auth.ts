@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { keyCanSeeProject, keyScopes, verifyKey, type Scope } from '../accounts/keys.ts';
 import { findProject } from '../accounts/projects.ts';
-import type { ApiKeyRow, ProjectRow } from '../accounts/tables.ts';
+import type { ApiKeyRow, ProjectRow } from '../storage/tables/accounts.ts';
 import type { AppContext } from './context.ts';
 import { ApiError, notFound } from './errors.ts';
 

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import { accountChanges } from '../accounts/changes.ts';
-import type { ApiKeyRow, ProjectRow } from '../accounts/tables.ts';
+import type { ApiKeyRow, ProjectRow } from '../storage/tables/accounts.ts';
 import { TtlCache } from '../lib/ttl-cache.ts';
 import type { JobReadCache } from '../jobs/read-cache.ts';
 import type { AgentSetup } from '../jobs/runner.ts';

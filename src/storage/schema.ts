@@ -1,7 +1,7 @@
-import type { AccountsTables } from '../accounts/tables.ts';
-import type { AnalyticsTables } from '../analytics/model/tables.ts';
-import type { DashboardTables } from '../dashboard/tables.ts';
-import type { JobsTables } from '../jobs/tables.ts';
+import type { AccountsTables } from './tables/accounts.ts';
+import type { AnalyticsTables } from './tables/analytics.ts';
+import type { DashboardTables } from './tables/dashboard.ts';
+import type { JobsTables } from './tables/jobs.ts';
 
 interface MigrationsTables {
   quire_migrations: { version: number; name: string; applied_at: number };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAgentSetup } from '../../src/agent/setup.ts';
-import type { ProjectRow } from '../../src/accounts/tables.ts';
+import type { ProjectRow } from '../../src/storage/tables/accounts.ts';
 import type { Config } from '../../src/server/config.ts';
 import { testConfig } from '../support/app.ts';
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { encodeDaySet, decodeDaySet, sortedDistinct, type PathEntry } from '../../src/analytics/model/day-set.ts';
 import { groupViews } from '../../src/analytics/fold/fold.ts';
 import { buildRangeIndex } from '../../src/analytics/query/range-index-build.ts';
-import type { IndexedDay } from '../../src/analytics/query/range-index.ts';
+import type { IndexedDay } from '../../src/analytics/query/types.ts';
 import { rank } from '../../src/analytics/query/exact-counts.ts';
 import { classCodes } from '../../src/analytics/model/class-codes.ts';
 import type { CountedView } from '../../src/analytics/model/pending-batch.ts';

@@ -3,7 +3,7 @@ import pino from 'pino';
 import { createKey, type Scope } from '../../src/accounts/keys.ts';
 import { createOrganization } from '../../src/accounts/organizations.ts';
 import { createProject, type ProjectSettings } from '../../src/accounts/projects.ts';
-import type { ProjectRow } from '../../src/accounts/tables.ts';
+import type { ProjectRow } from '../../src/storage/tables/accounts.ts';
 import { createAnalyticsState } from '../../src/analytics/state.ts';
 import { JobReadCache } from '../../src/jobs/read-cache.ts';
 import type { AgentRunner, AgentSetup } from '../../src/jobs/runner.ts';

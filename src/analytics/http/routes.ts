@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ProjectRow } from '../../accounts/tables.ts';
+import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import { requireKey, visibleProject } from '../../server/auth.ts';
 import type { AppContext } from '../../server/context.ts';
 import { ApiError, invalidRequest } from '../../server/errors.ts';
@@ -9,7 +9,7 @@ import { collectRoutes } from './collect.ts';
 import { parseRange } from './range.ts';
 import { ingest, maxEventsPerRequest } from '../ingest/ingest.ts';
 import { page } from '../query/query.ts';
-import type { Measure } from '../query/exact-counts.ts';
+import type { Measure } from '../query/types.ts';
 import { ErrorResponse, IngestBody, IngestResult, ProjectParams, RangeQuery, ViewsResult, VisitorsResult } from './schemas.ts';
 import { startBackgroundLoop } from '../fold/background.ts';
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import type { ProjectRow } from '../../accounts/tables.ts';
+import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import { prepareAll, storeEvents, type IngestState } from '../ingest/ingest.ts';
 import { formats, type FormatName } from './formats.ts';
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ProjectRow } from '../../accounts/tables.ts';
+import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import type { Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
 import { dayOf } from '../model/days.ts';

@@ -2,7 +2,7 @@ import type { Storage } from '../../storage/dialect.ts';
 import type { Dictionary } from '../ingest/dense-ids.ts';
 import type { DaySet } from '../model/day-set.ts';
 import type { AnalyticsSignals } from '../model/signals.ts';
-import type { Ranking } from './exact-counts.ts';
+import type { Ranking } from './types.ts';
 import type { RangeIndex } from './range-index.ts';
 
 interface CachedDay {

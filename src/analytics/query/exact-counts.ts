@@ -1,19 +1,5 @@
 import { ClassCode, classCodes } from '../model/class-codes.ts';
-import type { Sources } from './read-sources.ts';
-
-export type Measure = 'visitors' | 'views';
-
-export interface Counts {
-  human: number;
-  ai: number;
-  total: number;
-}
-
-/** Every path with views in a range, ordered by total descending then path ascending, and site totals. */
-export interface Ranking {
-  totals: Counts;
-  rows: (Counts & { pathId: number })[];
-}
+import type { Counts, Measure, Ranking, Sources } from './types.ts';
 
 interface PathSlices {
   lists: Uint32Array[][];

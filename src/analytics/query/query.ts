@@ -1,7 +1,8 @@
 import { inSnapshot } from '../../storage/snapshot.ts';
 import { existingProjectKey, pathNames } from '../ingest/dense-ids.ts';
 import type { QueryState } from './caches.ts';
-import { order, rank, type Counts, type Measure, type Ranking } from './exact-counts.ts';
+import { order, rank } from './exact-counts.ts';
+import type { Counts, Measure, Ranking } from './types.ts';
 import { indexedVisitors, readSources } from './read-sources.ts';
 
 export interface PageRequest {

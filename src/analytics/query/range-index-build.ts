@@ -1,6 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { countClasses, CountClass, type ClassCode } from '../model/class-codes.ts';
-import { RangeIndex, type IndexedDay } from './range-index.ts';
+import { RangeIndex } from './range-index.ts';
+import type { IndexedDay } from './types.ts';
 
 /** A typed array that doubles when full (the bucket count is known only at the end). */
 class Growing<T extends Uint16Array | Uint32Array> {

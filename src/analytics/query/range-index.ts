@@ -1,15 +1,5 @@
-import { countClasses, type ClassCode } from '../model/class-codes.ts';
-import type { DaySet } from '../model/day-set.ts';
-import type { Ranking } from './exact-counts.ts';
-
-/** A decoded day set with the revision it was read at. */
-export interface IndexedDay {
-  day: number;
-  classCode: ClassCode;
-  revision: number;
-  set: DaySet;
-}
-
+import { countClasses } from '../model/class-codes.ts';
+import type { Ranking } from './types.ts';
 
 /**
  * Exact unique-visitor counts of any whole-day range inside a span, without touching visitor ids at

@@ -7,14 +7,7 @@ import { decodeDaySet } from '../model/day-set.ts';
 import { dayOf, eventDay, splitRange } from '../model/days.ts';
 import { decodePendingBatch, type CountedView } from '../model/pending-batch.ts';
 import type { QueryCaches, QueryState } from './caches.ts';
-import type { Ranking } from './exact-counts.ts';
-import type { IndexedDay } from './range-index.ts';
-
-/** Everything a query counts, read in one snapshot: whole-day sets plus loose views (pending or partial-day). */
-export interface Sources {
-  days: IndexedDay[];
-  loose: CountedView[];
-}
+import type { IndexedDay, Ranking, Sources } from './types.ts';
 
 /** The user agents of agent ids, from the id cache or the database (which also fills the cache). */
 async function userAgents(trx: Kysely<Database>, dictionary: Dictionary, ids: Set<number>): Promise<Map<number, string>> {

@@ -3,7 +3,7 @@ import { existingProjectKey } from '../ingest/dense-ids.ts';
 import { ClassCode } from '../model/class-codes.ts';
 import { dayMs, dayOf } from '../model/days.ts';
 import type { QueryState } from './caches.ts';
-import type { Counts, Measure } from './exact-counts.ts';
+import type { Counts, Measure } from './types.ts';
 import { readSources } from './read-sources.ts';
 
 export interface DayCounts extends Counts {

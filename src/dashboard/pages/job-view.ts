@@ -1,6 +1,6 @@
-import type { ProjectRow } from '../../accounts/tables.ts';
+import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import type { TranscriptMessage } from '../../jobs/runner.ts';
-import type { JobRow } from '../../jobs/tables.ts';
+import type { JobRow } from '../../storage/tables/jobs.ts';
 import { jobView } from '../../jobs/view.ts';
 import { age, html, time, type Html } from '../html.ts';
 import { csrfField, type Viewer } from '../layout.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ProjectRow } from '../../accounts/tables.ts';
+import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import { createJob, followUp, getJob, listJobs } from '../../jobs/service.ts';
 import { listMessages } from '../../jobs/transcript.ts';
 import type { AppContext } from '../../server/context.ts';

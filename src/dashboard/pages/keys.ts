@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { createKey, keyView, listKeys, revokeKey, scopes, type Scope } from '../../accounts/keys.ts';
 import { listProjects } from '../../accounts/projects.ts';
-import type { ProjectRow } from '../../accounts/tables.ts';
+import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import type { AppContext } from '../../server/context.ts';
 import { ApiError } from '../../server/errors.ts';
 import { field, formOf, viewerOf } from '../auth.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { checkProjectSettings, createProject, listProjects, updateProject, type ProjectSettings } from '../../accounts/projects.ts';
-import type { ProjectRow } from '../../accounts/tables.ts';
+import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import type { AppContext } from '../../server/context.ts';
 import { baseUrl, field, formOf, viewerOf, viewerProject } from '../auth.ts';
 import { html, type Html } from '../html.ts';

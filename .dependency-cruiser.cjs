@@ -1,0 +1,36 @@
+/**
+ * Structure rules, checked by `npm run lint`: no import cycles between files or between folders, and
+ * dependencies that point one way: cli → server → features → http → accounts, storage, config, lib.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-file-cycles',
+      severity: 'error',
+      comment: 'A file reaches itself through its imports.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-folder-cycles',
+      severity: 'error',
+      comment: 'Two folders import each other (directly or through others): move the shared piece below both.',
+      scope: 'folder',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-orphans',
+      severity: 'error',
+      comment: 'A source file nothing imports.',
+      from: { orphan: true, path: '^src/', pathNot: ['\\.d\\.ts$', '^src/cli/main\\.ts$', 'search-worker\\.ts$', '\\.js$'] },
+      to: {},
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+  },
+};
