@@ -84,12 +84,33 @@ describe('quire CLI', () => {
     expect(keys[0].revokedAt).not.toBeNull();
   });
 
+  it('revokes a key of any organization by its id, with --org as an optional check', async () => {
+    const other = JSON.parse((await quire('orgs', 'create', '--name', 'Second team', '--json')).stdout);
+    const created = JSON.parse((await quire('keys', 'create', '--org', other.id, '--json')).stdout);
+    const first = JSON.parse((await quire('orgs', 'list', '--json')).stdout)[0];
+    expect(first.id).not.toBe(other.id);
+    expect(await quireFails('keys', 'revoke', created.id, '--org', first.id)).toMatch(new RegExp(`belongs to organization ${other.id}`));
+    expect(JSON.parse((await quire('keys', 'list', '--org', other.id, '--json')).stdout)[0].revokedAt).toBeNull();
+    expect(JSON.parse((await quire('keys', 'revoke', created.id, '--json')).stdout)).toEqual({ id: created.id, revoked: true });
+    expect(JSON.parse((await quire('keys', 'list', '--org', other.id, '--json')).stdout)[0].revokedAt).not.toBeNull();
+  });
+
+  it('limits a key to IP addresses and ranges, and refuses entries that are not', async () => {
+    const created = JSON.parse((await quire('keys', 'create', '--allow-ips', '203.0.113.0/24, 2001:db8::/32,::ffff:198.51.100.7', '--json')).stdout);
+    expect(created.allowedIps).toEqual(['203.0.113.0/24', '2001:db8::/32', '198.51.100.7']);
+    const listed = JSON.parse((await quire('keys', 'list', '--json')).stdout);
+    expect(listed.find((key: { id: string }) => key.id === created.id).allowedIps).toEqual(['203.0.113.0/24', '2001:db8::/32', '198.51.100.7']);
+    expect(await quireFails('keys', 'create', '--allow-ips', '203.0.113.0/33')).toMatch(/203\.0\.113\.0\/33.*0 to 32/);
+    expect(await quireFails('keys', 'create', '--allow-ips', 'office')).toMatch(/"office" is not an IP address/);
+    expect(await quireFails('keys', 'create', '--allow-ips', ',')).toMatch(/at least one/);
+  });
+
   it('fails with one clear sentence and a non-zero exit', async () => {
     expect(await quireFails('projects', 'create', '--name', 'X', '--model', 'gpt-5')).toMatch(/provider:model/);
     expect(await quireFails('projects', 'create', '--name', 'X', '--repository', 'ftp://example.com/repo')).toMatch(/repository/);
     expect(await quireFails('keys', 'create', '--scopes', 'admin')).toMatch(/read, write, ingest/);
     expect(await quireFails('keys', 'create', '--expires', 'tomorrow')).toMatch(/ISO 8601/);
-    expect(await quireFails('keys', 'revoke', 'key_nope')).toMatch(/no key/);
+    expect(await quireFails('keys', 'revoke', 'key_nope')).toMatch(/No key has the id key_nope/);
     expect(await quireFails('projects', 'list', '--org', 'org_nope')).toMatch(/No organization/);
     expect(await quireFails('projects', 'update', 'prj_nope', '--ref', 'x')).toMatch(/No project/);
   });
