@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -113,6 +114,22 @@ describe('quire CLI', () => {
     expect(await quireFails('keys', 'revoke', 'key_nope')).toMatch(/No key has the id key_nope/);
     expect(await quireFails('projects', 'list', '--org', 'org_nope')).toMatch(/No organization/);
     expect(await quireFails('projects', 'update', 'prj_nope', '--ref', 'x')).toMatch(/No project/);
+  });
+
+  it('serve exits 1 with what to do when its port is taken, instead of running on without a server', async () => {
+    const other = createServer();
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const port = (other.address() as AddressInfo).port;
+    try {
+      await run(process.execPath, ['src/cli/main.ts', 'serve'], { env: { ...env, PORT: String(port) }, timeout: 20_000 });
+      throw new Error('serve started on a port in use');
+    } catch (error) {
+      const failure = error as { code: number | null; stderr: string };
+      expect(failure.code, failure.stderr).toBe(1);
+      expect(failure.stderr).toContain(`quire: port ${port} is in use: stop the other Quire or set PORT`);
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 
   it('refuses a malformed setting with the variable name', async () => {
