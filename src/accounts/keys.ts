@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { newId, randomBase62 } from '../lib/ids.ts';
+import { addressRanges, inRanges, parseAddressRange } from '../lib/ip-ranges.ts';
 import type { TtlCache } from '../lib/ttl-cache.ts';
 import type { Database } from '../storage/schema.ts';
 import { accountChanges } from './changes.ts';
@@ -22,6 +23,8 @@ export interface NewKeyOptions {
   name?: string;
   scopes?: Scope[];
   projectIds?: string[];
+  /** IP addresses and CIDR ranges the key may be used from (default: any); see lib/ip-ranges.ts. */
+  allowedIps?: string[];
   expiresAt?: Date;
 }
 
@@ -44,7 +47,9 @@ export function parseScopes(value: string): Scope[] {
   return [...new Set(list)] as Scope[];
 }
 
+/** Creates a key; throws AddressRangeError, before writing anything, when an allowed IP entry is not an address or range. */
 export async function createKey(db: Kysely<Database>, orgId: string, options: NewKeyOptions = {}): Promise<CreatedKey> {
+  const allowedIps = options.allowedIps?.map(parseAddressRange);
   const key = keyPrefix + randomBase62(secretLength);
   const row: ApiKeyRow = {
     id: newId('key'),
@@ -54,6 +59,7 @@ export async function createKey(db: Kysely<Database>, orgId: string, options: Ne
     hash: hashKey(key),
     scopes: (options.scopes ?? defaultScopes).join(','),
     project_ids: options.projectIds?.length ? options.projectIds.join(',') : null,
+    allowed_ips: allowedIps?.length ? [...new Set(allowedIps)].join(',') : null,
     expires_at: options.expiresAt ? options.expiresAt.getTime() : null,
     revoked_at: null,
     last_used_at: null,
@@ -65,6 +71,10 @@ export async function createKey(db: Kysely<Database>, orgId: string, options: Ne
 
 export function listKeys(db: Kysely<Database>, orgId: string): Promise<ApiKeyRow[]> {
   return db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId).orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+}
+
+export function findKey(db: Kysely<Database>, id: string): Promise<ApiKeyRow | undefined> {
+  return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 /** Revokes a key of the organization; returns false when it has no such key. */
@@ -84,31 +94,47 @@ export async function revokeKey(db: Kysely<Database>, orgId: string, id: string)
   return existing !== undefined;
 }
 
-export type KeyCheck = { ok: true; key: ApiKeyRow } | { ok: false; reason: string };
+/** Why a key was refused: `unauthorized` when it cannot be used at all, `forbidden` when not from this address. */
+export type KeyCheck = { ok: true; key: ApiKeyRow } | { ok: false; code: 'unauthorized' | 'forbidden'; reason: string };
 
 export interface VerifyOptions {
+  /** The client address the request came from (see server/client-address.ts); undefined when unknown. */
+  from: string | undefined;
   /** Reuses key rows across requests for a short time (see QUIRE_ACCOUNT_CACHE_MS). */
   cache?: TtlCache<ApiKeyRow>;
   now?: number;
 }
 
 /** Finds the key a bearer token names and says whether it may be used now. */
-export async function verifyKey(db: Kysely<Database>, token: string, options: VerifyOptions = {}): Promise<KeyCheck> {
+export async function verifyKey(db: Kysely<Database>, token: string, options: VerifyOptions): Promise<KeyCheck> {
   const now = options.now ?? Date.now();
   if (!token.startsWith(keyPrefix) || token.length !== keyPrefix.length + secretLength || !/^[0-9A-Za-z]+$/.test(token.slice(keyPrefix.length))) {
-    return { ok: false, reason: `The API key is malformed: Quire keys start with "${keyPrefix}". Generate one on the dashboard's API keys page or with "quire keys create".` };
+    return { ok: false, code: 'unauthorized', reason: `The API key is malformed: Quire keys start with "${keyPrefix}". Generate one on the dashboard's API keys page or with "quire keys create".` };
   }
   const hash = hashKey(token);
   const load = () => db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
   const key = options.cache ? await options.cache.get(hash, load, now) : await load();
-  if (!key) return { ok: false, reason: 'The API key is not known. Check that you copied the whole key, or generate a new one.' };
-  if (key.revoked_at !== null) return { ok: false, reason: 'The API key was revoked. Generate a new one.' };
-  if (key.expires_at !== null && key.expires_at <= now) return { ok: false, reason: 'The API key has expired. Generate a new one.' };
+  if (!key) return { ok: false, code: 'unauthorized', reason: 'The API key is not known. Check that you copied the whole key, or generate a new one.' };
+  if (key.revoked_at !== null) return { ok: false, code: 'unauthorized', reason: 'The API key was revoked. Generate a new one.' };
+  if (key.expires_at !== null && key.expires_at <= now) return { ok: false, code: 'unauthorized', reason: 'The API key has expired. Generate a new one.' };
+  // Checked before the last-used time moves on, so refused requests leave no trace of use on the key.
+  if (key.allowed_ips !== null && (options.from === undefined || !inRanges(addressRanges(key.allowed_ips.split(',')), options.from))) {
+    return { ok: false, code: 'forbidden', reason: refusedAddress(options.from) };
+  }
   if (key.last_used_at === null || now - key.last_used_at > lastUsedResolutionMs) {
     key.last_used_at = now;
     await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', key.id).execute();
   }
   return { ok: true, key };
+}
+
+function refusedAddress(address: string | undefined): string {
+  const where = address === undefined ? 'an address Quire cannot determine' : address;
+  return (
+    `This API key may not be used from ${where}: it is limited to other IP addresses. Send the request from an allowed address, ` +
+    `or create a key whose allowlist includes ${address ?? 'your address'} (dashboard, or "quire keys create --allow-ips"). ` +
+    'Behind a reverse proxy, list the proxy in QUIRE_TRUSTED_PROXIES so Quire sees the client address.'
+  );
 }
 
 export function keyScopes(key: ApiKeyRow): Scope[] {
@@ -130,6 +156,7 @@ export function keyView(row: ApiKeyRow) {
     prefix: row.prefix,
     scopes: keyScopes(row),
     projectIds: row.project_ids ? row.project_ids.split(',') : null,
+    allowedIps: row.allowed_ips ? row.allowed_ips.split(',') : null,
     createdAt: new Date(row.created_at).toISOString(),
     lastUsedAt: iso(row.last_used_at),
     expiresAt: iso(row.expires_at),

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import type { Kysely } from 'kysely';
+import { AddressRangeError, parseAddressRanges } from '../lib/ip-ranges.ts';
 import type { Database } from '../storage/schema.ts';
-import { createKey, keyView, listKeys, parseScopes, revokeKey } from '../accounts/keys.ts';
+import { createKey, findKey, keyView, listKeys, parseScopes, revokeKey } from '../accounts/keys.ts';
 import { createOrganization, listOrganizations, resolveOrganization } from '../accounts/organizations.ts';
 import { checkProjectSettings, createProject, findProject, listProjects, projectView, updateProject, type ProjectSettings } from '../accounts/projects.ts';
 import { withStorage } from './database.ts';
@@ -108,15 +109,18 @@ export function registerAccounts(program: Command): void {
     .option('--project <ids>', 'limit the key to these comma-separated project ids')
     .option('--scopes <scopes>', 'comma-separated: read, write, ingest', 'read,write')
     .option('--expires <iso>', 'expiry time, ISO 8601 (default: never)')
+    .option('--allow-ips <ranges>', 'limit the key to these comma-separated IP addresses and CIDR ranges, e.g. 203.0.113.0/24,2001:db8::/32 (default: any address)')
     .option('--json', 'print JSON')
-    .action((flags: { org?: string; name: string; project?: string; scopes: string; expires?: string; json?: boolean }) =>
+    .action((flags: { org?: string; name: string; project?: string; scopes: string; expires?: string; allowIps?: string; json?: boolean }) =>
       withStorage(async ({ db }) => {
         const organization = await resolveOrganization(db, flags.org);
         let scopes;
+        let allowedIps;
         try {
           scopes = parseScopes(flags.scopes);
+          allowedIps = flags.allowIps === undefined ? undefined : parseAddressRanges(flags.allowIps);
         } catch (error) {
-          throw new CliError((error as Error).message);
+          throw new CliError(`${error instanceof AddressRangeError ? '--allow-ips: ' : ''}${(error as Error).message}`);
         }
         const expiresAt = flags.expires === undefined ? undefined : new Date(flags.expires);
         if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new CliError(`--expires must be an ISO 8601 time such as 2027-01-01T00:00:00Z; got "${flags.expires}".`);
@@ -125,21 +129,27 @@ export function registerAccounts(program: Command): void {
           const project = await findProject(db, projectId);
           if (!project || project.org_id !== organization.id) throw new CliError(`Organization ${organization.id} has no project ${projectId}.`);
         }
-        const { key, row } = await createKey(db, organization.id, { name: flags.name, scopes, projectIds, expiresAt });
+        const { key, row } = await createKey(db, organization.id, { name: flags.name, scopes, projectIds, allowedIps, expiresAt });
         const view = { ...keyView(row), key };
         print(flags, view, () => `Created key ${row.id} (${row.scopes}). Store it now, it is shown only once:\n${key}`);
       }),
     );
-  organizationListing(keys, (db, orgId) => listKeys(db, orgId).then((rows) => rows.map(keyView)), ['id', 'name', 'prefix', 'scopes', 'projectIds', 'lastUsedAt', 'expiresAt', 'revokedAt']);
+  organizationListing(keys, (db, orgId) => listKeys(db, orgId).then((rows) => rows.map(keyView)), ['id', 'name', 'prefix', 'scopes', 'projectIds', 'allowedIps', 'lastUsedAt', 'expiresAt', 'revokedAt']);
   keys
     .command('revoke')
     .argument('<id>', 'key id (key_…)')
-    .option('--org <id>', 'organization (default: the first one)')
+    .option('--org <id>', 'refuse unless the key belongs to this organization')
     .option('--json', 'print JSON')
     .action((id: string, flags: { org?: string; json?: boolean }) =>
       withStorage(async ({ db }) => {
-        const organization = await resolveOrganization(db, flags.org);
-        if (!(await revokeKey(db, organization.id, id))) throw new CliError(`Organization ${organization.id} has no key ${id}; "quire keys list" shows them.`);
+        // Key ids are unique across organizations, so the id alone names the key.
+        const key = await findKey(db, id);
+        if (!key) throw new CliError(`No key has the id ${id}; "quire keys list --org <id>" shows an organization's keys.`);
+        if (flags.org !== undefined) {
+          const organization = await resolveOrganization(db, flags.org);
+          if (organization.id !== key.org_id) throw new CliError(`Key ${id} belongs to organization ${key.org_id}, not ${organization.id}; nothing was revoked.`);
+        }
+        await revokeKey(db, key.org_id, id);
         print(flags, { id, revoked: true }, () => `Revoked key ${id}; requests with it now get 401.`);
       }),
     );

@@ -13,9 +13,14 @@ export function localRepositoryPath(repository: string): string | null {
   return isAbsolute(repository) ? resolve(repository) : null;
 }
 
+/** The dashboard page of a job's change in a local repository (dashboard/pages/changes.ts). */
+export function changePath(jobId: string): string {
+  return `/dashboard/changes/${encodeURIComponent(jobId)}`;
+}
+
 /**
- * A local repository has no review tool, so Quire serves one page per change: the job branch's diff
- * against its base (see `local-routes.ts`). The workspace has already pushed the branch there.
+ * A local repository has no review tool, so Quire serves one page per change on the dashboard: the
+ * job branch's diff against its base, for the job's organization only. The workspace has already pushed the branch there.
  */
 export function localHost(config: Config): CodeHost {
   return {
@@ -32,7 +37,7 @@ export function localHost(config: Config): CodeHost {
       if (!pushed) throw new CodeHostError(`Branch ${request.branch} is not in ${path}; push it before showing the change.`);
       const jobId = request.branch.slice(jobBranchPrefix.length);
       // A local change has no number of its own; the job id names it.
-      return { number: 0, url: `${publicUrl(config)}/changes/${encodeURIComponent(jobId)}` };
+      return { number: 0, url: `${publicUrl(config)}${changePath(jobId)}` };
     },
   };
 }

@@ -3,6 +3,7 @@ import type { FeatureRoutes } from '../server/app.ts';
 import type { AppContext } from '../server/context.ts';
 import { ApiError } from '../server/errors.ts';
 import { analyticsPages } from './pages/analytics.ts';
+import { changePages } from './pages/changes.ts';
 import { assetRoutes } from './assets.ts';
 import { requireCsrf, requireSession } from './auth.ts';
 import { html } from './html.ts';
@@ -61,6 +62,7 @@ export const dashboardRoutes: FeatureRoutes = async (app, { context }) => {
         projectPages(signedIn, context);
         jobPages(signedIn, context);
         analyticsPages(signedIn, context);
+        changePages(signedIn, context);
       });
     },
     { prefix: '/dashboard' },

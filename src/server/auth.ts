@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { keyCanSeeProject, keyScopes, verifyKey, type Scope } from '../accounts/keys.ts';
 import { findProject } from '../accounts/projects.ts';
 import type { ApiKeyRow, ProjectRow } from '../storage/tables/accounts.ts';
+import { clientAddressResolver } from './client-address.ts';
 import type { AppContext } from './context.ts';
 import { ApiError, notFound } from './errors.ts';
 
@@ -17,13 +18,14 @@ function unauthorized(message: string): ApiError {
 
 /** An `onRequest` hook: the request must carry a valid admin API key with `scope`. */
 export function requireKey(context: AppContext, scope: Scope) {
+  const clientAddress = clientAddressResolver(context.config.trustedProxies);
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const header = request.headers.authorization;
     if (!header) throw unauthorized('Send an admin API key in the Authorization header: "Authorization: Bearer quire_…".');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw unauthorized('The Authorization header must be "Bearer " followed by an admin API key.');
-    const check = await verifyKey(context.storage.db, match[1], { cache: context.accounts.keys });
-    if (!check.ok) throw unauthorized(check.reason);
+    const check = await verifyKey(context.storage.db, match[1], { cache: context.accounts.keys, from: clientAddress(request) });
+    if (!check.ok) throw check.code === 'forbidden' ? new ApiError('forbidden', check.reason) : unauthorized(check.reason);
     if (!keyScopes(check.key).includes(scope)) {
       throw new ApiError('forbidden', `This API key lacks the "${scope}" scope this operation needs. Create a key with --scopes including ${scope}.`);
     }

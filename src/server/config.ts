@@ -6,7 +6,7 @@
  */
 
 import { readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
+import { AddressRangeError, parseAddressRanges } from '../lib/ip-ranges.ts';
 
 type Parser<T> = (raw: string, name: string) => T;
 
@@ -62,14 +62,13 @@ function privateKey(raw: string, name: string): string | undefined {
 }
 
 function addressList(raw: string, name: string): string[] {
-  const entries = raw.split(',').map((entry) => entry.trim()).filter(Boolean);
-  for (const entry of entries) {
-    const [address, bits, extra] = entry.split('/');
-    if (isIP(address) === 0 || extra !== undefined || (bits !== undefined && !/^\d{1,3}$/.test(bits))) {
-      throw new ConfigError(`${name} must list IP addresses or CIDR ranges such as 10.0.0.0/8,::1; "${entry}" is neither.`);
-    }
+  if (raw.trim() === '') return [];
+  try {
+    return parseAddressRanges(raw);
+  } catch (error) {
+    if (error instanceof AddressRangeError) throw new ConfigError(`${name} must list IP addresses or CIDR ranges such as 10.0.0.0/8,::1; ${error.message}`);
+    throw error;
   }
-  return entries;
 }
 
 function setting<T>(env: string, defaultValue: T, parse: Parser<T>, description: string): Setting<T> {
@@ -91,7 +90,7 @@ export const settings = {
   analyticsRateLimit: setting('QUIRE_ANALYTICS_RATE_LIMIT', 100, integer(1), 'Analytics read requests allowed per organization per window.'),
   analyticsRateWindowSeconds: setting('QUIRE_ANALYTICS_RATE_WINDOW_SECONDS', 3600, integer(1), 'Length of the rolling window of QUIRE_ANALYTICS_RATE_LIMIT, in seconds.'),
   analyticsRetentionDays: setting('QUIRE_ANALYTICS_RETENTION_DAYS', 0, integer(0), 'Days raw analytics events are kept (0 keeps them forever); daily visitor sets are kept regardless.'),
-  trustedProxies: setting<string[]>('QUIRE_TRUSTED_PROXIES', [], addressList, 'Comma-separated addresses or CIDR ranges of reverse proxies whose `X-Forwarded-For` gives the browser tracker the client IP.'),
+  trustedProxies: setting<string[]>('QUIRE_TRUSTED_PROXIES', [], addressList, 'Comma-separated addresses or CIDR ranges of reverse proxies whose `X-Forwarded-For` gives the client address (for the browser tracker and API key IP allowlists).'),
   accountCacheMs: setting('QUIRE_ACCOUNT_CACHE_MS', 2000, integer(0, 60_000), 'How long a process reuses an API key or project it looked up; a key revoked or a project changed by another process takes at most this long to be seen (0 looks up every request).'),
   worker: setting('QUIRE_WORKER', true, boolean, 'Whether `quire serve` also runs a worker (same as `--no-worker` when false).'),
   workerConcurrency: setting('QUIRE_WORKER_CONCURRENCY', 2, integer(1, 256), 'Jobs one worker process runs at once.'),

@@ -44,14 +44,43 @@ export function createLogger(config: Config): Logger {
   return pino({ level: config.logLevel, redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.token', '*.apiKey'], censor: '[redacted]' } });
 }
 
-/** Starts the API and/or a worker on the configured database. */
+/** Why the server could not listen, as what to change; other errors as they are. */
+function listenFailure(error: unknown, config: Config): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return new Error(`port ${config.port} is in use: stop the other Quire or set PORT to a free port.`, { cause: error });
+  if (code === 'EACCES') return new Error(`port ${config.port} needs privileges this process does not have: set PORT to 1024 or above.`, { cause: error });
+  if (code === 'EADDRNOTAVAIL') return new Error(`HOST ${config.host} is not an address of this machine: set HOST to one of its addresses, or 0.0.0.0 for all.`, { cause: error });
+  return error;
+}
+
+/**
+ * Starts the API and/or a worker on the configured database. The API listens before anything else
+ * starts; when it cannot, everything opened is closed again and the error says what to change.
+ */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { config } = options;
   const logger = options.logger ?? createLogger(config);
   const storage =
     options.storage ?? (await openStorage(config, { onConnectionError: (error) => logger.error({ err: error }, 'database connection lost; the pool will reconnect') }));
-  const firstRun = options.bootstrap ? await bootstrapIfEmpty(storage, { model: config.model }) : null;
   const context: AppContext = { config, storage, logger, events: createEvents(), agent: options.agent ?? createAgentSetup(config), accounts: createAccountCaches(config.accountCacheMs), jobReads: new JobReadCache(), analytics: createAnalyticsState(storage) };
+
+  // Listen first: a process that cannot serve must not take jobs, nor create and print a first key nobody sees.
+  let app: FastifyInstance | null = null;
+  let url: string | null = null;
+  if (options.api) {
+    app = await buildApp(context, { features: options.features });
+    try {
+      await app.listen({ port: config.port, host: config.host });
+    } catch (error) {
+      await app.close();
+      if (!options.storage) await storage.close();
+      throw listenFailure(error, config);
+    }
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    url = config.publicUrl ?? publicUrl({ ...config, port });
+  }
+  const firstRun = options.bootstrap ? await bootstrapIfEmpty(storage, { model: config.model }) : null;
 
   let worker: Worker | null = null;
   let stopListening = async () => {};
@@ -69,16 +98,6 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     stopListening = await storage.listen(jobsChannel, worker.notify);
     worker.start();
     stopSweeper = startWorkspaceSweeper(storage, config.dataDir, logger.child({ component: 'worker' }));
-  }
-
-  let app: FastifyInstance | null = null;
-  let url: string | null = null;
-  if (options.api) {
-    app = await buildApp(context, { features: options.features });
-    await app.listen({ port: config.port, host: config.host });
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    url = config.publicUrl ?? publicUrl({ ...config, port });
   }
 
   let stopping: Promise<void> | null = null;

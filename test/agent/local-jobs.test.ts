@@ -3,10 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { localChangeRoutes } from '../../src/code-hosts/local-routes.ts';
+import { dashboardRoutes } from '../../src/dashboard/routes.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createBareRepository, git } from '../support/git-repositories.ts';
 import { scriptedTurns, startOpenAiServer, type ModelScript, type OpenAiServer } from '../support/openai-server.ts';
 import { testDatabases } from '../support/storage.ts';
+import { signIn } from '../dashboard/session.ts';
 import { startQuire, type QuireUnderTest } from './service-harness.ts';
 
 /** Adds a page on the first prompt; on a follow-up, links it from the home page. */
@@ -59,7 +61,7 @@ describe.each(testDatabases)('agent jobs on a local repository through the API o
   async function start(name: string, config = {}) {
     storage = await database.open();
     const repository = createBareRepository(join(root, `${name}.git`));
-    quire = await startQuire(storage, { repository, features: [localChangeRoutes], config: { openaiBaseUrl: model.url, ...config } });
+    quire = await startQuire(storage, { repository, features: [dashboardRoutes, localChangeRoutes], config: { openaiBaseUrl: model.url, ...config } });
     return { repository, quire };
   }
 
@@ -69,9 +71,10 @@ describe.each(testDatabases)('agent jobs on a local repository through the API o
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ status: 'active', prLink: null, model: 'test-model' });
     const done = await quire.finished(created.body.id);
-    expect(done).toMatchObject({ status: 'completed', error: null, prLink: `${quire.url}/changes/${created.body.id}` });
+    expect(done).toMatchObject({ status: 'completed', error: null, prLink: `${quire.url}/dashboard/changes/${created.body.id}` });
     expect(git(repository, 'show', `quire/${created.body.id}:mkdocs.yml`)).toContain('  - FAQ: faq.md\n');
-    const page = await fetch(done.prLink!);
+    const { cookie } = await signIn(quire.service.app!, storage, quire.tenant.orgId);
+    const page = await fetch(done.prLink!, { headers: { cookie } });
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Widgets are stored in order.');
     expect(readdirSync(join(quire.dataDir, 'workspaces'))).toEqual([]);

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { BlockList } from 'node:net';
-import { clientAddress } from '../../src/analytics/http/collect.ts';
+import { clientAddressResolver, type AddressedRequest } from '../../src/server/client-address.ts';
 import { analyticsRoutes } from '../../src/analytics/http/routes.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
@@ -91,12 +90,13 @@ describe.each(testDatabases)('analytics API on $dialect', (database) => {
   });
 
   it('takes the client IP from X-Forwarded-For only behind a trusted proxy', () => {
-    const proxies = new BlockList();
-    proxies.addSubnet('10.0.0.0', 8, 'ipv4');
-    const request = (remoteAddress: string, forwarded?: string) => ({ socket: { remoteAddress }, headers: forwarded ? { 'x-forwarded-for': forwarded } : {} }) as Parameters<typeof clientAddress>[0];
-    expect(clientAddress(request('203.0.113.7', '198.51.100.1'), proxies)).toBe('203.0.113.7');
-    expect(clientAddress(request('10.0.0.2', '198.51.100.1, 10.0.0.9'), proxies)).toBe('198.51.100.1');
-    expect(clientAddress(request('::ffff:10.0.0.2', '1.2.3.4, 198.51.100.1'), proxies)).toBe('198.51.100.1');
+    const clientAddress = clientAddressResolver(['10.0.0.0/8']);
+    const request = (remoteAddress: string, forwarded?: string) => ({ socket: { remoteAddress }, headers: forwarded ? { 'x-forwarded-for': forwarded } : {} }) as AddressedRequest;
+    expect(clientAddress(request('203.0.113.7', '198.51.100.1'))).toBe('203.0.113.7');
+    expect(clientAddress(request('10.0.0.2', '198.51.100.1, 10.0.0.9'))).toBe('198.51.100.1');
+    expect(clientAddress(request('::ffff:10.0.0.2', '1.2.3.4, 198.51.100.1'))).toBe('198.51.100.1');
+    expect(clientAddress(request('::ffff:203.0.113.7'))).toBe('203.0.113.7');
+    expect(clientAddress(request('10.0.0.2', '198.51.100.1, not-an-address'))).toBeUndefined();
   });
 
   describe('bad input', () => {

@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -84,14 +85,51 @@ describe('quire CLI', () => {
     expect(keys[0].revokedAt).not.toBeNull();
   });
 
+  it('revokes a key of any organization by its id, with --org as an optional check', async () => {
+    const other = JSON.parse((await quire('orgs', 'create', '--name', 'Second team', '--json')).stdout);
+    const created = JSON.parse((await quire('keys', 'create', '--org', other.id, '--json')).stdout);
+    const first = JSON.parse((await quire('orgs', 'list', '--json')).stdout)[0];
+    expect(first.id).not.toBe(other.id);
+    expect(await quireFails('keys', 'revoke', created.id, '--org', first.id)).toMatch(new RegExp(`belongs to organization ${other.id}`));
+    expect(JSON.parse((await quire('keys', 'list', '--org', other.id, '--json')).stdout)[0].revokedAt).toBeNull();
+    expect(JSON.parse((await quire('keys', 'revoke', created.id, '--json')).stdout)).toEqual({ id: created.id, revoked: true });
+    expect(JSON.parse((await quire('keys', 'list', '--org', other.id, '--json')).stdout)[0].revokedAt).not.toBeNull();
+  });
+
+  it('limits a key to IP addresses and ranges, and refuses entries that are not', async () => {
+    const created = JSON.parse((await quire('keys', 'create', '--allow-ips', '203.0.113.0/24, 2001:db8::/32,::ffff:198.51.100.7', '--json')).stdout);
+    expect(created.allowedIps).toEqual(['203.0.113.0/24', '2001:db8::/32', '198.51.100.7']);
+    const listed = JSON.parse((await quire('keys', 'list', '--json')).stdout);
+    expect(listed.find((key: { id: string }) => key.id === created.id).allowedIps).toEqual(['203.0.113.0/24', '2001:db8::/32', '198.51.100.7']);
+    expect(await quireFails('keys', 'create', '--allow-ips', '203.0.113.0/33')).toMatch(/203\.0\.113\.0\/33.*0 to 32/);
+    expect(await quireFails('keys', 'create', '--allow-ips', 'office')).toMatch(/"office" is not an IP address/);
+    expect(await quireFails('keys', 'create', '--allow-ips', ',')).toMatch(/at least one/);
+  });
+
   it('fails with one clear sentence and a non-zero exit', async () => {
     expect(await quireFails('projects', 'create', '--name', 'X', '--model', 'gpt-5')).toMatch(/provider:model/);
     expect(await quireFails('projects', 'create', '--name', 'X', '--repository', 'ftp://example.com/repo')).toMatch(/repository/);
     expect(await quireFails('keys', 'create', '--scopes', 'admin')).toMatch(/read, write, ingest/);
     expect(await quireFails('keys', 'create', '--expires', 'tomorrow')).toMatch(/ISO 8601/);
-    expect(await quireFails('keys', 'revoke', 'key_nope')).toMatch(/no key/);
+    expect(await quireFails('keys', 'revoke', 'key_nope')).toMatch(/No key has the id key_nope/);
     expect(await quireFails('projects', 'list', '--org', 'org_nope')).toMatch(/No organization/);
     expect(await quireFails('projects', 'update', 'prj_nope', '--ref', 'x')).toMatch(/No project/);
+  });
+
+  it('serve exits 1 with what to do when its port is taken, instead of running on without a server', async () => {
+    const other = createServer();
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const port = (other.address() as AddressInfo).port;
+    try {
+      await run(process.execPath, ['src/cli/main.ts', 'serve'], { env: { ...env, PORT: String(port) }, timeout: 20_000 });
+      throw new Error('serve started on a port in use');
+    } catch (error) {
+      const failure = error as { code: number | null; stderr: string };
+      expect(failure.code, failure.stderr).toBe(1);
+      expect(failure.stderr).toContain(`quire: port ${port} is in use: stop the other Quire or set PORT`);
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 
   it('refuses a malformed setting with the variable name', async () => {

@@ -6,11 +6,13 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localChangeRoutes } from '../../src/code-hosts/local-routes.ts';
 import { codeHostFor } from '../../src/code-hosts/select.ts';
+import { dashboardRoutes } from '../../src/dashboard/routes.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { openWorkspace } from '../../src/workspace/workspace.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
 import { createBareRepository, git } from '../support/git-repositories.ts';
 import { testDatabases } from '../support/storage.ts';
+import { signIn } from '../dashboard/session.ts';
 
 const [database] = testDatabases;
 let storage: Storage;
@@ -19,21 +21,28 @@ let base: string;
 let sandbox: string;
 let repository: string;
 let tenant: Tenant;
+/** Cookie headers of dashboard sessions: the job's organization, and another one. */
+let owner: string;
+let stranger: string;
 
 beforeAll(async () => {
   sandbox = mkdtempSync(join(tmpdir(), 'quire-local-host-'));
   repository = createBareRepository(join(sandbox, 'docs.git'));
   storage = await database.open();
   tenant = await createTenant(storage, { project: { repository: `file://${repository}`, ref: null } });
-  app = await testApp(testContext(storage), [localChangeRoutes]);
+  app = await testApp(testContext(storage), [dashboardRoutes, localChangeRoutes]);
   await app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  owner = (await signIn(app, storage, tenant.orgId)).cookie;
+  stranger = (await signIn(app, storage, (await createTenant(storage)).orgId)).cookie;
 });
 afterAll(async () => {
   await app.close();
   await storage.close();
   rmSync(sandbox, { recursive: true, force: true });
 });
+
+const open = (url: string, cookie?: string) => fetch(url, { headers: cookie ? { cookie } : {}, redirect: 'manual' });
 
 async function createJob(target: Tenant): Promise<{ id: string }> {
   const response = await app.inject({ method: 'POST', url: `/v2/agent/${target.project.id}/job`, headers: target.auth, payload: { prompt: 'Add a page' } });
@@ -42,7 +51,7 @@ async function createJob(target: Tenant): Promise<{ id: string }> {
 }
 
 describe('local repositories', () => {
-  it('pushes the job branch there and serves its diff as an HTML page', async () => {
+  it('pushes the job branch there and shows its diff on a dashboard page of the job’s organization', async () => {
     const job = await createJob(tenant);
     const branch = `quire/${job.id}`;
     const host = codeHostFor(`file://${repository}`, testContext(storage, { config: { publicUrl: base } }).config);
@@ -56,9 +65,9 @@ describe('local repositories', () => {
     await workspace.dispose();
 
     const pullRequest = await host.openOrUpdatePullRequest({ repository: `file://${repository}`, branch, base: 'main', title: 'Add a page', body: '' });
-    expect(pullRequest.url).toBe(`${base}/changes/${job.id}`);
+    expect(pullRequest.url).toBe(`${base}/dashboard/changes/${job.id}`);
 
-    const response = await fetch(pullRequest.url);
+    const response = await open(pullRequest.url, owner);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
     const page = await response.text();
@@ -67,17 +76,36 @@ describe('local repositories', () => {
     expect(page).toContain('Add &lt;b&gt;page&lt;/b&gt;');
     expect(page).not.toContain('<script>');
     expect(page).not.toContain('mkdocs.yml');
+
+    // Without a session: the sign-in page, not the diff.
+    const anonymous = await open(pullRequest.url);
+    expect(anonymous.status).toBe(303);
+    expect(anonymous.headers.get('location')).toBe('/dashboard/sign-in');
+    expect(await anonymous.text()).not.toContain('hostile.md');
+    // Another organization's session: exactly what a job that does not exist gets.
+    const foreign = await open(pullRequest.url, stranger);
+    const unknown = await open(`${base}/dashboard/changes/job_unknown`, stranger);
+    expect(foreign.status).toBe(404);
+    expect(unknown.status).toBe(404);
+    expect((await foreign.text()).replaceAll(job.id, 'ID')).toBe((await unknown.text()).replaceAll('job_unknown', 'ID'));
+    // The old address of the page leads to it, for every id alike.
+    for (const id of [job.id, 'job_unknown']) {
+      const old = await open(`${base}/changes/${id}`);
+      expect(old.status).toBe(301);
+      expect(old.headers.get('location')).toBe(`/dashboard/changes/${id}`);
+    }
   });
 
   it('shows nothing for unknown jobs, unpushed branches or projects that are not local', async () => {
-    expect((await fetch(`${base}/changes/job_unknown`)).status).toBe(404);
+    expect((await open(`${base}/dashboard/changes/job_unknown`, owner)).status).toBe(404);
     const unpushed = await createJob(tenant);
-    expect((await fetch(`${base}/changes/${unpushed.id}`)).status).toBe(404);
+    expect((await open(`${base}/dashboard/changes/${unpushed.id}`, owner)).status).toBe(404);
 
+    // A branch named after another organization's job, planted in this project's repository.
     const remote = await createTenant(storage);
     const elsewhere = await createJob(remote);
     git(repository, 'branch', `quire/${elsewhere.id}`, 'main');
-    expect((await fetch(`${base}/changes/${elsewhere.id}`)).status).toBe(404);
+    expect((await open(`${base}/dashboard/changes/${elsewhere.id}`, owner)).status).toBe(404);
   });
 
   it('refuses to show a branch that is not a job branch', async () => {

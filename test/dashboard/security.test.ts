@@ -36,7 +36,7 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
   it('redirects every page to the sign-in page without a session, and with an unknown session', async () => {
     const acmeKey = await storage.db.selectFrom('api_keys').select('id').where('org_id', '=', acme.orgId).executeTakeFirstOrThrow();
     const project = `/dashboard/projects/${acme.project.id}`;
-    const pages = ['/dashboard', '/dashboard/keys', `/dashboard/keys/${acmeKey.id}/revoke`, '/dashboard/projects', project, `${project}/jobs`, `${project}/jobs/${globexJobId}/live`, `${project}/analytics`, `${project}/analytics/visitors.csv`];
+    const pages = ['/dashboard', '/dashboard/keys', `/dashboard/keys/${acmeKey.id}/revoke`, '/dashboard/projects', project, `${project}/jobs`, `${project}/jobs/${globexJobId}/live`, `${project}/analytics`, `${project}/analytics/visitors.csv`, `/dashboard/changes/${globexJobId}`];
     for (const url of pages) {
       for (const cookie of [undefined, 'quire_session=forged0token']) {
         const response = await app.inject({ method: 'GET', url, headers: cookie ? { cookie } : {} });

@@ -21,6 +21,7 @@ const publicRoutes: Record<string, string> = {
   'GET /dashboard/assets/:name': 'stylesheet and script of the dashboard',
   'GET /dashboard/sign-in': 'the sign-in page',
   'POST /dashboard/sign-in': 'redeems a one-time sign-in link',
+  'GET /changes/:jobId': 'a redirect to /dashboard/changes/:jobId, the same for every id',
 };
 
 interface Route {

@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { BlockList, isIP } from 'node:net';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { findProject } from '../../accounts/projects.ts';
+import { clientAddressResolver } from '../../server/client-address.ts';
 import type { AppContext } from '../../server/context.ts';
 import { ApiError, invalidRequest, notFound } from '../../server/errors.ts';
 import { ingest } from '../ingest/ingest.ts';
@@ -30,38 +29,9 @@ export function allowedHost(domains: string, host: string): boolean {
     .some((domain) => (domain.startsWith('*.') ? name.endsWith(domain.slice(1)) : name === domain));
 }
 
-function trustedList(entries: string[]): BlockList {
-  const list = new BlockList();
-  for (const entry of entries) {
-    const [address, bits] = entry.split('/');
-    const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-    if (bits === undefined) list.addAddress(address, type);
-    else list.addSubnet(address, Number(bits), type);
-  }
-  return list;
-}
-
-function trusted(list: BlockList, address: string): boolean {
-  const plain = address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
-  return isIP(plain) !== 0 && list.check(plain, isIP(plain) === 6 ? 'ipv6' : 'ipv4');
-}
-
-/** The client's address: the socket's, or behind trusted proxies the nearest untrusted `X-Forwarded-For` hop. */
-export function clientAddress(request: Pick<FastifyRequest, 'socket' | 'headers'>, proxies: BlockList): string | undefined {
-  let address = request.socket.remoteAddress;
-  if (address === undefined || !trusted(proxies, address)) return address;
-  const header = request.headers['x-forwarded-for'];
-  const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((hop) => hop.trim()).filter(Boolean);
-  while (hops.length > 0) {
-    address = hops.pop()!;
-    if (!trusted(proxies, address)) break;
-  }
-  return address && isIP(address.replace(/^::ffff:/, '')) ? address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1') : undefined;
-}
-
 /** The browser tracker: `GET /script.js` and the public endpoint it posts views to. */
 export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = async (app, { context }) => {
-  const proxies = trustedList(context.config.trustedProxies);
+  const clientAddress = clientAddressResolver(context.config.trustedProxies);
   // sendBeacon posts text/plain so browsers send it without a preflight; the text is JSON.
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => {
     try {
@@ -99,7 +69,7 @@ export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> =
         throw new ApiError('forbidden', `${page.host} is not a tracker domain of this project; add it with "quire projects update ${project.id} --tracker-domains ${page.host}".`);
       }
       const result = await ingest(context.analytics, project, [
-        { path: page.pathname, visitorId: body.visitorId, userAgent: request.headers['user-agent'], ip: clientAddress(request, proxies), referrer: body.referrer, accept: request.headers.accept },
+        { path: page.pathname, visitorId: body.visitorId, userAgent: request.headers['user-agent'], ip: clientAddress(request), referrer: body.referrer, accept: request.headers.accept },
       ]);
       if (result.rejected > 0) throw invalidRequest(result.errors[0].message);
       return reply.code(204).send();

@@ -4,6 +4,7 @@ import { createKey, keyView, listKeys, revokeKey, scopes, type Scope } from '../
 import { listProjects } from '../../accounts/projects.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import type { AppContext } from '../../server/context.ts';
+import { AddressRangeError, parseAddressRanges } from '../../lib/ip-ranges.ts';
 import { ApiError } from '../../server/errors.ts';
 import { field, formOf, viewerOf } from '../auth.ts';
 import { html, time, type Html } from '../html.ts';
@@ -42,10 +43,11 @@ function keyTable(rows: Awaited<ReturnType<typeof listKeys>>, projects: ProjectR
     const view = keyView(row);
     const projectNames = view.projectIds ? view.projectIds.map((id) => names.get(id) ?? id).join(', ') : 'All projects';
     const status = view.revokedAt ? html`Revoked ${time(row.revoked_at)}` : html`<a href="/dashboard/keys/${row.id}/revoke">Revoke<span class="visually-hidden"> ${row.name}</span></a>`;
-    return html`<tr><td>${row.name}</td><td><code>${row.prefix}…</code></td><td>${view.scopes.join(', ')}</td><td>${projectNames}</td>
+    const allowedFrom = view.allowedIps ? view.allowedIps.join(', ') : 'Any address';
+    return html`<tr><td>${row.name}</td><td><code>${row.prefix}…</code></td><td>${view.scopes.join(', ')}</td><td>${projectNames}</td><td>${allowedFrom}</td>
 <td>${time(row.created_at)}</td><td>${time(row.last_used_at)}</td><td>${row.expires_at === null ? 'Never' : time(row.expires_at)}</td><td>${status}</td></tr>`;
   });
-  return html`<div class="scroll"><table><thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scopes</th><th scope="col">Projects</th>
+  return html`<div class="scroll"><table><thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scopes</th><th scope="col">Projects</th><th scope="col">Allowed from</th>
 <th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Status</th></tr></thead><tbody>${body}</tbody></table></div>`;
 }
 
@@ -59,6 +61,8 @@ function generateForm(viewer: Viewer, projects: ProjectRow[]): Html {
 <label for="key-name">Name</label><input id="key-name" name="name" required maxlength="100" placeholder="CI deploy key">
 <fieldset><legend>Scopes</legend>${scopeBoxes}<p class="hint">read: GET operations; write: create jobs and follow-ups; ingest: send analytics events.</p></fieldset>
 <fieldset><legend>Projects</legend>${projectBoxes}<p class="hint">Leave all unticked for a key that works on every project of the organization.</p></fieldset>
+<label for="key-ips">Allowed IP addresses (optional)</label><input id="key-ips" name="allowedIps" maxlength="2000" placeholder="203.0.113.0/24, 2001:db8::/32" aria-describedby="ips-hint">
+<p class="hint" id="ips-hint">Addresses or CIDR ranges, separated by commas. The key is refused from anywhere else. Leave empty for a key that works from any address.</p>
 <label for="key-expiry">Expires on (optional)</label><input id="key-expiry" name="expires" type="date" aria-describedby="expiry-hint">
 <p class="hint" id="expiry-hint">The key stops working at 00:00 UTC on this day. Leave empty for a key that does not expire.</p>
 <button type="submit" class="primary">Generate key</button>
@@ -89,7 +93,15 @@ async function readKeyForm(context: AppContext, viewer: Viewer, form: URLSearchP
   const expires = field(form, 'expires');
   const expiresAt = expires === '' ? undefined : new Date(`${expires}T00:00:00Z`);
   if (expiresAt && (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= Date.now())) return 'The expiry must be a date after today, or empty.';
-  return { name, scopes: [...new Set(chosen)] as Scope[], projectIds, expiresAt };
+  const ips = field(form, 'allowedIps');
+  let allowedIps: string[] | undefined;
+  try {
+    allowedIps = ips === '' ? undefined : parseAddressRanges(ips);
+  } catch (error) {
+    if (error instanceof AddressRangeError) return `Allowed IP addresses: ${error.message} Fix the entry, or leave the field empty to allow any address.`;
+    throw error;
+  }
+  return { name, scopes: [...new Set(chosen)] as Scope[], projectIds, allowedIps, expiresAt };
 }
 
 export function keyPages(scope: FastifyInstance, context: AppContext): void {

@@ -34,6 +34,8 @@ export interface ApiKeyRow {
   scopes: string;
   /** Comma-separated project ids the key is limited to; null means every project of the organization. */
   project_ids: string | null;
+  /** Comma-separated IP addresses and CIDR ranges the key may be used from; null means any address. */
+  allowed_ips: string | null;
   expires_at: number | null;
   revoked_at: number | null;
   last_used_at: number | null;

@@ -1,0 +1,46 @@
+import type { FastifyInstance } from 'fastify';
+import { findProject } from '../../accounts/projects.ts';
+import { readLocalChange, type LocalChange } from '../../code-hosts/local-diff.ts';
+import { jobBranchPrefix, localRepositoryPath } from '../../code-hosts/local.ts';
+import type { AppContext } from '../../server/context.ts';
+import { ApiError } from '../../server/errors.ts';
+import { viewerOf } from '../auth.ts';
+import { html, type Html } from '../html.ts';
+import { layout, sendPage } from '../layout.ts';
+
+function diffLine(line: string): Html {
+  const kind = line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff ') ? 'file' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : '';
+  return kind ? html`<span class="${kind}">${line}</span>\n` : html`${line}\n`;
+}
+
+function changeBody(projectName: string, change: LocalChange): Html {
+  const commits = change.commits.map((commit) => html`<li><code>${commit.id}</code> ${commit.subject} <span class="hint">(${commit.author})</span></li>`);
+  return html`<p>${projectName}: changes of the agent job on branch <code>${change.branch}</code> against <code>${change.base}</code>.</p>
+<h2>Commits</h2>
+${commits.length > 0 ? html`<ul>${commits}</ul>` : html`<p>No commits yet.</p>`}
+<h2>Files</h2>
+<pre>${change.stat || 'No files changed.'}</pre>
+<h2>Diff</h2>
+<pre class="diff">${change.diff.split('\n').map(diffLine)}</pre>
+${change.truncated ? html`<p><strong>The diff is cut here because it is too long to show; inspect the branch with git for the rest.</strong></p>` : ''}`;
+}
+
+/**
+ * The "pull request" of a job on a local repository (its `prLink`): the job branch's commits and diff.
+ * Signed-in pages only, for the job's own organization; any other job, one of another organization
+ * included, is the same "not found", so the page reveals nothing of what others have.
+ */
+export function changePages(scope: FastifyInstance, context: AppContext): void {
+  scope.get<{ Params: { jobId: string } }>('/changes/:jobId', async (request, reply) => {
+    const { jobId } = request.params;
+    const missing = new ApiError('not_found', `Change ${jobId} was not found in your organization.`);
+    const job = await context.storage.db.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirst();
+    const project = job ? await findProject(context.storage.db, job.project_id) : undefined;
+    if (!job || !project || project.org_id !== viewerOf(request).orgId) throw missing;
+    const repository = project.repository ? localRepositoryPath(project.repository) : null;
+    if (!repository || job.branch !== `${jobBranchPrefix}${job.id}`) throw missing;
+    const change = await readLocalChange(repository, job.branch, job.ref);
+    if (!change) throw missing;
+    return sendPage(reply, layout({ title: `${change.branch} → ${change.base}`, viewer: viewerOf(request), section: 'projects', body: changeBody(project.name, change) }));
+  });
+}
