@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { bootstrapIfEmpty, type FirstRun } from '../accounts/bootstrap.ts';
+import { checkStoredSecrets } from '../accounts/connections.ts';
 import { createAgentSetup } from '../agent/setup.ts';
 import { startWorkspaceSweeper } from '../agent/sweeper.ts';
 import { JobReadCache } from '../jobs/read-cache.ts';
@@ -49,8 +50,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const logger = options.logger ?? createLogger(config);
   const storage =
     options.storage ?? (await openStorage(config, { onConnectionError: (error) => logger.error({ err: error }, 'database connection lost; the pool will reconnect') }));
+  await checkStoredSecrets(storage.db, config).catch(async (error: unknown) => {
+    if (!options.storage) await storage.close();
+    throw error;
+  });
   const firstRun = options.bootstrap ? await bootstrapIfEmpty(storage, { model: config.model }) : null;
-  const context: AppContext = { config, storage, logger, events: createEvents(), agent: options.agent ?? createAgentSetup(config), accounts: createAccountCaches(config.accountCacheMs), jobReads: new JobReadCache() };
+  const context: AppContext = { config, storage, logger, events: createEvents(), agent: options.agent ?? createAgentSetup(config, storage.db), accounts: createAccountCaches(config.accountCacheMs), jobReads: new JobReadCache() };
 
   let worker: Worker | null = null;
   let stopListening = async () => {};

@@ -45,7 +45,7 @@ describe.each(testDatabases)('agent jobs on hosted repositories through the API 
 
   async function start(repository: string, config: Partial<Config> = {}, ref = 'main') {
     storage = await database.open();
-    quire = await startQuire(storage, { repository, ref, config: { openaiBaseUrl: model.url, githubServerUrl: githubGit.url, githubApiUrl: github.url, githubToken, ...config } });
+    quire = await startQuire(storage, { repository, ref, grants: { serverCredentials: true }, config: { openaiBaseUrl: model.url, githubServerUrl: githubGit.url, githubApiUrl: github.url, githubToken, ...config } });
     return quire;
   }
 

@@ -59,7 +59,7 @@ describe.each(testDatabases)('agent jobs on a local repository through the API o
   async function start(name: string, config = {}) {
     storage = await database.open();
     const repository = createBareRepository(join(root, `${name}.git`));
-    quire = await startQuire(storage, { repository, features: [localChangeRoutes], config: { openaiBaseUrl: model.url, ...config } });
+    quire = await startQuire(storage, { repository, features: [localChangeRoutes], grants: { localDirectories: [root] }, config: { openaiBaseUrl: model.url, ...config } });
     return { repository, quire };
   }
 
