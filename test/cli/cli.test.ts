@@ -67,6 +67,8 @@ describe('quire CLI', () => {
   it('creates organizations, projects and keys with --json output', async () => {
     const org = JSON.parse((await quire('orgs', 'create', '--name', 'Docs team', '--json')).stdout);
     expect(org.id).toMatch(/^org_/);
+    // The operator lets the organization use the server-wide GitHub credentials, as on a single-organization install.
+    await quire('orgs', 'grant-server-credentials', org.id);
     const project = JSON.parse(
       (await quire('projects', 'create', '--name', 'Handbook', '--org', org.id, '--repository', 'https://github.com/acme/handbook', '--ref', 'main', '--model', 'anthropic:claude-sonnet-4-5', '--json')).stdout,
     );
