@@ -49,9 +49,9 @@ export async function resolveAccess(db: Kysely<Database>, config: Config, orgId:
     if (!missing) return { host: provider.withServerCredentials(config), repository };
     if (connections.length === 0) throw new CodeHostError(`${displayRepository(repository)} is on ${provider.label}; ${missing}.`);
   }
-  const kinds = provider.connectionKinds.join(' or ');
+  const kinds = provider.connectionKinds.join('|');
   throw new CodeHostError(
-    `Organization ${organization.id} has no ${provider.label} credentials that reach ${displayRepository(repository)}${refusals.length ? ` (${refusals.join(' ')})` : ''}. ` +
+    `Organization ${organization.id} has no ${provider.label} credentials that reach ${displayRepository(repository)}${refusals.length ? `: ${refusals.join(' ')}` : '.'} ` +
       `Connect a token that can, on the dashboard's Connections page or with "quire connections add --org ${organization.id} --kind ${kinds}".`,
   );
 }
