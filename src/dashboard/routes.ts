@@ -3,6 +3,7 @@ import type { FeatureRoutes } from '../server/app.ts';
 import type { AppContext } from '../server/context.ts';
 import { ApiError } from '../server/errors.ts';
 import { analyticsPages } from './pages/analytics.ts';
+import { connectionPages } from './pages/connections.ts';
 import { assetRoutes } from './assets.ts';
 import { requireCsrf, requireSession } from './auth.ts';
 import { html } from './html.ts';
@@ -59,6 +60,7 @@ export const dashboardRoutes: FeatureRoutes = async (app, { context }) => {
         signedIn.get('/', (_request, reply) => reply.redirect('/dashboard/keys', 303));
         keyPages(signedIn, context);
         projectPages(signedIn, context);
+        connectionPages(signedIn, context);
         jobPages(signedIn, context);
         analyticsPages(signedIn, context);
       });

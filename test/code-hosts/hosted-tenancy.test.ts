@@ -7,10 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addConnection, openConnections, reencryptConnections } from '../../src/accounts/connections.ts';
 import { createOrganization } from '../../src/accounts/organizations.ts';
 import { repositoryProblem } from '../../src/code-hosts/access.ts';
+import { dashboardRoutes } from '../../src/dashboard/routes.ts';
 import { ConfigError, type Config } from '../../src/server/config.ts';
 import { startService } from '../../src/server/service.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
-import { testConfig } from '../support/app.ts';
+import { testApp, testConfig, testContext } from '../support/app.ts';
+import { form, signIn } from '../dashboard/session.ts';
 import { startGithubServer, type GithubServer } from '../support/github-server.ts';
 import { startGitlabServer, type GitlabServer } from '../support/gitlab-server.ts';
 import { testDatabases, type TestLocation } from '../support/storage.ts';
@@ -103,6 +105,28 @@ describe.each(testDatabases)('code-host credentials belong to an organization, o
     expect(granted.code, granted.stderr).toBe(0);
     expect(await repositoryProblem(storage.db, serverWide, other, githubRepository('acme-b/docs'))).toBeNull();
     expect(await repositoryProblem(storage.db, { ...serverWide, githubToken: undefined, githubAppId: undefined }, other, githubRepository('acme-b/docs'))).toMatch(/on GitHub; set GITHUB_TOKEN/);
+  });
+
+  it('dashboard: connects a token without showing it back, and cannot disconnect another organization’s connection', async () => {
+    const app = await testApp(testContext(storage, { config }), [dashboardRoutes]);
+    try {
+      const session = await signIn(app, storage, orgA);
+      const headers = { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' };
+      const added = await app.inject({ method: 'POST', url: '/dashboard/connections', headers, payload: form({ csrf: session.csrf, kind: 'gitlab', token: gitlabA }) });
+      expect(added.statusCode).toBe(200);
+      expect(added.body).toContain('group-a-bot');
+      expect(added.body).not.toContain(gitlabA);
+      const page = await app.inject({ method: 'GET', url: '/dashboard/connections', headers: { cookie: session.cookie } });
+      expect(page.body).not.toContain(gitlabA);
+      const forged = await app.inject({ method: 'POST', url: '/dashboard/connections', headers, payload: form({ csrf: session.csrf, kind: 'github-app', token: '202' }) });
+      expect(forged.statusCode).toBe(400);
+      const bConnection = await storage.db.selectFrom('code_host_connections').select('id').where('org_id', '=', orgB).executeTakeFirstOrThrow();
+      const removal = await app.inject({ method: 'POST', url: `/dashboard/connections/${bConnection.id}/remove`, headers, payload: form({ csrf: session.csrf }) });
+      expect(removal.statusCode).toBe(404);
+      expect(await storage.db.selectFrom('code_host_connections').select('id').where('id', '=', bConnection.id).executeTakeFirst()).toBeDefined();
+    } finally {
+      await app.close();
+    }
   });
 
   it('stores tokens encrypted, opens them after a key rotation, and refuses to start without the key', async () => {
