@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const dataDir = mkdtempSync(join(tmpdir(), 'quire-cli-'));
-const env = { ...process.env, QUIRE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
+// GITHUB_TOKEN: the server-wide credentials an organization granted them uses (nothing here calls GitHub).
+const env = { ...process.env, QUIRE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', GITHUB_TOKEN: 'ghp_cliTestToken' };
 
 async function quire(...args: string[]) {
   return run(process.execPath, ['src/cli/main.ts', ...args], { env });
