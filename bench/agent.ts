@@ -55,9 +55,9 @@ async function run(report: Report): Promise<void> {
     let opened = 0;
     const runner = createRunner(config, {
       openWorkspace,
-      codeHostFor: (url, settings) => {
-        const host = codeHostFor(url, settings);
-        return { ...host, openOrUpdatePullRequest: (request) => host.openOrUpdatePullRequest(request).finally(() => (opened = performance.now())) };
+      accessFor: async (job) => {
+        const host = codeHostFor(job.repository, config);
+        return { repository: job.repository, host: { ...host, openOrUpdatePullRequest: (request) => host.openOrUpdatePullRequest(request).finally(() => (opened = performance.now())) } };
       },
     });
     const project = { id: 'prj_bench', docs_path: null } as ProjectRow;

@@ -15,13 +15,13 @@ export interface FirstRun {
  * On an empty database, creates the first organization, project and admin key in one transaction
  * (two servers starting at once cannot both do it). Returns null when the database has data already.
  */
-export async function bootstrapIfEmpty({ db, profile }: Storage, defaults: { repository?: string; model?: string } = {}): Promise<FirstRun | null> {
+export async function bootstrapIfEmpty({ db, profile }: Storage, defaults: { model?: string } = {}): Promise<FirstRun | null> {
   return db.transaction().execute(async (trx) => {
     if (profile.setupLock) await sql.raw(profile.setupLock).execute(trx);
     const existing = await trx.selectFrom('organizations').select('id').limit(1).executeTakeFirst();
     if (existing) return null;
-    const organization = await createOrganization(trx, 'Default organization');
-    const project = await createProject(trx, organization.id, { name: 'Documentation', repository: defaults.repository, model: defaults.model });
+    const organization = await createOrganization(trx, 'Default organization', { firstStart: true });
+    const project = await createProject(trx, organization.id, { name: 'Documentation', model: defaults.model });
     const { key } = await createKey(trx, organization.id, { name: 'First admin key', scopes: ['read', 'write', 'ingest'] });
     return { orgId: organization.id, projectId: project.id, key };
   });

@@ -3,8 +3,8 @@ import { newId } from '../lib/ids.ts';
 import type { Database } from '../storage/schema.ts';
 import type { OrganizationRow } from '../storage/tables/accounts.ts';
 
-export async function createOrganization(db: Kysely<Database>, name: string): Promise<OrganizationRow> {
-  const row: OrganizationRow = { id: newId('org'), name, created_at: Date.now() };
+export async function createOrganization(db: Kysely<Database>, name: string, options: { firstStart?: boolean } = {}): Promise<OrganizationRow> {
+  const row: OrganizationRow = { id: newId('org'), name, first_start: options.firstStart ? 1 : 0, server_credentials: 0, created_at: Date.now() };
   await db.insertInto('organizations').values(row).execute();
   return row;
 }

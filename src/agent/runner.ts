@@ -1,6 +1,8 @@
+import type { RepositoryAccess } from '../code-hosts/access.ts';
 import type { CodeHost, PullRequest } from '../code-hosts/types.ts';
 import { CodeHostError } from '../code-hosts/types.ts';
 import { JobFailure, type AgentRunner, type JobRun, type RunOutcome, type TokenUsage } from '../jobs/runner.ts';
+import type { JobRow } from '../storage/tables/jobs.ts';
 import type { Config } from '../server/config.ts';
 import { WorkspaceGitError, WorkspacePathError, type Workspace, type WorkspaceOptions } from '../workspace/types.ts';
 import { appendFollowUp, commitMessage, describeChange, type ChangeDescription } from './change-description.ts';
@@ -14,7 +16,8 @@ import { agentTools } from './tools/index.ts';
 /** How the runner reaches git and the code host; tests and the benchmark pass their own. */
 export interface RunnerDependencies {
   openWorkspace(options: WorkspaceOptions): Promise<Workspace>;
-  codeHostFor(repository: string, config: Config): CodeHost;
+  /** Checks that the job's organization may work on its repository and returns the host with the organization's credentials. */
+  accessFor(job: JobRow): Promise<RepositoryAccess>;
 }
 
 /** What a job keeps between its runs, so a follow-up updates the same pull request. */
@@ -38,10 +41,10 @@ export function createRunner(config: Config, dependencies: RunnerDependencies): 
       let workspace: Workspace | null = null;
       let usage: TokenUsage | undefined;
       try {
-        const host = dependencies.codeHostFor(run.job.repository, config);
-        const credentials = await host.gitCredentials(run.job.repository);
+        const { host, repository } = await dependencies.accessFor(run.job);
+        const credentials = await host.gitCredentials(repository);
         if (credentials) redact = createRedactor(config, [credentials.password]);
-        workspace = await dependencies.openWorkspace({ repository: run.job.repository, ref: run.job.ref, branch: run.job.branch, root: config.dataDir, credentials, signal });
+        workspace = await dependencies.openWorkspace({ repository, ref: run.job.ref, branch: run.job.branch, root: config.dataDir, credentials, signal });
         const loop = await runLoop({
           model: languageModel(run.job.model, config),
           tools: agentTools(workspace.files),
@@ -54,7 +57,7 @@ export function createRunner(config: Config, dependencies: RunnerDependencies): 
         });
         usage = loop.usage;
         const change = describeChange(redact(loop.summary), run.prompt, run.job);
-        return { ...(await publish(run, workspace, host, change)), usage: loop.usage };
+        return { ...(await publish(run, workspace, host, repository, change)), usage: loop.usage };
       } catch (error) {
         throw explainFailure(error, run.signal, timeLimit, config, redact, usage);
       } finally {
@@ -63,7 +66,7 @@ export function createRunner(config: Config, dependencies: RunnerDependencies): 
     },
   };
 
-  async function publish(run: JobRun, workspace: Workspace, host: CodeHost, change: ChangeDescription): Promise<RunOutcome> {
+  async function publish(run: JobRun, workspace: Workspace, host: CodeHost, repository: string, change: ChangeDescription): Promise<RunOutcome> {
     const previous = readState(run.state);
     const committed = await workspace.commitAll(commitMessage(change), { name: config.gitAuthorName, email: config.gitAuthorEmail });
     if (!committed && previous) return { prLink: previous.pullRequest.url, state: previous };
@@ -72,7 +75,7 @@ export function createRunner(config: Config, dependencies: RunnerDependencies): 
     await workspace.push();
     const description = previous ? { title: previous.pullRequest.title, body: appendFollowUp(previous.pullRequest.body, change) } : change;
     const pullRequest = await host.openOrUpdatePullRequest({
-      repository: run.job.repository,
+      repository,
       branch: run.job.branch,
       base: workspace.baseBranch,
       ...description,

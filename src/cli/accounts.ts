@@ -5,7 +5,9 @@ import type { Database } from '../storage/schema.ts';
 import { createKey, findKey, keyView, listKeys, parseScopes, revokeKey } from '../accounts/keys.ts';
 import { createOrganization, listOrganizations, resolveOrganization } from '../accounts/organizations.ts';
 import { checkProjectSettings, createProject, findProject, listProjects, projectView, updateProject, type ProjectSettings } from '../accounts/projects.ts';
+import { repositoryProblem } from '../code-hosts/access.ts';
 import { withStorage } from './database.ts';
+import { organizationView, registerGrants } from './tenancy.ts';
 import { CliError, print, table } from './output.ts';
 
 interface ProjectFlags {
@@ -58,7 +60,7 @@ function organizationListing(parent: Command, load: (db: Kysely<Database>, orgId
 }
 
 export function registerAccounts(program: Command): void {
-  const orgs = program.command('orgs').description('Organizations, which own projects and keys');
+  const orgs = program.command('orgs').description('Organizations, which own projects and keys, and what the operator lets them reach');
   orgs
     .command('create')
     .requiredOption('--name <name>', 'organization name')
@@ -74,18 +76,21 @@ export function registerAccounts(program: Command): void {
     .command('list')
     .option('--json', 'print JSON')
     .action((flags: { json?: boolean }) =>
-      withStorage(async ({ db }) => {
-        const views = (await listOrganizations(db)).map((row) => ({ id: row.id, name: row.name, createdAt: new Date(row.created_at).toISOString() }));
-        print(flags, views, () => table(views, ['id', 'name', 'createdAt']));
+      withStorage(async ({ db }, config) => {
+        const views = await Promise.all((await listOrganizations(db)).map((row) => organizationView(db, config, row)));
+        print(flags, views, () => table(views, ['id', 'name', 'createdAt', 'trusted', 'serverCredentials', 'localRepositories']));
       }),
     );
+  registerGrants(orgs);
 
   const projects = program.command('projects').description('Projects: a documentation repository and its analytics');
   projectOptions(projects.command('create').requiredOption('--name <name>', 'project name').option('--org <id>', 'organization (default: the first one)').option('--json', 'print JSON')).action(
     (flags: ProjectFlags & { name: string }) =>
-      withStorage(async ({ db }) => {
+      withStorage(async ({ db }, config) => {
         const settings = projectSettings(flags);
         const organization = await resolveOrganization(db, flags.org);
+        const problem = await repositoryProblem(db, config, organization.id, settings.repository);
+        if (problem) throw new CliError(problem);
         const view = projectView(await createProject(db, organization.id, { ...settings, name: flags.name }));
         print(flags, view, () => `Created project ${view.id} (${view.name}) in ${organization.id}.`);
       }),
@@ -93,9 +98,12 @@ export function registerAccounts(program: Command): void {
   organizationListing(projects, (db, orgId) => listProjects(db, orgId).then((rows) => rows.map(projectView)), ['id', 'name', 'repository', 'ref', 'model']);
   projectOptions(projects.command('update').argument('<id>', 'project id').option('--name <name>', 'project name').option('--json', 'print JSON')).action(
     (id: string, flags: ProjectFlags) =>
-      withStorage(async ({ db }) => {
+      withStorage(async ({ db }, config) => {
         const settings = projectSettings(flags);
-        if (!(await findProject(db, id))) throw new CliError(`No project has the id ${id}; "quire projects list" shows them.`);
+        const project = await findProject(db, id);
+        if (!project) throw new CliError(`No project has the id ${id}; "quire projects list" shows them.`);
+        const problem = await repositoryProblem(db, config, project.org_id, settings.repository);
+        if (problem) throw new CliError(problem);
         const view = projectView((await updateProject(db, id, settings))!);
         print(flags, view, () => `Updated project ${view.id}: repository ${view.repository ?? '-'}, ref ${view.ref ?? '-'}, model ${view.model ?? '(QUIRE_MODEL)'}.`);
       }),

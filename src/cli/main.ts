@@ -6,6 +6,7 @@ import { registerDashboard } from './dashboard.ts';
 import { withStorage } from './database.ts';
 import { CliError } from './output.ts';
 import { registerServe } from './serve.ts';
+import { registerConnections } from './tenancy.ts';
 import { loadMigrations } from '../storage/migrate.ts';
 
 const program = new Command()
@@ -25,6 +26,7 @@ program
     }),
   );
 registerAccounts(program);
+registerConnections(program);
 registerDashboard(program);
 registerAnalytics(program);
 

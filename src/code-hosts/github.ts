@@ -1,15 +1,17 @@
 import { Octokit } from '@octokit/rest';
 import type { Config } from '../server/config.ts';
-import { githubApiUrl, githubTokens, silentLog } from './github-auth.ts';
+import { githubApiUrl, silentLog, type TokenSource } from './github-auth.ts';
 import { explainGithubError } from './github-errors.ts';
 import { repositoryPath } from './repository-path.ts';
 import type { CodeHost, PullRequest, PullRequestRequest } from './types.ts';
 
 const permissions = 'the token needs Contents and Pull requests: read and write (classic tokens: the repo scope)';
 
-/** GitHub and GitHub Enterprise Server: the branch is pushed with git, the pull request opened over REST. */
-export function githubHost(config: Config): CodeHost {
-  const tokenFor = githubTokens(config);
+/**
+ * GitHub and GitHub Enterprise Server: the branch is pushed with git, the pull request opened over
+ * REST, both with the token `tokenFor` hands out (the organization's connection or the server's).
+ */
+export function githubHost(config: Config, tokenFor: TokenSource): CodeHost {
   const baseUrl = githubApiUrl(config);
   const client = async (ownerAndName: string) => new Octokit({ baseUrl, auth: await tokenFor(ownerAndName), log: silentLog, userAgent: 'quire' });
 

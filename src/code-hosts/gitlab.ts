@@ -5,12 +5,15 @@ import { CodeHostError, type CodeHost } from './types.ts';
 
 const scopes = 'the token needs the api and write_repository scopes and at least the Developer role';
 
-/** GitLab (gitlab.com or self-managed at GITLAB_URL): merge requests instead of pull requests. */
-export function gitlabHost(config: Config): CodeHost {
+/**
+ * GitLab (gitlab.com or self-managed at GITLAB_URL): merge requests instead of pull requests, with
+ * `accessToken`, the organization's connected token or GITLAB_TOKEN.
+ */
+export function gitlabHost(config: Config, accessToken: string | undefined): CodeHost {
   const serverUrl = config.gitlabUrl as string;
   const token = (): string => {
-    if (!config.gitlabToken) throw new CodeHostError('No GitLab token is configured: set GITLAB_TOKEN to an access token with the api and write_repository scopes.');
-    return config.gitlabToken;
+    if (!accessToken) throw new CodeHostError('No GitLab token is configured: set GITLAB_TOKEN to an access token with the api and write_repository scopes.');
+    return accessToken;
   };
   const api = () => new Gitlab({ host: serverUrl, token: token() });
 
@@ -40,11 +43,11 @@ export function gitlabHost(config: Config): CodeHost {
   };
 }
 
-function explainGitlabError(error: unknown, action: string): CodeHostError {
+export function explainGitlabError(error: unknown, action: string): CodeHostError {
   const cause = (error as { cause?: { description?: string; response?: { status?: number } } }).cause;
   const status = cause?.response?.status;
   const said = cause?.description ? ` GitLab said: ${cause.description}.` : '';
-  if (status === 401) return new CodeHostError(`GitLab did not accept GITLAB_TOKEN while trying to ${action} (401): the token may be expired or revoked.${said}`, status);
+  if (status === 401) return new CodeHostError(`GitLab did not accept the token while trying to ${action} (401): the token may be expired or revoked.${said}`, status);
   if (status === 403) return new CodeHostError(`GitLab refused to ${action} (403): ${scopes}.${said}`, status);
   if (status === 404) return new CodeHostError(`GitLab could not ${action} (404): the project does not exist or the token cannot see it; ${scopes}.${said}`, status);
   if (status !== undefined) return new CodeHostError(`GitLab could not ${action} (HTTP ${status}).${said}`, status);

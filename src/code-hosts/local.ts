@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { publicUrl, type Config } from '../server/config.ts';
 import { runGit } from '../workspace/git.ts';
-import { CodeHostError, type CodeHost } from './types.ts';
+import { CodeHostError, type CodeHost, type CodeHostProvider } from './types.ts';
 
 /** Job branches are `quire/<job id>`; the change page is addressed by the job id. */
 export const jobBranchPrefix = 'quire/';
@@ -41,3 +41,13 @@ export function localHost(config: Config): CodeHost {
     },
   };
 }
+
+/** Local repositories need no credentials: which ones an organization may use is granted (access.ts). */
+export const localProvider: CodeHostProvider = {
+  name: 'local',
+  label: 'a local repository',
+  connectionKinds: [],
+  serverCredentialsMissing: () => null,
+  withServerCredentials: localHost,
+  withConnection: async (config) => localHost(config),
+};

@@ -1,20 +1,25 @@
 import type { Config } from '../server/config.ts';
 import { displayRepository } from '../workspace/git-errors.ts';
-import { githubHost } from './github.ts';
-import { gitlabHost } from './gitlab.ts';
-import { localHost, localRepositoryPath } from './local.ts';
+import { githubProvider } from './github-provider.ts';
+import { gitlabProvider } from './gitlab-provider.ts';
+import { localProvider, localRepositoryPath } from './local.ts';
 import { isUnder } from './repository-path.ts';
-import { CodeHostError, type CodeHost } from './types.ts';
+import { CodeHostError, type CodeHost, type CodeHostProvider } from './types.ts';
 
 /**
- * The code host of a project's repository, chosen by its address: under GITHUB_SERVER_URL is GitHub,
- * under GITLAB_URL is GitLab, a path or file:// URL is a local repository.
+ * The code host of a repository, chosen by its address: under GITHUB_SERVER_URL is GitHub, under
+ * GITLAB_URL is GitLab, a path or file:// URL is a local repository.
  */
-export function codeHostFor(repository: string, config: Config): CodeHost {
-  if (localRepositoryPath(repository)) return localHost(config);
-  if (isUnder(repository, config.githubServerUrl)) return githubHost(config);
-  if (isUnder(repository, config.gitlabUrl)) return gitlabHost(config);
+export function providerFor(repository: string, config: Config): CodeHostProvider {
+  if (localRepositoryPath(repository)) return localProvider;
+  if (isUnder(repository, config.githubServerUrl)) return githubProvider;
+  if (isUnder(repository, config.gitlabUrl)) return gitlabProvider;
   throw new CodeHostError(
     `${displayRepository(repository)} is on neither GitHub (${config.githubServerUrl}) nor GitLab (${config.gitlabUrl ?? 'GITLAB_URL is unset'}): set GITHUB_SERVER_URL or GITLAB_URL to its server, or use a local path.`,
   );
+}
+
+/** The repository's code host acting with the server-wide credentials (no tenancy check: see access.ts). */
+export function codeHostFor(repository: string, config: Config): CodeHost {
+  return providerFor(repository, config).withServerCredentials(config);
 }

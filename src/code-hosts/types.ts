@@ -1,3 +1,6 @@
+import type { OpenedConnection } from '../accounts/connections.ts';
+import type { ConnectionKind } from '../storage/tables/accounts.ts';
+import type { Config } from '../server/config.ts';
 import type { GitCredentials } from '../workspace/types.ts';
 
 export interface PullRequestRequest {
@@ -27,6 +30,24 @@ export interface CodeHost {
   gitCredentials(repository: string): Promise<GitCredentials | undefined>;
   /** Opens the pull request (merge request), or updates the existing one. */
   openOrUpdatePullRequest(request: PullRequestRequest): Promise<PullRequest>;
+}
+
+/**
+ * A kind of code host and the credentials it needs: an organization's own connections of
+ * `connectionKinds`, or the server-wide ones from the environment when the operator allows it.
+ */
+export interface CodeHostProvider {
+  name: CodeHost['name'];
+  /** How the host is named in messages (GitHub, GitLab, a local repository). */
+  label: string;
+  /** The connection kinds an organization can hold for this host (none for local repositories). */
+  connectionKinds: readonly ConnectionKind[];
+  /** The sentence saying which server-wide variables to set, or null when they are set. */
+  serverCredentialsMissing(config: Config): string | null;
+  /** The host acting with the server-wide credentials. */
+  withServerCredentials(config: Config): CodeHost;
+  /** The host acting with the organization's connection; a CodeHostError when the connection cannot reach `repository`. */
+  withConnection(config: Config, connection: OpenedConnection, repository: string): Promise<CodeHost>;
 }
 
 /** A code host refused or failed a request; the message is safe to show (no tokens). */

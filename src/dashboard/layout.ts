@@ -9,7 +9,7 @@ export interface Viewer {
   csrf: string;
 }
 
-export type Section = 'keys' | 'projects';
+export type Section = 'keys' | 'projects' | 'connections';
 
 export interface PageOptions {
   title: string;
@@ -27,7 +27,7 @@ function navigation(viewer: Viewer, section: Section | undefined): Html {
   const link = (href: string, label: string, name: Section) =>
     html`<li><a href="${href}"${name === section ? html` aria-current="page"` : ''}>${label}</a></li>`;
   return html`<nav aria-label="Main">
-    <ul>${link('/dashboard/keys', 'API keys', 'keys')}${link('/dashboard/projects', 'Projects', 'projects')}</ul>
+    <ul>${link('/dashboard/keys', 'API keys', 'keys')}${link('/dashboard/projects', 'Projects', 'projects')}${link('/dashboard/connections', 'Connections', 'connections')}</ul>
     <form method="post" action="/dashboard/sign-out">${csrfField(viewer)}<button type="submit" class="link">Sign out</button></form>
   </nav>`;
 }

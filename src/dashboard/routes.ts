@@ -4,6 +4,7 @@ import type { AppContext } from '../server/context.ts';
 import { ApiError } from '../server/errors.ts';
 import { analyticsPages } from './pages/analytics.ts';
 import { changePages } from './pages/changes.ts';
+import { connectionPages } from './pages/connections.ts';
 import { assetRoutes } from './assets.ts';
 import { requireCsrf, requireSession } from './auth.ts';
 import { html } from './html.ts';
@@ -60,6 +61,7 @@ export const dashboardRoutes: FeatureRoutes = async (app, { context }) => {
         signedIn.get('/', (_request, reply) => reply.redirect('/dashboard/keys', 303));
         keyPages(signedIn, context);
         projectPages(signedIn, context);
+        connectionPages(signedIn, context);
         jobPages(signedIn, context);
         analyticsPages(signedIn, context);
         changePages(signedIn, context);

@@ -61,6 +61,16 @@ function privateKey(raw: string, name: string): string | undefined {
   }
 }
 
+/** A 32-byte AES key written in base64 (`openssl rand -base64 32`). */
+function secretKey(raw: string, name: string): Buffer | undefined {
+  if (!raw) return undefined;
+  const key = Buffer.from(raw, 'base64');
+  if (key.length !== 32 || key.toString('base64') !== raw.trim()) {
+    throw new ConfigError(`${name} must be 32 random bytes written in base64 (make one with "openssl rand -base64 32"); got ${key.length} bytes.`);
+  }
+  return key;
+}
+
 function addressList(raw: string, name: string): string[] {
   if (raw.trim() === '') return [];
   try {
@@ -119,6 +129,9 @@ export const settings = {
   githubApiUrl: setting<string | undefined>('GITHUB_API_URL', undefined, optionalUrl, 'GitHub REST API base; defaults to https://api.github.com for github.com and to GITHUB_SERVER_URL/api/v3 otherwise.'),
   gitlabUrl: setting<string | undefined>('GITLAB_URL', undefined, optionalUrl, 'Web address of a GitLab instance (https://gitlab.com or your own); repositories under it use the GitLab code host.'),
   gitlabToken: setting<string | undefined>('GITLAB_TOKEN', undefined, optionalText, 'GitLab personal, group or project access token with the `api` and `write_repository` scopes.'),
+  secretKey: setting<Buffer | undefined>('QUIRE_SECRET_KEY', undefined, secretKey, 'Key that encrypts organizations\' code-host tokens at rest (AES-256-GCM): 32 random bytes in base64 (`openssl rand -base64 32`). Needed once a token is connected.'),
+  secretKeyPrevious: setting<Buffer | undefined>('QUIRE_SECRET_KEY_PREVIOUS', undefined, secretKey, 'The key QUIRE_SECRET_KEY replaced, still accepted for decryption while `quire connections rotate-key` re-encrypts every token under the new one.'),
+  trustFirstOrganization: setting('QUIRE_TRUST_FIRST_ORGANIZATION', false, boolean, 'Lets the organization created at first start use any local repository and the server-wide GITHUB_* and GITLAB_TOKEN credentials, as a single-organization install wants. Other organizations get only what the operator grants (`quire orgs grant-local`, `quire orgs grant-server-credentials`).'),
   logLevel: setting('LOG_LEVEL', 'info', text, 'Log level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.'),
 } satisfies Record<string, Setting<unknown>>;
 

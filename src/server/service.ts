@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { bootstrapIfEmpty, type FirstRun } from '../accounts/bootstrap.ts';
+import { checkStoredSecrets } from '../accounts/connections.ts';
 import { createAgentSetup } from '../agent/setup.ts';
 import { createAnalyticsState } from '../analytics/state.ts';
 import { startWorkspaceSweeper } from '../agent/sweeper.ts';
@@ -62,7 +63,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const logger = options.logger ?? createLogger(config);
   const storage =
     options.storage ?? (await openStorage(config, { onConnectionError: (error) => logger.error({ err: error }, 'database connection lost; the pool will reconnect') }));
-  const context: AppContext = { config, storage, logger, events: createEvents(), agent: options.agent ?? createAgentSetup(config), accounts: createAccountCaches(config.accountCacheMs), jobReads: new JobReadCache(), analytics: createAnalyticsState(storage) };
+  await checkStoredSecrets(storage.db, config).catch(async (error: unknown) => {
+    if (!options.storage) await storage.close();
+    throw error;
+  });
+  const context: AppContext = { config, storage, logger, events: createEvents(), agent: options.agent ?? createAgentSetup(config, storage.db), accounts: createAccountCaches(config.accountCacheMs), jobReads: new JobReadCache(), analytics: createAnalyticsState(storage) };
 
   // Listen first: a process that cannot serve must not take jobs, nor create and print a first key nobody sees.
   let app: FastifyInstance | null = null;

@@ -1,7 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { addConnection } from '../../src/accounts/connections.ts';
 import type { Config } from '../../src/server/config.ts';
+import type { Grants } from '../support/app.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { startGitHttpServer, type GitHttpServer } from '../support/git-http-server.ts';
 import { git } from '../support/git-repositories.ts';
@@ -31,7 +34,8 @@ describe.each(testDatabases)('agent jobs on hosted repositories through the API 
   beforeAll(async () => {
     model = await startOpenAiServer(pageWriter);
     githubGit = await startGitHttpServer({ username: 'x-access-token', password: githubToken, privateFetch: true });
-    github = await startGithubServer({ tokens: [githubToken] });
+    // With its own connection the token reaches only acme/own; the server-wide token is not checked so.
+    github = await startGithubServer({ tokens: [githubToken], tokenRepositories: { [githubToken]: ['acme/own'] } });
   });
   afterEach(async () => {
     await quire?.stop();
@@ -43,9 +47,9 @@ describe.each(testDatabases)('agent jobs on hosted repositories through the API 
     await Promise.all([model.close(), githubGit.close(), github.close()]);
   });
 
-  async function start(repository: string, config: Partial<Config> = {}, ref = 'main') {
+  async function start(repository: string, config: Partial<Config> = {}, ref = 'main', grants: Grants = { serverCredentials: true }) {
     storage = await database.open();
-    quire = await startQuire(storage, { repository, ref, config: { openaiBaseUrl: model.url, githubServerUrl: githubGit.url, githubApiUrl: github.url, githubToken, ...config } });
+    quire = await startQuire(storage, { repository, ref, grants, config: { openaiBaseUrl: model.url, githubServerUrl: githubGit.url, githubApiUrl: github.url, githubToken, ...config } });
     return quire;
   }
 
@@ -75,6 +79,25 @@ describe.each(testDatabases)('agent jobs on hosted repositories through the API 
     expect(JSON.stringify(model.requests)).not.toContain(githubToken);
     expect(filesContaining(quire.dataDir, githubToken)).toEqual([]);
     expect(filesContaining(quire.dataDir, 'acme/docs.git').length, 'the scan reaches the mirror’s git config').toBeGreaterThan(0);
+  });
+
+  it('GitHub: works with the organization’s own token only, and fails a job on a repository it does not reach without pushing', async () => {
+    const own = githubGit.createRepository('acme/own');
+    const quire = await start(own, { githubToken: undefined, secretKey: randomBytes(32), accountCacheMs: 0 }, 'main', {});
+    await addConnection(storage.db, quire.service.context.config, quire.tenant.orgId, { kind: 'github-token', account: 'acme-bot', token: githubToken });
+    const done = await runJob(quire);
+    expect(done).toMatchObject({ status: 'completed', error: null, prLink: expect.stringMatching(/\/acme\/own\/pull\/\d+$/) });
+    expect(git(join(githubGit.root, 'acme/own.git'), 'branch', '--list', 'quire/*')).toContain(`quire/${done.id}`);
+
+    // A project row pointing at a repository the connection does not reach (saved before a connection was removed, say).
+    const other = githubGit.createRepository('acme/other');
+    await storage.db.updateTable('projects').set({ repository: other }).where('id', '=', quire.tenant.project.id).execute();
+    const refused = await runJob(quire);
+    expect(refused.status).toBe('failed');
+    expect(refused.error).toMatch(/has no GitHub credentials that reach .*acme\/other.*quire connections add/);
+    expect(refused.error).not.toContain(githubToken);
+    expect(git(join(githubGit.root, 'acme/other.git'), 'branch', '--list', 'quire/*')).toBe('');
+    expect(github.pulls.filter((pull) => pull.repo === 'other')).toEqual([]);
   });
 
   it('GitHub: fails with the host’s explanation when pull-request creation is refused (403)', async () => {

@@ -1,7 +1,8 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { revokeLocal } from '../../src/accounts/local-grants.ts';
 import { localChangeRoutes } from '../../src/code-hosts/local-routes.ts';
 import { dashboardRoutes } from '../../src/dashboard/routes.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
@@ -61,7 +62,7 @@ describe.each(testDatabases)('agent jobs on a local repository through the API o
   async function start(name: string, config = {}) {
     storage = await database.open();
     const repository = createBareRepository(join(root, `${name}.git`));
-    quire = await startQuire(storage, { repository, features: [dashboardRoutes, localChangeRoutes], config: { openaiBaseUrl: model.url, ...config } });
+    quire = await startQuire(storage, { repository, features: [dashboardRoutes, localChangeRoutes], grants: { localDirectories: [root] }, config: { openaiBaseUrl: model.url, ...config } });
     return { repository, quire };
   }
 
@@ -98,6 +99,34 @@ describe.each(testDatabases)('agent jobs on a local repository through the API o
     const again = await quire.finished(created.body.id);
     expect(again).toMatchObject({ status: 'completed', prLink: done.prLink });
     expect(git(repository, 'log', '--format=%s', `main..quire/${created.body.id}`)).toBe('Link the FAQ from the home page\nAdd an FAQ page\n');
+  });
+
+  it('fails at workspace open when the grant was revoked after the project was saved, and pushes nothing', async () => {
+    const { repository, quire } = await start('revoked');
+    expect(await revokeLocal(storage.db, quire.tenant.orgId, root)).toBe(true);
+    const created = await quire.create('Add an FAQ page');
+    expect(created.status).toBe(201);
+    const done = await quire.finished(created.body.id);
+    expect(done).toMatchObject({ status: 'failed', prLink: null });
+    expect(done.error).toMatch(new RegExp(`may not use the local repository .*quire orgs grant-local ${quire.tenant.orgId} DIRECTORY`));
+    expect(git(repository, 'branch', '--list', 'quire/*')).toBe('');
+  });
+
+  it('fails at workspace open when a link saved inside the grant now leads outside it, and pushes nothing there', async () => {
+    storage = await database.open();
+    const granted = join(root, 'granted');
+    mkdirSync(granted);
+    createBareRepository(join(granted, 'docs.git'));
+    const outside = createBareRepository(join(root, 'outside.git'));
+    const link = join(granted, 'current.git');
+    symlinkSync(join(granted, 'docs.git'), link);
+    quire = await startQuire(storage, { repository: link, grants: { localDirectories: [granted] }, config: { openaiBaseUrl: model.url } });
+    unlinkSync(link);
+    symlinkSync(outside, link);
+    const done = await quire.finished((await quire.create('Add an FAQ page')).body.id);
+    expect(done.status).toBe('failed');
+    expect(done.error).toMatch(/may not use the local repository .*symlinks resolved/);
+    expect(git(outside, 'branch', '--list', 'quire/*')).toBe('');
   });
 
   it('fails the job with the step limit named', async () => {

@@ -48,7 +48,7 @@ export async function runnerFixture(script: ModelScript, overrides: Partial<Conf
   const model = await startOpenAiServer(script);
   const config = testConfig({ dataDir: join(root, 'data'), openaiBaseUrl: model.url, agentMaxRetries: 0, ...overrides });
   const host = new RecordingCodeHost();
-  const runner = createRunner(config, { openWorkspace, codeHostFor: () => host });
+  const runner = createRunner(config, { openWorkspace, accessFor: async (job) => ({ host, repository: job.repository }) });
   const transcript: TranscriptMessage[] = [];
   const record = async (role: MessageRole, content: Record<string, unknown>) => {
     transcript.push({ seq: transcript.length, role, content, createdAt: new Date().toISOString() });

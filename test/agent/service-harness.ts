@@ -7,7 +7,7 @@ import type { FeatureRoutes } from '../../src/server/app.ts';
 import type { Config } from '../../src/server/config.ts';
 import { startService, type RunningService } from '../../src/server/service.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
-import { createTenant, testConfig, type Tenant } from '../support/app.ts';
+import { createTenant, grantAccess, testConfig, type Grants, type Tenant } from '../support/app.ts';
 
 export interface JobView {
   id: string;
@@ -42,7 +42,7 @@ async function freePort(): Promise<number> {
 
 export async function startQuire(
   storage: Storage,
-  options: { repository: string; config?: Partial<Config>; features?: FeatureRoutes[]; ref?: string },
+  options: { repository: string; config?: Partial<Config>; features?: FeatureRoutes[]; ref?: string; grants?: Grants },
 ): Promise<QuireUnderTest> {
   const dataDir = mkdtempSync(join(tmpdir(), 'quire-e2e-'));
   // The port is fixed before start so links Quire builds from its configuration (local changes) point at it.
@@ -50,6 +50,7 @@ export async function startQuire(
   const config = testConfig({ dataDir, port, workerPollMs: 20, agentMaxRetries: 0, ...options.config });
   const service = await startService({ config, api: true, worker: true, storage, features: options.features, logger: pino({ level: 'silent' }) });
   const tenant = await createTenant(storage, { project: { repository: options.repository, ref: options.ref ?? 'main', model: 'openai-compatible:test-model' } });
+  await grantAccess(storage, config, tenant.orgId, options.grants ?? {});
   const url = `http://127.0.0.1:${port}`;
   const api = async <Body = JobView>(method: string, path: string, body?: unknown): Promise<{ status: number; body: Body }> => {
     const response = await fetch(`${url}${path}`, {

@@ -2,17 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { createAgentSetup } from '../../src/agent/setup.ts';
 import type { ProjectRow } from '../../src/storage/tables/accounts.ts';
 import type { Config } from '../../src/server/config.ts';
+import type { Database } from '../../src/storage/schema.ts';
+import type { Kysely } from 'kysely';
 import { testConfig } from '../support/app.ts';
 
+// checkProject reads configuration only; the database is used when a job opens its workspace.
+const noDatabase = {} as Kysely<Database>;
+const setup = (config: Partial<Config> = {}) => createAgentSetup(testConfig(config), noDatabase);
 const project = (fields: Partial<ProjectRow>) => ({ id: 'prj_1', repository: '/srv/docs.git', model: null, ...fields }) as ProjectRow;
-const check = (fields: Partial<ProjectRow>, config: Partial<Config> = {}) => createAgentSetup(testConfig(config)).checkProject(project(fields));
+const check = (fields: Partial<ProjectRow>, config: Partial<Config> = {}) => setup(config).checkProject(project(fields));
 
 describe('agent setup', () => {
   it('uses the project’s model over QUIRE_MODEL', () => {
-    const setup = createAgentSetup(testConfig({ model: 'anthropic:claude-sonnet-4-5' }));
-    expect(setup.modelFor(project({}))).toBe('anthropic:claude-sonnet-4-5');
-    expect(setup.modelFor(project({ model: 'openai:gpt-5' }))).toBe('openai:gpt-5');
-    expect(createAgentSetup(testConfig()).modelFor(project({}))).toBeNull();
+    const configured = setup({ model: 'anthropic:claude-sonnet-4-5' });
+    expect(configured.modelFor(project({}))).toBe('anthropic:claude-sonnet-4-5');
+    expect(configured.modelFor(project({ model: 'openai:gpt-5' }))).toBe('openai:gpt-5');
+    expect(setup().modelFor(project({}))).toBeNull();
   });
 
   it('says which variable to set when configuration is missing', () => {
@@ -27,12 +32,7 @@ describe('agent setup', () => {
     expect(check({ model: 'anthropic:claude-sonnet-4-5' }, { anthropicApiKey: 'sk-ant-test' })).toBeNull();
   });
 
-  it('asks for the code host’s credentials when the repository is on GitHub or GitLab', () => {
-    const ready = { anthropicApiKey: 'sk-ant-test' };
-    const model = 'anthropic:claude-sonnet-4-5';
-    expect(check({ model, repository: 'https://github.com/acme/docs' }, ready)).toMatch(/on GitHub; set GITHUB_TOKEN, or GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY/);
-    expect(check({ model, repository: 'https://github.com/acme/docs' }, { ...ready, githubToken: 'ghp_test' })).toBeNull();
-    expect(check({ model, repository: 'https://gitlab.example.test/acme/docs' }, { ...ready, gitlabUrl: 'https://gitlab.example.test' })).toMatch(/on GitLab; set GITLAB_TOKEN/);
-    expect(check({ model, repository: 'https://git.example.test/acme/docs' }, ready)).toMatch(/set GITHUB_SERVER_URL or GITLAB_URL/);
+  it('refuses a repository on no known code host', () => {
+    expect(check({ model: 'anthropic:claude-sonnet-4-5', repository: 'https://git.example.test/acme/docs' }, { anthropicApiKey: 'sk-ant-test' })).toMatch(/set GITHUB_SERVER_URL or GITLAB_URL/);
   });
 });

@@ -8,7 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const dataDir = mkdtempSync(join(tmpdir(), 'quire-cli-'));
-const env = { ...process.env, QUIRE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
+// GITHUB_TOKEN: the server-wide credentials an organization granted them uses (nothing here calls GitHub).
+const env = { ...process.env, QUIRE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', GITHUB_TOKEN: 'ghp_cliTestToken' };
 
 async function quire(...args: string[]) {
   return run(process.execPath, ['src/cli/main.ts', ...args], { env });
@@ -68,6 +69,8 @@ describe('quire CLI', () => {
   it('creates organizations, projects and keys with --json output', async () => {
     const org = JSON.parse((await quire('orgs', 'create', '--name', 'Docs team', '--json')).stdout);
     expect(org.id).toMatch(/^org_/);
+    // The operator lets the organization use the server-wide GitHub credentials, as on a single-organization install.
+    await quire('orgs', 'grant-server-credentials', org.id);
     const project = JSON.parse(
       (await quire('projects', 'create', '--name', 'Handbook', '--org', org.id, '--repository', 'https://github.com/acme/handbook', '--ref', 'main', '--model', 'anthropic:claude-sonnet-4-5', '--json')).stdout,
     );

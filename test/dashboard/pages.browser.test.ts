@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/accounts/organizations.ts';
 import { createKey } from '../../src/accounts/keys.ts';
+import { setServerCredentials } from '../../src/accounts/local-grants.ts';
 import { createProject } from '../../src/accounts/projects.ts';
 import { analyticsRoutes } from '../../src/analytics/http/routes.ts';
 import { dashboardRoutes } from '../../src/dashboard/routes.ts';
@@ -34,8 +35,10 @@ describe('dashboard in Chromium', () => {
         return { prLink: 'https://github.com/acme/handbook/pull/42' };
       },
     });
-    service = await startService({ config: testConfig({ workerPollMs: 50 }), api: true, worker: true, agent, features: [dashboardRoutes, analyticsRoutes], storage });
+    service = await startService({ config: testConfig({ workerPollMs: 50, githubToken: 'ghp_browserTestToken' }), api: true, worker: true, agent, features: [dashboardRoutes, analyticsRoutes], storage });
     orgId = (await createOrganization(storage.db, 'Acme')).id;
+    // The project the test creates is on GitHub: the operator lets the organization use the server's token.
+    await setServerCredentials(storage.db, orgId, true);
     otherProjectId = (await createProject(storage.db, orgId, { name: 'Website' })).id;
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
   });

@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addConnection } from '../../src/accounts/connections.ts';
 import { createJob } from '../../src/jobs/service.ts';
 import type { AppContext } from '../../src/server/context.ts';
 import { features } from '../../src/server/features.ts';
@@ -50,16 +52,19 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
   let session: SignedIn;
   let victimJobId: string;
   let victimKeyId: string;
+  let victimConnectionId: string;
+  const victimToken = `ghp_${randomBytes(18).toString('hex')}`;
   const routes: Route[] = [];
 
   beforeAll(async () => {
     storage = await database.open();
-    context = testContext(storage);
+    context = testContext(storage, { config: { secretKey: randomBytes(32) } });
     app = await testApp(context, features, { onRoute: (route) => collectRoutes(routes, route) });
     victim = await createTenant(storage, { project: { name: 'Victim secret docs', trackerDomains: ['docs.victim.test'] } });
     attacker = await createTenant(storage, { project: { name: 'Attacker docs' } });
     session = await signIn(app, storage, attacker.orgId);
     victimJobId = (await createJob(context, victim.project, { prompt: 'Victim confidential instruction' })).job.id;
+    victimConnectionId = (await addConnection(storage.db, context.config, victim.orgId, { kind: 'github-token', account: 'victim-bot', token: victimToken })).id;
     victimKeyId = (await storage.db.selectFrom('api_keys').select('id').where('org_id', '=', victim.orgId).executeTakeFirstOrThrow()).id;
   });
   afterAll(async () => {
@@ -69,7 +74,7 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
 
   /** The victim's id for each path parameter, chosen by the path segment before it. */
   function fill(url: string): string {
-    const ids: Record<string, string> = { agent: victim.project.id, analytics: victim.project.id, projects: victim.project.id, job: victimJobId, jobs: victimJobId, changes: victimJobId, keys: victimKeyId };
+    const ids: Record<string, string> = { agent: victim.project.id, analytics: victim.project.id, projects: victim.project.id, job: victimJobId, jobs: victimJobId, changes: victimJobId, keys: victimKeyId, connections: victimConnectionId };
     return url.replace(/([^/]+)\/:(\w+)/g, (_match, segment: string, name: string) => {
       const id = ids[segment];
       if (!id) throw new Error(`The tenancy test does not know which victim id fills ":${name}" after "${segment}/" in ${url}; add it to fill().`);
@@ -99,7 +104,7 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
 
   it("answers another organization's key and session with 404 on every route that names the victim, and changes nothing", async () => {
     const before = await victimRows();
-    const secrets = [victim.project.id, 'Victim secret docs', victimJobId, 'Victim confidential instruction', victimKeyId, victim.orgId, victim.key];
+    const secrets = [victim.project.id, 'Victim secret docs', victimJobId, 'Victim confidential instruction', victimKeyId, victim.orgId, victim.key, victimConnectionId, 'victim-bot', victimToken];
     // Signing out ends the attacker's session, so it goes last.
     const walk = routes.filter((route) => !publicRoutes[`${route.method} ${route.url}`]).sort((a, b) => Number(a.url.endsWith('sign-out')) - Number(b.url.endsWith('sign-out')));
     let walked = 0;

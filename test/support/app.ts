@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { createKey, type Scope } from '../../src/accounts/keys.ts';
+import { grantLocal, setServerCredentials } from '../../src/accounts/local-grants.ts';
 import { createOrganization } from '../../src/accounts/organizations.ts';
 import { createProject, type ProjectSettings } from '../../src/accounts/projects.ts';
 import type { ProjectRow } from '../../src/storage/tables/accounts.ts';
@@ -49,4 +50,16 @@ export async function createTenant(storage: Storage, options: { project?: Partia
   const project = await createProject(storage.db, organization.id, { name: 'Docs', repository: 'https://github.com/acme/docs', ref: 'main', ...options.project });
   const { key } = await createKey(storage.db, organization.id, { scopes: options.scopes ?? ['read', 'write', 'ingest'] });
   return { orgId: organization.id, project, key, auth: { authorization: `Bearer ${key}` } };
+}
+
+/** What the operator lets an organization reach: local directories (`quire orgs grant-local`) and the server-wide credentials. */
+export interface Grants {
+  localDirectories?: string[];
+  serverCredentials?: boolean;
+}
+
+/** Grants the organization what a test's repositories need, as `quire orgs grant-local` and `grant-server-credentials` do. */
+export async function grantAccess(storage: Storage, config: Config, orgId: string, grants: Grants): Promise<void> {
+  for (const directory of grants.localDirectories ?? []) await grantLocal(storage.db, config.dataDir, orgId, directory);
+  if (grants.serverCredentials) await setServerCredentials(storage.db, orgId, true);
 }

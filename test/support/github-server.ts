@@ -6,11 +6,17 @@ export interface GithubApp {
   /** PEM public key matching the App's private key: the server checks the JWT signature with it. */
   publicKey: string;
   installationId: number;
+  /** Further installations of the App (other GitHub accounts), with the repositories each was given. */
+  installations?: Record<number, { account: string; repositories: string[] }>;
 }
 
 export interface GithubServerOptions {
   /** Tokens accepted for repository calls (a personal token). */
   tokens?: string[];
+  /** The `owner/name` repositories a token reaches (`GET /repos/{owner}/{repo}`); a token not listed reaches every one. */
+  tokenRepositories?: Record<string, string[]>;
+  /** The login `GET /user` answers for a token (default `octocat`). */
+  logins?: Record<string, string>;
   app?: GithubApp;
   /** Where pull-request pages live (`html_url`); defaults to the server itself. */
   htmlUrl?: string;
@@ -45,22 +51,30 @@ export async function startGithubServer(options: GithubServerOptions = {}): Prom
   const tokenOf = (request: RecordedRequest) => /^(?:token|bearer) (.+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
   const validJwt = (request: RecordedRequest) => options.app !== undefined && verifyJwt(tokenOf(request), options.app);
   const unauthorized: JsonReply = { status: 401, body: { message: 'Bad credentials' } };
+  const notFound: JsonReply = { status: 404, body: { message: 'Not Found' } };
+  const installationOf = new Map<string, number>();
+  const installation = (id: number) => (id === options.app?.installationId ? { account: 'acme', repositories: undefined } : options.app?.installations?.[id]);
+  const knownToken = (token: string) => (options.tokens ?? []).includes(token) || issuedTokens.includes(token);
   const view = (pull: PullRecord) => ({ ...pull, html_url: `${options.htmlUrl ?? base}/${pull.owner}/${pull.repo}/pull/${pull.number}`, head: { ref: pull.head }, base: { ref: pull.base } });
 
   const self: GithubServer = Object.assign(await startJsonServer((request) => {
-    const installation = /^\/repos\/([^/]+)\/([^/]+)\/installation$/.exec(request.path);
-    if (installation && request.method === 'GET') return validJwt(request) ? { status: 200, body: { id: options.app?.installationId } } : unauthorized;
+    const repoInstallation = /^\/repos\/([^/]+)\/([^/]+)\/installation$/.exec(request.path);
+    if (repoInstallation && request.method === 'GET') return validJwt(request) ? { status: 200, body: { id: options.app?.installationId } } : unauthorized;
+    const tenancy = tenancyCall(request);
+    if (tenancy) return tenancy;
     const tokens = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(request.path);
     if (tokens && request.method === 'POST') {
-      if (!validJwt(request) || Number(tokens[1]) !== options.app?.installationId) return unauthorized;
+      if (!validJwt(request)) return unauthorized;
+      if (!installation(Number(tokens[1]))) return notFound;
       const token = `ghs_installation${issuedTokens.length + 1}`;
       issuedTokens.push(token);
+      installationOf.set(token, Number(tokens[1]));
       return { status: 201, body: { token, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: {}, repository_selection: 'all' } };
     }
     const repository = /^\/repos\/([^/]+)\/([^/]+)\/pulls(?:\/(\d+))?$/.exec(request.path);
     if (!repository) return { status: 404, body: { message: 'Not Found' } };
     const token = tokenOf(request);
-    if (!(options.tokens ?? []).includes(token) && !issuedTokens.includes(token)) return unauthorized;
+    if (!knownToken(token)) return unauthorized;
     if (self.refuse) return { status: self.refuse.status, body: { message: self.refuse.message } };
     const [, owner, repo, number] = repository;
     const body = request.body as Partial<PullRecord>;
@@ -81,6 +95,31 @@ export async function startGithubServer(options: GithubServerOptions = {}): Prom
     Object.assign(pull, { title: body.title ?? pull.title, body: body.body ?? pull.body });
     return { status: 200, body: view(pull) };
   }), { pulls, issuedTokens, refuse: null });
+
+  /** The calls that decide which repositories an organization's credentials reach. */
+  function tenancyCall(request: RecordedRequest): JsonReply | null {
+    if (request.method !== 'GET') return null;
+    const app = /^\/app\/installations\/(\d+)$/.exec(request.path);
+    if (app) {
+      if (!validJwt(request)) return unauthorized;
+      const found = installation(Number(app[1]));
+      return found ? { status: 200, body: { id: Number(app[1]), account: { login: found.account } } } : notFound;
+    }
+    const token = tokenOf(request);
+    if (request.path === '/user') return knownToken(token) && !installationOf.has(token) ? { status: 200, body: { login: options.logins?.[token] ?? 'octocat' } } : unauthorized;
+    if (request.path === '/installation/repositories') {
+      const id = installationOf.get(token);
+      if (id === undefined) return unauthorized;
+      const repositories = (installation(id)?.repositories ?? []).map((fullName) => ({ full_name: fullName, name: fullName.split('/')[1] }));
+      return { status: 200, body: { total_count: repositories.length, repositories } };
+    }
+    const repository = /^\/repos\/([^/]+)\/([^/]+)$/.exec(request.path);
+    if (!repository) return null;
+    if (!knownToken(token)) return unauthorized;
+    const fullName = `${repository[1]}/${repository[2]}`;
+    const reach = installationOf.has(token) ? installation(installationOf.get(token)!)?.repositories : options.tokenRepositories?.[token];
+    return !reach || reach.includes(fullName) ? { status: 200, body: { full_name: fullName, name: repository[2], owner: { login: repository[1] } } } : notFound;
+  }
   base = self.url;
   return self;
 }

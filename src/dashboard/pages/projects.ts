@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { checkProjectSettings, createProject, listProjects, updateProject, type ProjectSettings } from '../../accounts/projects.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
+import { repositoryProblem } from '../../code-hosts/access.ts';
 import type { AppContext } from '../../server/context.ts';
 import { baseUrl, field, formOf, viewerOf, viewerProject } from '../auth.ts';
 import { html, type Html } from '../html.ts';
@@ -103,7 +104,7 @@ export function projectPages(scope: FastifyInstance, context: AppContext): void 
     const viewer = viewerOf(request);
     const values = readForm(formOf(request));
     const settings = settingsOf(values);
-    const problem = settings.name === '' ? 'Give the project a name.' : checkProjectSettings(settings);
+    const problem = settings.name === '' ? 'Give the project a name.' : (checkProjectSettings(settings) ?? (await repositoryProblem(context.storage.db, context.config, viewer.orgId, settings.repository)));
     if (problem) return sendPage(reply, await listPage(context, viewer, values, problem), 400);
     const project = await createProject(context.storage.db, viewer.orgId, settings);
     return reply.redirect(`/dashboard/projects/${project.id}?saved=created`, 303);
@@ -119,7 +120,12 @@ export function projectPages(scope: FastifyInstance, context: AppContext): void 
     const project = await viewerProject(context, request, request.params.projectId);
     const values = readForm(formOf(request));
     const settings = settingsOf(values);
-    const problem = settings.name === '' ? 'Give the project a name.' : checkProjectSettings(settings);
+    // An unchanged repository is checked again when a job runs, not on every edit of the name.
+    const repositoryChanged = settings.repository !== project.repository;
+    const problem =
+      settings.name === ''
+        ? 'Give the project a name.'
+        : (checkProjectSettings(settings) ?? (repositoryChanged ? await repositoryProblem(context.storage.db, context.config, project.org_id, settings.repository) : null));
     if (problem) return sendPage(reply, settingsPage(context, viewerOf(request), baseUrl(context, request), project, values, notice('error', problem)), 400);
     await updateProject(context.storage.db, project.id, settings);
     return reply.redirect(`/dashboard/projects/${project.id}?saved=updated`, 303);

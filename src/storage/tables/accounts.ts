@@ -2,6 +2,34 @@
 export interface OrganizationRow {
   id: string;
   name: string;
+  /** 1 for the organization created at first start (see QUIRE_TRUST_FIRST_ORGANIZATION). */
+  first_start: number;
+  /** 1 when the operator lets it use the server-wide GITHUB_* and GITLAB_TOKEN credentials. */
+  server_credentials: number;
+  created_at: number;
+}
+
+/** A directory (its real path) whose repositories the operator let an organization use. */
+export interface LocalGrantRow {
+  org_id: string;
+  path: string;
+  created_at: number;
+}
+
+export const connectionKinds = ['github-token', 'github-app', 'gitlab'] as const;
+export type ConnectionKind = (typeof connectionKinds)[number];
+
+/** An organization's own credentials on a code host. */
+export interface ConnectionRow {
+  id: string;
+  org_id: string;
+  kind: ConnectionKind;
+  /** Who the credentials act as (login, user name), or `installation <id>`; shown in listings. */
+  account: string;
+  /** The GitHub App installation (`github-app` only). */
+  installation_id: number | null;
+  /** The token encrypted with QUIRE_SECRET_KEY (see secrets.ts); null for `github-app`. */
+  secret: string | null;
   created_at: number;
 }
 
@@ -46,4 +74,6 @@ export interface AccountsTables {
   organizations: OrganizationRow;
   projects: ProjectRow;
   api_keys: ApiKeyRow;
+  local_grants: LocalGrantRow;
+  code_host_connections: ConnectionRow;
 }

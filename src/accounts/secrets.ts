@@ -1,0 +1,64 @@
+import { createCipheriv, createDecipheriv, hash, randomBytes } from 'node:crypto';
+import { ConfigError, type Config } from '../server/config.ts';
+
+/**
+ * Encrypts organizations' code-host tokens at rest with AES-256-GCM under QUIRE_SECRET_KEY. A sealed
+ * value is `v1:<key id>:<iv>:<tag>:<ciphertext>` (base64url parts); the key id (a hash prefix of the
+ * key, never the key) says which key sealed it, so QUIRE_SECRET_KEY_PREVIOUS can open values sealed
+ * before a rotation while `quire connections rotate-key` re-seals them.
+ */
+export interface SecretBox {
+  seal(plaintext: string): string;
+  open(sealed: string): string;
+  /** Whether `sealed` was sealed with the current key (false: rotation still has work to do). */
+  isCurrent(sealed: string): boolean;
+}
+
+const fix = 'Set QUIRE_SECRET_KEY to 32 random bytes in base64 ("openssl rand -base64 32") and keep it with your backups: tokens sealed with a lost key cannot be read again.';
+
+export function keyId(key: Buffer): string {
+  return hash('sha256', key, 'base64url').slice(0, 8);
+}
+
+export function secretBox(config: Pick<Config, 'secretKey' | 'secretKeyPrevious'>): SecretBox {
+  const keys = new Map<string, Buffer>();
+  for (const key of [config.secretKeyPrevious, config.secretKey]) if (key) keys.set(keyId(key), key);
+  const current = config.secretKey;
+  return {
+    seal(plaintext) {
+      if (!current) throw new ConfigError(`Quire cannot store a code-host token without an encryption key. ${fix}`);
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', current, iv);
+      const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+      return ['v1', keyId(current), iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join(':');
+    },
+    open(sealed) {
+      const [version, id, iv, tag, ciphertext] = sealed.split(':');
+      const key = keys.get(id);
+      if (version !== 'v1' || !key) throw new ConfigError(unreadable(id));
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+    },
+    isCurrent(sealed) {
+      return current !== undefined && sealed.split(':')[1] === keyId(current);
+    },
+  };
+}
+
+/** Why sealed values with key id `id` cannot be opened, and what to set. */
+export function unreadable(id: string | undefined): string {
+  return `Code-host tokens in the database were encrypted with a key (id ${id ?? 'unknown'}) that is neither QUIRE_SECRET_KEY nor QUIRE_SECRET_KEY_PREVIOUS. ${fix} If you rotated the key, set QUIRE_SECRET_KEY_PREVIOUS to the old one and run "quire connections rotate-key".`;
+}
+
+/**
+ * The start-up check: every stored token must open with the configured keys, so a missing or wrong
+ * QUIRE_SECRET_KEY stops the service at once instead of failing jobs one by one later.
+ */
+export function checkSecretKeys(config: Pick<Config, 'secretKey' | 'secretKeyPrevious'>, sealedKeyIds: string[]): void {
+  if (sealedKeyIds.length === 0) return;
+  if (!config.secretKey) throw new ConfigError(`QUIRE_SECRET_KEY is not set, but the database holds encrypted code-host tokens. ${fix} Use the key the tokens were stored with.`);
+  const known = new Set([config.secretKey, config.secretKeyPrevious].filter((key) => key !== undefined).map(keyId));
+  const unknown = sealedKeyIds.find((id) => !known.has(id));
+  if (unknown !== undefined) throw new ConfigError(unreadable(unknown));
+}
