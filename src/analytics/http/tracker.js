@@ -6,15 +6,22 @@
   var project = script.getAttribute('data-project');
   var endpoint = new URL('/v1/collect', script.src).toString();
   var key = 'quire.visitor';
+  // crypto.getRandomValues works on plain-HTTP pages too; crypto.randomUUID exists only in secure contexts.
+  function randomId() {
+    var bytes = crypto.getRandomValues(new Uint8Array(16));
+    var hex = '';
+    for (var index = 0; index < bytes.length; index++) hex += (bytes[index] + 256).toString(16).slice(1);
+    return hex;
+  }
   var visitor;
   try {
     visitor = localStorage.getItem(key);
     if (!visitor) {
-      visitor = crypto.randomUUID();
+      visitor = randomId();
       localStorage.setItem(key, visitor);
     }
   } catch {
-    visitor = crypto.randomUUID();
+    visitor = randomId();
   }
   function send() {
     var body = JSON.stringify({ project: project, url: location.origin + location.pathname, visitorId: visitor, referrer: document.referrer || undefined });
