@@ -6,6 +6,7 @@ import { jobRoutes } from '../jobs/routes.ts';
 import type { AppContext } from './context.ts';
 import { installErrorHandler } from './error-handler.ts';
 import { healthRoutes } from './health.ts';
+import { nestsTooDeep, tooDeep } from './json.ts';
 import { validatorCompiler } from './validation.ts';
 
 /** A feature's routes: a Fastify plugin given the shared context. */
@@ -39,6 +40,7 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body.toString();
     if (text.trim() === '') return done(null, undefined);
+    if (nestsTooDeep(text)) return done(tooDeep(), undefined);
     parseJson(request, text, done);
   });
 
