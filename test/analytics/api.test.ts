@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { BlockList } from 'node:net';
-import { clientAddress } from '../../src/analytics/http/collect.ts';
+import { clientAddress } from '../../src/analytics/http/client-address.ts';
 import { analyticsRoutes } from '../../src/analytics/http/routes.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';

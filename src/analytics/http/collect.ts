@@ -1,14 +1,18 @@
 import { readFileSync } from 'node:fs';
-import { BlockList, isIP } from 'node:net';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { findProject } from '../../accounts/projects.ts';
 import type { AppContext } from '../../server/context.ts';
 import { ApiError, invalidRequest, notFound } from '../../server/errors.ts';
+import { nestsTooDeep, tooDeep } from '../../server/json.ts';
+import { rateLimited, rateLimitHeaders, takeRateLimit, type RateLimitState } from '../../server/rate-limit.ts';
+import { clientAddress, clientNetwork, trustedList } from './client-address.ts';
 import { ingest } from '../ingest/ingest.ts';
 
 const script = readFileSync(new URL('./tracker.js', import.meta.url), 'utf8');
+
+/** A beacon is one small JSON object (its longest fields are two 2 KB addresses); anything larger is not one. */
+const collectBodyLimitBytes = 8192;
 
 const CollectBody = Type.Object(
   {
@@ -30,33 +34,21 @@ export function allowedHost(domains: string, host: string): boolean {
     .some((domain) => (domain.startsWith('*.') ? name.endsWith(domain.slice(1)) : name === domain));
 }
 
-function trustedList(entries: string[]): BlockList {
-  const list = new BlockList();
-  for (const entry of entries) {
-    const [address, bits] = entry.split('/');
-    const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
-    if (bits === undefined) list.addAddress(address, type);
-    else list.addSubnet(address, Number(bits), type);
-  }
-  return list;
-}
-
-function trusted(list: BlockList, address: string): boolean {
-  const plain = address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
-  return isIP(plain) !== 0 && list.check(plain, isIP(plain) === 6 ? 'ipv6' : 'ipv4');
-}
-
-/** The client's address: the socket's, or behind trusted proxies the nearest untrusted `X-Forwarded-For` hop. */
-export function clientAddress(request: Pick<FastifyRequest, 'socket' | 'headers'>, proxies: BlockList): string | undefined {
-  let address = request.socket.remoteAddress;
-  if (address === undefined || !trusted(proxies, address)) return address;
-  const header = request.headers['x-forwarded-for'];
-  const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((hop) => hop.trim()).filter(Boolean);
-  while (hops.length > 0) {
-    address = hops.pop()!;
-    if (!trusted(proxies, address)) break;
-  }
-  return address && isIP(address.replace(/^::ffff:/, '')) ? address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1') : undefined;
+/**
+ * Takes one view from the client's per-minute budget and then from the project's, in the database so
+ * the limits hold across processes. A refused view counts against neither (the transaction rolls back).
+ * Returns the tighter of the two states, for the RateLimit headers.
+ */
+async function takeCollectLimits(context: AppContext, projectId: string, address: string | undefined): Promise<RateLimitState> {
+  const { config, storage } = context;
+  const minute = 60_000;
+  return storage.db.transaction().execute(async (trx) => {
+    const client = await takeRateLimit(trx, storage.profile, `collect-address:${clientNetwork(address)}`, { limit: config.collectRateLimitPerAddress, windowMs: minute });
+    if (!client.allowed) throw rateLimited(client, `This address has sent ${client.limit} page views in the last minute (QUIRE_COLLECT_RATE_LIMIT_PER_ADDRESS).`);
+    const project = await takeRateLimit(trx, storage.profile, `collect-project:${projectId}`, { limit: config.collectRateLimitPerProject, windowMs: minute });
+    if (!project.allowed) throw rateLimited(project, `This project has received ${project.limit} page views from its tracker in the last minute (QUIRE_COLLECT_RATE_LIMIT_PER_PROJECT).`);
+    return client.remaining <= project.remaining ? client : project;
+  });
 }
 
 /** The browser tracker: `GET /script.js` and the public endpoint it posts views to. */
@@ -64,8 +56,10 @@ export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> =
   const proxies = trustedList(context.config.trustedProxies);
   // sendBeacon posts text/plain so browsers send it without a preflight; the text is JSON.
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => {
+    const text = body.toString();
+    if (nestsTooDeep(text)) return done(tooDeep(), undefined);
     try {
-      done(null, JSON.parse(body.toString()));
+      done(null, JSON.parse(text));
     } catch {
       done(invalidRequest('The body is not valid JSON.'), undefined);
     }
@@ -76,15 +70,20 @@ export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> =
   );
 
   app.post('/v1/collect', {
+    bodyLimit: collectBodyLimitBytes,
     schema: {
       tags: ['Visitor analytics'],
       summary: 'Collect a page view from the browser tracker',
-      description: 'Public: the page host must be one of the project’s tracker domains. Answers 204.',
+      description: `Public: the page host must be one of the project’s tracker domains, and a request with \`Origin: null\` is refused. Bodies up to ${collectBodyLimitBytes} bytes. Limited per client address and per project each minute (QUIRE_COLLECT_RATE_LIMIT_PER_ADDRESS, QUIRE_COLLECT_RATE_LIMIT_PER_PROJECT); answers carry the RateLimit headers. Answers 204.`,
       security: [],
       body: CollectBody,
     },
     handler: async (request, reply) => {
       const { body } = request;
+      // Sandboxed frames and data: or file: pages send "null": such a page on any site could add views.
+      if (request.headers.origin === 'null') {
+        throw new ApiError('forbidden', 'Views from pages without an origin (sandboxed frames, data: or file: pages) are not counted; load the tracker from the documentation page itself.');
+      }
       const project = await findProject(context.storage.db, body.project);
       if (!project) throw notFound(`Project ${body.project}`);
       let page: URL;
@@ -94,12 +93,14 @@ export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> =
         throw invalidRequest('url must be the absolute address of the page.');
       }
       const origin = request.headers.origin;
-      const originHost = origin && origin !== 'null' ? URL.parse(origin)?.host : undefined;
+      const originHost = origin ? URL.parse(origin)?.host : undefined;
       if (!allowedHost(project.tracker_domains, page.host) || (originHost !== undefined && !allowedHost(project.tracker_domains, originHost))) {
         throw new ApiError('forbidden', `${page.host} is not a tracker domain of this project; add it with "quire projects update ${project.id} --tracker-domains ${page.host}".`);
       }
+      const address = clientAddress(request, proxies);
+      reply.headers(rateLimitHeaders(await takeCollectLimits(context, project.id, address)));
       const result = await ingest(context.analytics, project, [
-        { path: page.pathname, visitorId: body.visitorId, userAgent: request.headers['user-agent'], ip: clientAddress(request, proxies), referrer: body.referrer, accept: request.headers.accept },
+        { path: page.pathname, visitorId: body.visitorId, userAgent: request.headers['user-agent'], ip: address, referrer: body.referrer, accept: request.headers.accept },
       ]);
       if (result.rejected > 0) throw invalidRequest(result.errors[0].message);
       return reply.code(204).send();
