@@ -25,8 +25,10 @@ describe('browser tracker in Chromium', () => {
     quireUrl = await app.listen({ port: 0, host: '127.0.0.1' });
     // The documentation site: every page embeds the tracker of the project named in its query.
     site = createServer((request, response) => {
-      const project = new URL(request.url ?? '/', 'http://site').searchParams.get('project') ?? '';
+      const query = new URL(request.url ?? '/', 'http://site').searchParams;
+      const project = query.get('project') ?? '';
       response.setHeader('content-type', 'text/html');
+      if (query.has('referrer-policy')) response.setHeader('referrer-policy', query.get('referrer-policy')!);
       response.end(`<!doctype html><title>Setup</title><h1>Setup</h1><script src="${quireUrl}/script.js" data-project="${project}" defer></script>`);
     });
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
@@ -93,4 +95,17 @@ describe('browser tracker in Chromium', () => {
     }
   });
 
+  // Such a site's beacons would carry `Origin: null`, which the collect endpoint refuses (a sandboxed frame sends it too).
+  it('counts a view from a site that sends Referrer-Policy: no-referrer', async () => {
+    const siteUrl = `http://127.0.0.1:${sitePort}`;
+    const { tenant, visitors } = await trackedProject(new URL(siteUrl).host);
+    const browser = await launchChromium();
+    try {
+      const page = await (await browser.newContext({ userAgent: desktopChrome })).newPage();
+      await page.goto(`${siteUrl}/guides/private?project=${tenant.project.id}&referrer-policy=no-referrer`);
+      expect(await visitors()).toMatchObject({ totals: { human: 1 }, visitors: [{ path: '/guides/private', human: 1 }] });
+    } finally {
+      await browser.close();
+    }
+  });
 });

@@ -54,7 +54,7 @@ async function takeCollectLimits(context: AppContext, projectId: string, address
 /** The browser tracker: `GET /script.js` and the public endpoint it posts views to. */
 export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = async (app, { context }) => {
   const proxies = trustedList(context.config.trustedProxies);
-  // sendBeacon posts text/plain so browsers send it without a preflight; the text is JSON.
+  // The tracker posts text/plain so browsers send it without a preflight; the text is JSON.
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => {
     const text = body.toString();
     if (nestsTooDeep(text)) return done(tooDeep(), undefined);
