@@ -19,6 +19,15 @@ export interface AppOptions {
   onRoute?: (route: Pick<RouteOptions, 'method' | 'url'>) => void;
 }
 
+/**
+ * `policy` with `frame-ancestors 'none'` as its only framing rule: no other site may frame a Quire
+ * page and trick a signed-in person into clicking on it.
+ */
+function withoutFraming(policy: string): string {
+  const directives = policy.split(';').map((directive) => directive.trim());
+  return [...directives.filter((directive) => directive && !directive.toLowerCase().startsWith('frame-ancestors')), "frame-ancestors 'none'"].join('; ');
+}
+
 /** Assembles the HTTP application: parsers, error handling, OpenAPI, and every feature's routes. */
 export async function buildApp(context: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
@@ -32,6 +41,13 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
 
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   app.setValidatorCompiler(validatorCompiler);
+  // Every answer, so HTML pages added later are covered too; the dashboard and the API reference
+  // set their own policies after this hook, each with the same framing rule.
+  app.addHook('onSend', async (_request, reply) => {
+    const policy = reply.getHeader('content-security-policy');
+    reply.header('content-security-policy', withoutFraming(typeof policy === 'string' ? policy : ''));
+    reply.header('x-frame-options', 'DENY');
+  });
   app.decorateRequest('apiKey', null);
   installErrorHandler(app);
 
@@ -56,7 +72,7 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
       security: [{ bearerAuth: [] }],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, transformStaticCSP: withoutFraming });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes, { context });
