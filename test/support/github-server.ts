@@ -34,6 +34,8 @@ export interface GithubServer extends JsonServer {
   issuedTokens: string[];
   /** When set, every pull-request call is answered with this status and message (403, say). */
   refuse: { status: number; message: string } | null;
+  /** When set, every pull request's `html_url` is this (a hostile host's `javascript:` link, say). */
+  pullRequestUrl: string | null;
 }
 
 /** The GitHub REST calls Quire makes, answered from memory, as GitHub (Enterprise Server) would. */
@@ -45,7 +47,12 @@ export async function startGithubServer(options: GithubServerOptions = {}): Prom
   const tokenOf = (request: RecordedRequest) => /^(?:token|bearer) (.+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
   const validJwt = (request: RecordedRequest) => options.app !== undefined && verifyJwt(tokenOf(request), options.app);
   const unauthorized: JsonReply = { status: 401, body: { message: 'Bad credentials' } };
-  const view = (pull: PullRecord) => ({ ...pull, html_url: `${options.htmlUrl ?? base}/${pull.owner}/${pull.repo}/pull/${pull.number}`, head: { ref: pull.head }, base: { ref: pull.base } });
+  const view = (pull: PullRecord) => ({
+    ...pull,
+    html_url: self.pullRequestUrl ?? `${options.htmlUrl ?? base}/${pull.owner}/${pull.repo}/pull/${pull.number}`,
+    head: { ref: pull.head },
+    base: { ref: pull.base },
+  });
 
   const self: GithubServer = Object.assign(await startJsonServer((request) => {
     const installation = /^\/repos\/([^/]+)\/([^/]+)\/installation$/.exec(request.path);
@@ -80,7 +87,7 @@ export async function startGithubServer(options: GithubServerOptions = {}): Prom
     if (!pull) return { status: 404, body: { message: 'Not Found' } };
     Object.assign(pull, { title: body.title ?? pull.title, body: body.body ?? pull.body });
     return { status: 200, body: view(pull) };
-  }), { pulls, issuedTokens, refuse: null });
+  }), { pulls, issuedTokens, refuse: null, pullRequestUrl: null });
   base = self.url;
   return self;
 }
