@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyticsRoutes } from '../../src/analytics/routes.ts';
+import { analyticsRoutes } from '../../src/analytics/http/routes.ts';
 import { openPostgres } from '../../src/storage/postgres/connect.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
