@@ -3,6 +3,15 @@ import type { TranscriptMessage } from './runner.ts';
 
 const iso = (value: number | null) => (value === null ? null : new Date(value).toISOString());
 
+/**
+ * Whether `link` is an absolute http(s) URL: the only pull-request links Quire stores or shows. A
+ * code host's answer is not trusted to be one (`javascript:` would run in the dashboard).
+ */
+export function isWebLink(link: string | null): link is string {
+  const url = link === null ? null : URL.parse(link);
+  return url?.protocol === 'https:' || url?.protocol === 'http:';
+}
+
 /** The job object of the API: every field always present. */
 export function jobView(row: JobRow) {
   return {
@@ -11,7 +20,8 @@ export function jobView(row: JobRow) {
     source: { repository: row.repository, ref: row.ref },
     // Jobs store `provider:model`; the API shows the model id, as providers name it.
     model: row.model.slice(row.model.indexOf(':') + 1),
-    prLink: row.status === 'active' ? null : row.pr_link,
+    // Rows stored before links were checked may hold another scheme: shown as no link.
+    prLink: row.status !== 'active' && isWebLink(row.pr_link) ? row.pr_link : null,
     createdAt: new Date(row.created_at).toISOString(),
     archivedAt: iso(row.archived_at),
     updatedAt: new Date(row.updated_at).toISOString(),

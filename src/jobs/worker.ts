@@ -9,6 +9,7 @@ import { extendLease } from './queue/heartbeat.ts';
 import { releaseRun } from './queue/release.ts';
 import { JobFailure, type AgentRunner } from './runner.ts';
 import { appendMessage, listMessages } from './transcript.ts';
+import { isWebLink } from './view.ts';
 
 export interface WorkerOptions {
   storage: Storage;
@@ -20,6 +21,11 @@ export interface WorkerOptions {
   leaseMs: number;
   /** How often an idle worker looks for work enqueued by other processes. */
   pollMs: number;
+}
+
+function invalidLink(link: string, branch: string): string {
+  const shown = JSON.stringify(link.length > 100 ? `${link.slice(0, 100)}…` : link);
+  return `The code host returned an invalid pull request link, ${shown}; Quire keeps only http and https links. The changes are on branch ${branch}. Check the code host's address in the configuration (GITHUB_API_URL, GITLAB_URL), then send a follow-up to retry.`;
 }
 
 class ShutdownAbort extends Error {}
@@ -137,7 +143,10 @@ export class Worker {
           record: (role, content) => appendMessage(storage.db, job.id, role, content),
         })
         .then(
-          (outcome) => ({ status: 'completed' as const, prLink: outcome.prLink, state: outcome.state, usage: outcome.usage }),
+          (outcome) =>
+            outcome.prLink === null || isWebLink(outcome.prLink)
+              ? { status: 'completed' as const, prLink: outcome.prLink, state: outcome.state, usage: outcome.usage }
+              : { status: 'failed' as const, error: invalidLink(outcome.prLink, job.branch), usage: outcome.usage },
           (error: unknown) => {
             if (controller.signal.aborted) throw controller.signal.reason;
             if (error instanceof JobFailure) return { status: 'failed' as const, error: error.message, usage: error.usage };

@@ -6,6 +6,7 @@ import { jobRoutes } from '../jobs/routes.ts';
 import type { AppContext } from './context.ts';
 import { installErrorHandler } from './error-handler.ts';
 import { healthRoutes } from './health.ts';
+import { nestsTooDeep, tooDeep } from './json.ts';
 import { validatorCompiler } from './validation.ts';
 
 /** A feature's routes: a Fastify plugin given the shared context. */
@@ -16,6 +17,15 @@ export interface AppOptions {
   features?: FeatureRoutes[];
   /** Called for every route as it is added, with its method and full path (the tenancy test walks them all). */
   onRoute?: (route: Pick<RouteOptions, 'method' | 'url'>) => void;
+}
+
+/**
+ * `policy` with `frame-ancestors 'none'` as its only framing rule: no other site may frame a Quire
+ * page and trick a signed-in person into clicking on it.
+ */
+function withoutFraming(policy: string): string {
+  const directives = policy.split(';').map((directive) => directive.trim());
+  return [...directives.filter((directive) => directive && !directive.toLowerCase().startsWith('frame-ancestors')), "frame-ancestors 'none'"].join('; ');
 }
 
 /** Assembles the HTTP application: parsers, error handling, OpenAPI, and every feature's routes. */
@@ -31,6 +41,13 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
 
   if (options.onRoute) app.addHook('onRoute', options.onRoute);
   app.setValidatorCompiler(validatorCompiler);
+  // Every answer, so HTML pages added later are covered too; the dashboard and the API reference
+  // set their own policies after this hook, each with the same framing rule.
+  app.addHook('onSend', async (_request, reply) => {
+    const policy = reply.getHeader('content-security-policy');
+    reply.header('content-security-policy', withoutFraming(typeof policy === 'string' ? policy : ''));
+    reply.header('x-frame-options', 'DENY');
+  });
   app.decorateRequest('apiKey', null);
   installErrorHandler(app);
 
@@ -39,6 +56,7 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body.toString();
     if (text.trim() === '') return done(null, undefined);
+    if (nestsTooDeep(text)) return done(tooDeep(), undefined);
     parseJson(request, text, done);
   });
 
@@ -54,7 +72,7 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
       security: [{ bearerAuth: [] }],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, transformStaticCSP: withoutFraming });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes, { context });

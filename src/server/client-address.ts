@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
 import { addressRanges, inRanges, plainAddress } from '../lib/ip-ranges.ts';
 
@@ -26,4 +27,20 @@ export function clientAddressResolver(trustedProxies: string[]): (request: Addre
     }
     return address;
   };
+}
+
+/**
+ * What one client is, for a limit per client: an IPv4 address itself, but the /64 network of an
+ * IPv6 address, because one host is usually given a whole /64 and could change address at will.
+ */
+export function clientNetwork(address: string | undefined): string {
+  if (address === undefined) return 'unknown';
+  const plain = plainAddress(address) ?? address;
+  if (isIP(plain) !== 6) return plain;
+  const [head, tail] = plain.split('%')[0].split('::');
+  const groups = (part: string | undefined) => (part ? part.split(':') : []);
+  // A trailing dotted IPv4 part takes two groups; compressed zeros fill the rest of the eight.
+  const written = [...groups(head), ...groups(tail)].reduce((count, group) => count + (group.includes('.') ? 2 : 1), 0);
+  const expanded = [...groups(head), ...(tail === undefined ? [] : new Array<string>(8 - written).fill('0')), ...groups(tail)];
+  return `${expanded.slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(':')}::/64`;
 }

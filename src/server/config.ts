@@ -100,6 +100,8 @@ export const settings = {
   analyticsRateLimit: setting('QUIRE_ANALYTICS_RATE_LIMIT', 100, integer(1), 'Analytics read requests allowed per organization per window.'),
   analyticsRateWindowSeconds: setting('QUIRE_ANALYTICS_RATE_WINDOW_SECONDS', 3600, integer(1), 'Length of the rolling window of QUIRE_ANALYTICS_RATE_LIMIT, in seconds.'),
   analyticsRetentionDays: setting('QUIRE_ANALYTICS_RETENTION_DAYS', 0, integer(0), 'Days raw analytics events are kept (0 keeps them forever); daily visitor sets are kept regardless.'),
+  collectRateLimitPerAddress: setting('QUIRE_COLLECT_RATE_LIMIT_PER_ADDRESS', 120, integer(1), 'Browser-tracker views accepted per minute from one client address (an IPv6 /64 counts as one address); more get 429.'),
+  collectRateLimitPerProject: setting('QUIRE_COLLECT_RATE_LIMIT_PER_PROJECT', 6000, integer(1), 'Browser-tracker views accepted per minute for one project from all addresses together; more get 429.'),
   trustedProxies: setting<string[]>('QUIRE_TRUSTED_PROXIES', [], addressList, 'Comma-separated addresses or CIDR ranges of reverse proxies whose `X-Forwarded-For` gives the client address (for the browser tracker and API key IP allowlists).'),
   accountCacheMs: setting('QUIRE_ACCOUNT_CACHE_MS', 2000, integer(0, 60_000), 'How long a process reuses an API key or project it looked up; a key revoked or a project changed by another process takes at most this long to be seen (0 looks up every request).'),
   worker: setting('QUIRE_WORKER', true, boolean, 'Whether `quire serve` also runs a worker (same as `--no-worker` when false).'),

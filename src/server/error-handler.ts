@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { DatabaseUnavailableError } from '../storage/dialect.ts';
 import { ApiError, errorStatus, type ErrorCode, type ErrorDetail } from './errors.ts';
 
 /** Fastify's own request errors, translated into the contract's codes and sentences. */
@@ -11,8 +12,6 @@ const fastifyErrors: Record<string, { code: ErrorCode; message: string }> = {
   FST_ERR_CTP_INVALID_TYPE: { code: 'invalid_request', message: 'The Content-Type header is malformed.' },
 };
 
-/** Errors that mean the database is out of reach or overloaded: retrying later may work. */
-const unavailableCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EPIPE', '57P01', '57P03', '53300', '08000', '08003', '08006', 'ERR_SQLITE_BUSY']);
 
 function validationDetails(error: FastifyError): ErrorDetail[] {
   return (error.validation ?? []).map((issue) => {
@@ -33,7 +32,7 @@ function toApiError(error: FastifyError): ApiError {
   const known = error.code ? fastifyErrors[error.code] : undefined;
   if (known) return new ApiError(known.code, known.message);
   if (error instanceof SyntaxError && error.statusCode === 400) return new ApiError('invalid_request', 'The body is not valid JSON.');
-  if (unavailableCodes.has(error.code) || unavailableCodes.has((error as { errno?: string }).errno ?? '')) {
+  if (error instanceof DatabaseUnavailableError) {
     return new ApiError('unavailable', 'The service cannot reach its database right now; retry in a few seconds.', { headers: { 'retry-after': '5' } });
   }
   const status = error.statusCode ?? 500;
@@ -47,6 +46,12 @@ function toApiError(error: FastifyError): ApiError {
 /** One handler for every error: the contract's body, and 5xx details only in the log. */
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    // The request stream itself failed: the client hung up before its body arrived. Nothing went
+    // wrong here, and nobody is left to read the answer.
+    if (request.raw.errored === error) {
+      request.log.debug({ code: error.code }, 'client closed the connection before its request was read');
+      return reply.code(400).send(new ApiError('invalid_request', 'The request ended before its body was complete; send it again.').toBody());
+    }
     const apiError = toApiError(error);
     if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
     return reply.code(apiError.status).headers(apiError.headers).send(apiError.toBody());

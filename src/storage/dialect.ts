@@ -60,3 +60,15 @@ export interface Storage {
   changeClock: (() => number) | null;
   close(): Promise<void>;
 }
+
+/**
+ * The database is out of reach or overloaded; retrying in a few seconds may work (the API answers
+ * 503). Each backend raises it where the driver's error is seen, from the driver's own codes: the
+ * same errno raised elsewhere (a client hanging up on its upload is ECONNRESET too) is no outage.
+ */
+export class DatabaseUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(`The database is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'DatabaseUnavailableError';
+  }
+}

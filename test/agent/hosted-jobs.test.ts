@@ -42,6 +42,7 @@ describe.each(testDatabases)('agent jobs on hosted repositories through the API 
     quire = undefined;
     await storage?.close();
     github.refuse = null;
+    github.pullRequestUrl = null;
   });
   afterAll(async () => {
     await Promise.all([model.close(), githubGit.close(), github.close()]);
@@ -106,6 +107,16 @@ describe.each(testDatabases)('agent jobs on hosted repositories through the API 
     expect(done.status).toBe('failed');
     expect(done.error).toMatch(/403/);
     expect(done.error).not.toContain(githubToken);
+  });
+
+  it('GitHub: fails, storing no link, when the host answers a pull-request link that is not http(s)', async () => {
+    github.pullRequestUrl = 'javascript:alert(document.domain)';
+    const done = await runJob(await start(githubGit.createRepository('acme/hostile')));
+    expect(done).toMatchObject({ status: 'failed', prLink: null });
+    expect(done.error).toMatch(/^The code host returned an invalid pull request link/);
+    expect(done.error).toContain(`quire/${done.id}`);
+    const stored = await storage.db.selectFrom('jobs').select('pr_link').where('id', '=', done.id).executeTakeFirstOrThrow();
+    expect(stored.pr_link).toBeNull();
   });
 
   it('GitHub: fails when the remote rejects the push', async () => {

@@ -70,6 +70,8 @@ describe('local repositories', () => {
     const response = await open(pullRequest.url, owner);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
     const page = await response.text();
     expect(page).toContain('docs/hostile.md');
     expect(page).toContain('# Hello &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;');

@@ -150,6 +150,19 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
     expect(page.headers['cache-control']).toBe('no-store');
   });
 
+  it('never renders a pull-request link that is not http(s), even one stored before links were checked', async () => {
+    const job = (await app.inject({ method: 'POST', url: `/v2/agent/${acme.project.id}/job`, headers: acme.auth, payload: { prompt: 'Hostile link' } })).json();
+    await storage.db.updateTable('jobs').set({ status: 'completed', pr_link: 'javascript:alert(document.cookie)' }).where('id', '=', job.id).execute();
+    const pages = [`/dashboard/projects/${acme.project.id}/jobs`, `/dashboard/projects/${acme.project.id}/jobs/${job.id}`, `/dashboard/projects/${acme.project.id}/jobs/${job.id}/live`];
+    for (const url of pages) {
+      const page = await app.inject({ method: 'GET', url, headers: { cookie: session.cookie } });
+      expect(page.statusCode, url).toBe(200);
+      expect(page.body, url).not.toContain('javascript:');
+    }
+    const api = await app.inject({ method: 'GET', url: `/v2/agent/${acme.project.id}/job/${job.id}`, headers: acme.auth });
+    expect(api.json().prLink).toBeNull();
+  });
+
   it('keeps dashboard pages out of the OpenAPI document', async () => {
     const paths = Object.keys((await app.inject({ url: '/openapi.json' })).json().paths);
     expect(paths).toContain('/v2/agent/{projectId}/job');

@@ -40,6 +40,8 @@ export interface GithubServer extends JsonServer {
   issuedTokens: string[];
   /** When set, every pull-request call is answered with this status and message (403, say). */
   refuse: { status: number; message: string } | null;
+  /** When set, every pull request's `html_url` is this (a hostile host's `javascript:` link, say). */
+  pullRequestUrl: string | null;
 }
 
 /** The GitHub REST calls Quire makes, answered from memory, as GitHub (Enterprise Server) would. */
@@ -55,7 +57,12 @@ export async function startGithubServer(options: GithubServerOptions = {}): Prom
   const installationOf = new Map<string, number>();
   const installation = (id: number) => (id === options.app?.installationId ? { account: 'acme', repositories: undefined } : options.app?.installations?.[id]);
   const knownToken = (token: string) => (options.tokens ?? []).includes(token) || issuedTokens.includes(token);
-  const view = (pull: PullRecord) => ({ ...pull, html_url: `${options.htmlUrl ?? base}/${pull.owner}/${pull.repo}/pull/${pull.number}`, head: { ref: pull.head }, base: { ref: pull.base } });
+  const view = (pull: PullRecord) => ({
+    ...pull,
+    html_url: self.pullRequestUrl ?? `${options.htmlUrl ?? base}/${pull.owner}/${pull.repo}/pull/${pull.number}`,
+    head: { ref: pull.head },
+    base: { ref: pull.base },
+  });
 
   const self: GithubServer = Object.assign(await startJsonServer((request) => {
     const repoInstallation = /^\/repos\/([^/]+)\/([^/]+)\/installation$/.exec(request.path);
@@ -94,7 +101,7 @@ export async function startGithubServer(options: GithubServerOptions = {}): Prom
     if (!pull) return { status: 404, body: { message: 'Not Found' } };
     Object.assign(pull, { title: body.title ?? pull.title, body: body.body ?? pull.body });
     return { status: 200, body: view(pull) };
-  }), { pulls, issuedTokens, refuse: null });
+  }), { pulls, issuedTokens, refuse: null, pullRequestUrl: null });
 
   /** The calls that decide which repositories an organization's credentials reach. */
   function tenancyCall(request: RecordedRequest): JsonReply | null {

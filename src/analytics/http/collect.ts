@@ -2,12 +2,17 @@ import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { findProject } from '../../accounts/projects.ts';
-import { clientAddressResolver } from '../../server/client-address.ts';
+import { clientAddressResolver, clientNetwork } from '../../server/client-address.ts';
 import type { AppContext } from '../../server/context.ts';
 import { ApiError, invalidRequest, notFound } from '../../server/errors.ts';
+import { nestsTooDeep, tooDeep } from '../../server/json.ts';
+import { rateLimited, rateLimitHeaders, takeRateLimit, type RateLimitState } from '../../server/rate-limit.ts';
 import { ingest } from '../ingest/ingest.ts';
 
 const script = readFileSync(new URL('./tracker.js', import.meta.url), 'utf8');
+
+/** A beacon is one small JSON object (its longest fields are two 2 KB addresses); anything larger is not one. */
+const collectBodyLimitBytes = 8192;
 
 const CollectBody = Type.Object(
   {
@@ -29,13 +34,32 @@ export function allowedHost(domains: string, host: string): boolean {
     .some((domain) => (domain.startsWith('*.') ? name.endsWith(domain.slice(1)) : name === domain));
 }
 
+/**
+ * Takes one view from the client's per-minute budget and then from the project's, in the database so
+ * the limits hold across processes. A refused view counts against neither (the transaction rolls back).
+ * Returns the tighter of the two states, for the RateLimit headers.
+ */
+async function takeCollectLimits(context: AppContext, projectId: string, address: string | undefined): Promise<RateLimitState> {
+  const { config, storage } = context;
+  const minute = 60_000;
+  return storage.db.transaction().execute(async (trx) => {
+    const client = await takeRateLimit(trx, storage.profile, `collect-address:${clientNetwork(address)}`, { limit: config.collectRateLimitPerAddress, windowMs: minute });
+    if (!client.allowed) throw rateLimited(client, `This address has sent ${client.limit} page views in the last minute (QUIRE_COLLECT_RATE_LIMIT_PER_ADDRESS).`);
+    const project = await takeRateLimit(trx, storage.profile, `collect-project:${projectId}`, { limit: config.collectRateLimitPerProject, windowMs: minute });
+    if (!project.allowed) throw rateLimited(project, `This project has received ${project.limit} page views from its tracker in the last minute (QUIRE_COLLECT_RATE_LIMIT_PER_PROJECT).`);
+    return client.remaining <= project.remaining ? client : project;
+  });
+}
+
 /** The browser tracker: `GET /script.js` and the public endpoint it posts views to. */
 export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = async (app, { context }) => {
   const clientAddress = clientAddressResolver(context.config.trustedProxies);
-  // sendBeacon posts text/plain so browsers send it without a preflight; the text is JSON.
+  // The tracker posts text/plain so browsers send it without a preflight; the text is JSON.
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => {
+    const text = body.toString();
+    if (nestsTooDeep(text)) return done(tooDeep(), undefined);
     try {
-      done(null, JSON.parse(body.toString()));
+      done(null, JSON.parse(text));
     } catch {
       done(invalidRequest('The body is not valid JSON.'), undefined);
     }
@@ -46,15 +70,20 @@ export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> =
   );
 
   app.post('/v1/collect', {
+    bodyLimit: collectBodyLimitBytes,
     schema: {
       tags: ['Visitor analytics'],
       summary: 'Collect a page view from the browser tracker',
-      description: 'Public: the page host must be one of the project’s tracker domains. Answers 204.',
+      description: `Public: the page host must be one of the project’s tracker domains, and a request with \`Origin: null\` is refused. Bodies up to ${collectBodyLimitBytes} bytes. Limited per client address and per project each minute (QUIRE_COLLECT_RATE_LIMIT_PER_ADDRESS, QUIRE_COLLECT_RATE_LIMIT_PER_PROJECT); answers carry the RateLimit headers. Answers 204.`,
       security: [],
       body: CollectBody,
     },
     handler: async (request, reply) => {
       const { body } = request;
+      // Sandboxed frames and data: or file: pages send "null": such a page on any site could add views.
+      if (request.headers.origin === 'null') {
+        throw new ApiError('forbidden', 'Views from pages without an origin (sandboxed frames, data: or file: pages) are not counted; load the tracker from the documentation page itself.');
+      }
       const project = await findProject(context.storage.db, body.project);
       if (!project) throw notFound(`Project ${body.project}`);
       let page: URL;
@@ -64,12 +93,14 @@ export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> =
         throw invalidRequest('url must be the absolute address of the page.');
       }
       const origin = request.headers.origin;
-      const originHost = origin && origin !== 'null' ? URL.parse(origin)?.host : undefined;
+      const originHost = origin ? URL.parse(origin)?.host : undefined;
       if (!allowedHost(project.tracker_domains, page.host) || (originHost !== undefined && !allowedHost(project.tracker_domains, originHost))) {
         throw new ApiError('forbidden', `${page.host} is not a tracker domain of this project; add it with "quire projects update ${project.id} --tracker-domains ${page.host}".`);
       }
+      const address = clientAddress(request);
+      reply.headers(rateLimitHeaders(await takeCollectLimits(context, project.id, address)));
       const result = await ingest(context.analytics, project, [
-        { path: page.pathname, visitorId: body.visitorId, userAgent: request.headers['user-agent'], ip: clientAddress(request), referrer: body.referrer, accept: request.headers.accept },
+        { path: page.pathname, visitorId: body.visitorId, userAgent: request.headers['user-agent'], ip: address, referrer: body.referrer, accept: request.headers.accept },
       ]);
       if (result.rejected > 0) throw invalidRequest(result.errors[0].message);
       return reply.code(204).send();

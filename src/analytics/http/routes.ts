@@ -4,6 +4,7 @@ import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import { requireKey, visibleProject } from '../../server/auth.ts';
 import type { AppContext } from '../../server/context.ts';
 import { ApiError, invalidRequest } from '../../server/errors.ts';
+import { nestsTooDeep, tooDeep } from '../../server/json.ts';
 import { rateLimited, rateLimitHeaders, takeRateLimit } from '../../server/rate-limit.ts';
 import { collectRoutes } from './collect.ts';
 import { parseRange } from './range.ts';
@@ -41,6 +42,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = body.toString();
     if (text.trim() === '') return done(null, undefined);
+    if (nestsTooDeep(text)) return done(tooDeep(), undefined);
     try {
       done(null, JSON.parse(text));
     } catch {
@@ -48,7 +50,9 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
     }
   });
   app.addContentTypeParser('application/x-ndjson', { parseAs: 'string', bodyLimit: config.ingestBodyLimitBytes }, (_request, body, done) => {
-    done(null, { events: parseNdjson(body.toString()) });
+    const text = body.toString();
+    if (nestsTooDeep(text, true)) return done(tooDeep(), undefined);
+    done(null, { events: parseNdjson(text) });
   });
 
   async function limitReads(project: ProjectRow, reply: FastifyReply) {

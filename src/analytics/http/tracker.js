@@ -6,21 +6,33 @@
   var project = script.getAttribute('data-project');
   var endpoint = new URL('/v1/collect', script.src).toString();
   var key = 'quire.visitor';
+  // crypto.getRandomValues works on plain-HTTP pages too; crypto.randomUUID exists only in secure contexts.
+  function randomId() {
+    var bytes = crypto.getRandomValues(new Uint8Array(16));
+    var hex = '';
+    for (var index = 0; index < bytes.length; index++) hex += (bytes[index] + 256).toString(16).slice(1);
+    return hex;
+  }
   var visitor;
   try {
     visitor = localStorage.getItem(key);
     if (!visitor) {
-      visitor = crypto.randomUUID();
+      visitor = randomId();
       localStorage.setItem(key, visitor);
     }
   } catch {
-    visitor = crypto.randomUUID();
+    visitor = randomId();
   }
   function send() {
     var body = JSON.stringify({ project: project, url: location.origin + location.pathname, visitorId: visitor, referrer: document.referrer || undefined });
-    // text/plain keeps the beacon a simple request: no CORS preflight, nothing to read back.
-    if (navigator.sendBeacon && navigator.sendBeacon(endpoint, body)) return;
-    fetch(endpoint, { method: 'POST', body: body, keepalive: true, mode: 'no-cors', headers: { 'content-type': 'text/plain' } });
+    // text/plain keeps the beacon a simple request: no CORS preflight, nothing to read back. The
+    // referrer policy "origin" makes browsers send this page's Origin even where the page's own
+    // policy is no-referrer (they would send "Origin: null", which the collect endpoint refuses).
+    if (window.fetch) {
+      fetch(endpoint, { method: 'POST', body: body, keepalive: true, mode: 'no-cors', referrerPolicy: 'origin', headers: { 'content-type': 'text/plain' } });
+    } else if (navigator.sendBeacon) {
+      navigator.sendBeacon(endpoint, body);
+    }
   }
   send();
   // Single-page sites change the path without loading a page.

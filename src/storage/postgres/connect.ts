@@ -2,6 +2,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { dialectProfiles, type Storage } from '../dialect.ts';
 import { listenForNotifications } from './listen.ts';
+import { reportingUnavailable } from './unavailable.ts';
 import type { Database } from '../schema.ts';
 
 // Timestamps and counters are BIGINT; every value Quire stores fits in a double exactly.
@@ -32,7 +33,7 @@ export function openPostgres(options: PostgresOptions): Storage {
   // listener covers idle clients only; without this one the client's 'error' event would be
   // unhandled and end the process. The statement in flight still fails and is answered as such.
   pool.on('connect', (client) => client.on('error', (error) => options.onConnectionError?.(error)));
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: reportingUnavailable(pool) }) });
   return {
     db,
     profile: dialectProfiles.postgres,

@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { Kysely, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
-import { dialectProfiles, type Storage } from '../dialect.ts';
+import { DatabaseUnavailableError, dialectProfiles, type Storage } from '../dialect.ts';
 import type { Database } from '../schema.ts';
 
 const statementCacheSize = 500;
@@ -57,6 +57,8 @@ function wrap(statement: StatementSync, onWrite: (() => void) | null): SqliteSta
   const execute = <T>(run: () => T): T => {
     try {
       return run();
+    } catch (error) {
+      throw busy(error) ? new DatabaseUnavailableError(error) : error;
     } finally {
       onWrite?.();
     }
@@ -67,6 +69,12 @@ function wrap(statement: StatementSync, onWrite: (() => void) | null): SqliteSta
     run: (parameters) => execute(() => statement.run(...values(parameters))),
     iterate: (parameters) => execute(() => statement.iterate(...values(parameters))),
   };
+}
+
+/** SQLITE_BUSY or SQLITE_LOCKED (the primary result code, the low byte): another process held the database past busy_timeout. */
+function busy(error: unknown): boolean {
+  const code = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof code === 'number' && [5, 6].includes(code & 0xff);
 }
 
 function toSqlite(value: unknown): Parameter {

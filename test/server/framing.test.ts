@@ -1,0 +1,36 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { features } from '../../src/server/features.ts';
+import type { Storage } from '../../src/storage/dialect.ts';
+import { testApp, testContext } from '../support/app.ts';
+import { testDatabases } from '../support/storage.ts';
+
+/** No other site may frame a Quire page (clickjacking): every answer forbids it, HTML pages first. */
+describe('framing', () => {
+  let storage: Storage;
+  let app: FastifyInstance;
+
+  beforeAll(async () => {
+    storage = await testDatabases[0].open();
+    app = await testApp(testContext(storage), features);
+  });
+  afterAll(async () => {
+    await app.close();
+    await storage.close();
+  });
+
+  it.each(['/docs', '/docs/', '/dashboard/sign-in', '/dashboard/no-such-page', '/changes/job_unknown', '/v2/agent/prj_x/jobs', '/script.js'])('%s sends frame-ancestors none and X-Frame-Options DENY', async (url) => {
+    const response = await app.inject({ method: 'GET', url });
+    expect(response.statusCode, url).toBeLessThan(500);
+    expect(response.headers['x-frame-options']).toBe('DENY');
+    const policy = String(response.headers['content-security-policy']);
+    expect(policy).toMatch(/(?:^|;\s*)frame-ancestors 'none'(?:;|$)/);
+    expect(policy.match(/frame-ancestors/g)).toHaveLength(1);
+  });
+
+  it('serves the API reference as an HTML page', async () => {
+    const response = await app.inject({ method: 'GET', url: '/docs' });
+    expect(response.headers['content-type']).toMatch(/^text\/html/);
+    expect(response.headers['content-security-policy']).toContain("script-src 'self'");
+  });
+});
