@@ -2,7 +2,7 @@ import { RE2JS } from 're2js';
 import { WorkspacePathError } from './types.ts';
 
 /** Longer globs are refused: a path pattern is short, and matching time grows with the pattern's length. */
-export const maxGlobCharacters = 500;
+const maxGlobCharacters = 500;
 
 /**
  * Compiles a glob (`*`, `?`, `**`, `{a,b}`, `[abc]`, `[!abc]`) to a matcher of `/`-separated

@@ -12,7 +12,7 @@ export const maxSearchMatches = 500;
 /** Files larger than this are skipped: generated files, not pages. */
 export const maxSearchFileBytes = 1024 * 1024;
 /** Longer patterns are refused: matching time grows with the pattern's length as well as the text's. */
-export const maxSearchPatternCharacters = 1000;
+const maxSearchPatternCharacters = 1000;
 /** Only the start of very long lines is searched and returned. */
 const maxLineCharacters = 2000;
 const maxMatchTextCharacters = 300;

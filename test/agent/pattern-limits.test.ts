@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { agentTools } from '../../src/agent/tools/index.ts';
 import { createWorkspaceFiles } from '../../src/workspace/files.ts';
+import { testConfig } from '../support/app.ts';
 import { call, writeTree } from './tool-harness.ts';
 
 /** Glob and search patterns come from the model, which a repository's content can steer. */
@@ -13,7 +14,7 @@ describe('patterns from the model run in linear time', () => {
 
   const toolsOver = (files: Record<string, string>) => {
     dir = writeTree(files);
-    return agentTools(createWorkspaceFiles(dir));
+    return agentTools(createWorkspaceFiles(dir), testConfig());
   };
 
   it('answers a glob built to backtrack, while timers and HTTP requests keep being served', async () => {
