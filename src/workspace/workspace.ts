@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { trimTrailingSlashes } from '../lib/trim.ts';
 import { stagedChangeBytes } from './change-size.ts';
 import { createWorkspaceFiles } from './files.ts';
 import { displayRepository, explainGitError } from './git-errors.ts';
@@ -88,7 +89,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
 function normalizeRepository(repository: string): string {
   if (repository.startsWith('file://')) return fileURLToPath(repository);
   if (isAbsolute(repository)) return resolve(repository);
-  return repository.replace(/\/+$/, '');
+  return trimTrailingSlashes(repository);
 }
 
 /** Clears what a crashed run of the same job may have left behind. */
