@@ -1,15 +1,20 @@
+import { RE2JS } from 're2js';
 import type { Config } from '../server/config.ts';
 
-/** Shapes of credentials that may sit in a repository's files or in a tool's output. */
+/**
+ * Shapes of credentials that may sit in a repository's files or in a tool's output. They run on RE2:
+ * the text comes from the repository and the model, and with a backtracking engine the key pattern
+ * costs time quadratic in the number of unclosed `-----BEGIN … PRIVATE KEY-----` lines.
+ */
 const tokenPatterns = [
-  /quire_[A-Za-z0-9]{16,}/g,
-  /github_pat_[A-Za-z0-9_]{20,}/g,
-  /gh[pousr]_[A-Za-z0-9]{20,}/g,
-  /glpat-[A-Za-z0-9_-]{20,}/g,
-  /sk-ant-[A-Za-z0-9_-]{20,}/g,
-  /sk-[A-Za-z0-9_-]{32,}/g,
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----/g,
-];
+  'quire_[A-Za-z0-9]{16,}',
+  'github_pat_[A-Za-z0-9_]{20,}',
+  'gh[pousr]_[A-Za-z0-9]{20,}',
+  'glpat-[A-Za-z0-9_-]{20,}',
+  'sk-ant-[A-Za-z0-9_-]{20,}',
+  'sk-[A-Za-z0-9_-]{32,}',
+  '-----BEGIN [A-Z ]*PRIVATE KEY-----[\\s\\S]*?-----END [A-Z ]*PRIVATE KEY-----',
+].map((pattern) => RE2JS.compile(pattern));
 
 /** Setting names whose values are credentials (`GITHUB_TOKEN`, `OPENAI_API_KEY`, `GITHUB_APP_PRIVATE_KEY`, …). */
 const secretSetting = /token|key|secret|password/i;
@@ -31,7 +36,7 @@ export function createRedactor(config: Config, extra: string[] = []): Redactor {
   return (text) => {
     let result = text;
     for (const value of values) result = result.split(value).join('[redacted]');
-    for (const pattern of tokenPatterns) result = result.replace(pattern, '[redacted]');
+    for (const pattern of tokenPatterns) result = pattern.matcher(result).replaceAll('[redacted]');
     return result;
   };
 }

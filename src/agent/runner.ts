@@ -47,7 +47,7 @@ export function createRunner(config: Config, dependencies: RunnerDependencies): 
         workspace = await dependencies.openWorkspace({ repository, ref: run.job.ref, branch: run.job.branch, root: config.dataDir, credentials, signal });
         const loop = await runLoop({
           model: languageModel(run.job.model, config),
-          tools: agentTools(workspace.files),
+          tools: agentTools(workspace.files, config),
           instructions: systemPrompt({ repository: run.job.repository, baseBranch: workspace.baseBranch, docsPath: run.project.docs_path }),
           messages: conversationFrom(run.messages),
           limits: { maxSteps: config.agentMaxSteps, maxTokens: config.agentMaxTokens, maxRetries: config.agentMaxRetries },
@@ -68,6 +68,12 @@ export function createRunner(config: Config, dependencies: RunnerDependencies): 
 
   async function publish(run: JobRun, workspace: Workspace, host: CodeHost, repository: string, change: ChangeDescription): Promise<RunOutcome> {
     const previous = readState(run.state);
+    const changeBytes = await workspace.changeBytes();
+    if (changeBytes > config.agentMaxChangeBytes) {
+      throw new JobFailure(
+        `The change is ${changeBytes} bytes (files added or changed against ${workspace.baseBranch}), more than the ${config.agentMaxChangeBytes} bytes QUIRE_AGENT_MAX_CHANGE_BYTES allows; nothing was committed or pushed. Ask for a smaller change, or raise QUIRE_AGENT_MAX_CHANGE_BYTES.`,
+      );
+    }
     const committed = await workspace.commitAll(commitMessage(change), { name: config.gitAuthorName, email: config.gitAuthorEmail });
     if (!committed && previous) return { prLink: previous.pullRequest.url, state: previous };
     // An earlier run may have pushed and then failed to open the pull request: open it now.

@@ -1,3 +1,4 @@
+import { trimTrailingSlashes } from '../lib/trim.ts';
 import { CodeHostError } from './types.ts';
 
 /**
@@ -6,8 +7,8 @@ import { CodeHostError } from './types.ts';
  * instance under `/gitlab`), which is not part of the repository path.
  */
 export function repositoryPath(repository: string, serverUrl: string, minimumSegments = 2): string {
-  const prefix = new URL(serverUrl).pathname.replace(/\/+$/, '');
-  const path = new URL(repository).pathname.replace(/\/+$/, '').replace(/\.git$/, '');
+  const prefix = trimTrailingSlashes(new URL(serverUrl).pathname);
+  const path = trimTrailingSlashes(new URL(repository).pathname).replace(/\.git$/, '');
   const relative = path.startsWith(`${prefix}/`) ? path.slice(prefix.length + 1) : path.replace(/^\//, '');
   const segments = relative.split('/').filter(Boolean);
   if (segments.length < minimumSegments) {
@@ -22,7 +23,7 @@ export function isUnder(repository: string, serverUrl: string | undefined): bool
   try {
     const url = new URL(repository);
     const server = new URL(serverUrl);
-    const prefix = server.pathname.replace(/\/+$/, '');
+    const prefix = trimTrailingSlashes(server.pathname);
     return url.origin === server.origin && (prefix === '' || url.pathname.startsWith(`${prefix}/`));
   } catch {
     return false;

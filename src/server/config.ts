@@ -118,6 +118,8 @@ export const settings = {
   agentMaxSeconds: setting('QUIRE_AGENT_MAX_SECONDS', 900, integer(1), 'Wall time of one agent run (clone, model, push), in seconds; exceeding it fails the job.'),
   agentMaxTokens: setting('QUIRE_AGENT_MAX_TOKENS', 2_000_000, integer(1), 'Input plus output tokens one agent run may use; exceeding it fails the job.'),
   agentMaxRetries: setting('QUIRE_AGENT_MAX_RETRIES', 3, integer(0, 20), 'Retries of a model call the provider marks as retryable (rate limits, overload), with backoff that honours `Retry-After`.'),
+  agentMaxFileBytes: setting('QUIRE_AGENT_MAX_FILE_BYTES', 1_048_576, integer(1), 'Largest file the agent may write (`write_file`, or the result of `edit_file`), in bytes; a larger one is refused and the model told the limit.'),
+  agentMaxChangeBytes: setting('QUIRE_AGENT_MAX_CHANGE_BYTES', 10_485_760, integer(1), 'Largest change a job may push: bytes of the files it added or changed against the base branch, over all its runs. Writes past it are refused; a change over it at commit time fails the job and pushes nothing.'),
   gitAuthorName: setting('QUIRE_GIT_AUTHOR_NAME', 'Quire', text, 'Author name of the commits agent jobs make.'),
   gitAuthorEmail: setting('QUIRE_GIT_AUTHOR_EMAIL', 'quire@localhost', text, 'Author email of the commits agent jobs make.'),
   pullRequestDraft: setting('QUIRE_PR_DRAFT', false, boolean, 'Open agent pull requests (merge requests) as drafts.'),

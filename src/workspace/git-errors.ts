@@ -1,5 +1,12 @@
+import { RE2JS } from 're2js';
 import { GitCommandError } from './git.ts';
 import { WorkspaceGitError } from './types.ts';
+
+// Git's stderr carries what the remote sends, and the remote is whatever server a project names: these
+// two patterns scan arbitrary text after a prefix the server can repeat, which a backtracking engine
+// does in time quadratic in the output's length, so they run on RE2.
+const rejectedPush = RE2JS.compile('!\\s*\\[(?:remote )?rejected\\][^\\n]*\\(([^)]+)\\)');
+const forbidden = RE2JS.compile('(?i)\\b403\\b|permission to .* denied|access denied');
 
 /** The repository as it may appear in messages: any user name or password in the URL is dropped. */
 export function displayRepository(repository: string): string {
@@ -25,11 +32,11 @@ export function explainGitError(error: unknown, action: 'fetch' | 'push', reposi
   if (/could not read (Username|Password)|Authentication failed|terminal prompts disabled|\b401\b/i.test(stderr)) {
     return new WorkspaceGitError(`Git could not sign in to ${where}: check the code host token or app (it needs read and write access to the repository contents).`);
   }
-  const rejected = /!\s*\[(?:remote )?rejected\][^\n]*\(([^)]+)\)/.exec(stderr);
+  const rejected = rejectedPush.exec(stderr);
   if (action === 'push' && rejected) {
     return new WorkspaceGitError(`${where} rejected the push of branch ${branch} (${rejected[1]}). Someone else may have pushed to it or a branch protection rule refuses it; send a follow-up to try again.`);
   }
-  if (/\b403\b|permission to .* denied|access denied/i.test(stderr)) {
+  if (forbidden.test(stderr)) {
     const need = action === 'push' ? 'write' : 'read';
     return new WorkspaceGitError(`${where} refused ${action === 'push' ? 'the push' : 'access'} (HTTP 403): give the code host token ${need} access to the repository contents.`);
   }

@@ -1,7 +1,15 @@
-/** Runs one search off the main thread, so a pattern that backtracks forever can be stopped (see search.ts). */
+/** Runs one search off the main thread, so even an expensive one can be stopped (see search.ts). */
 import { parentPort, workerData } from 'node:worker_threads';
-import { searchFiles } from './search.ts';
-import type { FileEntry } from './types.ts';
+import { searchFiles, type SearchAnswer } from './search.ts';
+import { WorkspacePathError, type FileEntry } from './types.ts';
 
 const { root, files, pattern } = workerData as { root: string; files: FileEntry[]; pattern: string };
-parentPort!.postMessage(await searchFiles(root, files, pattern));
+let answer: SearchAnswer;
+try {
+  answer = { matches: await searchFiles(root, files, pattern) };
+} catch (error) {
+  // A refused pattern is an answer for the model; anything else reaches the caller as the worker's error.
+  if (!(error instanceof WorkspacePathError)) throw error;
+  answer = { refused: error.message };
+}
+parentPort!.postMessage(answer);

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { RE2JS } from 're2js';
 import { readTextFile } from './text.ts';
 import { WorkspacePathError, type FileEntry, type SearchMatch } from './types.ts';
 
@@ -10,13 +11,20 @@ export const searchTimeoutMs = 5000;
 export const maxSearchMatches = 500;
 /** Files larger than this are skipped: generated files, not pages. */
 export const maxSearchFileBytes = 1024 * 1024;
-/** Only the start of very long lines is searched and returned, which also bounds regex run time. */
+/** Longer patterns are refused: matching time grows with the pattern's length as well as the text's. */
+const maxSearchPatternCharacters = 1000;
+/** Only the start of very long lines is searched and returned. */
 const maxLineCharacters = 2000;
 const maxMatchTextCharacters = 300;
 
+/** What the search worker answers: the matches, or why the pattern was refused. */
+export type SearchAnswer = { matches: SearchMatch[] } | { refused: string };
+
 /**
- * Searches text files line by line. The pattern is a JavaScript regular expression; one that does
- * not compile is searched for literally, so `foo(` still finds something.
+ * Searches text files line by line. The pattern is a regular expression in JavaScript syntax run
+ * on RE2, which matches in time linear in the line's length: no pattern can backtrack for hours.
+ * RE2 has no backreferences or lookaround; a pattern using them is refused with a sentence that
+ * says so, as is one that does not parse.
  */
 export async function searchFiles(root: string, files: FileEntry[], pattern: string): Promise<SearchMatch[]> {
   const expression = compile(pattern);
@@ -37,21 +45,27 @@ export async function searchFiles(root: string, files: FileEntry[], pattern: str
 }
 
 /**
- * searchFiles in a worker thread, stopped after `timeoutMs`. The pattern comes from the model (or
- * from whatever the repository's content talked it into): a regular expression that backtracks
- * catastrophically would otherwise block this process, its heartbeats and every other job in it.
+ * searchFiles in a worker thread, stopped after `timeoutMs`. RE2 already bounds the work per line;
+ * the worker and the time limit stay as a second line of defence (a huge repository, a very
+ * expensive pattern), so a search can never stall this process, its heartbeats or other jobs.
  */
 export function searchFilesWithTimeout(root: string, files: FileEntry[], pattern: string, timeoutMs = searchTimeoutMs): Promise<SearchMatch[]> {
+  if (pattern.length > maxSearchPatternCharacters) {
+    return Promise.reject(
+      new WorkspacePathError(`The search pattern has ${pattern.length} characters, more than the ${maxSearchPatternCharacters} Quire accepts; search for a shorter, more specific pattern.`),
+    );
+  }
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./search-worker.ts', import.meta.url), { workerData: { root, files, pattern } });
     const timer = setTimeout(() => {
       void worker.terminate();
-      reject(new WorkspacePathError(`The search for ${JSON.stringify(pattern.slice(0, 100))} took longer than ${timeoutMs / 1000} s and was stopped; use a simpler pattern (a literal word, or no nested repetition such as "(a+)+").`));
+      reject(new WorkspacePathError(`The search for ${JSON.stringify(pattern.slice(0, 100))} took longer than ${timeoutMs / 1000} s and was stopped; search a smaller folder with the path argument, or use a simpler pattern.`));
     }, timeoutMs);
-    worker.once('message', (matches: SearchMatch[]) => {
+    worker.once('message', (answer: SearchAnswer) => {
       clearTimeout(timer);
       void worker.terminate();
-      resolve(matches);
+      if ('refused' in answer) reject(new WorkspacePathError(answer.refused));
+      else resolve(answer.matches);
     });
     worker.once('error', (error) => {
       clearTimeout(timer);
@@ -65,10 +79,15 @@ export function searchFilesWithTimeout(root: string, files: FileEntry[], pattern
   });
 }
 
-function compile(pattern: string): RegExp {
+function compile(pattern: string): RE2JS {
   try {
-    return new RegExp(pattern);
-  } catch {
-    return new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    return RE2JS.compile(RE2JS.translateRegExp(pattern));
+  } catch (error) {
+    const reason = (error as Error).message.replace(/^error parsing regexp: /, '');
+    throw new WorkspacePathError(
+      `"${pattern.slice(0, 100)}" is not a valid regular expression (${reason}). Search patterns are JavaScript regular expressions run on RE2, ` +
+        'so there are no backreferences (\\1) and no lookaround ((?=…), (?!…), (?<=…), (?<!…)): search for the plain text instead. ' +
+        'Escape special characters such as ( [ . * with a backslash to search for them literally.',
+    );
   }
 }

@@ -61,6 +61,11 @@ export interface Workspace {
   commitAll(message: string, author: CommitAuthor): Promise<boolean>;
   /** Whether the job branch differs from the base it started from (changes of earlier runs count). */
   hasChangesAgainstBase(): Promise<boolean>;
+  /**
+   * Stages every change and returns the bytes of the files added or modified against the base,
+   * committed by earlier runs or not (files only moved do not count).
+   */
+  changeBytes(): Promise<number>;
   /** Pushes the job branch to the remote. */
   push(): Promise<void>;
   /** The branch the job started from (resolved default branch when `ref` was null). */

@@ -1,6 +1,8 @@
 import { rm } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { trimTrailingSlashes } from '../lib/trim.ts';
+import { stagedChangeBytes } from './change-size.ts';
 import { createWorkspaceFiles } from './files.ts';
 import { displayRepository, explainGitError } from './git-errors.ts';
 import { runGit, type GitOptions } from './git.ts';
@@ -45,6 +47,8 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   }, options.signal);
 
   const inWorkspace = { ...git, cwd: dir };
+  // Where the job branch left the base: the base branch may have moved on since earlier runs.
+  const mergeBase = async () => (await runGit(['merge-base', baseCommit, 'HEAD'], inWorkspace)).trim();
   return {
     dir,
     baseBranch,
@@ -58,9 +62,12 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
       return true;
     },
     async hasChangesAgainstBase() {
-      const mergeBase = (await runGit(['merge-base', baseCommit, 'HEAD'], inWorkspace)).trim();
-      const changed = await runGit(['diff', '--name-only', '--no-renames', mergeBase, 'HEAD'], inWorkspace);
+      const changed = await runGit(['diff', '--name-only', '--no-renames', await mergeBase(), 'HEAD'], inWorkspace);
       return changed.trim() !== '';
+    },
+    async changeBytes() {
+      await runGit(['add', '--all'], inWorkspace);
+      return stagedChangeBytes(inWorkspace, await mergeBase());
     },
     async push() {
       try {
@@ -82,7 +89,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
 function normalizeRepository(repository: string): string {
   if (repository.startsWith('file://')) return fileURLToPath(repository);
   if (isAbsolute(repository)) return resolve(repository);
-  return repository.replace(/\/+$/, '');
+  return trimTrailingSlashes(repository);
 }
 
 /** Clears what a crashed run of the same job may have left behind. */

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { agentTools, type AgentTools } from '../../src/agent/tools/index.ts';
 import { createWorkspaceFiles } from '../../src/workspace/files.ts';
+import { testConfig } from '../support/app.ts';
 import { call, writeTree } from './tool-harness.ts';
 
 describe('agent file tools', () => {
@@ -17,7 +18,7 @@ describe('agent file tools', () => {
       'docs/long.md': Array.from({ length: 5000 }, (_, index) => `line ${index + 1}`).join('\n'),
       'docs/wide.md': 'x'.repeat(200_000),
     });
-    tools = agentTools(createWorkspaceFiles(dir));
+    tools = agentTools(createWorkspaceFiles(dir), testConfig());
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -28,8 +29,8 @@ describe('agent file tools', () => {
     await call(tools, 'read_file', { path: './docs/guide.md' });
     expect(await call(tools, 'edit_file', { path: 'docs/guide.md', old_string: 'Step two.', new_string: 'Step 2.' })).toBe('Edited docs/guide.md: replaced 1 occurrence.');
     expect(content('docs/guide.md')).toBe('# Guide\n\nStep one.\nStep 2.\nStep one.\n');
-    expect(agentTools(createWorkspaceFiles(dir)).edit_file).not.toBe(tools.edit_file);
-    expect(await call(agentTools(createWorkspaceFiles(dir)), 'edit_file', { path: 'docs/guide.md', old_string: 'Step 2.', new_string: 'x' })).toMatch(/^Error: read/);
+    expect(agentTools(createWorkspaceFiles(dir), testConfig()).edit_file).not.toBe(tools.edit_file);
+    expect(await call(agentTools(createWorkspaceFiles(dir), testConfig()), 'edit_file', { path: 'docs/guide.md', old_string: 'Step 2.', new_string: 'x' })).toMatch(/^Error: read/);
   });
 
   it('needs a unique match unless replace_all is set', async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { agentTools, type AgentTools } from '../../src/agent/tools/index.ts';
 import { createWorkspaceFiles } from '../../src/workspace/files.ts';
+import { testConfig } from '../support/app.ts';
 
 export type ToolName = keyof AgentTools;
 
@@ -49,5 +50,5 @@ export function hostileRepository(): HostileRepository {
   symlinkSync('../.git/config', join(dir, 'docs/config.md'));
   symlinkSync(outside, join(dir, 'outside-link'));
   symlinkSync('index.md', join(dir, 'docs/home.md'));
-  return { dir, outside, tools: agentTools(createWorkspaceFiles(dir)) };
+  return { dir, outside, tools: agentTools(createWorkspaceFiles(dir), testConfig()) };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { repositoryPath } from '../../src/code-hosts/repository-path.ts';
 import { codeHostFor } from '../../src/code-hosts/select.ts';
 import { CodeHostError } from '../../src/code-hosts/types.ts';
 import { testConfig } from '../support/app.ts';
@@ -18,5 +19,12 @@ describe('codeHostFor', () => {
     expect(() => codeHostFor('https://gitlab.acme.test/other/docs', config)).toThrow(CodeHostError);
     expect(() => codeHostFor('https://bitbucket.org/acme/docs', config)).toThrow(/set GITHUB_SERVER_URL or GITLAB_URL/);
     expect(() => codeHostFor('https://evil.test/github.com/acme/docs', config)).toThrow(CodeHostError);
+  });
+
+  it('reads a repository address a user typed with a long run of slashes inside it, in linear time', () => {
+    // A project's repository can be set from the dashboard; trimming it with /\/+$/ took minutes here.
+    const slashes = '/'.repeat(200_000);
+    expect(repositoryPath(`https://github.com/acme${slashes}docs.git///`, 'https://github.com')).toBe('acme/docs');
+    expect(() => codeHostFor(`https://bitbucket.org/acme${slashes}docs`, config)).toThrow(/set GITHUB_SERVER_URL or GITLAB_URL/);
   });
 });

@@ -1,14 +1,15 @@
 import type { WorkspaceFiles } from '../../workspace/types.ts';
-import { toolContext } from './context.ts';
+import { toolContext, type WriteLimits } from './context.ts';
 import { readingTools } from './reading.ts';
 import { writingTools } from './writing.ts';
 
 /**
  * The tools the model gets for one run: file access confined to the workspace, never a shell.
- * Each call of this function starts a fresh record of which files were read.
+ * Each call of this function starts a fresh record of which files were read and written; `limits`
+ * (the configuration will do) caps the size of each file written and of the change.
  */
-export function agentTools(files: WorkspaceFiles) {
-  const context = toolContext(files);
+export function agentTools(files: WorkspaceFiles, limits: WriteLimits) {
+  const context = toolContext(files, limits);
   return { ...readingTools(context), ...writingTools(context) };
 }
 

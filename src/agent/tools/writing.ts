@@ -1,6 +1,7 @@
 import { tool } from 'ai';
 import { z } from 'zod';
 import { answer, isBinary, pathKey, type ToolContext } from './context.ts';
+import { moveWrites, recordWrite, refuseWrite } from './limits.ts';
 
 /**
  * Whether `path` is an existing file, and its text. Reading refuses binary files, so overwriting one
@@ -30,7 +31,10 @@ export function writingTools(context: ToolContext) {
         answer(path, async () => {
           const before = await existingText(context, path);
           if (before !== null && isBinary(before)) return `Error: "${path}" is a binary file and cannot be overwritten with text; delete_file it first if it should be replaced.`;
+          const refused = refuseWrite(context, path, content);
+          if (refused) return refused;
           await context.files.write(path, content);
+          recordWrite(context, path, content);
           context.seen.add(pathKey(path));
           return `${before === null ? 'Created' : 'Replaced'} ${path} (${content.split('\n').length} lines).`;
         }),
@@ -60,7 +64,10 @@ export function writingTools(context: ToolContext) {
           }
           // split/join and slicing insert new_string literally: String.replace would expand `$&`, `$1`, `$$`.
           const updated = replaceAll ? content.split(oldText).join(newText) : spliceOnce(content, oldText, newText);
+          const refused = refuseWrite(context, path, updated);
+          if (refused) return refused;
           await context.files.write(path, updated);
+          recordWrite(context, path, updated);
           return `Edited ${path}: replaced ${replaceAll ? count : 1} occurrence${(replaceAll ? count : 1) === 1 ? '' : 's'}.`;
         }),
     }),
@@ -72,6 +79,7 @@ export function writingTools(context: ToolContext) {
         answer(path, async () => {
           await context.files.remove(path);
           context.seen.delete(pathKey(path));
+          moveWrites(context, path, null);
           return `Deleted ${path}.`;
         }),
     }),
@@ -86,6 +94,7 @@ export function writingTools(context: ToolContext) {
         answer(from, async () => {
           await context.files.move(from, to);
           if (context.seen.delete(pathKey(from))) context.seen.add(pathKey(to));
+          moveWrites(context, from, to);
           return `Moved ${from} to ${to}.`;
         }),
     }),
