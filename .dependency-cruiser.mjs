@@ -2,7 +2,7 @@
  * Structure rules, checked by `npm run lint`: no import cycles between files or between folders, and
  * dependencies that point one way: cli → server → features → http → accounts, storage, config, lib.
  */
-module.exports = {
+export default {
   forbidden: [
     {
       name: 'no-file-cycles',
