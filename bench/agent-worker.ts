@@ -6,7 +6,7 @@
 import { createKey } from '../src/accounts/keys.ts';
 import { createOrganization } from '../src/accounts/organizations.ts';
 import { createProject } from '../src/accounts/projects.ts';
-import { loadConfig } from '../src/server/config.ts';
+import { loadConfig } from '../src/config/config.ts';
 import { startService } from '../src/server/service.ts';
 
 const config = loadConfig(process.env, { logLevel: 'silent', port: 0 });

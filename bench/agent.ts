@@ -7,7 +7,7 @@ import { createRunner } from '../src/agent/runner.ts';
 import type { ProjectRow } from '../src/storage/tables/accounts.ts';
 import { codeHostFor } from '../src/code-hosts/select.ts';
 import type { JobRow } from '../src/storage/tables/jobs.ts';
-import { loadConfig } from '../src/server/config.ts';
+import { loadConfig } from '../src/config/config.ts';
 import { openWorkspace } from '../src/workspace/workspace.ts';
 import { startGitHttpServer } from '../test/support/git-http-server.ts';
 import { startGithubServer } from '../test/support/github-server.ts';

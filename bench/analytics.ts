@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { openStorage } from '../src/storage/open.ts';
-import { loadConfig } from '../src/server/config.ts';
+import { loadConfig } from '../src/config/config.ts';
 import { benchStart, combinedLine, datasetShape, eventOf, generateViews, pathName, type DatasetShape } from './analytics-data.ts';
 import { startBenchProcess } from './processes.ts';
 import type { BenchSuite, Report } from './report.ts';

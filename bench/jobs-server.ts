@@ -10,7 +10,7 @@ import { createOrganization, listOrganizations } from '../src/accounts/organizat
 import { createProject, listProjects } from '../src/accounts/projects.ts';
 import { createJob } from '../src/jobs/service.ts';
 import { jobView } from '../src/jobs/view.ts';
-import { loadConfig } from '../src/server/config.ts';
+import { loadConfig } from '../src/config/config.ts';
 import { startService } from '../src/server/service.ts';
 
 const mode = process.argv[2];

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { loadConfig } from '../src/server/config.ts';
+import { loadConfig } from '../src/config/config.ts';
 import { openStorage } from '../src/storage/open.ts';
 import { startBenchProcess } from './processes.ts';
 import { percentile, type BenchSuite, type Report } from './report.ts';

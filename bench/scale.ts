@@ -1,7 +1,7 @@
 import autocannon from 'autocannon';
 import { newId } from '../src/lib/ids.ts';
 import { jobsChannel } from '../src/jobs/queue/enqueue.ts';
-import { loadConfig } from '../src/server/config.ts';
+import { loadConfig } from '../src/config/config.ts';
 import { openStorage, type Storage } from '../src/storage/open.ts';
 import { datasetShape } from './analytics-data.ts';
 import { ingest, visitorsPage, waitForFolds, type VisitorsAnswer } from './analytics.ts';

@@ -1,8 +1,18 @@
-import { EventEmitter } from 'node:events';
-
 /**
- * Announces changes to keys and projects made in this process, so request caches drop what they
- * hold at once (other processes see the change when their cache entries expire).
+ * Counts the changes to keys and projects made in this process. Request caches compare a count
+ * before answering and drop what they hold when it moved, so a revoked key or an updated project is
+ * seen at once here (other processes see it when their cache entries expire). A counter, not an
+ * event emitter: caches subscribe to nothing, so nothing can leak when a cache is dropped.
  */
-export const accountChanges = new EventEmitter<{ 'key-revoked': [keyId: string]; 'project-updated': [projectId: string] }>();
-accountChanges.setMaxListeners(0);
+const counts = { keys: 0, projects: 0 };
+
+export const keyChanges = (): number => counts.keys;
+export const projectChanges = (): number => counts.projects;
+
+export function noteKeyChange(): void {
+  counts.keys++;
+}
+
+export function noteProjectChange(): void {
+  counts.projects++;
+}

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { newId } from '../lib/ids.ts';
-import type { Config } from '../server/config.ts';
+import type { Config } from '../config/config.ts';
 import type { Database } from '../storage/schema.ts';
 import { checkSecretKeys, secretBox } from './secrets.ts';
 import type { ConnectionKind, ConnectionRow } from '../storage/tables/accounts.ts';

@@ -4,7 +4,7 @@ import { newId, randomBase62 } from '../lib/ids.ts';
 import { addressRanges, inRanges, parseAddressRange } from '../lib/ip-ranges.ts';
 import type { TtlCache } from '../lib/ttl-cache.ts';
 import type { Database } from '../storage/schema.ts';
-import { accountChanges } from './changes.ts';
+import { noteKeyChange } from './changes.ts';
 import type { ApiKeyRow } from '../storage/tables/accounts.ts';
 
 /** Fixed so secret scanners can find leaked keys. */
@@ -87,7 +87,7 @@ export async function revokeKey(db: Kysely<Database>, orgId: string, id: string)
     .where('revoked_at', 'is', null)
     .executeTakeFirst();
   if (result.numUpdatedRows > 0n) {
-    accountChanges.emit('key-revoked', id);
+    noteKeyChange();
     return true;
   }
   const existing = await db.selectFrom('api_keys').select('id').where('id', '=', id).where('org_id', '=', orgId).executeTakeFirst();

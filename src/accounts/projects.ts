@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { newId } from '../lib/ids.ts';
 import type { Database } from '../storage/schema.ts';
-import { accountChanges } from './changes.ts';
+import { noteProjectChange } from './changes.ts';
 import type { ProjectRow } from '../storage/tables/accounts.ts';
 
 export interface ProjectSettings {
@@ -73,7 +73,7 @@ export async function updateProject(db: Kysely<Database>, id: string, settings: 
   if (settings.model !== undefined) changes.model = settings.model;
   if (settings.trackerDomains !== undefined) changes.tracker_domains = settings.trackerDomains.join(',');
   await db.updateTable('projects').set(changes).where('id', '=', id).execute();
-  accountChanges.emit('project-updated', id);
+  noteProjectChange();
   return findProject(db, id);
 }
 

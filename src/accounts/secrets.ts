@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, hash, randomBytes } from 'node:crypto';
-import { ConfigError, type Config } from '../server/config.ts';
+import { ConfigError, type Config } from '../config/config.ts';
 
 /**
  * Encrypts organizations' code-host tokens at rest with AES-256-GCM under QUIRE_SECRET_KEY. A sealed

@@ -2,7 +2,7 @@ import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
-import type { Config } from '../server/config.ts';
+import type { Config } from '../config/config.ts';
 
 /** A model named as `provider:model`, the form of QUIRE_MODEL and of a project's model. */
 export interface ModelChoice {

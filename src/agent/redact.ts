@@ -1,5 +1,5 @@
 import { RE2JS } from 're2js';
-import type { Config } from '../server/config.ts';
+import type { Config } from '../config/config.ts';
 
 /**
  * Shapes of credentials that may sit in a repository's files or in a tool's output. They run on RE2:

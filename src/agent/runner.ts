@@ -3,7 +3,7 @@ import type { CodeHost, PullRequest } from '../code-hosts/types.ts';
 import { CodeHostError } from '../code-hosts/types.ts';
 import { JobFailure, type AgentRunner, type JobRun, type RunOutcome, type TokenUsage } from '../jobs/runner.ts';
 import type { JobRow } from '../storage/tables/jobs.ts';
-import type { Config } from '../server/config.ts';
+import type { Config } from '../config/config.ts';
 import { WorkspaceGitError, WorkspacePathError, type Workspace, type WorkspaceOptions } from '../workspace/types.ts';
 import { appendFollowUp, commitMessage, describeChange, type ChangeDescription } from './change-description.ts';
 import { conversationFrom } from './conversation.ts';

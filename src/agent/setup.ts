@@ -3,7 +3,7 @@ import type { ProjectRow } from '../storage/tables/accounts.ts';
 import { resolveAccess } from '../code-hosts/access.ts';
 import { providerFor } from '../code-hosts/select.ts';
 import type { AgentSetup } from '../jobs/runner.ts';
-import type { Config } from '../server/config.ts';
+import type { Config } from '../config/config.ts';
 import type { Database } from '../storage/schema.ts';
 import { openWorkspace } from '../workspace/workspace.ts';
 import { checkModel } from './models.ts';

@@ -17,7 +17,7 @@ export function createAnalyticsState(storage: Storage): AnalyticsState {
   return { storage, ids, signals, caches: new QueryCaches(), writer: createEventWriter(storage, ids, signals) };
 }
 
-declare module '../server/context.ts' {
+declare module '../http/context.ts' {
   interface AppContext {
     /** This process's analytics state of `storage` (see state.ts). */
     analytics: AnalyticsState;

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { resolveOrganization } from '../accounts/organizations.ts';
 import { createSignInLink, signInUrl } from '../dashboard/sessions.ts';
-import { publicUrl } from '../server/config.ts';
+import { publicUrl } from '../config/config.ts';
 import { withStorage } from './database.ts';
 import { print } from './output.ts';
 

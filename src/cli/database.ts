@@ -1,4 +1,4 @@
-import { loadConfig, type Config } from '../server/config.ts';
+import { loadConfig, type Config } from '../config/config.ts';
 import { openStorage, type Storage } from '../storage/open.ts';
 
 /** Runs `action` against the database a server with the same environment would use. */

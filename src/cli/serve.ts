@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../server/config.ts';
+import { loadConfig } from '../config/config.ts';
 import { startService } from '../server/service.ts';
-import { features } from '../server/features.ts';
 import { createSignInLink, signInUrl } from '../dashboard/sessions.ts';
 
 function onShutdownSignal(stop: () => Promise<void>): void {
@@ -29,7 +28,7 @@ export function registerServe(program: Command): void {
     .option('--no-worker', 'serve the API only; run workers with "quire worker"')
     .action(async (options: { worker: boolean }) => {
       const config = loadConfig();
-      const service = await startService({ config, api: true, worker: options.worker && config.worker, features, bootstrap: true });
+      const service = await startService({ config, api: true, worker: options.worker && config.worker, bootstrap: true });
       const { firstRun } = service;
       // One write, so whoever reads the output sees the first-start block with the listening line.
       const lines = [`Quire is listening on ${service.url} (${service.context.storage.profile.name}${service.worker ? ', with a worker' : ', API only'}).`];

@@ -5,7 +5,7 @@ import { grantLocal, isTrusted, listLocalGrants, revokeLocal, setServerCredentia
 import { findOrganization } from '../accounts/organizations.ts';
 import { connectionKinds, type ConnectionKind, type OrganizationRow } from '../storage/tables/accounts.ts';
 import { identifyConnection } from '../code-hosts/connect.ts';
-import type { Config } from '../server/config.ts';
+import type { Config } from '../config/config.ts';
 import type { Database } from '../storage/schema.ts';
 import { withStorage } from './database.ts';
 import { CliError, print, table } from './output.ts';

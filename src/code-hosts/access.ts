@@ -4,7 +4,7 @@ import { openConnections } from '../accounts/connections.ts';
 import { isTrusted, isWithin, listLocalGrants, realDataDir } from '../accounts/local-grants.ts';
 import { findOrganization } from '../accounts/organizations.ts';
 import type { OrganizationRow } from '../storage/tables/accounts.ts';
-import type { Config } from '../server/config.ts';
+import type { Config } from '../config/config.ts';
 import type { Database } from '../storage/schema.ts';
 import { displayRepository } from '../workspace/git-errors.ts';
 import { localHost, localRepositoryPath } from './local.ts';

@@ -1,5 +1,5 @@
 import type { ConnectionKind } from '../storage/tables/accounts.ts';
-import type { Config } from '../server/config.ts';
+import type { Config } from '../config/config.ts';
 import { identifyGithub } from './github-provider.ts';
 import { identifyGitlab } from './gitlab-provider.ts';
 

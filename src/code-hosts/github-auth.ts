@@ -1,6 +1,6 @@
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/rest';
-import type { Config } from '../server/config.ts';
+import type { Config } from '../config/config.ts';
 import { explainGithubError } from './github-errors.ts';
 import { CodeHostError } from './types.ts';
 

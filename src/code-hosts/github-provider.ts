@@ -1,6 +1,6 @@
 import { Octokit } from '@octokit/rest';
 import type { OpenedConnection } from '../accounts/connections.ts';
-import type { Config } from '../server/config.ts';
+import type { Config } from '../config/config.ts';
 import { githubApiUrl, githubAppClient, githubTokens, installationToken, silentLog } from './github-auth.ts';
 import { explainGithubError } from './github-errors.ts';
 import { githubHost } from './github.ts';

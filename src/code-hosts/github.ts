@@ -1,5 +1,5 @@
 import { Octokit } from '@octokit/rest';
-import type { Config } from '../server/config.ts';
+import type { Config } from '../config/config.ts';
 import { githubApiUrl, silentLog, type TokenSource } from './github-auth.ts';
 import { explainGithubError } from './github-errors.ts';
 import { repositoryPath } from './repository-path.ts';

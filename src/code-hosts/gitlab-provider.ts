@@ -1,5 +1,5 @@
 import { Gitlab } from '@gitbeaker/rest';
-import type { Config } from '../server/config.ts';
+import type { Config } from '../config/config.ts';
 import { explainGitlabError, gitlabHost } from './gitlab.ts';
 import { repositoryPath } from './repository-path.ts';
 import { CodeHostError, type CodeHostProvider } from './types.ts';

@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { publicUrl, type Config } from '../server/config.ts';
+import { publicUrl, type Config } from '../config/config.ts';
 import { runGit } from '../workspace/git.ts';
 import { CodeHostError, type CodeHost, type CodeHostProvider } from './types.ts';
 

@@ -1,4 +1,4 @@
-import type { Config } from '../server/config.ts';
+import type { Config } from '../config/config.ts';
 import { displayRepository } from '../workspace/git-errors.ts';
 import { githubProvider } from './github-provider.ts';
 import { gitlabProvider } from './gitlab-provider.ts';

@@ -1,6 +1,6 @@
 import type { OpenedConnection } from '../accounts/connections.ts';
 import type { ConnectionKind } from '../storage/tables/accounts.ts';
-import type { Config } from '../server/config.ts';
+import type { Config } from '../config/config.ts';
 import type { GitCredentials } from '../workspace/types.ts';
 
 export interface PullRequestRequest {

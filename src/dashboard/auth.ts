@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { findProject } from '../accounts/projects.ts';
 import type { ProjectRow } from '../storage/tables/accounts.ts';
-import type { Config } from '../server/config.ts';
-import type { AppContext } from '../server/context.ts';
-import { ApiError } from '../server/errors.ts';
+import type { Config } from '../config/config.ts';
+import type { AppContext } from '../http/context.ts';
+import { ApiError } from '../http/errors.ts';
 import type { Viewer } from './layout.ts';
 import { csrfToken, findSession, sameToken } from './sessions.ts';
 

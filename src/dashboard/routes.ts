@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { FeatureRoutes } from '../server/app.ts';
-import type { AppContext } from '../server/context.ts';
-import { ApiError } from '../server/errors.ts';
+import type { FeatureRoutes } from '../http/context.ts';
+import type { AppContext } from '../http/context.ts';
+import { ApiError } from '../http/errors.ts';
 import { analyticsPages } from './pages/analytics.ts';
 import { changePages } from './pages/changes.ts';
 import { connectionPages } from './pages/connections.ts';

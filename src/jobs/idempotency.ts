@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { AppContext } from '../server/context.ts';
-import { conflict } from '../server/errors.ts';
-import { lockRateLimitBucket } from '../server/rate-limit.ts';
+import type { AppContext } from '../http/context.ts';
+import { conflict } from '../http/errors.ts';
+import { lockRateLimitBucket } from '../http/rate-limit.ts';
 import type { Database } from '../storage/schema.ts';
 import type { JobRow } from '../storage/tables/jobs.ts';
 

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { requireKey, visibleProject } from '../server/auth.ts';
-import type { AppContext } from '../server/context.ts';
-import { sendSerialized } from '../server/json.ts';
-import { rateLimitHeaders } from '../server/rate-limit.ts';
+import { requireKey, visibleProject } from '../http/auth.ts';
+import type { AppContext } from '../http/context.ts';
+import { sendSerialized } from '../http/json.ts';
+import { rateLimitHeaders } from '../http/rate-limit.ts';
 import { ErrorResponse, IdempotencyHeaders, Job, JobList, JobParams, ListQuery, ProjectParams, PromptBody, Transcript } from './schemas.ts';
 import { archiveJob, createJob, followUp, getJob, getJobJson, listJobs } from './service.ts';
 import { listMessages } from './transcript.ts';

@@ -1,3 +1,4 @@
+import type { JobReadCache } from './read-cache.ts';
 import type { ProjectRow } from '../storage/tables/accounts.ts';
 import type { JobRow, MessageRole } from '../storage/tables/jobs.ts';
 
@@ -52,6 +53,19 @@ export class JobFailure extends Error {
   constructor(message: string, options: { usage?: TokenUsage } = {}) {
     super(message);
     this.usage = options.usage;
+  }
+}
+
+declare module '../http/context.ts' {
+  interface AppContext {
+    /** Whether a project can take jobs, with which model, and the runner (see agent/setup.ts). */
+    agent: AgentSetup;
+    /** JSON of polled jobs while nothing has changed (see jobs/read-cache.ts). */
+    jobReads: JobReadCache;
+  }
+  interface QuireEvents {
+    /** A job run was committed to the queue by this process; local workers wake up at once. */
+    'job-enqueued': [];
   }
 }
 

@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { ProjectRow } from '../storage/tables/accounts.ts';
 import { isId, newId } from '../lib/ids.ts';
-import type { AppContext } from '../server/context.ts';
-import { ApiError, conflict, invalidRequest, notFound } from '../server/errors.ts';
-import { rateLimited, takeRateLimit, type RateLimitState } from '../server/rate-limit.ts';
+import type { AppContext } from '../http/context.ts';
+import { ApiError, conflict, invalidRequest, notFound } from '../http/errors.ts';
+import { rateLimited, takeRateLimit, type RateLimitState } from '../http/rate-limit.ts';
 import { jobRateBucket, rememberIdempotencyKey, replayedJob, type IdempotentRequest } from './idempotency.ts';
 import type { Database } from '../storage/schema.ts';
 import { enqueueRun } from './queue/enqueue.ts';

@@ -2,19 +2,14 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
-import { jobRoutes } from '../jobs/routes.ts';
-import type { AppContext } from './context.ts';
-import { installErrorHandler } from './error-handler.ts';
+import type { AppContext } from '../http/context.ts';
+import { installErrorHandler } from '../http/error-handler.ts';
+import { features } from './features.ts';
 import { healthRoutes } from './health.ts';
-import { nestsTooDeep, tooDeep } from './json.ts';
-import { validatorCompiler } from './validation.ts';
-
-/** A feature's routes: a Fastify plugin given the shared context. */
-export type FeatureRoutes = (app: FastifyInstance, options: { context: AppContext }) => Promise<void>;
+import { nestsTooDeep, tooDeep } from '../http/json.ts';
+import { validatorCompiler } from '../http/validation.ts';
 
 export interface AppOptions {
-  /** Extra feature routes (analytics, dashboard, …) registered beside the built-in ones. */
-  features?: FeatureRoutes[];
   /** Called for every route as it is added, with its method and full path (the tenancy test walks them all). */
   onRoute?: (route: Pick<RouteOptions, 'method' | 'url'>) => void;
 }
@@ -76,7 +71,6 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes, { context });
-  await app.register(jobRoutes, { context });
-  for (const feature of options.features ?? []) await app.register(feature, { context });
+  for (const feature of features) await app.register(feature, { context });
   return app;
 }

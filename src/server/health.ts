@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { AppContext } from './context.ts';
+import type { AppContext } from '../http/context.ts';
 
 const Health = Type.Object({ status: Type.String(), database: Type.Optional(Type.String()) });
 

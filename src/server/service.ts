@@ -1,18 +1,16 @@
 import type { FastifyInstance } from 'fastify';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { bootstrapIfEmpty, type FirstRun } from '../accounts/bootstrap.ts';
 import { checkStoredSecrets } from '../accounts/connections.ts';
-import { createAgentSetup } from '../agent/setup.ts';
-import { createAnalyticsState } from '../analytics/state.ts';
 import { startWorkspaceSweeper } from '../agent/sweeper.ts';
-import { JobReadCache } from '../jobs/read-cache.ts';
 import { jobsChannel } from '../jobs/queue/enqueue.ts';
 import { Worker } from '../jobs/worker.ts';
 import type { AgentSetup } from '../jobs/runner.ts';
 import { openStorage, type Storage } from '../storage/open.ts';
-import { buildApp, type FeatureRoutes } from './app.ts';
-import { publicUrl, type Config } from './config.ts';
-import { createAccountCaches, createEvents, type AppContext } from './context.ts';
+import { buildApp } from './app.ts';
+import { publicUrl, type Config } from '../config/config.ts';
+import type { AppContext } from '../http/context.ts';
+import { createContext, createLogger } from './context.ts';
 
 export interface ServiceOptions {
   config: Config;
@@ -23,7 +21,6 @@ export interface ServiceOptions {
   logger?: Logger;
   /** Replaces the agent (tests use scripted runners). */
   agent?: AgentSetup;
-  features?: FeatureRoutes[];
   storage?: Storage;
   /** On an empty database, create the first organization, project and admin key. */
   bootstrap?: boolean;
@@ -39,10 +36,6 @@ export interface RunningService {
   firstRun: FirstRun | null;
   /** Stops claiming, lets jobs finish within the grace period, closes the server and database. */
   stop(): Promise<void>;
-}
-
-export function createLogger(config: Config): Logger {
-  return pino({ level: config.logLevel, redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.token', '*.apiKey'], censor: '[redacted]' } });
 }
 
 /** Why the server could not listen, as what to change; other errors as they are. */
@@ -67,13 +60,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (!options.storage) await storage.close();
     throw error;
   });
-  const context: AppContext = { config, storage, logger, events: createEvents(), agent: options.agent ?? createAgentSetup(config, storage.db), accounts: createAccountCaches(config.accountCacheMs), jobReads: new JobReadCache(), analytics: createAnalyticsState(storage) };
+  const context = createContext(config, storage, { logger, agent: options.agent });
 
   // Listen first: a process that cannot serve must not take jobs, nor create and print a first key nobody sees.
   let app: FastifyInstance | null = null;
   let url: string | null = null;
   if (options.api) {
-    app = await buildApp(context, { features: options.features });
+    app = await buildApp(context);
     try {
       await app.listen({ port: config.port, host: config.host });
     } catch (error) {

@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import type { Config } from '../server/config.ts';
+import type { Config } from '../config/config.ts';
 import type { Storage } from './dialect.ts';
 import { migrate } from './migrate.ts';
 import { openPostgres } from './postgres/connect.ts';

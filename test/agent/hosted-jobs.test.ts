@@ -3,7 +3,7 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addConnection } from '../../src/accounts/connections.ts';
-import type { Config } from '../../src/server/config.ts';
+import type { Config } from '../../src/config/config.ts';
 import type { Grants } from '../support/app.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { startGitHttpServer, type GitHttpServer } from '../support/git-http-server.ts';

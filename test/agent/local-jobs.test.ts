@@ -3,8 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { revokeLocal } from '../../src/accounts/local-grants.ts';
-import { localChangeRoutes } from '../../src/code-hosts/local-routes.ts';
-import { dashboardRoutes } from '../../src/dashboard/routes.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createBareRepository, git } from '../support/git-repositories.ts';
 import { scriptedTurns, startOpenAiServer, type ModelScript, type OpenAiServer } from '../support/openai-server.ts';
@@ -62,7 +60,7 @@ describe.each(testDatabases)('agent jobs on a local repository through the API o
   async function start(name: string, config = {}) {
     storage = await database.open();
     const repository = createBareRepository(join(root, `${name}.git`));
-    quire = await startQuire(storage, { repository, features: [dashboardRoutes, localChangeRoutes], grants: { localDirectories: [root] }, config: { openaiBaseUrl: model.url, ...config } });
+    quire = await startQuire(storage, { repository, grants: { localDirectories: [root] }, config: { openaiBaseUrl: model.url, ...config } });
     return { repository, quire };
   }
 

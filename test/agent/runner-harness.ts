@@ -6,7 +6,7 @@ import type { ProjectRow } from '../../src/storage/tables/accounts.ts';
 import { CodeHostError, type CodeHost, type PullRequestRequest } from '../../src/code-hosts/types.ts';
 import type { JobRun, RunOutcome, TranscriptMessage } from '../../src/jobs/runner.ts';
 import type { JobRow, MessageRole } from '../../src/storage/tables/jobs.ts';
-import type { Config } from '../../src/server/config.ts';
+import type { Config } from '../../src/config/config.ts';
 import { openWorkspace } from '../../src/workspace/workspace.ts';
 import { testConfig } from '../support/app.ts';
 import { createBareRepository } from '../support/git-repositories.ts';

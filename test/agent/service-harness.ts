@@ -3,8 +3,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
-import type { FeatureRoutes } from '../../src/server/app.ts';
-import type { Config } from '../../src/server/config.ts';
+import type { Config } from '../../src/config/config.ts';
 import { startService, type RunningService } from '../../src/server/service.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, grantAccess, testConfig, type Grants, type Tenant } from '../support/app.ts';
@@ -42,13 +41,13 @@ async function freePort(): Promise<number> {
 
 export async function startQuire(
   storage: Storage,
-  options: { repository: string; config?: Partial<Config>; features?: FeatureRoutes[]; ref?: string; grants?: Grants },
+  options: { repository: string; config?: Partial<Config>; ref?: string; grants?: Grants },
 ): Promise<QuireUnderTest> {
   const dataDir = mkdtempSync(join(tmpdir(), 'quire-e2e-'));
   // The port is fixed before start so links Quire builds from its configuration (local changes) point at it.
   const port = await freePort();
   const config = testConfig({ dataDir, port, workerPollMs: 20, agentMaxRetries: 0, ...options.config });
-  const service = await startService({ config, api: true, worker: true, storage, features: options.features, logger: pino({ level: 'silent' }) });
+  const service = await startService({ config, api: true, worker: true, storage, logger: pino({ level: 'silent' }) });
   const tenant = await createTenant(storage, { project: { repository: options.repository, ref: options.ref ?? 'main', model: 'openai-compatible:test-model' } });
   await grantAccess(storage, config, tenant.orgId, options.grants ?? {});
   const url = `http://127.0.0.1:${port}`;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAgentSetup } from '../../src/agent/setup.ts';
 import type { ProjectRow } from '../../src/storage/tables/accounts.ts';
-import type { Config } from '../../src/server/config.ts';
+import type { Config } from '../../src/config/config.ts';
 import type { Database } from '../../src/storage/schema.ts';
 import type { Kysely } from 'kysely';
 import { testConfig } from '../support/app.ts';

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { clientAddressResolver, type AddressedRequest } from '../../src/server/client-address.ts';
-import { analyticsRoutes } from '../../src/analytics/http/routes.ts';
+import { clientAddressResolver, type AddressedRequest } from '../../src/http/client-address.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
 import { testDatabases } from '../support/storage.ts';
@@ -16,7 +15,7 @@ describe.each(testDatabases)('analytics API on $dialect', (database) => {
 
   beforeAll(async () => {
     storage = await database.open();
-    app = await testApp(testContext(storage, { config: { ingestBodyLimitBytes: 200_000 } }), [analyticsRoutes]);
+    app = await testApp(testContext(storage, { config: { ingestBodyLimitBytes: 200_000 } }));
     tenant = await createTenant(storage);
   });
   afterAll(async () => {

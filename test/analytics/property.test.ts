@@ -4,8 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { existingProjectKey } from '../../src/analytics/ingest/dense-ids.ts';
 import { refreshIndex } from '../../src/analytics/query/range-index-refresh.ts';
 import { foldPending } from '../../src/analytics/fold/fold.ts';
-import { analyticsRoutes } from '../../src/analytics/http/routes.ts';
-import type { AppContext } from '../../src/server/context.ts';
+import type { AppContext } from '../../src/http/context.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
 import { testDatabases } from '../support/storage.ts';
@@ -80,7 +79,7 @@ describe.each(testDatabases)('exact counts on $dialect (property)', (database) =
   beforeAll(async () => {
     storage = await database.open();
     context = testContext(storage, { config: { analyticsRateLimit: 1_000_000 } });
-    app = await testApp(context, [analyticsRoutes]);
+    app = await testApp(context);
   });
   afterAll(async () => {
     await app.close();

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { updateProject } from '../../src/accounts/projects.ts';
-import { analyticsRoutes } from '../../src/analytics/http/routes.ts';
-import type { Config } from '../../src/server/config.ts';
+import type { Config } from '../../src/config/config.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
 import { testDatabases } from '../support/storage.ts';
@@ -28,7 +27,7 @@ describe.each(testDatabases)('public analytics endpoints on $dialect', (database
   });
 
   async function start(config: Partial<Config> = {}) {
-    app = await testApp(testContext(storage, { config }), [analyticsRoutes]);
+    app = await testApp(testContext(storage, { config }));
     const tenant = await createTenant(storage);
     await updateProject(storage.db, tenant.project.id, { trackerDomains: ['docs.acme.test'] });
     return { app, tenant };

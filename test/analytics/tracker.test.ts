@@ -2,7 +2,6 @@ import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { updateProject } from '../../src/accounts/projects.ts';
-import { analyticsRoutes } from '../../src/analytics/http/routes.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { createTenant, testApp, testContext } from '../support/app.ts';
@@ -21,7 +20,7 @@ describe('browser tracker in Chromium', () => {
 
   beforeAll(async () => {
     storage = await database.open();
-    app = await testApp(testContext(storage), [analyticsRoutes]);
+    app = await testApp(testContext(storage));
     quireUrl = await app.listen({ port: 0, host: '127.0.0.1' });
     // The documentation site: every page embeds the tracker of the project named in its query.
     site = createServer((request, response) => {

@@ -7,8 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addConnection, openConnections, reencryptConnections } from '../../src/accounts/connections.ts';
 import { createOrganization } from '../../src/accounts/organizations.ts';
 import { repositoryProblem } from '../../src/code-hosts/access.ts';
-import { dashboardRoutes } from '../../src/dashboard/routes.ts';
-import { ConfigError, type Config } from '../../src/server/config.ts';
+import { ConfigError, type Config } from '../../src/config/config.ts';
 import { startService } from '../../src/server/service.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { testApp, testConfig, testContext } from '../support/app.ts';
@@ -108,7 +107,7 @@ describe.each(testDatabases)('code-host credentials belong to an organization, o
   });
 
   it('dashboard: connects a token without showing it back, and cannot disconnect another organization’s connection', async () => {
-    const app = await testApp(testContext(storage, { config }), [dashboardRoutes]);
+    const app = await testApp(testContext(storage, { config }));
     try {
       const session = await signIn(app, storage, orgA);
       const headers = { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' };

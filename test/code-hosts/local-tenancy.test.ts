@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantLocal } from '../../src/accounts/local-grants.ts';
 import { createOrganization } from '../../src/accounts/organizations.ts';
 import { resolveAccess } from '../../src/code-hosts/access.ts';
-import { dashboardRoutes } from '../../src/dashboard/routes.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { testApp, testConfig, testContext } from '../support/app.ts';
 import { createBareRepository } from '../support/git-repositories.ts';
@@ -55,7 +54,7 @@ describe.each(testDatabases)('local repositories belong to the organizations gra
     orgB = (await createOrganization(storage.db, 'B')).id;
     await grantLocal(storage.db, dataDir, orgA, join(root, 'a'));
     await grantLocal(storage.db, dataDir, orgB, join(root, 'b'));
-    app = await testApp(testContext(storage, { config: { dataDir } }), [dashboardRoutes]);
+    app = await testApp(testContext(storage, { config: { dataDir } }));
   });
   afterAll(async () => {
     await app?.close();

@@ -4,9 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localChangeRoutes } from '../../src/code-hosts/local-routes.ts';
 import { codeHostFor } from '../../src/code-hosts/select.ts';
-import { dashboardRoutes } from '../../src/dashboard/routes.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { openWorkspace } from '../../src/workspace/workspace.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
@@ -30,7 +28,7 @@ beforeAll(async () => {
   repository = createBareRepository(join(sandbox, 'docs.git'));
   storage = await database.open();
   tenant = await createTenant(storage, { project: { repository: `file://${repository}`, ref: null } });
-  app = await testApp(testContext(storage), [dashboardRoutes, localChangeRoutes]);
+  app = await testApp(testContext(storage));
   await app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   owner = (await signIn(app, storage, tenant.orgId)).cookie;

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dashboardRoutes } from '../../src/dashboard/routes.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
 import { testDatabases } from '../support/storage.ts';
@@ -14,7 +13,7 @@ describe.each(testDatabases)('dashboard key IP allowlists on $dialect', (databas
 
   beforeAll(async () => {
     storage = await database.open();
-    app = await testApp(testContext(storage), [dashboardRoutes]);
+    app = await testApp(testContext(storage));
     tenant = await createTenant(storage);
     session = await signIn(app, storage, tenant.orgId);
   });

@@ -4,8 +4,6 @@ import { createOrganization } from '../../src/accounts/organizations.ts';
 import { createKey } from '../../src/accounts/keys.ts';
 import { setServerCredentials } from '../../src/accounts/local-grants.ts';
 import { createProject } from '../../src/accounts/projects.ts';
-import { analyticsRoutes } from '../../src/analytics/http/routes.ts';
-import { dashboardRoutes } from '../../src/dashboard/routes.ts';
 import { createSignInLink, signInUrl } from '../../src/dashboard/sessions.ts';
 import { startService, type RunningService } from '../../src/server/service.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
@@ -35,7 +33,7 @@ describe('dashboard in Chromium', () => {
         return { prLink: 'https://github.com/acme/handbook/pull/42' };
       },
     });
-    service = await startService({ config: testConfig({ workerPollMs: 50, githubToken: 'ghp_browserTestToken' }), api: true, worker: true, agent, features: [dashboardRoutes, analyticsRoutes], storage });
+    service = await startService({ config: testConfig({ workerPollMs: 50, githubToken: 'ghp_browserTestToken' }), api: true, worker: true, agent, storage });
     orgId = (await createOrganization(storage.db, 'Acme')).id;
     // The project the test creates is on GitHub: the operator lets the organization use the server's token.
     await setServerCredentials(storage.db, orgId, true);

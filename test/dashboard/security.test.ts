@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSignInLink } from '../../src/dashboard/sessions.ts';
-import { dashboardRoutes } from '../../src/dashboard/routes.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
 import { testDatabases } from '../support/storage.ts';
@@ -19,7 +18,7 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
 
   beforeAll(async () => {
     storage = await database.open();
-    app = await testApp(testContext(storage), [dashboardRoutes]);
+    app = await testApp(testContext(storage));
     acme = await createTenant(storage);
     globex = await createTenant(storage, { project: { name: 'Globex secret docs' } });
     session = await signIn(app, storage, acme.orgId);
@@ -128,7 +127,7 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
   });
 
   it('marks the session cookie Secure when the public URL is https', async () => {
-    const secureApp = await testApp(testContext(storage, { config: { publicUrl: 'https://quire.example.com' } }), [dashboardRoutes]);
+    const secureApp = await testApp(testContext(storage, { config: { publicUrl: 'https://quire.example.com' } }));
     const link = await createSignInLink(storage.db, acme.orgId, 30);
     const page = await secureApp.inject({ method: 'GET', url: `/dashboard/sign-in?token=${link.token}` });
     const response = await secureApp.inject({

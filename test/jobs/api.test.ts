@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createKey, revokeKey } from '../../src/accounts/keys.ts';
-import { loadConfig } from '../../src/server/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { openStorage } from '../../src/storage/open.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';

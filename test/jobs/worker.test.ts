@@ -6,7 +6,7 @@ import { createJob } from '../../src/jobs/service.ts';
 import { JobFailure, type AgentRunner } from '../../src/jobs/runner.ts';
 import { Worker } from '../../src/jobs/worker.ts';
 import { claimRuns } from '../../src/jobs/queue/claim.ts';
-import type { AppContext } from '../../src/server/context.ts';
+import type { AppContext } from '../../src/http/context.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, scriptedAgent, testContext, type Tenant } from '../support/app.ts';
 import { testDatabases, type TestLocation } from '../support/storage.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { settings } from '../../src/server/config.ts';
-import { errorStatus } from '../../src/server/errors.ts';
+import { settings } from '../../src/config/config.ts';
+import { errorStatus } from '../../src/http/errors.ts';
 
 describe('documentation stays in step with the code', () => {
   it('lists every setting in docs/configuration.md', () => {

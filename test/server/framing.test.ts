@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { features } from '../../src/server/features.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { testApp, testContext } from '../support/app.ts';
 import { testDatabases } from '../support/storage.ts';
@@ -12,7 +11,7 @@ describe('framing', () => {
 
   beforeAll(async () => {
     storage = await testDatabases[0].open();
-    app = await testApp(testContext(storage), features);
+    app = await testApp(testContext(storage));
   });
   afterAll(async () => {
     await app.close();

@@ -2,9 +2,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { createJob } from '../../src/jobs/service.ts';
-import type { AppContext } from '../../src/server/context.ts';
+import type { AppContext } from '../../src/http/context.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
-import { features } from '../../src/server/features.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
 import { testDatabases } from '../support/storage.ts';
 
@@ -19,7 +18,7 @@ describe('hostile input', () => {
   beforeAll(async () => {
     storage = await testDatabases[0].open();
     context = testContext(storage, { config: { jobRateLimit: 1_000_000, analyticsRateLimit: 1_000_000 } });
-    app = await testApp(context, features);
+    app = await testApp(context);
     tenant = await createTenant(storage);
     jobId = (await createJob(context, tenant.project, { prompt: 'seed' })).job.id;
   });

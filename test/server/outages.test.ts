@@ -4,7 +4,6 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyticsRoutes } from '../../src/analytics/http/routes.ts';
 import { openPostgres } from '../../src/storage/postgres/connect.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
@@ -35,7 +34,7 @@ describe.each(testDatabases)('clients that abandon a request on $dialect', (data
       },
     });
     const context = { ...testContext(storage, { config: { logLevel: 'debug' } }), logger: pino({ level: 'debug' }, sink) };
-    app = await testApp(context, [analyticsRoutes]);
+    app = await testApp(context);
     // The status line each answer is written with, even to a connection that is already gone.
     app.server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
       const writeHead = response.writeHead.bind(response) as (status: number, ...rest: unknown[]) => ServerResponse;

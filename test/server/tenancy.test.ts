@@ -3,8 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addConnection } from '../../src/accounts/connections.ts';
 import { createJob } from '../../src/jobs/service.ts';
-import type { AppContext } from '../../src/server/context.ts';
-import { features } from '../../src/server/features.ts';
+import type { AppContext } from '../../src/http/context.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
 import { testDatabases } from '../support/storage.ts';
@@ -59,7 +58,7 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
   beforeAll(async () => {
     storage = await database.open();
     context = testContext(storage, { config: { secretKey: randomBytes(32) } });
-    app = await testApp(context, features, { onRoute: (route) => collectRoutes(routes, route) });
+    app = await testApp(context, { onRoute: (route) => collectRoutes(routes, route) });
     victim = await createTenant(storage, { project: { name: 'Victim secret docs', trackerDomains: ['docs.victim.test'] } });
     attacker = await createTenant(storage, { project: { name: 'Attacker docs' } });
     session = await signIn(app, storage, attacker.orgId);

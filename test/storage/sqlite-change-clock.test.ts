@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/server/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { openStorage } from '../../src/storage/open.ts';
 import { nextIteration, testDatabases } from '../support/storage.ts';
 

@@ -5,12 +5,11 @@ import { grantLocal, setServerCredentials } from '../../src/accounts/local-grant
 import { createOrganization } from '../../src/accounts/organizations.ts';
 import { createProject, type ProjectSettings } from '../../src/accounts/projects.ts';
 import type { ProjectRow } from '../../src/storage/tables/accounts.ts';
-import { createAnalyticsState } from '../../src/analytics/state.ts';
-import { JobReadCache } from '../../src/jobs/read-cache.ts';
 import type { AgentRunner, AgentSetup } from '../../src/jobs/runner.ts';
-import { buildApp, type AppOptions, type FeatureRoutes } from '../../src/server/app.ts';
-import { loadConfig, type Config } from '../../src/server/config.ts';
-import { createAccountCaches, createEvents, type AppContext } from '../../src/server/context.ts';
+import { buildApp, type AppOptions } from '../../src/server/app.ts';
+import { loadConfig, type Config } from '../../src/config/config.ts';
+import type { AppContext } from '../../src/http/context.ts';
+import { createContext } from '../../src/server/context.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 
 /** An agent whose runner the test supplies; every project with a repository and model can take jobs. */
@@ -26,13 +25,14 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   return loadConfig({}, { logLevel: 'silent', port: 0, ...overrides });
 }
 
+/** A context made by the same factory the service uses, with a silent log and a scripted agent unless given one. */
 export function testContext(storage: Storage, options: { config?: Partial<Config>; agent?: AgentSetup } = {}): AppContext {
-  const config = testConfig(options.config);
-  return { config, storage, logger: pino({ level: 'silent' }), events: createEvents(), agent: options.agent ?? scriptedAgent(), accounts: createAccountCaches(config.accountCacheMs), jobReads: new JobReadCache(), analytics: createAnalyticsState(storage) };
+  return createContext(testConfig(options.config), storage, { logger: pino({ level: 'silent' }), agent: options.agent ?? scriptedAgent() });
 }
 
-export async function testApp(context: AppContext, features: FeatureRoutes[] = [], options: Omit<AppOptions, 'features'> = {}): Promise<FastifyInstance> {
-  const app = await buildApp(context, { ...options, features });
+/** The app every feature serves, built as the service builds it. */
+export async function testApp(context: AppContext, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = await buildApp(context, options);
   await app.ready();
   return app;
 }

@@ -5,9 +5,8 @@
  * the reason to stderr and exits 1, as `quire serve` does.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadConfig } from '../../src/server/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { startService } from '../../src/server/service.ts';
-import { features } from '../../src/server/features.ts';
 import { scriptedAgent } from './app.ts';
 
 const runMs = Number(process.env.SERVICE_RUN_MS ?? 0);
@@ -18,7 +17,6 @@ try {
     config,
     api: process.env.SERVICE_API !== '0',
     worker: process.env.SERVICE_WORKER !== '0',
-    features,
     agent: scriptedAgent({
       async run(run) {
         await run.record('assistant', { pid: process.pid });

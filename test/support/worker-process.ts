@@ -4,7 +4,7 @@
  */
 import pino from 'pino';
 import { Worker } from '../../src/jobs/worker.ts';
-import { loadConfig } from '../../src/server/config.ts';
+import { loadConfig } from '../../src/config/config.ts';
 import { openStorage } from '../../src/storage/open.ts';
 
 const config = loadConfig();

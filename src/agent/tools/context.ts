@@ -1,5 +1,5 @@
 import { posix } from 'node:path';
-import type { Config } from '../../server/config.ts';
+import type { Config } from '../../config/config.ts';
 import { WorkspacePathError, type WorkspaceFiles } from '../../workspace/types.ts';
 
 /** Largest tool result the model gets, in characters; longer results are cut and say so. */

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { findProject } from '../../accounts/projects.ts';
-import { clientAddressResolver, clientNetwork } from '../../server/client-address.ts';
-import type { AppContext } from '../../server/context.ts';
-import { ApiError, invalidRequest, notFound } from '../../server/errors.ts';
-import { nestsTooDeep, tooDeep } from '../../server/json.ts';
-import { rateLimited, rateLimitHeaders, takeRateLimit, type RateLimitState } from '../../server/rate-limit.ts';
+import { clientAddressResolver, clientNetwork } from '../../http/client-address.ts';
+import type { AppContext } from '../../http/context.ts';
+import { ApiError, invalidRequest, notFound } from '../../http/errors.ts';
+import { nestsTooDeep, tooDeep } from '../../http/json.ts';
+import { rateLimited, rateLimitHeaders, takeRateLimit, type RateLimitState } from '../../http/rate-limit.ts';
 import { ingest } from '../ingest/ingest.ts';
 
 const script = readFileSync(new URL('./tracker.js', import.meta.url), 'utf8');

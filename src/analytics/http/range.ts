@@ -1,4 +1,4 @@
-import { invalidRequest } from '../../server/errors.ts';
+import { invalidRequest } from '../../http/errors.ts';
 import { dayMs } from '../model/days.ts';
 
 const datePattern = /^(\d{4})-(\d{2})-(\d{2})$/;

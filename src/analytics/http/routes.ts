@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
-import { requireKey, visibleProject } from '../../server/auth.ts';
-import type { AppContext } from '../../server/context.ts';
-import { ApiError, invalidRequest } from '../../server/errors.ts';
-import { nestsTooDeep, tooDeep } from '../../server/json.ts';
-import { rateLimited, rateLimitHeaders, takeRateLimit } from '../../server/rate-limit.ts';
+import { requireKey, visibleProject } from '../../http/auth.ts';
+import type { AppContext } from '../../http/context.ts';
+import { ApiError, invalidRequest } from '../../http/errors.ts';
+import { nestsTooDeep, tooDeep } from '../../http/json.ts';
+import { rateLimited, rateLimitHeaders, takeRateLimit } from '../../http/rate-limit.ts';
 import { collectRoutes } from './collect.ts';
 import { parseRange } from './range.ts';
 import { ingest, maxEventsPerRequest } from '../ingest/ingest.ts';

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { checkProjectSettings, createProject, listProjects, updateProject, type ProjectSettings } from '../../accounts/projects.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import { repositoryProblem } from '../../code-hosts/access.ts';
-import type { AppContext } from '../../server/context.ts';
+import type { AppContext } from '../../http/context.ts';
 import { baseUrl, field, formOf, viewerOf, viewerProject } from '../auth.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, layout, notice, projectTabs, sendPage, type Viewer } from '../layout.ts';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../server/context.ts';
+import type { AppContext } from '../../http/context.ts';
 import { cookieHeader, field, formOf, readCookie, requireCsrf, requireSession, sessionCookie, viewerOf } from '../auth.ts';
 import { html } from '../html.ts';
 import { layout, notice, sendPage } from '../layout.ts';
