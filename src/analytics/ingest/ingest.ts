@@ -95,6 +95,7 @@ async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Di
     status: event.status,
     referrer: event.referrer,
     event_key: event.eventKey,
+    verification: event.verification,
   }));
   const inserted = await insertEvents(trx, storage.profile, rows);
   const tuples = new PendingBatchWriter();

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { acceptsMarkdownFirst, normalizePath, type NormalizedPath } from './paths.ts';
 import type { VisitorKey } from './visitor-identity.ts';
+import { Verification } from '../model/verification.ts';
 
 /** An event as the ingestion API, the tracker and the importers hand it over. */
 export interface IncomingEvent {
@@ -25,6 +26,8 @@ export interface PreparedEvent {
   referrer: string | null;
   /** Set by the importer: a deterministic id of the log line. */
   eventKey: string | null;
+  /** Whether the view's claim to be a known agent checked out (set at ingestion). */
+  verification: Verification;
 }
 
 /** A site has few distinct paths, so their normalized forms are remembered (bounded, as path spellings are not). */
@@ -91,5 +94,6 @@ export function prepareEvent(input: unknown, now: number): PreparedEvent {
     status: typeof status === 'number' ? status : null,
     referrer: referrer || null,
     eventKey: null,
+    verification: Verification.unknown,
   };
 }

@@ -42,6 +42,8 @@ export interface AnalyticsEventRow {
   referrer: string | null;
   /** Deterministic id of an imported log line, so importing a file twice counts it once. */
   event_key: string | null;
+  /** 0 unknown, 1 verified, 2 spoofed (see analytics/model/verification.ts). */
+  verification: number;
 }
 
 /** A committed batch's counted views, encoded, until the indexer folds them into day sets. */
