@@ -1,4 +1,5 @@
 import { APICallError, generateText, isStepCount, RetryError, type LanguageModel, type ModelMessage, type StepResult, type StopCondition } from 'ai';
+import type { TokenUsage } from '../jobs/token-usage.ts';
 import { JobFailure, type JobRun } from '../jobs/runner.ts';
 import { cap, type Redactor } from './redact.ts';
 import type { AgentTools } from './tools/index.ts';
@@ -27,15 +28,10 @@ export interface LoopOptions {
   redact: Redactor;
 }
 
-export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-}
-
 export interface LoopResult {
   /** The model's final answer: the change summary. */
   summary: string;
-  usage: Usage;
+  usage: TokenUsage;
 }
 
 /**
@@ -44,7 +40,7 @@ export interface LoopResult {
  */
 export async function runLoop(options: LoopOptions): Promise<LoopResult> {
   const { limits, record, redact } = options;
-  const usage: Usage = { inputTokens: 0, outputTokens: 0 };
+  const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
   const overBudget: StopCondition<AgentTools> = () => usage.inputTokens + usage.outputTokens > limits.maxTokens;
   const result = await generateText({
     model: options.model,
@@ -103,7 +99,7 @@ function errorMessage(error: unknown): string {
 }
 
 /** Explains why the model call failed; aborts pass through for the runner to classify. */
-function modelFailure(error: unknown, signal: AbortSignal, redact: Redactor, usage: Usage): unknown {
+function modelFailure(error: unknown, signal: AbortSignal, redact: Redactor, usage: TokenUsage): unknown {
   if (signal.aborted) return signal.reason;
   const last = RetryError.isInstance(error) ? error.lastError : error;
   const attempts = RetryError.isInstance(error) ? ` after ${error.errors.length} attempts` : '';

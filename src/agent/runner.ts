@@ -1,7 +1,8 @@
 import type { RepositoryAccess } from '../code-hosts/access.ts';
 import type { CodeHost, PullRequest } from '../code-hosts/types.ts';
 import { CodeHostError } from '../code-hosts/types.ts';
-import { JobFailure, type AgentRunner, type JobRun, type RunOutcome, type TokenUsage } from '../jobs/runner.ts';
+import type { TokenUsage } from '../jobs/token-usage.ts';
+import { JobFailure, type AgentRunner, type JobRun, type RunOutcome } from '../jobs/runner.ts';
 import type { JobRow } from '../storage/tables/jobs.ts';
 import type { Config } from '../config/config.ts';
 import { WorkspaceGitError, WorkspacePathError, type Workspace, type WorkspaceOptions } from '../workspace/types.ts';

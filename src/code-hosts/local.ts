@@ -1,11 +1,10 @@
+import { jobBranchPrefix, jobIdOfBranch } from '../lib/job-branch.ts';
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { publicUrl, type Config } from '../config/config.ts';
 import { runGit } from '../workspace/git.ts';
 import { CodeHostError, type CodeHost, type CodeHostProvider } from './types.ts';
 
-/** Job branches are `quire/<job id>`; the change page is addressed by the job id. */
-export const jobBranchPrefix = 'quire/';
 
 /** A repository on this machine as a path: `/srv/docs.git` or `file:///srv/docs.git`. */
 export function localRepositoryPath(repository: string): string | null {
@@ -30,12 +29,12 @@ export function localHost(config: Config): CodeHost {
     },
     async openOrUpdatePullRequest(request) {
       const path = localRepositoryPath(request.repository);
-      if (!path || !request.branch.startsWith(jobBranchPrefix)) {
+      const jobId = jobIdOfBranch(request.branch);
+      if (!path || jobId === null) {
         throw new CodeHostError(`Quire shows changes only of job branches (${jobBranchPrefix}<job id>) in local repositories; got ${request.branch} in ${request.repository}.`);
       }
       const pushed = await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${request.branch}`], { cwd: path }).then(() => true, () => false);
       if (!pushed) throw new CodeHostError(`Branch ${request.branch} is not in ${path}; push it before showing the change.`);
-      const jobId = request.branch.slice(jobBranchPrefix.length);
       // A local change has no number of its own; the job id names it.
       return { number: 0, url: `${publicUrl(config)}${changePath(jobId)}` };
     },

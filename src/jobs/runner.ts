@@ -1,3 +1,4 @@
+import type { TokenUsage } from './token-usage.ts';
 import type { JobReadCache } from './read-cache.ts';
 import type { ProjectRow } from '../storage/tables/accounts.ts';
 import type { JobRow, MessageRole } from '../storage/tables/jobs.ts';
@@ -25,11 +26,6 @@ export interface JobRun {
   record(role: MessageRole, content: Record<string, unknown>): Promise<void>;
 }
 
-/** Model tokens a run used; added to the job's totals whether it succeeded or failed. */
-export interface TokenUsage {
-  inputTokens: number;
-  outputTokens: number;
-}
 
 export interface RunOutcome {
   /** URL of the pull request holding the job's changes, or null when it has none. */

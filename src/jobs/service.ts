@@ -1,3 +1,4 @@
+import { jobBranch } from '../lib/job-branch.ts';
 import type { Kysely } from 'kysely';
 import type { ProjectRow } from '../storage/tables/accounts.ts';
 import { isId, newId } from '../lib/ids.ts';
@@ -49,7 +50,7 @@ export async function createJob(context: AppContext, project: ProjectRow, submis
       repository,
       ref: project.ref,
       model,
-      branch: `quire/${id}`,
+      branch: jobBranch(id),
       pr_link: null,
       error: null,
       runner_state: null,

@@ -6,7 +6,7 @@ import type { AppContext } from '../http/context.ts';
 import { installErrorHandler } from '../http/error-handler.ts';
 import { features } from './features.ts';
 import { healthRoutes } from './health.ts';
-import { nestsTooDeep, tooDeep } from '../http/json.ts';
+import { jsonBodyParser, refusePrototypeKeys } from '../http/json.ts';
 import { validatorCompiler } from '../http/validation.ts';
 
 export interface AppOptions {
@@ -47,13 +47,8 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
   installErrorHandler(app);
 
   // An empty body with a JSON content type means "no body" (archive, say), not a parse error.
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body.toString();
-    if (text.trim() === '') return done(null, undefined);
-    if (nestsTooDeep(text)) return done(tooDeep(), undefined);
-    parseJson(request, text, done);
-  });
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser(refusePrototypeKeys));
 
   await app.register(swagger, {
     openapi: {

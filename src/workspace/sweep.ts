@@ -1,3 +1,4 @@
+import { jobBranch } from '../lib/job-branch.ts';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runGit } from './git.ts';
@@ -34,7 +35,7 @@ export async function sweepWorkspaces(root: string, isActive: (jobId: string) =>
     const swept = await withLock(`${mirror}.lock`, async () => {
       if (await isActive(jobId)) return false;
       await removeWorktree(mirror, dir);
-      await runGit(['branch', '--quiet', '-D', `quire/${jobId}`], { cwd: mirror }).catch(() => undefined);
+      await runGit(['branch', '--quiet', '-D', jobBranch(jobId)], { cwd: mirror }).catch(() => undefined);
       return true;
     });
     if (swept) removed++;

@@ -5,7 +5,7 @@ import { findProject } from '../../accounts/projects.ts';
 import { clientAddressResolver, clientNetwork } from '../../http/client-address.ts';
 import type { AppContext } from '../../http/context.ts';
 import { ApiError, invalidRequest, notFound } from '../../http/errors.ts';
-import { nestsTooDeep, tooDeep } from '../../http/json.ts';
+import { jsonBodyParser } from '../../http/json.ts';
 import { rateLimited, rateLimitHeaders, takeRateLimit, type RateLimitState } from '../../http/rate-limit.ts';
 import { ingest } from '../ingest/ingest.ts';
 
@@ -55,15 +55,7 @@ async function takeCollectLimits(context: AppContext, projectId: string, address
 export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = async (app, { context }) => {
   const clientAddress = clientAddressResolver(context.config.trustedProxies);
   // The tracker posts text/plain so browsers send it without a preflight; the text is JSON.
-  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, done) => {
-    const text = body.toString();
-    if (nestsTooDeep(text)) return done(tooDeep(), undefined);
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(invalidRequest('The body is not valid JSON.'), undefined);
-    }
-  });
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, jsonBodyParser());
 
   app.get('/script.js', { schema: { tags: ['Visitor analytics'], summary: 'Browser tracker script', security: [], hide: true } }, async (_request, reply) =>
     reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(script),

@@ -3,8 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import { requireKey, visibleProject } from '../../http/auth.ts';
 import type { AppContext } from '../../http/context.ts';
-import { ApiError, invalidRequest } from '../../http/errors.ts';
-import { nestsTooDeep, tooDeep } from '../../http/json.ts';
+import { ApiError } from '../../http/errors.ts';
+import { jsonBodyParser, nestsTooDeep, tooDeep } from '../../http/json.ts';
 import { rateLimited, rateLimitHeaders, takeRateLimit } from '../../http/rate-limit.ts';
 import { collectRoutes } from './collect.ts';
 import { parseRange } from './range.ts';
@@ -39,16 +39,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
   // which matter where parsed objects are merged into others. Events are read field by field here and
   // any other key, "__proto__" included, is refused, so those scans would only cost time.
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = body.toString();
-    if (text.trim() === '') return done(null, undefined);
-    if (nestsTooDeep(text)) return done(tooDeep(), undefined);
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(invalidRequest('The body is not valid JSON.'), undefined);
-    }
-  });
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser());
   app.addContentTypeParser('application/x-ndjson', { parseAs: 'string', bodyLimit: config.ingestBodyLimitBytes }, (_request, body, done) => {
     const text = body.toString();
     if (nestsTooDeep(text, true)) return done(tooDeep(), undefined);

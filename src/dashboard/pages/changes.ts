@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { findProject } from '../../accounts/projects.ts';
 import { readLocalChange, type LocalChange } from '../../code-hosts/local-diff.ts';
-import { jobBranchPrefix, localRepositoryPath } from '../../code-hosts/local.ts';
+import { localRepositoryPath } from '../../code-hosts/local.ts';
+import { jobBranch } from '../../lib/job-branch.ts';
 import type { AppContext } from '../../http/context.ts';
 import { ApiError } from '../../http/errors.ts';
 import { viewerOf } from '../auth.ts';
@@ -38,7 +39,7 @@ export function changePages(scope: FastifyInstance, context: AppContext): void {
     const project = job ? await findProject(context.storage.db, job.project_id) : undefined;
     if (!job || !project || project.org_id !== viewerOf(request).orgId) throw missing;
     const repository = project.repository ? localRepositoryPath(project.repository) : null;
-    if (!repository || job.branch !== `${jobBranchPrefix}${job.id}`) throw missing;
+    if (!repository || job.branch !== jobBranch(job.id)) throw missing;
     const change = await readLocalChange(repository, job.branch, job.ref);
     if (!change) throw missing;
     return sendPage(reply, layout({ title: `${change.branch} → ${change.base}`, viewer: viewerOf(request), section: 'projects', body: changeBody(project.name, change) }));

@@ -1,10 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
+import type { TokenUsage } from '../token-usage.ts';
 import { appendMessage } from '../transcript.ts';
 
 export type RunResult =
-  | { status: 'completed'; prLink: string | null; state?: unknown; usage?: { inputTokens: number; outputTokens: number } }
-  | { status: 'failed'; error: string; usage?: { inputTokens: number; outputTokens: number } };
+  | { status: 'completed'; prLink: string | null; state?: unknown; usage?: TokenUsage }
+  | { status: 'failed'; error: string; usage?: TokenUsage };
 
 /**
  * Records the outcome of a run and removes it from the queue, in one transaction. Does nothing and
