@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { parseModel } from '../config/model-name.ts';
 import { newId } from '../lib/ids.ts';
 import type { Database } from '../storage/schema.ts';
 import { noteProjectChange } from './changes.ts';
@@ -14,18 +15,14 @@ export interface ProjectSettings {
   trackerDomains?: string[];
 }
 
-export const modelProviders = ['anthropic', 'openai', 'openai-compatible'] as const;
-
 /** Returns a sentence describing what is wrong with the settings, or null when they are fine. */
 export function checkProjectSettings(settings: ProjectSettings): string | null {
   if (settings.name !== undefined && (settings.name.trim() === '' || settings.name.length > 200)) {
     return 'A project name must have 1 to 200 characters.';
   }
   if (settings.model) {
-    const [provider, ...rest] = settings.model.split(':');
-    if (!modelProviders.includes(provider as (typeof modelProviders)[number]) || rest.join(':') === '') {
-      return `A model is written provider:model with provider one of ${modelProviders.join(', ')} (for example anthropic:claude-sonnet-4-5); got "${settings.model}".`;
-    }
+    const choice = parseModel(settings.model);
+    if ('problem' in choice) return choice.problem;
   }
   if (settings.repository && !isRepositoryLocation(settings.repository)) {
     return `A repository is an https:// URL, a file:// URL or an absolute path; got "${settings.repository}".`;

@@ -3,14 +3,7 @@ import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import type { LanguageModel } from 'ai';
 import type { Config } from '../config/config.ts';
-
-/** A model named as `provider:model`, the form of QUIRE_MODEL and of a project's model. */
-export interface ModelChoice {
-  provider: Provider;
-  modelId: string;
-}
-
-type Provider = 'anthropic' | 'openai' | 'openai-compatible';
+import { parseModel, type ModelProvider } from '../config/model-name.ts';
 
 type ModelConfig = Pick<Config, 'anthropicApiKey' | 'openaiApiKey' | 'openaiBaseUrl'>;
 
@@ -20,7 +13,7 @@ interface ProviderProfile {
   create(config: ModelConfig, modelId: string): LanguageModel;
 }
 
-const providers: Record<Provider, ProviderProfile> = {
+const providers: Record<ModelProvider, ProviderProfile> = {
   anthropic: {
     needs: [{ setting: 'anthropicApiKey', variable: 'ANTHROPIC_API_KEY' }],
     create: (config, modelId) => createAnthropic({ apiKey: config.anthropicApiKey }).languageModel(modelId),
@@ -36,19 +29,6 @@ const providers: Record<Provider, ProviderProfile> = {
       createOpenAICompatible({ name: 'openai-compatible', baseURL: config.openaiBaseUrl!, apiKey: config.openaiApiKey }).chatModel(modelId),
   },
 };
-
-const examples = '`anthropic:claude-sonnet-4-5`, `openai:gpt-5` or `openai-compatible:llama3.1`';
-
-/** Reads `provider:model`; the error message says what a valid value looks like. */
-export function parseModel(value: string): ModelChoice | { problem: string } {
-  const separator = value.indexOf(':');
-  const provider = value.slice(0, separator);
-  const modelId = value.slice(separator + 1).trim();
-  if (separator < 0 || !(provider in providers) || !modelId) {
-    return { problem: `The model "${value}" is not of the form provider:model; use ${examples}.` };
-  }
-  return { provider: provider as Provider, modelId };
-}
 
 /** Why jobs cannot use `value` with this configuration (a sentence naming the variable to set), or null. */
 export function checkModel(value: string, config: ModelConfig): string | null {

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FeatureRoutes } from '../http/context.ts';
 import type { AppContext } from '../http/context.ts';
-import { ApiError } from '../http/errors.ts';
+import { toApiError } from '../http/error-handler.ts';
 import { analyticsPages } from './pages/analytics.ts';
 import { changePages } from './pages/changes.ts';
 import { connectionPages } from './pages/connections.ts';
@@ -28,10 +28,8 @@ async function securityHeaders(_request: FastifyRequest, reply: FastifyReply): P
 
 function errorPage(context: AppContext) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const clientError = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500;
-    const status = error instanceof ApiError ? error.status : clientError ? error.statusCode! : 500;
+    const { status, message } = toApiError(error);
     if (status >= 500) context.logger.error({ err: error }, 'dashboard request failed');
-    const message = status >= 500 ? 'Something went wrong on the server; the error was logged. Try again, and report it if it persists.' : error.message;
     const title = status === 404 ? 'Not found' : status === 401 ? 'Signed out' : status === 403 ? 'Not allowed' : 'Something is not right';
     const back = request.viewer ? html`<p><a href="/dashboard/keys">Back to the dashboard</a></p>` : html`<p><a href="/dashboard/sign-in">How to sign in</a></p>`;
     return sendPage(reply, layout({ title, viewer: request.viewer, body: html`${notice('error', message)}${back}` }), status);

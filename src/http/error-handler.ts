@@ -21,7 +21,8 @@ function validationDetails(error: FastifyError): ErrorDetail[] {
   });
 }
 
-function toApiError(error: FastifyError): ApiError {
+/** Any error as the contract's code, status and sentence; the API and the dashboard both answer with it. */
+export function toApiError(error: FastifyError): ApiError {
   if (error instanceof ApiError) return error;
   if (error.validation) {
     const details = validationDetails(error);
