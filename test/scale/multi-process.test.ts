@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, type Tenant } from '../support/app.ts';
 import { startServiceProcess, type ServiceProcess } from '../support/processes.ts';
-import { postgresUrl, testDatabases, type TestLocation } from '../support/storage.ts';
+import { describeOnPostgres, postgresUrl, testDatabases, type TestLocation } from '../support/storage.ts';
 
 const applicationName = `quire_scale_${process.pid}`;
 const postgres = testDatabases.find((database) => database.dialect === 'postgres');
@@ -15,7 +15,7 @@ async function waitFor(probe: () => Promise<boolean>, timeoutMs: number): Promis
   }
 }
 
-describe.skipIf(!postgres)('many processes on one PostgreSQL', () => {
+describeOnPostgres('many processes on one PostgreSQL', () => {
   let storage: Storage & { location: TestLocation };
   let tenant: Tenant;
   const processes: ServiceProcess[] = [];

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Storage } from '../../src/storage/dialect.ts';
-import { postgresUrl, testDatabases } from '../support/storage.ts';
+import { describeOnPostgres, postgresUrl, testDatabases } from '../support/storage.ts';
 
 const postgres = testDatabases.find((database) => database.dialect === 'postgres');
 
@@ -14,7 +14,7 @@ async function terminate(pid: number): Promise<void> {
   await admin.end();
 }
 
-describe.skipIf(!postgres)('PostgreSQL connections that die', () => {
+describeOnPostgres('PostgreSQL connections that die', () => {
   let storage: Storage;
 
   beforeAll(async () => {

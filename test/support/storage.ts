@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { describe } from 'vitest';
 import { migrate } from '../../src/storage/migrate.ts';
 import { openPostgres } from '../../src/storage/postgres/connect.ts';
 import { openSqlite } from '../../src/storage/sqlite/connect.ts';
@@ -19,8 +20,8 @@ export const postgresUrl = process.env.QUIRE_TEST_POSTGRES_URL;
 
 export interface TestDatabase {
   dialect: 'sqlite' | 'postgres';
-  /** Opens a fresh, migrated, isolated database (a temp SQLite file, or a new PostgreSQL schema). */
-  open(): Promise<Storage & { location: TestLocation }>;
+  /** Opens a fresh, isolated database (a temp SQLite file, or a new PostgreSQL schema), migrated unless told not to. */
+  open(options?: { migrate?: boolean }): Promise<Storage & { location: TestLocation }>;
 }
 
 /** How a child process reaches the same test database. */
@@ -32,10 +33,10 @@ let counter = 0;
 
 const sqlite: TestDatabase = {
   dialect: 'sqlite',
-  async open() {
+  async open(options = {}) {
     const dataDir = mkdtempSync(join(tmpdir(), 'quire-test-'));
     const storage = openSqlite({ path: join(dataDir, 'quire.db') });
-    await migrate(storage);
+    if (options.migrate ?? true) await migrate(storage);
     return {
       ...storage,
       location: { env: { QUIRE_DATA_DIR: dataDir } },
@@ -49,14 +50,14 @@ const sqlite: TestDatabase = {
 
 const postgres: TestDatabase = {
   dialect: 'postgres',
-  async open() {
+  async open(options = {}) {
     const schema = `quire_test_${process.pid}_${Date.now()}_${counter++}`;
     const admin = new pg.Client({ connectionString: postgresUrl });
     await admin.connect();
     await admin.query(`create schema ${schema}`);
     await admin.end();
     const storage = openPostgres({ connectionString: postgresUrl!, poolSize: 10, statementTimeoutMs: 30_000, schema });
-    await migrate(storage);
+    if (options.migrate ?? true) await migrate(storage);
     const url = new URL(postgresUrl!);
     url.searchParams.set('options', `-c search_path=${schema}`);
     return {
@@ -75,3 +76,16 @@ const postgres: TestDatabase = {
 
 /** Every database the suite runs against here: SQLite always, PostgreSQL when configured. */
 export const testDatabases: TestDatabase[] = postgresUrl ? [sqlite, postgres] : [sqlite];
+
+/**
+ * A suite that needs PostgreSQL itself (several processes on one server, cut connections). Without
+ * QUIRE_TEST_POSTGRES_URL it is skipped, and says so in its name and on stderr, never silently.
+ */
+export function describeOnPostgres(name: string, suite: () => void): void {
+  if (postgresUrl) {
+    describe(name, suite);
+    return;
+  }
+  process.stderr.write(`SKIPPED "${name}": it needs PostgreSQL; set QUIRE_TEST_POSTGRES_URL=postgres://… to run it.\n`);
+  describe.skip(`${name} (SKIPPED: set QUIRE_TEST_POSTGRES_URL to run it)`, suite);
+}
