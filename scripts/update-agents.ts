@@ -25,7 +25,7 @@ async function download(): Promise<Snapshot> {
     try {
       response = await fetch(url, { headers: { 'user-agent': 'quire-agents-update' }, signal: AbortSignal.timeout(30_000) });
     } catch (error) {
-      throw new Error(`Could not reach ${new URL(url).host} (${(error as Error).message}). Check the network, or pass --git-dir <clone>/.git to read a local clone of https://github.com/${repository}.`);
+      throw new Error(`Could not reach ${new URL(url).host} (${(error as Error).message}). Check the network, or pass --git-dir <clone>/.git to read a local clone of https://github.com/${repository}.`, { cause: error });
     }
     if (!response.ok) throw new Error(`${url} answered ${response.status}; try again later or pass --git-dir <clone>/.git.`);
     return response;
