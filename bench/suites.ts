@@ -1,5 +1,6 @@
 import { agentBench } from './agent.ts';
 import { analyticsBench } from './analytics.ts';
+import { classifyBench } from './classify.ts';
 import { jobsBench } from './jobs.ts';
 import type { BenchSuite } from './report.ts';
 import { scaleBench } from './scale.ts';
@@ -10,4 +11,5 @@ export const suites: BenchSuite[] = [
   jobsBench,
   scaleBench,
   analyticsBench,
+  classifyBench,
 ];

@@ -5,6 +5,7 @@ import { foldPending } from '../analytics/fold/fold.ts';
 import { existingProjectKey } from '../analytics/ingest/dense-ids.ts';
 import { formats, type FormatName } from '../analytics/importers/formats.ts';
 import { importLog, type ImportSummary } from '../analytics/importers/run.ts';
+import { storeClassificationVersion } from '../analytics/fold/reclassify.ts';
 import { analyticsProjects, rebuildProject } from '../analytics/fold/rebuild.ts';
 import { createAnalyticsState } from '../analytics/state.ts';
 import { withStorage } from './database.ts';
@@ -79,6 +80,7 @@ export function registerAnalytics(program: Command): void {
           if (process.stderr.isTTY) process.stderr.write('\n');
           results.push({ projectId, ...result });
         }
+        if (!flags.project) await storeClassificationVersion(storage.db);
         print(flags, results, () => results.map((result) => `Rebuilt ${result.projectId}: ${result.days} days, ${result.views.toLocaleString('en-US')} counted views.`).join('\n') || 'No project has analytics data yet.');
       }),
     );

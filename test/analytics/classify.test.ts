@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { agentKind, aiAgents, classify } from '../../src/analytics/ingest/classify.ts';
+import { agentKind, aiAgentOf } from '../../src/analytics/ingest/agents/agents.ts';
+import { classify } from '../../src/analytics/ingest/classify.ts';
 import { acceptsMarkdownFirst, normalizePath } from '../../src/analytics/ingest/paths.ts';
 
 /** User agents as these clients send them. */
@@ -47,9 +48,8 @@ const crawlers = [
 const libraries = ['curl/8.5.0', 'Wget/1.21.4', 'python-requests/2.31.0', 'Python/3.11 aiohttp/3.9.1', 'python-httpx/0.27.0', 'Go-http-client/1.1', 'axios/1.6.8', 'node-fetch/1.0 (+https://github.com/bitinn/node-fetch)', 'okhttp/4.12.0', ''];
 
 describe('classification', () => {
-  it('has an entry, with vendor and category, for every AI agent the docs promise', () => {
-    for (const token of Object.keys(aiAgentStrings)) expect(aiAgents.map((agent) => agent.token)).toContain(token);
-    for (const agent of aiAgents) expect(['training', 'search', 'assistant', 'coding']).toContain(agent.category);
+  it('has an entry, with operator and category, for every AI agent the docs promise', () => {
+    for (const userAgent of Object.values(aiAgentStrings)) expect(aiAgentOf(userAgent)?.operator, userAgent).toBeTruthy();
   });
 
   it.each(Object.entries(aiAgentStrings))('counts %s as AI', (token, userAgent) => {
@@ -71,12 +71,13 @@ describe('classification', () => {
     expect(classify(agentKind(userAgent), true)).toBe('ai');
   });
 
-  it('counts a Markdown fetch by a browser user agent as AI (agents borrow browser strings)', () => {
+  it('counts a Markdown fetch by a browser as human, as the contract says (neither a browser nor a known crawler)', () => {
     const markdown = normalizePath('/guides/setup.md')!;
     expect(markdown).toEqual({ path: '/guides/setup', markdown: true });
-    expect(classify(agentKind(browsers[0]), markdown.markdown)).toBe('ai');
+    expect(classify(agentKind(browsers[0]), markdown.markdown)).toBe('human');
     for (const path of ['/llms.txt', '/llms-full.txt', '/docs/page.mdx']) expect(normalizePath(path)!.markdown, path).toBe(true);
-    expect(classify(agentKind(browsers[0]), acceptsMarkdownFirst('text/markdown, text/html;q=0.9'))).toBe('ai');
+    expect(classify(agentKind(browsers[0]), acceptsMarkdownFirst('text/markdown, text/html;q=0.9'))).toBe('human');
+    expect(classify(agentKind('FooBot/1.0 (+https://foo.example/bot)'), true)).toBe('ai');
   });
 
   it('reads Accept headers by quality', () => {

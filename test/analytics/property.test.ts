@@ -13,6 +13,7 @@ const agents = {
   human: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15',
   ai: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)',
   bot: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+  library: 'curl/8.5.0',
 };
 const start = Date.UTC(2026, 4, 10);
 const hour = 3_600_000;
@@ -29,7 +30,7 @@ interface Generated {
 const eventArbitrary = fc.record({
   visitor: fc.integer({ min: 0, max: 12 }),
   path: fc.constantFrom('/', '/a', '/b', '/guides/c', '/d', '/e', '/f'),
-  agent: fc.constantFrom<keyof typeof agents>('human', 'human', 'ai', 'bot'),
+  agent: fc.constantFrom<keyof typeof agents>('human', 'human', 'ai', 'bot', 'library'),
   markdown: fc.boolean(),
   at: fc.integer({ min: start, max: start + 6 * 24 * hour - 1 }),
   status: fc.constantFrom(undefined, 200, 304, 404, 500),
@@ -46,7 +47,8 @@ function bruteForce(events: Generated[], from: number, to: number) {
   const site = { human: new Set<number>(), ai: new Set<number>(), views: [0, 0] };
   for (const event of events) {
     if (event.at < from || event.at >= to || (event.status !== undefined && event.status >= 400)) continue;
-    const viewClass = event.agent === 'ai' || (event.markdown && event.agent === 'human') ? 'ai' : event.agent === 'human' ? 'human' : null;
+    // A browser's Markdown fetch is human; a library's is AI; a search engine's counts nowhere.
+    const viewClass = event.agent === 'ai' || (event.markdown && event.agent === 'library') ? 'ai' : event.agent === 'human' ? 'human' : null;
     if (!viewClass) continue;
     // The Markdown copy of the root page is fetched as /index.md, which counts for /index.
     const path = event.markdown && event.path === '/' ? '/index' : event.path;

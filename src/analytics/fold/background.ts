@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { QueryState } from '../query/caches.ts';
 import { refreshIndex } from '../query/range-index-refresh.ts';
 import { foldPending, projectsWithPending } from './fold.ts';
+import { reclassifyIfChanged } from './reclassify.ts';
 import { purgeExpiredEvents } from './retention.ts';
 
 /** How soon committed events are folded into day sets; queries count them before that, from pending. */
@@ -22,7 +23,8 @@ export interface BackgroundOptions {
 /**
  * Background work of a serving process: folds pending batches into day sets shortly after they are
  * committed, sweeps for other processes' leftovers, rebuilds range indexes after day sets changed,
- * and purges raw events past the retention period. It listens to the state's signals and stops
+ * and purges raw events past the retention period. At start, it reclassifies history when the AI agent
+ * lists changed (reclassify.ts), beside the folds so ingestion goes on. It listens to the state's signals and stops
  * listening when stopped, so several loops on one state never undo each other.
  */
 export function startBackgroundLoop(state: QueryState, { logger, retentionDays }: BackgroundOptions): { stop(): Promise<void> } {
@@ -91,6 +93,9 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
   sweep.unref();
   retention.unref();
   purge();
+  const reclassifying = reclassifyIfChanged(state, logger, () => stopped).catch((error: unknown) =>
+    logger.warn({ err: error }, 'reclassifying analytics history failed; the next start retries, or run "quire analytics rebuild"'),
+  );
 
   return {
     async stop() {
@@ -100,7 +105,7 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
       for (const timer of timers) clearTimeout(timer);
       signals.off('events-committed', foldSoon);
       signals.off('index-stale', indexLater);
-      await running;
+      await Promise.all([running, reclassifying]);
     },
   };
 }

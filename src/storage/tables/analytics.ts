@@ -62,6 +62,12 @@ export interface AnalyticsDaySetRow {
   data: Uint8Array;
 }
 
+/** Analytics facts shared by every process, by key (`classification_version`, see fold/reclassify.ts). */
+export interface AnalyticsSettingRow {
+  key: string;
+  value: string;
+}
+
 export interface AnalyticsTables {
   analytics_projects: AnalyticsProjectRow;
   analytics_paths: AnalyticsPathRow;
@@ -72,4 +78,5 @@ export interface AnalyticsTables {
   analytics_events: AnalyticsEventRow;
   analytics_pending: AnalyticsPendingRow;
   analytics_day_sets: AnalyticsDaySetRow;
+  analytics_settings: AnalyticsSettingRow;
 }
