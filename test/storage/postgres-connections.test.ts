@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { describeOnPostgres, postgresUrl, testDatabases } from '../support/storage.ts';
 
