@@ -24,7 +24,8 @@ function docsRepositoryFiles(): Record<string, string> {
   const paragraph = 'Widgets are arranged in trays; each tray holds up to forty widgets and reports its state every minute. ';
   for (let index = 0; index < pageCount; index++) {
     const section = String(index % 40).padStart(2, '0');
-    files[`docs/section-${section}/page-${String(index).padStart(4, '0')}.md`] = `# Page ${index}\n\n## Overview\n\n${paragraph.repeat(18)}\n\n## Details ${index}\n\n${paragraph.repeat(2)}\n`;
+    files[`docs/section-${section}/page-${String(index).padStart(4, '0')}.md`] =
+      `# Page ${index}\n\n## Overview\n\n${paragraph.repeat(18)}\n\n## Details ${index}\n\n${paragraph.repeat(2)}\n`;
   }
   return files;
 }
@@ -33,7 +34,10 @@ function docsRepositoryFiles(): Record<string, string> {
 const script = scriptedTurns(
   [
     { text: '', toolCalls: [{ name: 'read_file', arguments: { path: 'docs/section-00/page-0000.md' } }] },
-    { text: '', toolCalls: [{ name: 'edit_file', arguments: { path: 'docs/section-00/page-0000.md', old_string: '## Overview', new_string: '## Overview of trays' } }] },
+    {
+      text: '',
+      toolCalls: [{ name: 'edit_file', arguments: { path: 'docs/section-00/page-0000.md', old_string: '## Overview', new_string: '## Overview of trays' } }],
+    },
   ],
   'Rename the overview heading\n\n- docs/section-00/page-0000.md',
 );
@@ -50,14 +54,23 @@ async function run(report: Report): Promise<void> {
   const model = await startOpenAiServer(script);
   try {
     const repository = gitServer.createRepository('acme/docs', docsRepositoryFiles());
-    const environment = { GITHUB_SERVER_URL: gitServer.url, GITHUB_API_URL: github.url, GITHUB_TOKEN: token, OPENAI_BASE_URL: model.url, QUIRE_MODEL: 'openai-compatible:bench' };
+    const environment = {
+      GITHUB_SERVER_URL: gitServer.url,
+      GITHUB_API_URL: github.url,
+      GITHUB_TOKEN: token,
+      OPENAI_BASE_URL: model.url,
+      QUIRE_MODEL: 'openai-compatible:bench',
+    };
     const config = loadConfig({ ...environment, QUIRE_DATA_DIR: join(root, 'data'), LOG_LEVEL: 'silent' });
     let opened = 0;
     const runner = createRunner(config, {
       openWorkspace,
       accessFor: async (job) => {
         const host = codeHostFor(job.repository, config);
-        return { repository: job.repository, host: { ...host, openOrUpdatePullRequest: (request) => host.openOrUpdatePullRequest(request).finally(() => (opened = performance.now())) } };
+        return {
+          repository: job.repository,
+          host: { ...host, openOrUpdatePullRequest: (request) => host.openOrUpdatePullRequest(request).finally(() => (opened = performance.now())) },
+        };
       },
     });
     const project = { id: 'prj_bench', docs_path: null } as ProjectRow;
@@ -65,13 +78,28 @@ async function run(report: Report): Promise<void> {
       const job = { id, repository, ref: 'main', model: 'openai-compatible:bench', branch: `quire/${id}` } as JobRow;
       const start = performance.now();
       const messages = [{ seq: 0, role: 'user' as const, content: { text: 'Rename the overview heading' }, createdAt: new Date().toISOString() }];
-      await runner.run({ job, project, prompt: 'Rename the overview heading', messages, state: null, signal: new AbortController().signal, record: async () => {} });
+      await runner.run({
+        job,
+        project,
+        prompt: 'Rename the overview heading',
+        messages,
+        state: null,
+        signal: new AbortController().signal,
+        record: async () => {},
+      });
       return opened - start;
     };
 
     // Asynchronous: the git server answering this clone runs in this process.
     const clone = await time(async () => {
-      await promisify(execFile)('git', ['-c', `http.extraHeader=Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`, 'clone', '--quiet', repository, join(root, 'plain-clone')]);
+      await promisify(execFile)('git', [
+        '-c',
+        `http.extraHeader=Authorization: Basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`,
+        'clone',
+        '--quiet',
+        repository,
+        join(root, 'plain-clone'),
+      ]);
     });
     const first = await jobToPullRequest('job_bench_first');
     const second = await jobToPullRequest('job_bench_second');
@@ -93,7 +121,11 @@ async function run(report: Report): Promise<void> {
       const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
       const ids = await Promise.all(
         Array.from({ length: 4 }, async () => {
-          const response = await fetch(`${url}/v2/agent/${projectId}/job`, { method: 'POST', headers, body: JSON.stringify({ prompt: 'Rename the overview heading' }) });
+          const response = await fetch(`${url}/v2/agent/${projectId}/job`, {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ prompt: 'Rename the overview heading' }),
+          });
           return ((await response.json()) as { id: string }).id;
         }),
       );
@@ -105,7 +137,12 @@ async function run(report: Report): Promise<void> {
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
       }
-      report.add({ name: 'worker peak RSS, 4 jobs at once', value: worker.peakRss() / 1024 / 1024, unit: 'MiB', reference: { name: 'same process idle', value: idle / 1024 / 1024 } });
+      report.add({
+        name: 'worker peak RSS, 4 jobs at once',
+        value: worker.peakRss() / 1024 / 1024,
+        unit: 'MiB',
+        reference: { name: 'same process idle', value: idle / 1024 / 1024 },
+      });
     } finally {
       await worker.stop();
     }

@@ -13,7 +13,12 @@ export interface DatasetShape {
 
 /** The issue's dataset; QUIRE_BENCH_SCALE shrinks views, paths and visitors together. */
 export function datasetShape(scale: number): DatasetShape {
-  return { views: Math.round(10_000_000 * scale), days: 90, paths: Math.max(50, Math.round(2000 * Math.sqrt(scale))), visitors: Math.max(1000, Math.round(1_000_000 * scale)) };
+  return {
+    views: Math.round(10_000_000 * scale),
+    days: 90,
+    paths: Math.max(50, Math.round(2000 * Math.sqrt(scale))),
+    visitors: Math.max(1000, Math.round(1_000_000 * scale)),
+  };
 }
 
 export const benchStart = Date.UTC(2026, 0, 1);
@@ -71,7 +76,12 @@ export const visitorName = (visitor: number) => `v${visitor}`;
 
 /** The event the ingestion API takes for a view. */
 export function eventOf(view: View) {
-  return { timestamp: view.at, path: view.markdown ? `${pathName(view.path)}.md` : pathName(view.path), visitorId: visitorName(view.visitor), userAgent: view.ai && !view.markdown ? aiAgent : browserAgent };
+  return {
+    timestamp: view.at,
+    path: view.markdown ? `${pathName(view.path)}.md` : pathName(view.path),
+    visitorId: visitorName(view.visitor),
+    userAgent: view.ai && !view.markdown ? aiAgent : browserAgent,
+  };
 }
 
 const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];

@@ -4,8 +4,10 @@ import { aiViewAgent } from '../src/analytics/ingest/agents/agents.ts';
 import { countedClass } from '../src/analytics/ingest/classify.ts';
 import { percentile, type BenchSuite, type Report } from './report.ts';
 
-const fixtures = ['ai-agents.json', 'bots.json', 'browsers.json'].flatMap(
-  (file) => (JSON.parse(readFileSync(new URL(`../test/analytics/fixtures/${file}`, import.meta.url), 'utf8')) as { items: { userAgent: string }[] }).items.map((item) => item.userAgent),
+const fixtures = ['ai-agents.json', 'bots.json', 'browsers.json'].flatMap((file) =>
+  (JSON.parse(readFileSync(new URL(`../test/analytics/fixtures/${file}`, import.meta.url), 'utf8')) as { items: { userAgent: string }[] }).items.map(
+    (item) => item.userAgent,
+  ),
 );
 const rounds = Number(process.env.QUIRE_BENCH_CLASSIFY_ROUNDS ?? 20);
 
@@ -31,7 +33,18 @@ export const classifyBench: BenchSuite = {
     const reference = timings(isbot);
     const ours = timings((userAgent) => aiViewAgent(userAgent, countedClass(userAgent, true, 200) !== null));
     const median = percentile(ours, 0.5);
-    report.add({ name: 'classify a new user agent, median', value: median, unit: 'µs', reference: { name: 'isbot alone', value: percentile(reference, 0.5) }, target: { text: '≤ 20 µs', met: median <= 20 } });
-    report.add({ name: 'classify a new user agent, p99', value: percentile(ours, 0.99), unit: 'µs', reference: { name: 'isbot alone', value: percentile(reference, 0.99) } });
+    report.add({
+      name: 'classify a new user agent, median',
+      value: median,
+      unit: 'µs',
+      reference: { name: 'isbot alone', value: percentile(reference, 0.5) },
+      target: { text: '≤ 20 µs', met: median <= 20 },
+    });
+    report.add({
+      name: 'classify a new user agent, p99',
+      value: percentile(ours, 0.99),
+      unit: 'µs',
+      reference: { name: 'isbot alone', value: percentile(reference, 0.99) },
+    });
   },
 };

@@ -49,16 +49,35 @@ async function run(report: Report): Promise<void> {
       quireRate = Math.max(quireRate, await throughput(`${url}/v2/agent/${projectId}/job/${jobId}`, auth));
       bareRate = Math.max(bareRate, await throughput(`${bare.info.url}/v2/agent/${projectId}/job/${jobId}`, {}));
     }
-    report.add({ name: 'GET job (auth + lookups), requests/s', value: quireRate, unit: 'req/s', reference: { name: 'bare Fastify, same JSON', value: bareRate } });
+    report.add({
+      name: 'GET job (auth + lookups), requests/s',
+      value: quireRate,
+      unit: 'req/s',
+      reference: { name: 'bare Fastify, same JSON', value: bareRate },
+    });
     const ratio = quireRate / bareRate;
     report.add({ name: 'GET job throughput ÷ bare Fastify', value: ratio, unit: '×', target: { text: '≥ 0.5', met: ratio >= 0.5 } });
 
     const createTimes = await latencies(300, () =>
-      fetch(`${url}/v2/agent/${projectId}/job`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'Benchmark job' }) }),
+      fetch(`${url}/v2/agent/${projectId}/job`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ prompt: 'Benchmark job' }),
+      }),
     );
     const bareTimes = await latencies(300, () => fetch(`${bare.info.url}/v2/agent/${projectId}/job/${jobId}`));
-    report.add({ name: 'create job latency p50', value: percentile(createTimes, 0.5), unit: 'ms', reference: { name: 'bare Fastify GET p50', value: percentile(bareTimes, 0.5) } });
-    report.add({ name: 'create job latency p99', value: percentile(createTimes, 0.99), unit: 'ms', reference: { name: 'bare Fastify GET p99', value: percentile(bareTimes, 0.99) } });
+    report.add({
+      name: 'create job latency p50',
+      value: percentile(createTimes, 0.5),
+      unit: 'ms',
+      reference: { name: 'bare Fastify GET p50', value: percentile(bareTimes, 0.5) },
+    });
+    report.add({
+      name: 'create job latency p99',
+      value: percentile(createTimes, 0.99),
+      unit: 'ms',
+      reference: { name: 'bare Fastify GET p99', value: percentile(bareTimes, 0.99) },
+    });
 
     // Let the worker drain, then read how long each job waited between commit and start.
     await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -71,7 +90,12 @@ async function run(report: Report): Promise<void> {
       .execute();
     await storage.close();
     const waits = rows.map((row) => row.started - row.created).sort((a, b) => a - b);
-    report.add({ name: `create → worker start p50 (${waits.length} jobs)`, value: percentile(waits, 0.5), unit: 'ms', target: { text: '≤ 50 ms', met: percentile(waits, 0.5) <= 50 } });
+    report.add({
+      name: `create → worker start p50 (${waits.length} jobs)`,
+      value: percentile(waits, 0.5),
+      unit: 'ms',
+      target: { text: '≤ 50 ms', met: percentile(waits, 0.5) <= 50 },
+    });
     report.add({ name: 'create → worker start p99', value: percentile(waits, 0.99), unit: 'ms' });
   } finally {
     await quire.stop();

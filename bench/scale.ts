@@ -22,7 +22,9 @@ const settleMs = 3000;
 async function startProcesses(database: BenchDatabase, count: number, env: Record<string, string>): Promise<BenchProcess[]> {
   // The first process creates the tenant and its projects; the others join them.
   const first = await startBenchProcess('bench/jobs-server.ts', ['quire'], { ...database.env, ...quiet, BENCH_PROJECTS: String(projects), ...env });
-  const rest = await Promise.all(Array.from({ length: count - 1 }, () => startBenchProcess('bench/jobs-server.ts', ['quire'], { ...database.env, ...quiet, ...env })));
+  const rest = await Promise.all(
+    Array.from({ length: count - 1 }, () => startBenchProcess('bench/jobs-server.ts', ['quire'], { ...database.env, ...quiet, ...env })),
+  );
   return [first, ...rest];
 }
 
@@ -65,10 +67,35 @@ async function seedQueue(storage: Storage, count: number): Promise<void> {
   await storage.db.transaction().execute(async (trx) => {
     for (let offset = 0; offset < count; offset += 500) {
       const ids = Array.from({ length: Math.min(500, count - offset) }, () => newId('job'));
-      const job = { org_id: project.org_id, project_id: project.id, status: 'active' as const, prompt: 'queued', repository: 'https://github.com/acme/docs', ref: 'main', model: 'bench', pr_link: null, error: null, runner_state: null, input_tokens: 0, output_tokens: 0, created_at: now, updated_at: now, archived_at: null };
-      await trx.insertInto('jobs').values(ids.map((id) => ({ ...job, id, branch: `quire/${id}` }))).execute();
-      await trx.insertInto('job_messages').values(ids.map((id) => ({ job_id: id, seq: 0, role: 'user' as const, content: '{"text":"queued"}', created_at: now }))).execute();
-      await trx.insertInto('job_queue').values(ids.map((id) => ({ id: newId('run'), job_id: id, max_attempts: 3, available_at: now, locked_by: null, locked_until: null, created_at: now }))).execute();
+      const job = {
+        org_id: project.org_id,
+        project_id: project.id,
+        status: 'active' as const,
+        prompt: 'queued',
+        repository: 'https://github.com/acme/docs',
+        ref: 'main',
+        model: 'bench',
+        pr_link: null,
+        error: null,
+        runner_state: null,
+        input_tokens: 0,
+        output_tokens: 0,
+        created_at: now,
+        updated_at: now,
+        archived_at: null,
+      };
+      await trx
+        .insertInto('jobs')
+        .values(ids.map((id) => ({ ...job, id, branch: `quire/${id}` })))
+        .execute();
+      await trx
+        .insertInto('job_messages')
+        .values(ids.map((id) => ({ job_id: id, seq: 0, role: 'user' as const, content: '{"text":"queued"}', created_at: now })))
+        .execute();
+      await trx
+        .insertInto('job_queue')
+        .values(ids.map((id) => ({ id: newId('run'), job_id: id, max_attempts: 3, available_at: now, locked_by: null, locked_until: null, created_at: now })))
+        .execute();
     }
     await storage.notify(trx, jobsChannel);
   });
@@ -82,7 +109,10 @@ async function queueThroughput(database: BenchDatabase, count: number): Promise<
     const started = performance.now();
     await seedQueue(storage, queueJobs);
     for (;;) {
-      const left = await storage.db.selectFrom('job_queue').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+      const left = await storage.db
+        .selectFrom('job_queue')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .executeTakeFirstOrThrow();
       if (Number(left.count) === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
@@ -146,12 +176,22 @@ async function run(report: Report): Promise<void> {
   const sqliteCreates = await measure('sqlite', (database) => createThroughput(database, 1));
   for (const count of [1, 2, 4]) {
     const creates = await measure('postgres', (database) => createThroughput(database, count));
-    report.add({ name: `job creates/s, PostgreSQL, ${count} API process${count > 1 ? 'es' : ''}`, value: creates, unit: 'jobs/s', reference: { name: 'SQLite, 1 process', value: sqliteCreates } });
+    report.add({
+      name: `job creates/s, PostgreSQL, ${count} API process${count > 1 ? 'es' : ''}`,
+      value: creates,
+      unit: 'jobs/s',
+      reference: { name: 'SQLite, 1 process', value: sqliteCreates },
+    });
   }
   const sqliteQueue = await measure('sqlite', (database) => queueThroughput(database, 1));
   for (const count of [1, 2, 4]) {
     const queue = await measure('postgres', (database) => queueThroughput(database, count));
-    report.add({ name: `queue jobs/s (no-op runner), PostgreSQL, ${count} worker${count > 1 ? 's' : ''}`, value: queue, unit: 'jobs/s', reference: { name: 'SQLite, 1 worker', value: sqliteQueue } });
+    report.add({
+      name: `queue jobs/s (no-op runner), PostgreSQL, ${count} worker${count > 1 ? 's' : ''}`,
+      value: queue,
+      unit: 'jobs/s',
+      reference: { name: 'SQLite, 1 worker', value: sqliteQueue },
+    });
   }
 
   process.stdout.write(`  analytics dataset: ${analyticsShape.views.toLocaleString('en-US')} views over ${analyticsShape.days} days (QUIRE_BENCH_SCALE)\n`);
@@ -161,9 +201,20 @@ async function run(report: Report): Promise<void> {
   const sqliteIngest = { name: 'SQLite, 1 process', value: sqlite.eventsPerSecond };
   report.add({ name: 'ingestion events/s, PostgreSQL, 1 API process', value: postgres.eventsPerSecond, unit: 'events/s', reference: sqliteIngest });
   report.add({ name: 'ingestion events/s, PostgreSQL, 2 API processes', value: postgresTwo.eventsPerSecond, unit: 'events/s', reference: sqliteIngest });
-  const same = JSON.stringify(postgres.first!.body) === JSON.stringify(sqlite.first!.body) && JSON.stringify(postgres.next!.body) === JSON.stringify(sqlite.next!.body);
-  report.add({ name: `visitors 90 days, first page, PostgreSQL (answers ${same ? 'equal' : 'DIFFER from'} SQLite's)`, value: postgres.first!.elapsed, unit: 'ms', reference: { name: 'SQLite', value: sqlite.first!.elapsed } });
-  report.add({ name: 'visitors 90 days, next page, PostgreSQL', value: postgres.next!.elapsed, unit: 'ms', reference: { name: 'SQLite', value: sqlite.next!.elapsed } });
+  const same =
+    JSON.stringify(postgres.first!.body) === JSON.stringify(sqlite.first!.body) && JSON.stringify(postgres.next!.body) === JSON.stringify(sqlite.next!.body);
+  report.add({
+    name: `visitors 90 days, first page, PostgreSQL (answers ${same ? 'equal' : 'DIFFER from'} SQLite's)`,
+    value: postgres.first!.elapsed,
+    unit: 'ms',
+    reference: { name: 'SQLite', value: sqlite.first!.elapsed },
+  });
+  report.add({
+    name: 'visitors 90 days, next page, PostgreSQL',
+    value: postgres.next!.elapsed,
+    unit: 'ms',
+    reference: { name: 'SQLite', value: sqlite.next!.elapsed },
+  });
 }
 
 export const scaleBench: BenchSuite = {

@@ -6,10 +6,4 @@ import type { BenchSuite } from './report.ts';
 import { scaleBench } from './scale.ts';
 
 /** Every benchmark suite, in the order `npm run bench` runs them. */
-export const suites: BenchSuite[] = [
-  agentBench,
-  jobsBench,
-  scaleBench,
-  analyticsBench,
-  classifyBench,
-];
+export const suites: BenchSuite[] = [agentBench, jobsBench, scaleBench, analyticsBench, classifyBench];

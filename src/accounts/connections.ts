@@ -42,9 +42,22 @@ export function listConnections(db: Kysely<Database>, orgId: string): Promise<Co
 /** The organization's connections of `kinds`, oldest first, with their tokens decrypted. */
 export async function openConnections(db: Kysely<Database>, config: Config, orgId: string, kinds: readonly ConnectionKind[]): Promise<OpenedConnection[]> {
   if (kinds.length === 0) return [];
-  const rows = await db.selectFrom('code_host_connections').selectAll().where('org_id', '=', orgId).where('kind', 'in', kinds).orderBy('created_at').orderBy('id').execute();
+  const rows = await db
+    .selectFrom('code_host_connections')
+    .selectAll()
+    .where('org_id', '=', orgId)
+    .where('kind', 'in', kinds)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   const box = secretBox(config);
-  return rows.map((row) => ({ id: row.id, kind: row.kind, account: row.account, installationId: row.installation_id, token: row.secret === null ? null : box.open(row.secret) }));
+  return rows.map((row) => ({
+    id: row.id,
+    kind: row.kind,
+    account: row.account,
+    installationId: row.installation_id,
+    token: row.secret === null ? null : box.open(row.secret),
+  }));
 }
 
 /** Removes a connection of the organization; false when it has no such connection. */
@@ -75,5 +88,12 @@ export async function checkStoredSecrets(db: Kysely<Database>, config: Config): 
 
 /** What listings show of a connection: never the token. */
 export function connectionView(row: ConnectionRow) {
-  return { id: row.id, orgId: row.org_id, kind: row.kind, account: row.account, installationId: row.installation_id, createdAt: new Date(row.created_at).toISOString() };
+  return {
+    id: row.id,
+    orgId: row.org_id,
+    kind: row.kind,
+    account: row.account,
+    installationId: row.installation_id,
+    createdAt: new Date(row.created_at).toISOString(),
+  };
 }

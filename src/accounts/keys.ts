@@ -39,7 +39,10 @@ export function hashKey(key: string): string {
 }
 
 export function parseScopes(value: string): Scope[] {
-  const list = value.split(',').map((scope) => scope.trim()).filter(Boolean);
+  const list = value
+    .split(',')
+    .map((scope) => scope.trim())
+    .filter(Boolean);
   const unknown = list.filter((scope) => !scopes.includes(scope as Scope));
   if (unknown.length > 0 || list.length === 0) {
     throw new Error(`Scopes are a comma-separated list of ${scopes.join(', ')}; got "${value}".`);
@@ -109,7 +112,11 @@ export interface VerifyOptions {
 export async function verifyKey(db: Kysely<Database>, token: string, options: VerifyOptions): Promise<KeyCheck> {
   const now = options.now ?? Date.now();
   if (!token.startsWith(keyPrefix) || token.length !== keyPrefix.length + secretLength || !/^[0-9A-Za-z]+$/.test(token.slice(keyPrefix.length))) {
-    return { ok: false, code: 'unauthorized', reason: `The API key is malformed: Quire keys start with "${keyPrefix}". Generate one on the dashboard's API keys page or with "quire keys create".` };
+    return {
+      ok: false,
+      code: 'unauthorized',
+      reason: `The API key is malformed: Quire keys start with "${keyPrefix}". Generate one on the dashboard's API keys page or with "quire keys create".`,
+    };
   }
   const hash = hashKey(token);
   const load = () => db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();

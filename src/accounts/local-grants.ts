@@ -18,13 +18,20 @@ export async function realDataDir(dataDir: string): Promise<string> {
 /** Grants a directory (stored as its real path) and every repository below it to the organization. */
 export async function grantLocal(db: Kysely<Database>, dataDir: string, orgId: string, path: string): Promise<LocalGrantRow> {
   const real = await realpath(path).catch(() => null);
-  if (!real || !(await stat(real)).isDirectory()) throw new Error(`${path} is not a directory on this machine; grant the directory that holds the repositories.`);
+  if (!real || !(await stat(real)).isDirectory())
+    throw new Error(`${path} is not a directory on this machine; grant the directory that holds the repositories.`);
   const data = await realDataDir(dataDir);
   if (isWithin(real, data) || isWithin(data, real)) {
-    throw new Error(`${path} holds or is inside Quire's data directory (QUIRE_DATA_DIR, ${data}); grant a directory beside it that holds only documentation repositories.`);
+    throw new Error(
+      `${path} holds or is inside Quire's data directory (QUIRE_DATA_DIR, ${data}); grant a directory beside it that holds only documentation repositories.`,
+    );
   }
   const row: LocalGrantRow = { org_id: orgId, path: real, created_at: Date.now() };
-  await db.insertInto('local_grants').values(row).onConflict((conflict) => conflict.columns(['org_id', 'path']).doNothing()).execute();
+  await db
+    .insertInto('local_grants')
+    .values(row)
+    .onConflict((conflict) => conflict.columns(['org_id', 'path']).doNothing())
+    .execute();
   return row;
 }
 
@@ -41,7 +48,11 @@ export function listLocalGrants(db: Kysely<Database>, orgId: string): Promise<Lo
 
 /** Lets the organization use the server-wide GITHUB_* and GITLAB_TOKEN credentials, or withdraws that. */
 export async function setServerCredentials(db: Kysely<Database>, orgId: string, allowed: boolean): Promise<void> {
-  await db.updateTable('organizations').set({ server_credentials: allowed ? 1 : 0 }).where('id', '=', orgId).execute();
+  await db
+    .updateTable('organizations')
+    .set({ server_credentials: allowed ? 1 : 0 })
+    .where('id', '=', orgId)
+    .execute();
 }
 
 /** Whether QUIRE_TRUST_FIRST_ORGANIZATION gives this organization the single-organization conveniences. */

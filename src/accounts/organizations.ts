@@ -21,7 +21,11 @@ export function findOrganization(db: Kysely<Database>, id: string): Promise<Orga
 export async function resolveOrganization(db: Kysely<Database>, id: string | undefined): Promise<OrganizationRow> {
   const organization = id ? await findOrganization(db, id) : (await listOrganizations(db))[0];
   if (!organization) {
-    throw new Error(id ? `No organization has the id ${id}; "quire orgs list" shows them.` : 'There is no organization yet; run "quire orgs create --name NAME" or start the server once.');
+    throw new Error(
+      id
+        ? `No organization has the id ${id}; "quire orgs list" shows them.`
+        : 'There is no organization yet; run "quire orgs create --name NAME" or start the server once.',
+    );
   }
   return organization;
 }

@@ -14,7 +14,8 @@ export interface SecretBox {
   isCurrent(sealed: string): boolean;
 }
 
-const fix = 'Set QUIRE_SECRET_KEY to 32 random bytes in base64 ("openssl rand -base64 32") and keep it with your backups: tokens sealed with a lost key cannot be read again.';
+const fix =
+  'Set QUIRE_SECRET_KEY to 32 random bytes in base64 ("openssl rand -base64 32") and keep it with your backups: tokens sealed with a lost key cannot be read again.';
 
 export function keyId(key: Buffer): string {
   return hash('sha256', key, 'base64url').slice(0, 8);
@@ -57,7 +58,8 @@ export function unreadable(id: string | undefined): string {
  */
 export function checkSecretKeys(config: Pick<Config, 'secretKey' | 'secretKeyPrevious'>, sealedKeyIds: string[]): void {
   if (sealedKeyIds.length === 0) return;
-  if (!config.secretKey) throw new ConfigError(`QUIRE_SECRET_KEY is not set, but the database holds encrypted code-host tokens. ${fix} Use the key the tokens were stored with.`);
+  if (!config.secretKey)
+    throw new ConfigError(`QUIRE_SECRET_KEY is not set, but the database holds encrypted code-host tokens. ${fix} Use the key the tokens were stored with.`);
   const known = new Set([config.secretKey, config.secretKeyPrevious].filter((key) => key !== undefined).map(keyId));
   const unknown = sealedKeyIds.find((id) => !known.has(id));
   if (unknown !== undefined) throw new ConfigError(unreadable(unknown));

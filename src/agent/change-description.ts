@@ -16,7 +16,13 @@ export function describeChange(summary: string, prompt: string, job: Pick<JobRow
   const lines = summary.split('\n');
   const first = lines.findIndex((line) => line.trim() !== '');
   const title = shorten(plain(first >= 0 ? lines[first] : '') || `Docs: ${plain(prompt.split('\n')[0])}`);
-  const details = first >= 0 ? lines.slice(first + 1).join('\n').trim() : '';
+  const details =
+    first >= 0
+      ? lines
+          .slice(first + 1)
+          .join('\n')
+          .trim()
+      : '';
   const request = prompt
     .trim()
     .split('\n')

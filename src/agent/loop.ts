@@ -81,7 +81,12 @@ async function recordStep(step: StepResult<AgentTools>, record: JobRun['record']
     if (part.type !== 'tool-result' && part.type !== 'tool-error') continue;
     const input = cap(redact(JSON.stringify(part.input ?? null)), transcriptLimit);
     const output = part.type === 'tool-result' ? String(part.output) : `Error: ${errorMessage(part.error)}`;
-    await record('tool', { tool: part.toolName, input: safeJson(input), result: cap(redact(output), transcriptLimit), ...(part.type === 'tool-error' ? { error: true } : {}) });
+    await record('tool', {
+      tool: part.toolName,
+      input: safeJson(input),
+      result: cap(redact(output), transcriptLimit),
+      ...(part.type === 'tool-error' ? { error: true } : {}),
+    });
   }
 }
 
@@ -106,7 +111,9 @@ function modelFailure(error: unknown, signal: AbortSignal, redact: Redactor, usa
   if (APICallError.isInstance(last)) {
     const status = last.statusCode ? ` (HTTP ${last.statusCode})` : '';
     return new JobFailure(
-      redact(`The model provider failed${attempts}${status}: ${last.message.replace(/\.$/, '')}. Check QUIRE_MODEL, the provider's key and endpoint, then send a follow-up to retry.`),
+      redact(
+        `The model provider failed${attempts}${status}: ${last.message.replace(/\.$/, '')}. Check QUIRE_MODEL, the provider's key and endpoint, then send a follow-up to retry.`,
+      ),
       { usage },
     );
   }

@@ -109,6 +109,7 @@ function explainFailure(error: unknown, stop: AbortSignal, timeLimit: AbortSigna
     );
   }
   if (error instanceof JobFailure) return new JobFailure(redact(error.message), { usage: error.usage ?? usage });
-  if (error instanceof WorkspaceGitError || error instanceof WorkspacePathError || error instanceof CodeHostError) return new JobFailure(redact(error.message), { usage });
+  if (error instanceof WorkspaceGitError || error instanceof WorkspacePathError || error instanceof CodeHostError)
+    return new JobFailure(redact(error.message), { usage });
   return error;
 }

@@ -10,7 +10,8 @@ const sweepEveryMs = 60 * 60 * 1000;
  * under way.
  */
 export function startWorkspaceSweeper(storage: Storage, dataDir: string, logger: Logger): () => Promise<void> {
-  const isActive = async (jobId: string) => (await storage.db.selectFrom('jobs').select('status').where('id', '=', jobId).executeTakeFirst())?.status === 'active';
+  const isActive = async (jobId: string) =>
+    (await storage.db.selectFrom('jobs').select('status').where('id', '=', jobId).executeTakeFirst())?.status === 'active';
   let running: Promise<void> = Promise.resolve();
   const sweep = () => {
     running = running.then(async () => {

@@ -28,7 +28,13 @@ function projectSettings(flags: ProjectFlags): ProjectSettings {
     ref: flags.ref === '' ? null : flags.ref,
     docsPath: flags.docsPath === '' ? null : flags.docsPath,
     model: flags.model === '' ? null : flags.model,
-    trackerDomains: flags.trackerDomains === undefined ? undefined : flags.trackerDomains.split(',').map((domain) => domain.trim()).filter(Boolean),
+    trackerDomains:
+      flags.trackerDomains === undefined
+        ? undefined
+        : flags.trackerDomains
+            .split(',')
+            .map((domain) => domain.trim())
+            .filter(Boolean),
   };
   const problem = checkProjectSettings(settings);
   if (problem) throw new CliError(problem);
@@ -84,16 +90,21 @@ export function registerAccounts(program: Command): void {
   registerGrants(orgs);
 
   const projects = program.command('projects').description('Projects: a documentation repository and its analytics');
-  projectOptions(projects.command('create').requiredOption('--name <name>', 'project name').option('--org <id>', 'organization (default: the first one)').option('--json', 'print JSON')).action(
-    (flags: ProjectFlags & { name: string }) =>
-      withStorage(async ({ db }, config) => {
-        const settings = projectSettings(flags);
-        const organization = await resolveOrganization(db, flags.org);
-        const problem = await repositoryProblem(db, config, organization.id, settings.repository);
-        if (problem) throw new CliError(problem);
-        const view = projectView(await createProject(db, organization.id, { ...settings, name: flags.name }));
-        print(flags, view, () => `Created project ${view.id} (${view.name}) in ${organization.id}.`);
-      }),
+  projectOptions(
+    projects
+      .command('create')
+      .requiredOption('--name <name>', 'project name')
+      .option('--org <id>', 'organization (default: the first one)')
+      .option('--json', 'print JSON'),
+  ).action((flags: ProjectFlags & { name: string }) =>
+    withStorage(async ({ db }, config) => {
+      const settings = projectSettings(flags);
+      const organization = await resolveOrganization(db, flags.org);
+      const problem = await repositoryProblem(db, config, organization.id, settings.repository);
+      if (problem) throw new CliError(problem);
+      const view = projectView(await createProject(db, organization.id, { ...settings, name: flags.name }));
+      print(flags, view, () => `Created project ${view.id} (${view.name}) in ${organization.id}.`);
+    }),
   );
   organizationListing(projects, (db, orgId) => listProjects(db, orgId).then((rows) => rows.map(projectView)), ['id', 'name', 'repository', 'ref', 'model']);
   projectOptions(projects.command('update').argument('<id>', 'project id').option('--name <name>', 'project name').option('--json', 'print JSON')).action(
@@ -105,7 +116,11 @@ export function registerAccounts(program: Command): void {
         const problem = await repositoryProblem(db, config, project.org_id, settings.repository);
         if (problem) throw new CliError(problem);
         const view = projectView((await updateProject(db, id, settings))!);
-        print(flags, view, () => `Updated project ${view.id}: repository ${view.repository ?? '-'}, ref ${view.ref ?? '-'}, model ${view.model ?? '(QUIRE_MODEL)'}.`);
+        print(
+          flags,
+          view,
+          () => `Updated project ${view.id}: repository ${view.repository ?? '-'}, ref ${view.ref ?? '-'}, model ${view.model ?? '(QUIRE_MODEL)'}.`,
+        );
       }),
   );
 
@@ -117,7 +132,10 @@ export function registerAccounts(program: Command): void {
     .option('--project <ids>', 'limit the key to these comma-separated project ids')
     .option('--scopes <scopes>', 'comma-separated: read, write, ingest', 'read,write')
     .option('--expires <iso>', 'expiry time, ISO 8601 (default: never)')
-    .option('--allow-ips <ranges>', 'limit the key to these comma-separated IP addresses and CIDR ranges, e.g. 203.0.113.0/24,2001:db8::/32 (default: any address)')
+    .option(
+      '--allow-ips <ranges>',
+      'limit the key to these comma-separated IP addresses and CIDR ranges, e.g. 203.0.113.0/24,2001:db8::/32 (default: any address)',
+    )
     .option('--json', 'print JSON')
     .action((flags: { org?: string; name: string; project?: string; scopes: string; expires?: string; allowIps?: string; json?: boolean }) =>
       withStorage(async ({ db }) => {
@@ -131,8 +149,12 @@ export function registerAccounts(program: Command): void {
           throw new CliError(`${error instanceof AddressRangeError ? '--allow-ips: ' : ''}${(error as Error).message}`);
         }
         const expiresAt = flags.expires === undefined ? undefined : new Date(flags.expires);
-        if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new CliError(`--expires must be an ISO 8601 time such as 2027-01-01T00:00:00Z; got "${flags.expires}".`);
-        const projectIds = flags.project?.split(',').map((id) => id.trim()).filter(Boolean);
+        if (expiresAt && Number.isNaN(expiresAt.getTime()))
+          throw new CliError(`--expires must be an ISO 8601 time such as 2027-01-01T00:00:00Z; got "${flags.expires}".`);
+        const projectIds = flags.project
+          ?.split(',')
+          .map((id) => id.trim())
+          .filter(Boolean);
         for (const projectId of projectIds ?? []) {
           const project = await findProject(db, projectId);
           if (!project || project.org_id !== organization.id) throw new CliError(`Organization ${organization.id} has no project ${projectId}.`);
@@ -142,7 +164,17 @@ export function registerAccounts(program: Command): void {
         print(flags, view, () => `Created key ${row.id} (${row.scopes}). Store it now, it is shown only once:\n${key}`);
       }),
     );
-  organizationListing(keys, (db, orgId) => listKeys(db, orgId).then((rows) => rows.map(keyView)), ['id', 'name', 'prefix', 'scopes', 'projectIds', 'allowedIps', 'lastUsedAt', 'expiresAt', 'revokedAt']);
+  organizationListing(keys, (db, orgId) => listKeys(db, orgId).then((rows) => rows.map(keyView)), [
+    'id',
+    'name',
+    'prefix',
+    'scopes',
+    'projectIds',
+    'allowedIps',
+    'lastUsedAt',
+    'expiresAt',
+    'revokedAt',
+  ]);
   keys
     .command('revoke')
     .argument('<id>', 'key id (key_…)')
@@ -155,7 +187,8 @@ export function registerAccounts(program: Command): void {
         if (!key) throw new CliError(`No key has the id ${id}; "quire keys list --org <id>" shows an organization's keys.`);
         if (flags.org !== undefined) {
           const organization = await resolveOrganization(db, flags.org);
-          if (organization.id !== key.org_id) throw new CliError(`Key ${id} belongs to organization ${key.org_id}, not ${organization.id}; nothing was revoked.`);
+          if (organization.id !== key.org_id)
+            throw new CliError(`Key ${id} belongs to organization ${key.org_id}, not ${organization.id}; nothing was revoked.`);
         }
         await revokeKey(db, key.org_id, id);
         print(flags, { id, revoked: true }, () => `Revoked key ${id}; requests with it now get 401.`);

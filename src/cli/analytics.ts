@@ -28,7 +28,10 @@ function progressBar(total: number | undefined) {
 
 function describe(summary: ImportSummary): string {
   const reasons = Object.entries(summary.reasons).map(([reason, count]) => `  ${count.toLocaleString('en-US')} ${reason}`);
-  return [`Read ${summary.lines.toLocaleString('en-US')} lines: ${summary.accepted.toLocaleString('en-US')} views accepted, ${summary.skipped.toLocaleString('en-US')} skipped.`, ...reasons].join('\n');
+  return [
+    `Read ${summary.lines.toLocaleString('en-US')} lines: ${summary.accepted.toLocaleString('en-US')} views accepted, ${summary.skipped.toLocaleString('en-US')} skipped.`,
+    ...reasons,
+  ].join('\n');
 }
 
 export function registerAnalytics(program: Command): void {
@@ -69,7 +72,8 @@ export function registerAnalytics(program: Command): void {
     .option('--json', 'print JSON')
     .action((flags: { project?: string; json?: boolean }) =>
       withStorage(async (storage) => {
-        if (flags.project && !(await findProject(storage.db, flags.project))) throw new CliError(`No project has the id ${flags.project}; "quire projects list" shows them.`);
+        if (flags.project && !(await findProject(storage.db, flags.project)))
+          throw new CliError(`No project has the id ${flags.project}; "quire projects list" shows them.`);
         const projects = flags.project ? [flags.project] : await analyticsProjects(storage.db);
         const results: { projectId: string; days: number; views: number }[] = [];
         const analytics = createAnalyticsState(storage);
@@ -81,7 +85,13 @@ export function registerAnalytics(program: Command): void {
           results.push({ projectId, ...result });
         }
         if (!flags.project) await storeClassificationVersion(storage.db);
-        print(flags, results, () => results.map((result) => `Rebuilt ${result.projectId}: ${result.days} days, ${result.views.toLocaleString('en-US')} counted views.`).join('\n') || 'No project has analytics data yet.');
+        print(
+          flags,
+          results,
+          () =>
+            results.map((result) => `Rebuilt ${result.projectId}: ${result.days} days, ${result.views.toLocaleString('en-US')} counted views.`).join('\n') ||
+            'No project has analytics data yet.',
+        );
       }),
     );
 }

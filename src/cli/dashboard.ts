@@ -18,7 +18,11 @@ export function registerDashboard(program: Command): void {
         const link = await createSignInLink(db, organization.id, config.dashboardLinkMinutes);
         const url = signInUrl(publicUrl(config), link.token);
         print(flags, { url, orgId: organization.id, expiresAt: link.expiresAt.toISOString() }, () =>
-          [`Open this link to sign in to the dashboard of ${organization.name} (${organization.id}):`, url, `It works once, until ${link.expiresAt.toISOString()}.`].join('\n'),
+          [
+            `Open this link to sign in to the dashboard of ${organization.name} (${organization.id}):`,
+            url,
+            `It works once, until ${link.expiresAt.toISOString()}.`,
+          ].join('\n'),
         );
       }),
     );

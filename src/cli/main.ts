@@ -22,7 +22,11 @@ program
   .action((flags: { json?: boolean }) =>
     withStorage(async (storage) => {
       const versions = loadMigrations(storage.profile.name).map((migration) => `${String(migration.version).padStart(3, '0')}_${migration.name}`);
-      process.stdout.write(flags.json ? `${JSON.stringify({ dialect: storage.profile.name, migrations: versions })}\n` : `Database (${storage.profile.name}) is at ${versions.at(-1)}.\n`);
+      process.stdout.write(
+        flags.json
+          ? `${JSON.stringify({ dialect: storage.profile.name, migrations: versions })}\n`
+          : `Database (${storage.profile.name}) is at ${versions.at(-1)}.\n`,
+      );
     }),
   );
 registerAccounts(program);

@@ -12,7 +12,11 @@ export function table(rows: Record<string, unknown>[], columns: string[]): strin
   if (rows.length === 0) return '(none)';
   const cell = (value: unknown) => (value === null || value === undefined ? '-' : Array.isArray(value) ? value.join(',') : String(value));
   const widths = columns.map((column) => Math.max(column.length, ...rows.map((row) => cell(row[column]).length)));
-  const line = (values: string[]) => values.map((value, index) => value.padEnd(widths[index])).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((value, index) => value.padEnd(widths[index]))
+      .join('  ')
+      .trimEnd();
   return [line(columns), ...rows.map((row) => line(columns.map((column) => cell(row[column]))))].join('\n');
 }
 

@@ -59,7 +59,11 @@ export function registerGrants(orgs: Command): void {
         );
       }),
     );
-  const grant = (name: string, description: string, action: (db: Kysely<Database>, config: Config, organization: OrganizationRow, path: string) => Promise<string>) =>
+  const grant = (
+    name: string,
+    description: string,
+    action: (db: Kysely<Database>, config: Config, organization: OrganizationRow, path: string) => Promise<string>,
+  ) =>
     orgs
       .command(name)
       .description(description)
@@ -75,10 +79,14 @@ export function registerGrants(orgs: Command): void {
     return `Organization ${organization.id} may now use local repositories under ${row.path}.`;
   });
   grant('revoke-local', 'withdraw a directory granted with grant-local', async (db, _config, organization, path) => {
-    if (!(await revokeLocal(db, organization.id, path))) throw new CliError(`Organization ${organization.id} has no grant for ${path}; "quire orgs show ${organization.id}" lists its grants.`);
+    if (!(await revokeLocal(db, organization.id, path)))
+      throw new CliError(`Organization ${organization.id} has no grant for ${path}; "quire orgs show ${organization.id}" lists its grants.`);
     return `Withdrew ${path} from ${organization.id}; its jobs on repositories there now fail when they start.`;
   });
-  for (const [name, allowed] of [['grant-server-credentials', true], ['revoke-server-credentials', false]] as const) {
+  for (const [name, allowed] of [
+    ['grant-server-credentials', true],
+    ['revoke-server-credentials', false],
+  ] as const) {
     orgs
       .command(name)
       .description(allowed ? 'let the organization use GITHUB_TOKEN, GITHUB_APP_* and GITLAB_TOKEN' : 'withdraw grant-server-credentials')
@@ -100,7 +108,7 @@ export function registerConnections(program: Command): void {
     .command('add')
     .requiredOption('--org <id>', 'organization id')
     .requiredOption('--kind <kind>', connectionKinds.join(', '))
-    .option('--installation <id>', 'installation id of the server\'s GitHub App (kind github-app)')
+    .option('--installation <id>', "installation id of the server's GitHub App (kind github-app)")
     .option('--json', 'print JSON')
     .description('connect a token (read from standard input) or a GitHub App installation')
     .action((flags: { org: string; kind: string; installation?: string; json?: boolean }) =>
@@ -109,7 +117,8 @@ export function registerConnections(program: Command): void {
         const kind = flags.kind as ConnectionKind;
         const organization = await organizationOf(db, flags.org);
         const installationId = kind === 'github-app' ? Number(flags.installation) : undefined;
-        if (installationId !== undefined && !Number.isSafeInteger(installationId)) throw new CliError('--installation is the GitHub App installation id, a number (it ends the URL of the installation\'s settings page).');
+        if (installationId !== undefined && !Number.isSafeInteger(installationId))
+          throw new CliError("--installation is the GitHub App installation id, a number (it ends the URL of the installation's settings page).");
         const token = kind === 'github-app' ? undefined : await readToken();
         const account = await identifyConnection(config, { kind, token, installationId });
         const view = connectionView(await addConnection(db, config, organization.id, { kind, account, installationId, token }));
@@ -133,7 +142,8 @@ export function registerConnections(program: Command): void {
     .action((id: string, flags: { org: string }) =>
       withStorage(async ({ db }) => {
         const organization = await organizationOf(db, flags.org);
-        if (!(await removeConnection(db, organization.id, id))) throw new CliError(`Organization ${organization.id} has no connection ${id}; "quire connections list --org ${organization.id}" shows them.`);
+        if (!(await removeConnection(db, organization.id, id)))
+          throw new CliError(`Organization ${organization.id} has no connection ${id}; "quire connections list --org ${organization.id}" shows them.`);
         process.stdout.write(`Removed connection ${id}; its token is deleted from the database.\n`);
       }),
     );

@@ -63,7 +63,9 @@ async function localAccess(db: Kysely<Database>, config: Config, organization: O
   // An organization that is not trusted learns nothing about paths outside its grants, not even whether they exist.
   if (!real && trusted) throw new CodeHostError(`The local repository ${path} does not exist on this server; check the path.`);
   if (real && isWithin(await realDataDir(config.dataDir), real)) {
-    throw new CodeHostError(`${path} is inside Quire's data directory (QUIRE_DATA_DIR), which holds its database, workspaces and mirrors; point the project at the documentation repository itself.`);
+    throw new CodeHostError(
+      `${path} is inside Quire's data directory (QUIRE_DATA_DIR), which holds its database, workspaces and mirrors; point the project at the documentation repository itself.`,
+    );
   }
   if (real && trusted) return real;
   const grants = await listLocalGrants(db, organization.id);

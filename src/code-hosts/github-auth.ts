@@ -18,7 +18,13 @@ export type TokenSource = (ownerAndName: string) => Promise<string>;
 /** A client of the server's GitHub App (GITHUB_APP_ID, GITHUB_APP_PRIVATE_KEY), or null when none is configured. */
 export function githubAppClient(config: Config): Octokit | null {
   if (!config.githubAppId || !config.githubAppPrivateKey) return null;
-  return new Octokit({ baseUrl: githubApiUrl(config), log: silentLog, userAgent: 'quire', authStrategy: createAppAuth, auth: { appId: config.githubAppId, privateKey: config.githubAppPrivateKey } });
+  return new Octokit({
+    baseUrl: githubApiUrl(config),
+    log: silentLog,
+    userAgent: 'quire',
+    authStrategy: createAppAuth,
+    auth: { appId: config.githubAppId, privateKey: config.githubAppPrivateKey },
+  });
 }
 
 /**
@@ -41,7 +47,11 @@ export function githubTokens(config: Config): TokenSource {
         }
         return await installationToken(appOctokit, installationId);
       } catch (error) {
-        throw explainGithubError(error, `find the GitHub App's installation on ${ownerAndName}`, 'install the App on the repository and grant it Contents and Pull requests: read and write');
+        throw explainGithubError(
+          error,
+          `find the GitHub App's installation on ${ownerAndName}`,
+          'install the App on the repository and grant it Contents and Pull requests: read and write',
+        );
       }
     };
   }

@@ -19,7 +19,9 @@ export const githubProvider: CodeHostProvider = {
   label: 'GitHub',
   connectionKinds: ['github-token', 'github-app'],
   serverCredentialsMissing: (config) =>
-    config.githubToken || (config.githubAppId && config.githubAppPrivateKey) ? null : 'set GITHUB_TOKEN, or GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY for a GitHub App',
+    config.githubToken || (config.githubAppId && config.githubAppPrivateKey)
+      ? null
+      : 'set GITHUB_TOKEN, or GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY for a GitHub App',
   withServerCredentials: (config) => githubHost(config, githubTokens(config)),
   async withConnection(config, connection, repository) {
     const ownerAndName = repositoryPath(repository, config.githubServerUrl);
@@ -40,7 +42,11 @@ async function appInstallationToken(config: Config, connection: OpenedConnection
   try {
     return await installationToken(app, connection.installationId!);
   } catch (error) {
-    throw explainGithubError(error, `get a token of GitHub App installation ${connection.installationId}`, 'check that the App is still installed, or connect the installation again');
+    throw explainGithubError(
+      error,
+      `get a token of GitHub App installation ${connection.installationId}`,
+      'check that the App is still installed, or connect the installation again',
+    );
   }
 }
 
@@ -65,7 +71,10 @@ async function installationHas(octokit: Octokit, ownerAndName: string): Promise<
 }
 
 /** Checks new credentials and names the account they act as (shown in listings; never the token). */
-export async function identifyGithub(config: Config, connection: { kind: 'github-token' | 'github-app'; token?: string; installationId?: number }): Promise<string> {
+export async function identifyGithub(
+  config: Config,
+  connection: { kind: 'github-token' | 'github-app'; token?: string; installationId?: number },
+): Promise<string> {
   const baseUrl = githubApiUrl(config);
   if (connection.kind === 'github-token') {
     try {
@@ -82,6 +91,10 @@ export async function identifyGithub(config: Config, connection: { kind: 'github
     const account = data.account && 'login' in data.account ? data.account.login : (data.account?.name ?? 'unknown account');
     return `${account} (installation ${data.id})`;
   } catch (error) {
-    throw explainGithubError(error, `find installation ${connection.installationId} of the server's GitHub App`, 'install the App on your GitHub account or organization and give its installation id');
+    throw explainGithubError(
+      error,
+      `find installation ${connection.installationId} of the server's GitHub App`,
+      'install the App on your GitHub account or organization and give its installation id',
+    );
   }
 }

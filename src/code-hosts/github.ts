@@ -26,7 +26,15 @@ export function githubHost(config: Config, tokenFor: TokenSource): CodeHost {
       const octokit = await client(ownerAndName);
       if (request.existingNumber) return update(octokit, owner, repo, request.existingNumber, request);
       try {
-        const { data } = await octokit.rest.pulls.create({ owner, repo, head: request.branch, base: request.base, title: request.title, body: request.body, draft: request.draft ?? false });
+        const { data } = await octokit.rest.pulls.create({
+          owner,
+          repo,
+          head: request.branch,
+          base: request.base,
+          title: request.title,
+          body: request.body,
+          draft: request.draft ?? false,
+        });
         return { number: data.number, url: data.html_url };
       } catch (error) {
         // A run that crashed after opening the pull request left it behind: reuse it.

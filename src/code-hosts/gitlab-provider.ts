@@ -27,7 +27,8 @@ export const gitlabProvider: CodeHostProvider = {
 
 /** Checks a new token and names the user it acts as (shown in listings; never the token). */
 export async function identifyGitlab(config: Config, token: string): Promise<string> {
-  if (!config.gitlabUrl) throw new CodeHostError('GitLab tokens cannot be connected: this server has no GITLAB_URL; the operator sets it to the GitLab instance.');
+  if (!config.gitlabUrl)
+    throw new CodeHostError('GitLab tokens cannot be connected: this server has no GITLAB_URL; the operator sets it to the GitLab instance.');
   try {
     const user = await new Gitlab({ host: config.gitlabUrl, token }).Users.showCurrentUser();
     return user.username;

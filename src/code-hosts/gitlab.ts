@@ -28,12 +28,16 @@ export function gitlabHost(config: Config, accessToken: string | undefined): Cod
       const title = request.draft ? `Draft: ${request.title}` : request.title;
       try {
         // A run that crashed after opening the merge request left it behind: reuse it.
-        const existing = request.existingNumber ?? (await gitlab.MergeRequests.all({ projectId: project, sourceBranch: request.branch, state: 'opened' }))[0]?.iid;
+        const existing =
+          request.existingNumber ?? (await gitlab.MergeRequests.all({ projectId: project, sourceBranch: request.branch, state: 'opened' }))[0]?.iid;
         if (existing) {
           const updated = await gitlab.MergeRequests.edit(project, existing, { title, description: request.body });
           return { number: updated.iid, url: updated.web_url };
         }
-        const created = await gitlab.MergeRequests.create(project, request.branch, request.base, title, { description: request.body, removeSourceBranch: true });
+        const created = await gitlab.MergeRequests.create(project, request.branch, request.base, title, {
+          description: request.body,
+          removeSourceBranch: true,
+        });
         return { number: created.iid, url: created.web_url };
       } catch (error) {
         const action = request.existingNumber ? `update merge request !${request.existingNumber} on ${project}` : `open a merge request on ${project}`;
@@ -47,9 +51,11 @@ export function explainGitlabError(error: unknown, action: string): CodeHostErro
   const cause = (error as { cause?: { description?: string; response?: { status?: number } } }).cause;
   const status = cause?.response?.status;
   const said = cause?.description ? ` GitLab said: ${cause.description}.` : '';
-  if (status === 401) return new CodeHostError(`GitLab did not accept the token while trying to ${action} (401): the token may be expired or revoked.${said}`, status);
+  if (status === 401)
+    return new CodeHostError(`GitLab did not accept the token while trying to ${action} (401): the token may be expired or revoked.${said}`, status);
   if (status === 403) return new CodeHostError(`GitLab refused to ${action} (403): ${scopes}.${said}`, status);
-  if (status === 404) return new CodeHostError(`GitLab could not ${action} (404): the project does not exist or the token cannot see it; ${scopes}.${said}`, status);
+  if (status === 404)
+    return new CodeHostError(`GitLab could not ${action} (404): the project does not exist or the token cannot see it; ${scopes}.${said}`, status);
   if (status !== undefined) return new CodeHostError(`GitLab could not ${action} (HTTP ${status}).${said}`, status);
   return new CodeHostError(`GitLab could not be reached to ${action}; check GITLAB_URL and the network.`);
 }

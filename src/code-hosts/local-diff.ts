@@ -18,15 +18,21 @@ export interface LocalChange {
  */
 export async function readLocalChange(repository: string, branch: string, ref: string | null): Promise<LocalChange | null> {
   const git = (args: string[]) => runGit(args, { cwd: repository });
-  const exists = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]).then(() => true, () => false);
+  const exists = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`]).then(
+    () => true,
+    () => false,
+  );
   if (!exists) return null;
   const base = ref ?? (await git(['symbolic-ref', '--short', 'HEAD'])).trim();
   const range = `refs/heads/${base}...refs/heads/${branch}`;
   const log = await git(['log', '--format=%h%x09%an%x09%s', `refs/heads/${base}..refs/heads/${branch}`]);
-  const commits = log.split('\n').filter(Boolean).map((line) => {
-    const [id, author, ...subject] = line.split('\t');
-    return { id, author, subject: subject.join('\t') };
-  });
+  const commits = log
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [id, author, ...subject] = line.split('\t');
+      return { id, author, subject: subject.join('\t') };
+    });
   const stat = await git(['diff', '--stat', '--no-color', range]);
   const diff = await git(['diff', '--no-color', '--no-ext-diff', range]);
   const truncated = Buffer.byteLength(diff) > maxDiffBytes;

@@ -5,7 +5,6 @@ import { publicUrl, type Config } from '../config/config.ts';
 import { runGit } from '../workspace/git.ts';
 import { CodeHostError, type CodeHost, type CodeHostProvider } from './types.ts';
 
-
 /** A repository on this machine as a path: `/srv/docs.git` or `file:///srv/docs.git`. */
 export function localRepositoryPath(repository: string): string | null {
   if (repository.startsWith('file://')) return fileURLToPath(repository);
@@ -31,9 +30,14 @@ export function localHost(config: Config): CodeHost {
       const path = localRepositoryPath(request.repository);
       const jobId = jobIdOfBranch(request.branch);
       if (!path || jobId === null) {
-        throw new CodeHostError(`Quire shows changes only of job branches (${jobBranchPrefix}<job id>) in local repositories; got ${request.branch} in ${request.repository}.`);
+        throw new CodeHostError(
+          `Quire shows changes only of job branches (${jobBranchPrefix}<job id>) in local repositories; got ${request.branch} in ${request.repository}.`,
+        );
       }
-      const pushed = await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${request.branch}`], { cwd: path }).then(() => true, () => false);
+      const pushed = await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${request.branch}`], { cwd: path }).then(
+        () => true,
+        () => false,
+      );
       if (!pushed) throw new CodeHostError(`Branch ${request.branch} is not in ${path}; push it before showing the change.`);
       // A local change has no number of its own; the job id names it.
       return { number: 0, url: `${publicUrl(config)}${changePath(jobId)}` };

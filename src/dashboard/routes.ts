@@ -20,7 +20,10 @@ import { signInPages } from './pages/sign-in.ts';
  */
 async function securityHeaders(_request: FastifyRequest, reply: FastifyReply): Promise<void> {
   reply.header('cache-control', 'no-store');
-  reply.header('content-security-policy', "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'");
+  reply.header(
+    'content-security-policy',
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  );
   reply.header('x-content-type-options', 'nosniff');
   reply.header('x-frame-options', 'DENY');
   reply.header('referrer-policy', 'no-referrer');
@@ -31,7 +34,9 @@ function errorPage(context: AppContext) {
     const { status, message } = toApiError(error);
     if (status >= 500) context.logger.error({ err: error }, 'dashboard request failed');
     const title = status === 404 ? 'Not found' : status === 401 ? 'Signed out' : status === 403 ? 'Not allowed' : 'Something is not right';
-    const back = request.viewer ? html`<p><a href="/dashboard/keys">Back to the dashboard</a></p>` : html`<p><a href="/dashboard/sign-in">How to sign in</a></p>`;
+    const back = request.viewer
+      ? html`<p><a href="/dashboard/keys">Back to the dashboard</a></p>`
+      : html`<p><a href="/dashboard/sign-in">How to sign in</a></p>`;
     return sendPage(reply, layout({ title, viewer: request.viewer, body: html`${notice('error', message)}${back}` }), status);
   };
 }
@@ -45,11 +50,22 @@ export const dashboardRoutes: FeatureRoutes = async (app, { context }) => {
       scope.addHook('onRoute', (route) => {
         route.schema = { ...route.schema, hide: true };
       });
-      scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, new URLSearchParams(body.toString())));
+      scope.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
+        done(null, new URLSearchParams(body.toString())),
+      );
       scope.addHook('onSend', securityHeaders);
       scope.setErrorHandler(errorPage(context));
       scope.setNotFoundHandler((request, reply) =>
-        sendPage(reply, layout({ title: 'Not found', viewer: null, body: html`${notice('error', `There is no dashboard page at ${request.url.split('?')[0]}.`)}<p><a href="/dashboard">Go to the dashboard</a></p>` }), 404),
+        sendPage(
+          reply,
+          layout({
+            title: 'Not found',
+            viewer: null,
+            body: html`${notice('error', `There is no dashboard page at ${request.url.split('?')[0]}.`)}
+              <p><a href="/dashboard">Go to the dashboard</a></p>`,
+          }),
+          404,
+        ),
       );
       assetRoutes(scope);
       signInPages(scope, context);

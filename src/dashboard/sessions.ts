@@ -27,7 +27,10 @@ export async function createSignInLink(db: Kysely<Database>, orgId: string, minu
   const expiresAt = now + minutes * 60_000;
   // Expired links are useless; removing them here keeps the table small without a cleanup job.
   await db.deleteFrom('dashboard_sign_in_links').where('expires_at', '<=', now).execute();
-  await db.insertInto('dashboard_sign_in_links').values({ token_hash: hashToken(token), org_id: orgId, expires_at: expiresAt, used_at: null, created_at: now }).execute();
+  await db
+    .insertInto('dashboard_sign_in_links')
+    .values({ token_hash: hashToken(token), org_id: orgId, expires_at: expiresAt, used_at: null, created_at: now })
+    .execute();
   return { token, expiresAt: new Date(expiresAt) };
 }
 
@@ -56,7 +59,14 @@ export async function redeemSignInLink(db: Kysely<Database>, linkToken: string, 
     const link = await trx.selectFrom('dashboard_sign_in_links').select('org_id').where('token_hash', '=', tokenHash).executeTakeFirstOrThrow();
     await trx.deleteFrom('dashboard_sessions').where('expires_at', '<=', now).execute();
     const token = randomBase62(tokenLength);
-    const row: DashboardSessionRow = { id: newId('ses'), token_hash: hashToken(token), org_id: link.org_id, expires_at: now + sessionHours * 3_600_000, created_at: now, last_seen_at: now };
+    const row: DashboardSessionRow = {
+      id: newId('ses'),
+      token_hash: hashToken(token),
+      org_id: link.org_id,
+      expires_at: now + sessionHours * 3_600_000,
+      created_at: now,
+      last_seen_at: now,
+    };
     await trx.insertInto('dashboard_sessions').values(row).execute();
     return { token, row };
   });

@@ -19,7 +19,10 @@ export function clientAddressResolver(trustedProxies: string[]): (request: Addre
     let address = request.socket.remoteAddress === undefined ? undefined : plainAddress(request.socket.remoteAddress);
     if (address === undefined || !trusted(address)) return address;
     const header = request.headers['x-forwarded-for'];
-    const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((hop) => hop.trim()).filter(Boolean);
+    const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+      .split(',')
+      .map((hop) => hop.trim())
+      .filter(Boolean);
     while (hops.length > 0) {
       address = plainAddress(hops.pop()!);
       // A hop that is not an address means the chain cannot be read any further: use nothing from it.
@@ -42,5 +45,8 @@ export function clientNetwork(address: string | undefined): string {
   // A trailing dotted IPv4 part takes two groups; compressed zeros fill the rest of the eight.
   const written = [...groups(head), ...groups(tail)].reduce((count, group) => count + (group.includes('.') ? 2 : 1), 0);
   const expanded = [...groups(head), ...(tail === undefined ? [] : new Array<string>(8 - written).fill('0')), ...groups(tail)];
-  return `${expanded.slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(':')}::/64`;
+  return `${expanded
+    .slice(0, 4)
+    .map((group) => parseInt(group, 16).toString(16))
+    .join(':')}::/64`;
 }

@@ -12,7 +12,6 @@ const fastifyErrors: Record<string, { code: ErrorCode; message: string }> = {
   FST_ERR_CTP_INVALID_TYPE: { code: 'invalid_request', message: 'The Content-Type header is malformed.' },
 };
 
-
 function validationDetails(error: FastifyError): ErrorDetail[] {
   return (error.validation ?? []).map((issue) => {
     const params = issue.params as Record<string, unknown>;

@@ -43,7 +43,9 @@ export function nestsTooDeep(text: string, lines = false): boolean {
 }
 
 export function tooDeep(): ApiError {
-  return invalidRequest(`The body nests arrays or objects more than ${maxJsonDepth} levels deep, which no Quire operation takes; send the fields the operation documents.`);
+  return invalidRequest(
+    `The body nests arrays or objects more than ${maxJsonDepth} levels deep, which no Quire operation takes; send the fields the operation documents.`,
+  );
 }
 
 /**

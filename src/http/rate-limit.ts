@@ -22,7 +22,11 @@ export interface RateLimitState {
  * SQLite's write transactions are serialized already). Taking it twice in a transaction is harmless.
  */
 export async function lockRateLimitBucket(trx: Kysely<Database>, profile: DialectProfile, bucket: string): Promise<void> {
-  await trx.insertInto('rate_limit_buckets').values({ bucket }).onConflict((conflict) => conflict.column('bucket').doNothing()).execute();
+  await trx
+    .insertInto('rate_limit_buckets')
+    .values({ bucket })
+    .onConflict((conflict) => conflict.column('bucket').doNothing())
+    .execute();
   if (profile.rowLocks) await trx.selectFrom('rate_limit_buckets').select('bucket').where('bucket', '=', bucket).forUpdate().execute();
 }
 

@@ -27,7 +27,14 @@ function requestHash(prompt: string): string {
  * Looks up an earlier request under the same idempotency key. Returns its job when the request is a
  * replay, undefined when the key is new, and throws 409 when the key was used for another request.
  */
-export async function replayedJob(context: AppContext, trx: Kysely<Database>, projectId: string, scope: string, submission: IdempotentRequest, now: number): Promise<JobRow | undefined> {
+export async function replayedJob(
+  context: AppContext,
+  trx: Kysely<Database>,
+  projectId: string,
+  scope: string,
+  submission: IdempotentRequest,
+  now: number,
+): Promise<JobRow | undefined> {
   if (!submission.idempotencyKey) return undefined;
   // Concurrent requests with one key must see each other's rows: take the project's turn first.
   await lockRateLimitBucket(trx, context.storage.profile, jobRateBucket(projectId));
@@ -40,7 +47,12 @@ export async function replayedJob(context: AppContext, trx: Kysely<Database>, pr
     .executeTakeFirst();
   if (!earlier) return undefined;
   if (earlier.created_at <= now - idempotencyWindowMs) {
-    await trx.deleteFrom('idempotency_keys').where('project_id', '=', projectId).where('scope', '=', scope).where('key', '=', submission.idempotencyKey).execute();
+    await trx
+      .deleteFrom('idempotency_keys')
+      .where('project_id', '=', projectId)
+      .where('scope', '=', scope)
+      .where('key', '=', submission.idempotencyKey)
+      .execute();
     return undefined;
   }
   if (earlier.request_hash !== requestHash(submission.prompt)) {
@@ -49,11 +61,17 @@ export async function replayedJob(context: AppContext, trx: Kysely<Database>, pr
   return trx.selectFrom('jobs').selectAll().where('id', '=', earlier.job_id).executeTakeFirstOrThrow();
 }
 
-export async function rememberIdempotencyKey(trx: Kysely<Database>, projectId: string, scope: string, submission: IdempotentRequest, jobId: string, now: number) {
+export async function rememberIdempotencyKey(
+  trx: Kysely<Database>,
+  projectId: string,
+  scope: string,
+  submission: IdempotentRequest,
+  jobId: string,
+  now: number,
+) {
   if (!submission.idempotencyKey) return;
   await trx
     .insertInto('idempotency_keys')
     .values({ project_id: projectId, scope, key: submission.idempotencyKey, request_hash: requestHash(submission.prompt), job_id: jobId, created_at: now })
     .execute();
 }
-

@@ -20,7 +20,8 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = asy
     schema: {
       tags,
       summary: 'Create an agent job',
-      description: 'Queues a job in which the agent works on the prompt; poll the job until it is no longer `active`. Shares the per-project limit with follow-ups.',
+      description:
+        'Queues a job in which the agent works on the prompt; poll the job until it is no longer `active`. Shares the per-project limit with follow-ups.',
       params: ProjectParams,
       headers: IdempotencyHeaders,
       body: PromptBody,
@@ -35,7 +36,13 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = asy
 
   app.get('/v2/agent/:projectId/job/:id', {
     onRequest: read,
-    schema: { tags, summary: 'Get an agent job', description: 'Poll until `status` is `completed`, `archived` or `failed`.', params: JobParams, response: { 200: Job, ...errors } },
+    schema: {
+      tags,
+      summary: 'Get an agent job',
+      description: 'Poll until `status` is `completed`, `archived` or `failed`.',
+      params: JobParams,
+      response: { 200: Job, ...errors },
+    },
     handler: async (request, reply) => {
       const project = await visibleProject(context, request, request.params.projectId);
       return sendSerialized(reply, await getJobJson(context, project, request.params.id));
@@ -55,14 +62,24 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = asy
     },
     handler: async (request, reply) => {
       const project = await visibleProject(context, request, request.params.projectId);
-      const { job, rateLimit } = await followUp(context, project, request.params.id, { prompt: request.body.prompt, idempotencyKey: request.headers['idempotency-key'] });
+      const { job, rateLimit } = await followUp(context, project, request.params.id, {
+        prompt: request.body.prompt,
+        idempotencyKey: request.headers['idempotency-key'],
+      });
       return reply.headers(rateLimitHeaders(rateLimit)).send(jobView(job));
     },
   });
 
   app.get('/v2/agent/:projectId/jobs', {
     onRequest: read,
-    schema: { tags, summary: 'List agent jobs', description: 'Newest first, paged by `nextCursor`.', params: ProjectParams, querystring: ListQuery, response: { 200: JobList, ...errors } },
+    schema: {
+      tags,
+      summary: 'List agent jobs',
+      description: 'Newest first, paged by `nextCursor`.',
+      params: ProjectParams,
+      querystring: ListQuery,
+      response: { 200: JobList, ...errors },
+    },
     handler: async (request) => {
       const project = await visibleProject(context, request, request.params.projectId);
       const page = await listJobs(context, project, { limit: request.query.limit ?? 20, cursor: request.query.cursor, status: request.query.status });
@@ -72,7 +89,13 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = asy
 
   app.post('/v2/agent/:projectId/job/:id/archive', {
     onRequest: write,
-    schema: { tags, summary: 'Archive an agent job', description: 'Archives a `completed` or `failed` job; it stays readable. 409 while active.', params: JobParams, response: { 200: Job, ...errors } },
+    schema: {
+      tags,
+      summary: 'Archive an agent job',
+      description: 'Archives a `completed` or `failed` job; it stays readable. 409 while active.',
+      params: JobParams,
+      response: { 200: Job, ...errors },
+    },
     handler: async (request) => {
       const project = await visibleProject(context, request, request.params.projectId);
       return jobView(await archiveJob(context, project, request.params.id));

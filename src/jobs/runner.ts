@@ -26,7 +26,6 @@ export interface JobRun {
   record(role: MessageRole, content: Record<string, unknown>): Promise<void>;
 }
 
-
 export interface RunOutcome {
   /** URL of the pull request holding the job's changes, or null when it has none. */
   prLink: string | null;

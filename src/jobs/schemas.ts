@@ -7,27 +7,30 @@ const dateTime = Type.String({ format: 'date-time' });
  */
 const nullableString = (options: Parameters<typeof Type.String>[0] = {}) => Type.Unsafe<string | null>({ ...Type.String(options), type: ['string', 'null'] });
 
-export const Job = Type.Object(
-  {
-    id: Type.String({ description: 'Opaque job id (`job_` + ULID).', examples: ['job_01JDQ3M4Z8K9V2N6R5T7W1X0YA'] }),
-    status: Type.Union([Type.Literal('active'), Type.Literal('completed'), Type.Literal('archived'), Type.Literal('failed')], {
-      description: '`active` while the agent works; `completed` or `failed` when it stops; `archived` after the archive operation.',
-    }),
-    source: Type.Object({
-      repository: Type.String({ description: 'Repository URL as configured on the project.' }),
-      ref: nullableString({ description: 'Branch or ref the job started from.' }),
-    }),
-    model: Type.String({ description: 'Model id the job uses.' }),
-    prLink: nullableString({ format: 'uri', description: 'Pull request URL; null while active and when no files changed.' }),
-    createdAt: dateTime,
-    archivedAt: nullableString({ format: 'date-time' }),
-    updatedAt: dateTime,
-    error: nullableString({ description: 'Why the job failed; null unless `failed`.' }),
-  },
-);
+export const Job = Type.Object({
+  id: Type.String({ description: 'Opaque job id (`job_` + ULID).', examples: ['job_01JDQ3M4Z8K9V2N6R5T7W1X0YA'] }),
+  status: Type.Union([Type.Literal('active'), Type.Literal('completed'), Type.Literal('archived'), Type.Literal('failed')], {
+    description: '`active` while the agent works; `completed` or `failed` when it stops; `archived` after the archive operation.',
+  }),
+  source: Type.Object({
+    repository: Type.String({ description: 'Repository URL as configured on the project.' }),
+    ref: nullableString({ description: 'Branch or ref the job started from.' }),
+  }),
+  model: Type.String({ description: 'Model id the job uses.' }),
+  prLink: nullableString({ format: 'uri', description: 'Pull request URL; null while active and when no files changed.' }),
+  createdAt: dateTime,
+  archivedAt: nullableString({ format: 'date-time' }),
+  updatedAt: dateTime,
+  error: nullableString({ description: 'Why the job failed; null unless `failed`.' }),
+});
 
-export const ProjectParams = Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 64, description: 'Project id from the dashboard API keys page (`prj_…`).' }) });
-export const JobParams = Type.Object({ projectId: ProjectParams.properties.projectId, id: Type.String({ minLength: 1, maxLength: 64, description: 'Job id (`job_…`).' }) });
+export const ProjectParams = Type.Object({
+  projectId: Type.String({ minLength: 1, maxLength: 64, description: 'Project id from the dashboard API keys page (`prj_…`).' }),
+});
+export const JobParams = Type.Object({
+  projectId: ProjectParams.properties.projectId,
+  id: Type.String({ minLength: 1, maxLength: 64, description: 'Job id (`job_…`).' }),
+});
 
 export const PromptBody = Type.Object(
   { prompt: Type.String({ minLength: 1, maxLength: 20_000, description: 'The instruction the agent executes.' }) },
@@ -35,7 +38,9 @@ export const PromptBody = Type.Object(
 );
 
 export const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Replaying the same key and body within 24 h returns the same job and is not counted twice.' })),
+  'idempotency-key': Type.Optional(
+    Type.String({ minLength: 1, maxLength: 255, description: 'Replaying the same key and body within 24 h returns the same job and is not counted twice.' }),
+  ),
 });
 
 export const ListQuery = Type.Object(

@@ -21,7 +21,13 @@ export interface SubmissionResult {
 
 async function takeJobRateLimit(context: AppContext, trx: Kysely<Database>, projectId: string, consume: boolean): Promise<RateLimitState> {
   const { config, storage } = context;
-  const state = await takeRateLimit(trx, storage.profile, jobRateBucket(projectId), { limit: config.jobRateLimit, windowMs: config.jobRateWindowSeconds * 1000 }, { consume });
+  const state = await takeRateLimit(
+    trx,
+    storage.profile,
+    jobRateBucket(projectId),
+    { limit: config.jobRateLimit, windowMs: config.jobRateWindowSeconds * 1000 },
+    { consume },
+  );
   if (!state.allowed && consume) {
     throw rateLimited(state, `This project has used its ${config.jobRateLimit} agent job requests for the last ${config.jobRateWindowSeconds / 60} minutes.`);
   }

@@ -29,8 +29,6 @@ export function jobView(row: JobRow) {
   };
 }
 
-export type JobView = ReturnType<typeof jobView>;
-
 export function messageView(row: JobMessageRow): TranscriptMessage {
   return { seq: row.seq, role: row.role, content: JSON.parse(row.content) as Record<string, unknown>, createdAt: new Date(row.created_at).toISOString() };
 }

@@ -118,12 +118,15 @@ export class Worker {
   async #execute(claim: ClaimedRun, controller: AbortController): Promise<void> {
     const { storage, runner, logger, leaseMs } = this.#options;
     const log = logger.child({ jobId: claim.jobId, runId: claim.id, attempt: claim.attempt });
-    const heartbeat = setInterval(() => {
-      extendLease(storage.db, claim.id, this.id, leaseMs).then(
-        (held) => held || controller.abort(new LeaseLost('lease lost')),
-        (error) => log.warn({ err: error }, 'heartbeat failed; will retry'),
-      );
-    }, Math.max(500, Math.floor(leaseMs / 3)));
+    const heartbeat = setInterval(
+      () => {
+        extendLease(storage.db, claim.id, this.id, leaseMs).then(
+          (held) => held || controller.abort(new LeaseLost('lease lost')),
+          (error) => log.warn({ err: error }, 'heartbeat failed; will retry'),
+        );
+      },
+      Math.max(500, Math.floor(leaseMs / 3)),
+    );
     try {
       const job = await storage.db.selectFrom('jobs').selectAll().where('id', '=', claim.jobId).executeTakeFirstOrThrow();
       const project = await findProject(storage.db, job.project_id);
@@ -151,7 +154,10 @@ export class Worker {
             if (controller.signal.aborted) throw controller.signal.reason;
             if (error instanceof JobFailure) return { status: 'failed' as const, error: error.message, usage: error.usage };
             log.error({ err: error }, 'job runner crashed');
-            return { status: 'failed' as const, error: `The agent stopped on an internal error (job ${job.id}); the server log has the details. Send a follow-up to retry.` };
+            return {
+              status: 'failed' as const,
+              error: `The agent stopped on an internal error (job ${job.id}); the server log has the details. Send a follow-up to retry.`,
+            };
           },
         );
       const recorded = await completeRun(storage.db, claim.id, this.id, job.id, result);

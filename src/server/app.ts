@@ -56,7 +56,8 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
       info: {
         title: 'Quire API',
         version: '2',
-        description: 'Agent jobs that edit a documentation repository and open pull requests, and visitor analytics split into human and AI traffic. Errors have the body `{error, code, details?}`.',
+        description:
+          'Agent jobs that edit a documentation repository and open pull requests, and visitor analytics split into human and AI traffic. Errors have the body `{error, code, details?}`.',
       },
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Admin API key (`quire_…`).' } } },
       security: [{ bearerAuth: [] }],

@@ -8,13 +8,17 @@ const Health = Type.Object({ status: Type.String(), database: Type.Optional(Type
 export const healthRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = async (app, { context }) => {
   app.get('/healthz', { schema: { tags: ['Operations'], summary: 'Liveness', security: [], response: { 200: Health } } }, async () => ({ status: 'ok' }));
 
-  app.get('/readyz', { schema: { tags: ['Operations'], summary: 'Readiness (database reachable)', security: [], response: { 200: Health, 503: Health } } }, async (request, reply) => {
-    try {
-      await context.storage.ping();
-      return { status: 'ready', database: context.storage.profile.name };
-    } catch (error) {
-      request.log.warn({ err: error }, 'readiness check: database unreachable');
-      return reply.code(503).send({ status: 'unavailable', database: 'unreachable' });
-    }
-  });
+  app.get(
+    '/readyz',
+    { schema: { tags: ['Operations'], summary: 'Readiness (database reachable)', security: [], response: { 200: Health, 503: Health } } },
+    async (request, reply) => {
+      try {
+        await context.storage.ping();
+        return { status: 'ready', database: context.storage.profile.name };
+      } catch (error) {
+        request.log.warn({ err: error }, 'readiness check: database unreachable');
+        return reply.code(503).send({ status: 'unavailable', database: 'unreachable' });
+      }
+    },
+  );
 };

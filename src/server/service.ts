@@ -43,7 +43,8 @@ function listenFailure(error: unknown, config: Config): unknown {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE') return new Error(`port ${config.port} is in use: stop the other Quire or set PORT to a free port.`, { cause: error });
   if (code === 'EACCES') return new Error(`port ${config.port} needs privileges this process does not have: set PORT to 1024 or above.`, { cause: error });
-  if (code === 'EADDRNOTAVAIL') return new Error(`HOST ${config.host} is not an address of this machine: set HOST to one of its addresses, or 0.0.0.0 for all.`, { cause: error });
+  if (code === 'EADDRNOTAVAIL')
+    return new Error(`HOST ${config.host} is not an address of this machine: set HOST to one of its addresses, or 0.0.0.0 for all.`, { cause: error });
   return error;
 }
 
@@ -55,7 +56,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const { config } = options;
   const logger = options.logger ?? createLogger(config);
   const storage =
-    options.storage ?? (await openStorage(config, { onConnectionError: (error) => logger.error({ err: error }, 'database connection lost; the pool will reconnect') }));
+    options.storage ??
+    (await openStorage(config, { onConnectionError: (error) => logger.error({ err: error }, 'database connection lost; the pool will reconnect') }));
   await checkStoredSecrets(storage.db, config).catch(async (error: unknown) => {
     if (!options.storage) await storage.close();
     throw error;

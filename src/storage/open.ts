@@ -14,7 +14,10 @@ export interface OpenOptions {
 }
 
 /** Opens the database the configuration names: PostgreSQL when DATABASE_URL is set, else SQLite. */
-export async function openStorage(config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize' | 'statementTimeoutMs'>, options: OpenOptions = {}): Promise<Storage> {
+export async function openStorage(
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize' | 'statementTimeoutMs'>,
+  options: OpenOptions = {},
+): Promise<Storage> {
   const storage = config.databaseUrl
     ? openPostgres({
         connectionString: config.databaseUrl,

@@ -28,7 +28,8 @@ export function createWorkspaceFiles(dir: string): WorkspaceFiles {
       const file = await resolvePath(path);
       const info = await existing(file);
       if (info.isDirectory()) throw new WorkspacePathError(`"${file.relative}" is a folder; use list_files to see its contents.`);
-      if (info.size > maxReadBytes) throw new WorkspacePathError(`"${file.relative}" has ${info.size} bytes, more than the ${maxReadBytes} Quire reads as text.`);
+      if (info.size > maxReadBytes)
+        throw new WorkspacePathError(`"${file.relative}" has ${info.size} bytes, more than the ${maxReadBytes} Quire reads as text.`);
       const content = await readTextFile(file.absolute);
       if (content === null) throw new WorkspacePathError(`"${file.relative}" is a binary file (${info.size} bytes); it cannot be read or edited as text.`);
       return content;

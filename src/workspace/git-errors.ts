@@ -30,18 +30,26 @@ export function explainGitError(error: unknown, action: 'fetch' | 'push', reposi
   const where = displayRepository(repository);
   const stderr = error.stderr;
   if (/could not read (Username|Password)|Authentication failed|terminal prompts disabled|\b401\b/i.test(stderr)) {
-    return new WorkspaceGitError(`Git could not sign in to ${where}: check the code host token or app (it needs read and write access to the repository contents).`);
+    return new WorkspaceGitError(
+      `Git could not sign in to ${where}: check the code host token or app (it needs read and write access to the repository contents).`,
+    );
   }
   const rejected = rejectedPush.exec(stderr);
   if (action === 'push' && rejected) {
-    return new WorkspaceGitError(`${where} rejected the push of branch ${branch} (${rejected[1]}). Someone else may have pushed to it or a branch protection rule refuses it; send a follow-up to try again.`);
+    return new WorkspaceGitError(
+      `${where} rejected the push of branch ${branch} (${rejected[1]}). Someone else may have pushed to it or a branch protection rule refuses it; send a follow-up to try again.`,
+    );
   }
   if (forbidden.test(stderr)) {
     const need = action === 'push' ? 'write' : 'read';
-    return new WorkspaceGitError(`${where} refused ${action === 'push' ? 'the push' : 'access'} (HTTP 403): give the code host token ${need} access to the repository contents.`);
+    return new WorkspaceGitError(
+      `${where} refused ${action === 'push' ? 'the push' : 'access'} (HTTP 403): give the code host token ${need} access to the repository contents.`,
+    );
   }
   if (/not found|does not appear to be a git repository|\b404\b|does not exist|no such file or directory/i.test(stderr)) {
-    return new WorkspaceGitError(`Repository ${where} was not found, or the credentials cannot see it: check the project's repository setting and the code host token.`);
+    return new WorkspaceGitError(
+      `Repository ${where} was not found, or the credentials cannot see it: check the project's repository setting and the code host token.`,
+    );
   }
   const detail = stderr.trim().split('\n').slice(-3).join(' ').slice(0, 400);
   return new WorkspaceGitError(`git ${action} for ${where} failed: ${detail || `exit code ${error.exitCode}`}.`);

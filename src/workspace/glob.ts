@@ -13,7 +13,9 @@ const maxGlobCharacters = 500;
  */
 export function globMatcher(pattern: string): (path: string) => boolean {
   if (pattern.length > maxGlobCharacters) {
-    throw new WorkspacePathError(`The glob has ${pattern.length} characters, more than the ${maxGlobCharacters} Quire accepts; give a shorter pattern, or list a folder without one.`);
+    throw new WorkspacePathError(
+      `The glob has ${pattern.length} characters, more than the ${maxGlobCharacters} Quire accepts; give a shorter pattern, or list a folder without one.`,
+    );
   }
   const expression = compile(pattern);
   if (pattern.includes('/')) return (path) => expression.testExact(path);

@@ -29,7 +29,12 @@ export async function refreshMirror(dir: string, git: GitOptions & { repository:
       ['gc.auto', '0'],
     ];
     if (/^https?:/i.test(git.repository)) {
-      config.push(['core.repositoryformatversion', '1'], ['extensions.partialClone', 'origin'], ['remote.origin.promisor', 'true'], ['remote.origin.partialCloneFilter', 'blob:none']);
+      config.push(
+        ['core.repositoryformatversion', '1'],
+        ['extensions.partialClone', 'origin'],
+        ['remote.origin.promisor', 'true'],
+        ['remote.origin.partialCloneFilter', 'blob:none'],
+      );
     }
     for (const [key, value] of config) await runGit(['config', key, value], options);
     await runGit(['config', '--add', 'remote.origin.fetch', '+refs/tags/*:refs/tags/*'], options);
@@ -50,7 +55,8 @@ export async function defaultBranch(dir: string, git: GitOptions & { repository:
     throw explainGitError(error, 'fetch', git.repository);
   }
   const match = /^ref: refs\/heads\/(\S+)\s+HEAD$/m.exec(output);
-  if (!match) throw new WorkspaceGitError(`${displayRepository(git.repository)} has no default branch (is it empty?); push a first commit or set the project's ref.`);
+  if (!match)
+    throw new WorkspaceGitError(`${displayRepository(git.repository)} has no default branch (is it empty?); push a first commit or set the project's ref.`);
   return match[1];
 }
 
@@ -65,5 +71,8 @@ export async function resolveRef(dir: string, ref: string): Promise<string | nul
 }
 
 async function exists(path: string): Promise<boolean> {
-  return access(path).then(() => true, () => false);
+  return access(path).then(
+    () => true,
+    () => false,
+  );
 }

@@ -36,7 +36,9 @@ export async function confine(root: string, input: string, options: { allowRoot?
     if (!info) break;
     if (info.isSymbolicLink() && !(await linkStaysInside(root, join(root, prefix)))) {
       const through = prefix === segments.join('/') ? `"${input}" is a symbolic link` : `"${input}" passes through the symbolic link "${prefix}", which`;
-      throw new WorkspacePathError(`${through} points outside the repository or into .git; Quire does not follow such links. Work with the regular files inside the repository instead.`);
+      throw new WorkspacePathError(
+        `${through} points outside the repository or into .git; Quire does not follow such links. Work with the regular files inside the repository instead.`,
+      );
     }
   }
   const normalized = segments.join('/');

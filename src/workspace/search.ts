@@ -52,14 +52,20 @@ export async function searchFiles(root: string, files: FileEntry[], pattern: str
 export function searchFilesWithTimeout(root: string, files: FileEntry[], pattern: string, timeoutMs = searchTimeoutMs): Promise<SearchMatch[]> {
   if (pattern.length > maxSearchPatternCharacters) {
     return Promise.reject(
-      new WorkspacePathError(`The search pattern has ${pattern.length} characters, more than the ${maxSearchPatternCharacters} Quire accepts; search for a shorter, more specific pattern.`),
+      new WorkspacePathError(
+        `The search pattern has ${pattern.length} characters, more than the ${maxSearchPatternCharacters} Quire accepts; search for a shorter, more specific pattern.`,
+      ),
     );
   }
   return new Promise((resolve, reject) => {
     const worker = new Worker(new URL('./search-worker.ts', import.meta.url), { workerData: { root, files, pattern } });
     const timer = setTimeout(() => {
       void worker.terminate();
-      reject(new WorkspacePathError(`The search for ${JSON.stringify(pattern.slice(0, 100))} took longer than ${timeoutMs / 1000} s and was stopped; search a smaller folder with the path argument, or use a simpler pattern.`));
+      reject(
+        new WorkspacePathError(
+          `The search for ${JSON.stringify(pattern.slice(0, 100))} took longer than ${timeoutMs / 1000} s and was stopped; search a smaller folder with the path argument, or use a simpler pattern.`,
+        ),
+      );
     }, timeoutMs);
     worker.once('message', (answer: SearchAnswer) => {
       clearTimeout(timer);

@@ -27,24 +27,33 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   const git: GitOptions & { repository: string } = { cwd: mirror, repository, credentials: options.credentials, signal: options.signal };
   const lock = `${mirror}.lock`;
 
-  const { baseBranch, baseCommit } = await withLock(lock, async () => {
-    await refreshMirror(mirror, git);
-    const baseBranch = options.ref ?? (await defaultBranch(mirror, git));
-    const baseCommit = await resolveRef(mirror, baseBranch);
-    if (!baseCommit) {
-      throw new WorkspaceGitError(`Branch or ref "${baseBranch}" does not exist in ${displayRepository(repository)}; set the project's ref to an existing branch.`);
-    }
-    const existing = `refs/remotes/origin/${options.branch}`;
-    const continued = await runGit(['rev-parse', '--verify', '--quiet', `${existing}^{commit}`], { cwd: mirror }).then(() => true, () => false);
-    const start = continued ? existing : baseCommit;
-    await removeWorktree(mirror, dir);
-    try {
-      await runGit(['worktree', 'add', '--quiet', '--no-track', '-B', options.branch, dir, start], git);
-    } catch (error) {
-      throw explainGitError(error, 'fetch', repository);
-    }
-    return { baseBranch, baseCommit };
-  }, options.signal);
+  const { baseBranch, baseCommit } = await withLock(
+    lock,
+    async () => {
+      await refreshMirror(mirror, git);
+      const baseBranch = options.ref ?? (await defaultBranch(mirror, git));
+      const baseCommit = await resolveRef(mirror, baseBranch);
+      if (!baseCommit) {
+        throw new WorkspaceGitError(
+          `Branch or ref "${baseBranch}" does not exist in ${displayRepository(repository)}; set the project's ref to an existing branch.`,
+        );
+      }
+      const existing = `refs/remotes/origin/${options.branch}`;
+      const continued = await runGit(['rev-parse', '--verify', '--quiet', `${existing}^{commit}`], { cwd: mirror }).then(
+        () => true,
+        () => false,
+      );
+      const start = continued ? existing : baseCommit;
+      await removeWorktree(mirror, dir);
+      try {
+        await runGit(['worktree', 'add', '--quiet', '--no-track', '-B', options.branch, dir, start], git);
+      } catch (error) {
+        throw explainGitError(error, 'fetch', repository);
+      }
+      return { baseBranch, baseCommit };
+    },
+    options.signal,
+  );
 
   const inWorkspace = { ...git, cwd: dir };
   // Where the job branch left the base: the base branch may have moved on since earlier runs.

@@ -13,7 +13,19 @@ describe('agent tools stay inside the workspace', () => {
     rmSync(repository.outside, { recursive: true, force: true });
   });
 
-  const escapes = ['../secret.txt', '/etc/passwd', 'etc-link/passwd', 'docs/passwd.md', 'up/etc/passwd', '.git/config', 'git-link/config', 'docs/config.md', 'outside-link/secret.txt', 'docs/../../x.md', '.GIT/config'];
+  const escapes = [
+    '../secret.txt',
+    '/etc/passwd',
+    'etc-link/passwd',
+    'docs/passwd.md',
+    'up/etc/passwd',
+    '.git/config',
+    'git-link/config',
+    'docs/config.md',
+    'outside-link/secret.txt',
+    'docs/../../x.md',
+    '.GIT/config',
+  ];
 
   it.each(escapes)('refuses to read %s with an error the model can act on', async (path) => {
     const result = await call(repository.tools, 'read_file', { path });

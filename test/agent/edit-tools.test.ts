@@ -27,18 +27,26 @@ describe('agent file tools', () => {
     expect(refused).toMatch(/^Error: read "docs\/guide.md" with read_file before editing/);
     expect(content('docs/guide.md')).toContain('Step two.');
     await call(tools, 'read_file', { path: './docs/guide.md' });
-    expect(await call(tools, 'edit_file', { path: 'docs/guide.md', old_string: 'Step two.', new_string: 'Step 2.' })).toBe('Edited docs/guide.md: replaced 1 occurrence.');
+    expect(await call(tools, 'edit_file', { path: 'docs/guide.md', old_string: 'Step two.', new_string: 'Step 2.' })).toBe(
+      'Edited docs/guide.md: replaced 1 occurrence.',
+    );
     expect(content('docs/guide.md')).toBe('# Guide\n\nStep one.\nStep 2.\nStep one.\n');
     expect(agentTools(createWorkspaceFiles(dir), testConfig()).edit_file).not.toBe(tools.edit_file);
-    expect(await call(agentTools(createWorkspaceFiles(dir), testConfig()), 'edit_file', { path: 'docs/guide.md', old_string: 'Step 2.', new_string: 'x' })).toMatch(/^Error: read/);
+    expect(
+      await call(agentTools(createWorkspaceFiles(dir), testConfig()), 'edit_file', { path: 'docs/guide.md', old_string: 'Step 2.', new_string: 'x' }),
+    ).toMatch(/^Error: read/);
   });
 
   it('needs a unique match unless replace_all is set', async () => {
     await call(tools, 'read_file', { path: 'docs/guide.md' });
     const ambiguous = await call(tools, 'edit_file', { path: 'docs/guide.md', old_string: 'Step one.', new_string: 'First.' });
-    expect(ambiguous).toBe('Error: old_string occurs 2 times in "docs/guide.md". Include more surrounding text so it matches once, or set replace_all to true.');
+    expect(ambiguous).toBe(
+      'Error: old_string occurs 2 times in "docs/guide.md". Include more surrounding text so it matches once, or set replace_all to true.',
+    );
     expect(content('docs/guide.md')).toContain('Step one.\nStep two.\nStep one.');
-    expect(await call(tools, 'edit_file', { path: 'docs/guide.md', old_string: 'Step one.', new_string: 'First.', replace_all: true })).toBe('Edited docs/guide.md: replaced 2 occurrences.');
+    expect(await call(tools, 'edit_file', { path: 'docs/guide.md', old_string: 'Step one.', new_string: 'First.', replace_all: true })).toBe(
+      'Edited docs/guide.md: replaced 2 occurrences.',
+    );
     expect(content('docs/guide.md')).toBe('# Guide\n\nFirst.\nStep two.\nFirst.\n');
   });
 
@@ -46,7 +54,9 @@ describe('agent file tools', () => {
     await call(tools, 'read_file', { path: 'docs/guide.md' });
     expect(await call(tools, 'edit_file', { path: 'docs/guide.md', old_string: 'Step three.', new_string: 'x' })).toMatch(/^Error: old_string was not found/);
     expect(await call(tools, 'edit_file', { path: 'docs/guide.md', old_string: '', new_string: 'x' })).toMatch(/^Error: old_string is empty/);
-    expect(await call(tools, 'edit_file', { path: 'docs/guide.md', old_string: 'Step two.', new_string: 'Step two.' })).toMatch(/^Error: old_string and new_string are the same/);
+    expect(await call(tools, 'edit_file', { path: 'docs/guide.md', old_string: 'Step two.', new_string: 'Step two.' })).toMatch(
+      /^Error: old_string and new_string are the same/,
+    );
     expect(content('docs/guide.md')).toBe('# Guide\n\nStep one.\nStep two.\nStep one.\n');
   });
 
@@ -74,7 +84,9 @@ describe('agent file tools', () => {
     expect(await call(tools, 'write_file', { path: 'docs/new/page.md', content: '# New\n' })).toBe('Created docs/new/page.md (2 lines).');
     expect(await call(tools, 'write_file', { path: 'docs/new/page.md', content: '# Newer\n' })).toBe('Replaced docs/new/page.md (2 lines).');
     expect(await call(tools, 'move_file', { from: 'docs/new/page.md', to: 'docs/moved/page.md' })).toBe('Moved docs/new/page.md to docs/moved/page.md.');
-    expect(await call(tools, 'edit_file', { path: 'docs/moved/page.md', old_string: 'Newer', new_string: 'Moved' })).toBe('Edited docs/moved/page.md: replaced 1 occurrence.');
+    expect(await call(tools, 'edit_file', { path: 'docs/moved/page.md', old_string: 'Newer', new_string: 'Moved' })).toBe(
+      'Edited docs/moved/page.md: replaced 1 occurrence.',
+    );
     expect(content('docs/moved/page.md')).toBe('# Moved\n');
     expect(await call(tools, 'move_file', { from: 'docs/price.md', to: 'docs/guide.md' })).toMatch(/^Error: "docs\/guide.md" already exists/);
     expect(await call(tools, 'delete_file', { path: 'docs/moved/page.md' })).toBe('Deleted docs/moved/page.md.');
@@ -85,7 +97,9 @@ describe('agent file tools', () => {
   it('lists with a glob, searches with a regular expression, and rejects an invalid one', async () => {
     expect(await call(tools, 'list_files', { pattern: '**/g*.md' })).toBe('docs/guide.md (39 bytes)');
     expect(await call(tools, 'list_files', { pattern: '*.yml' })).toBe('No paths match "*.yml".');
-    expect(await call(tools, 'search', { pattern: 'Step (one|two)', path: 'docs' })).toBe('docs/guide.md:3: Step one.\ndocs/guide.md:4: Step two.\ndocs/guide.md:5: Step one.');
+    expect(await call(tools, 'search', { pattern: 'Step (one|two)', path: 'docs' })).toBe(
+      'docs/guide.md:3: Step one.\ndocs/guide.md:4: Step two.\ndocs/guide.md:5: Step one.',
+    );
     expect(await call(tools, 'search', { pattern: '([' })).toMatch(/^Error: "\(\[" is not a valid regular expression/);
   });
 });

@@ -21,7 +21,10 @@ const gitlabToken = 'glpat-e2eTestToken0123456789';
 const pageWriter: ModelScript = (request, turn) => {
   const followUp = request.messages.findLast((message) => message.role === 'user')?.content === 'Add a second question';
   const content = followUp ? '# FAQ\n\nQ1.\n\nQ2.\n' : '# FAQ\n\nQ1.\n';
-  return scriptedTurns([{ text: '', toolCalls: [{ name: 'write_file', arguments: { path: 'docs/faq.md', content } }] }], followUp ? 'Add a second question' : 'Add an FAQ page\n\n- docs/faq.md: new')(request, turn);
+  return scriptedTurns(
+    [{ text: '', toolCalls: [{ name: 'write_file', arguments: { path: 'docs/faq.md', content } }] }],
+    followUp ? 'Add a second question' : 'Add an FAQ page\n\n- docs/faq.md: new',
+  )(request, turn);
 };
 
 describe.each(testDatabases)('agent jobs on hosted repositories through the API on $dialect', (database) => {
@@ -50,7 +53,12 @@ describe.each(testDatabases)('agent jobs on hosted repositories through the API 
 
   async function start(repository: string, config: Partial<Config> = {}, ref = 'main', grants: Grants = { serverCredentials: true }) {
     storage = await database.open();
-    quire = await startQuire(storage, { repository, ref, grants, config: { openaiBaseUrl: model.url, githubServerUrl: githubGit.url, githubApiUrl: github.url, githubToken, ...config } });
+    quire = await startQuire(storage, {
+      repository,
+      ref,
+      grants,
+      config: { openaiBaseUrl: model.url, githubServerUrl: githubGit.url, githubApiUrl: github.url, githubToken, ...config },
+    });
     return quire;
   }
 
@@ -65,7 +73,9 @@ describe.each(testDatabases)('agent jobs on hosted repositories through the API 
     const quire = await start(repository);
     const done = await runJob(quire);
     expect(done).toMatchObject({ status: 'completed', error: null, prLink: `${github.url}/acme/docs/pull/1` });
-    expect(github.pulls).toEqual([expect.objectContaining({ number: 1, owner: 'acme', repo: 'docs', head: `quire/${done.id}`, base: 'main', title: 'Add an FAQ page', draft: false })]);
+    expect(github.pulls).toEqual([
+      expect.objectContaining({ number: 1, owner: 'acme', repo: 'docs', head: `quire/${done.id}`, base: 'main', title: 'Add an FAQ page', draft: false }),
+    ]);
     const bare = join(githubGit.root, 'acme/docs.git');
     expect(git(bare, 'show', `quire/${done.id}:docs/faq.md`)).toBe('# FAQ\n\nQ1.\n');
 
@@ -167,7 +177,12 @@ describe.each(testDatabases)('agent jobs on hosted repositories through the API 
       const quire = await start(`${origin.url}/acme/docs.git`, { gitlabUrl: origin.url, gitlabToken, pullRequestDraft: true });
       const done = await runJob(quire);
       expect(done).toMatchObject({ status: 'completed', prLink: `${gitlab.url}/acme/docs/-/merge_requests/1` });
-      expect(gitlab.mergeRequests[0]).toMatchObject({ project: 'acme/docs', source_branch: `quire/${done.id}`, target_branch: 'main', title: 'Draft: Add an FAQ page' });
+      expect(gitlab.mergeRequests[0]).toMatchObject({
+        project: 'acme/docs',
+        source_branch: `quire/${done.id}`,
+        target_branch: 'main',
+        title: 'Draft: Add an FAQ page',
+      });
       await quire.followUp(done.id, 'Add a second question');
       expect(await quire.finished(done.id)).toMatchObject({ status: 'completed', prLink: done.prLink });
       expect(gitlab.mergeRequests).toHaveLength(1);

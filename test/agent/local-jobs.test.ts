@@ -17,7 +17,10 @@ const docsWriter: ModelScript = (request, turn) => {
     return scriptedTurns(
       [
         { text: '', toolCalls: [{ name: 'read_file', arguments: { path: 'docs/index.md' } }] },
-        { text: '', toolCalls: [{ name: 'edit_file', arguments: { path: 'docs/index.md', old_string: 'in order.', new_string: 'in order. See the [FAQ](faq.md).' } }] },
+        {
+          text: '',
+          toolCalls: [{ name: 'edit_file', arguments: { path: 'docs/index.md', old_string: 'in order.', new_string: 'in order. See the [FAQ](faq.md).' } }],
+        },
       ],
       'Link the FAQ from the home page',
     )(request, turn);

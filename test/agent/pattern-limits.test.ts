@@ -47,12 +47,20 @@ describe('patterns from the model run in linear time', () => {
     const tools = toolsOver({ 'docs/trap.md': `${'a'.repeat(1999)}\n${'a'.repeat(1999)}b\n`, 'docs/index.md': '# Home\n' });
     const result = await call(tools, 'search', { pattern });
     expect(result).not.toMatch(/^Error/);
-    expect(result).toBe(pattern === '^(a|a)*b' ? `docs/trap.md:2: ${'a'.repeat(300)}` : pattern === '(a+)+$' ? `docs/trap.md:1: ${'a'.repeat(300)}` : `No matches for ${pattern}.`);
+    expect(result).toBe(
+      pattern === '^(a|a)*b'
+        ? `docs/trap.md:2: ${'a'.repeat(300)}`
+        : pattern === '(a+)+$'
+          ? `docs/trap.md:1: ${'a'.repeat(300)}`
+          : `No matches for ${pattern}.`,
+    );
   });
 
   it('tells the model which regular expression features a search cannot use', async () => {
     const tools = toolsOver({ 'docs/index.md': '# Home\nfoo foo\n' });
-    expect(await call(tools, 'search', { pattern: '(foo) \\1' })).toMatch(/^Error: "\(foo\) \\1" is not a valid regular expression \(invalid escape sequence: `\\1`\)\. .*no backreferences/);
+    expect(await call(tools, 'search', { pattern: '(foo) \\1' })).toMatch(
+      /^Error: "\(foo\) \\1" is not a valid regular expression \(invalid escape sequence: `\\1`\)\. .*no backreferences/,
+    );
     expect(await call(tools, 'search', { pattern: 'foo(?= foo)' })).toMatch(/^Error: .*lookaround/);
     expect(await call(tools, 'search', { pattern: 'foo \\w+' })).toBe('docs/index.md:2: foo foo');
     expect(await call(tools, 'search', { pattern: '(?<word>fo+) (?:\\u0066)' })).toBe('docs/index.md:2: foo foo');

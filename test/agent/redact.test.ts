@@ -16,7 +16,9 @@ describe('redaction of credentials in transcripts and pull requests', () => {
       'configured-token-value git-password-1',
       '-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY----- after',
     ].join('\n');
-    expect(redact(text)).toBe(['[redacted]', '[redacted]', '[redacted]', '[redacted]', '[redacted]', '[redacted]', '[redacted] [redacted]', '[redacted] after'].join('\n'));
+    expect(redact(text)).toBe(
+      ['[redacted]', '[redacted]', '[redacted]', '[redacted]', '[redacted]', '[redacted]', '[redacted] [redacted]', '[redacted] after'].join('\n'),
+    );
   });
 
   it('leaves short look-alikes, and text around an unclosed key block, as they are', () => {

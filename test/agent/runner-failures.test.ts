@@ -4,9 +4,16 @@ import { commitToBareRepository, git } from '../support/git-repositories.ts';
 import { scriptedTurns, type ModelReply } from '../support/openai-server.ts';
 import { runnerFixture, type RunnerFixture } from './runner-harness.ts';
 
-const failureOf = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => error as Error);
+const failureOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: unknown) => error as Error,
+  );
 
-const writePage = scriptedTurns([{ text: '', toolCalls: [{ name: 'write_file', arguments: { path: 'docs/faq.md', content: '# FAQ\n' } }] }], 'Add an FAQ page\n\n- docs/faq.md');
+const writePage = scriptedTurns(
+  [{ text: '', toolCalls: [{ name: 'write_file', arguments: { path: 'docs/faq.md', content: '# FAQ\n' } }] }],
+  'Add an FAQ page\n\n- docs/faq.md',
+);
 
 describe('agent runner failures', () => {
   let fixture: RunnerFixture;

@@ -23,7 +23,8 @@ export class RecordingCodeHost implements CodeHost {
   }
 
   async openOrUpdatePullRequest(request: PullRequestRequest) {
-    if (this.refuse) throw new CodeHostError('The code host refused to open the pull request (HTTP 403); give the token permission to create pull requests.', 403);
+    if (this.refuse)
+      throw new CodeHostError('The code host refused to open the pull request (HTTP 403); give the token permission to create pull requests.', 403);
     this.requests.push(request);
     const number = request.existingNumber ?? 7;
     return { number, url: `https://code.example.test/acme/docs/pull/${number}` };
@@ -81,7 +82,15 @@ export async function runnerFixture(script: ModelScript, overrides: Partial<Conf
     transcript,
     async run(prompt, options = {}) {
       await record('user', { text: prompt });
-      const run: JobRun = { job: { ...job, ...options.job }, project, prompt, messages: [...transcript], state: options.state ?? null, signal: options.signal ?? new AbortController().signal, record };
+      const run: JobRun = {
+        job: { ...job, ...options.job },
+        project,
+        prompt,
+        messages: [...transcript],
+        state: options.state ?? null,
+        signal: options.signal ?? new AbortController().signal,
+        record,
+      };
       return runner.run(run).then(
         async (outcome) => {
           await record('event', { type: 'job-completed', prLink: outcome.prLink });

@@ -9,7 +9,15 @@ import { runnerFixture, type RunnerFixture } from './runner-harness.ts';
 const editGuide: ModelScript = scriptedTurns(
   [
     { text: '', toolCalls: [{ name: 'read_file', arguments: { path: 'docs/guide.md' } }] },
-    { text: 'Adding the upgrade step.', toolCalls: [{ name: 'edit_file', arguments: { path: 'docs/guide.md', old_string: 'Run `acme install`.', new_string: 'Run `acme install`.\n\n## Upgrade\n\nRun `acme upgrade`.' } }] },
+    {
+      text: 'Adding the upgrade step.',
+      toolCalls: [
+        {
+          name: 'edit_file',
+          arguments: { path: 'docs/guide.md', old_string: 'Run `acme install`.', new_string: 'Run `acme install`.\n\n## Upgrade\n\nRun `acme upgrade`.' },
+        },
+      ],
+    },
   ],
   'Document the upgrade command\n\n- docs/guide.md: new "Upgrade" section.',
 );
@@ -40,17 +48,35 @@ describe('agent runner', () => {
       },
     ]);
     expect(fixture.transcript.map((entry) => entry.role)).toEqual(['user', 'tool', 'assistant', 'tool', 'assistant', 'event']);
-    expect(fixture.transcript[1].content).toMatchObject({ tool: 'read_file', input: { path: 'docs/guide.md' }, result: expect.stringContaining('Run `acme install`.') });
-    expect(fixture.transcript[3].content).toEqual({ tool: 'edit_file', input: expect.objectContaining({ path: 'docs/guide.md' }), result: 'Edited docs/guide.md: replaced 1 occurrence.' });
+    expect(fixture.transcript[1].content).toMatchObject({
+      tool: 'read_file',
+      input: { path: 'docs/guide.md' },
+      result: expect.stringContaining('Run `acme install`.'),
+    });
+    expect(fixture.transcript[3].content).toEqual({
+      tool: 'edit_file',
+      input: expect.objectContaining({ path: 'docs/guide.md' }),
+      result: 'Edited docs/guide.md: replaced 1 occurrence.',
+    });
     const instructions = fixture.model.requests[0].messages[0];
     expect(instructions.role).toBe('system');
     expect(String(instructions.content)).toMatch(/docs\.json[\s\S]*mint\.json[\s\S]*mkdocs\.yml[\s\S]*sidebars/);
-    expect(fixture.model.requests[0].tools?.map((tool) => tool.function.name).sort()).toEqual(['delete_file', 'edit_file', 'list_files', 'move_file', 'read_file', 'search', 'write_file']);
+    expect(fixture.model.requests[0].tools?.map((tool) => tool.function.name).sort()).toEqual([
+      'delete_file',
+      'edit_file',
+      'list_files',
+      'move_file',
+      'read_file',
+      'search',
+      'write_file',
+    ]);
     expect(readdirSync(join(fixture.config.dataDir, 'workspaces'))).toEqual([]);
   });
 
   it('completes without a pull request when no file changed', async () => {
-    fixture = await runnerFixture(scriptedTurns([{ text: '', toolCalls: [{ name: 'list_files', arguments: {} }] }], 'No change was needed: the guide already covers it.'));
+    fixture = await runnerFixture(
+      scriptedTurns([{ text: '', toolCalls: [{ name: 'list_files', arguments: {} }] }], 'No change was needed: the guide already covers it.'),
+    );
     const outcome = await fixture.run('Is the install step documented?');
     expect(outcome.prLink).toBeNull();
     expect(fixture.host.requests).toEqual([]);
@@ -65,7 +91,15 @@ describe('agent runner', () => {
       return scriptedTurns(
         [
           { text: '', toolCalls: [{ name: 'read_file', arguments: { path: 'docs/guide.md' } }] },
-          { text: '', toolCalls: [{ name: 'edit_file', arguments: { path: 'docs/guide.md', old_string: 'Run `acme upgrade`.', new_string: 'Run `acme upgrade`, then read the changelog.' } }] },
+          {
+            text: '',
+            toolCalls: [
+              {
+                name: 'edit_file',
+                arguments: { path: 'docs/guide.md', old_string: 'Run `acme upgrade`.', new_string: 'Run `acme upgrade`, then read the changelog.' },
+              },
+            ],
+          },
         ],
         'Point upgraders to the changelog\n\n- docs/guide.md: changelog hint.',
       )(request, turn);
@@ -75,7 +109,11 @@ describe('agent runner', () => {
     expect(second.prLink).toBe(first.prLink);
     expect(git(fixture.repository, 'show', 'quire/job_01TEST:docs/guide.md')).toContain('## Upgrade\n\nRun `acme upgrade`, then read the changelog.');
     expect(git(fixture.repository, 'rev-list', '--count', 'main..quire/job_01TEST')).toBe('2\n');
-    expect(fixture.host.requests[1]).toMatchObject({ existingNumber: 7, title: 'Document the upgrade command', body: expect.stringContaining('**Follow-up: Point upgraders to the changelog**') });
+    expect(fixture.host.requests[1]).toMatchObject({
+      existingNumber: 7,
+      title: 'Document the upgrade command',
+      body: expect.stringContaining('**Follow-up: Point upgraders to the changelog**'),
+    });
     const followUpRequest = fixture.model.requests.find((request) => request.messages.some((message) => message.content === 'Also mention the changelog'))!;
     expect(followUpRequest.messages.map((message) => message.role).slice(0, 4)).toEqual(['system', 'user', 'assistant', 'user']);
     expect(followUpRequest.messages[1].content).toBe('Document the upgrade command');
@@ -122,7 +160,9 @@ describe('agent runner', () => {
   });
 
   it('fails with the token limit named once the budget is spent', async () => {
-    fixture = await runnerFixture(() => ({ text: '', toolCalls: [{ name: 'list_files', arguments: {} }], usage: { input: 100, output: 20 } }), { agentMaxTokens: 250 });
+    fixture = await runnerFixture(() => ({ text: '', toolCalls: [{ name: 'list_files', arguments: {} }], usage: { input: 100, output: 20 } }), {
+      agentMaxTokens: 250,
+    });
     const failure = (await fixture.run('Spend tokens').catch((error: unknown) => error)) as Error;
     expect(failure.message).toMatch(/used 360 tokens, over the limit of 250 \(QUIRE_AGENT_MAX_TOKENS\)/);
   });

@@ -48,7 +48,9 @@ export async function startQuire(
   const port = await freePort();
   const config = testConfig({ dataDir, port, workerPollMs: 20, agentMaxRetries: 0, ...options.config });
   const service = await startService({ config, api: true, worker: true, storage, logger: pino({ level: 'silent' }) });
-  const tenant = await createTenant(storage, { project: { repository: options.repository, ref: options.ref ?? 'main', model: 'openai-compatible:test-model' } });
+  const tenant = await createTenant(storage, {
+    project: { repository: options.repository, ref: options.ref ?? 'main', model: 'openai-compatible:test-model' },
+  });
   await grantAccess(storage, config, tenant.orgId, options.grants ?? {});
   const url = `http://127.0.0.1:${port}`;
   const api = async <Body = JobView>(method: string, path: string, body?: unknown): Promise<{ status: number; body: Body }> => {

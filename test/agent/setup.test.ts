@@ -33,6 +33,8 @@ describe('agent setup', () => {
   });
 
   it('refuses a repository on no known code host', () => {
-    expect(check({ model: 'anthropic:claude-sonnet-4-5', repository: 'https://git.example.test/acme/docs' }, { anthropicApiKey: 'sk-ant-test' })).toMatch(/set GITHUB_SERVER_URL or GITLAB_URL/);
+    expect(check({ model: 'anthropic:claude-sonnet-4-5', repository: 'https://git.example.test/acme/docs' }, { anthropicApiKey: 'sk-ant-test' })).toMatch(
+      /set GITHUB_SERVER_URL or GITLAB_URL/,
+    );
   });
 });

@@ -10,7 +10,11 @@ import { scriptedTurns } from '../support/openai-server.ts';
 import { runnerFixture, type RunnerFixture } from './runner-harness.ts';
 import { call, writeTree } from './tool-harness.ts';
 
-const failureOf = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => error as Error);
+const failureOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: unknown) => error as Error,
+  );
 const branchesOf = (repository: string) => git(repository, 'branch', '--list', '--format=%(refname:short)').trim().split('\n');
 
 describe('sizes of what the agent writes', () => {
@@ -25,7 +29,9 @@ describe('sizes of what the agent writes', () => {
   it('refuses a file over QUIRE_AGENT_MAX_FILE_BYTES, counted in bytes, and writes nothing', async () => {
     const tools = toolsWith({ agentMaxFileBytes: 1000, agentMaxChangeBytes: 10_000 });
     const refused = await call(tools, 'write_file', { path: 'docs/big.md', content: 'é'.repeat(600) });
-    expect(refused).toBe('Error: "docs/big.md" would have 1200 bytes, more than the 1000 bytes one file may have (QUIRE_AGENT_MAX_FILE_BYTES); nothing was written. Keep the file smaller, for example by splitting it into several pages.');
+    expect(refused).toBe(
+      'Error: "docs/big.md" would have 1200 bytes, more than the 1000 bytes one file may have (QUIRE_AGENT_MAX_FILE_BYTES); nothing was written. Keep the file smaller, for example by splitting it into several pages.',
+    );
     expect(existsSync(join(dir, 'docs/big.md'))).toBe(false);
     expect(await call(tools, 'write_file', { path: 'docs/big.md', content: 'é'.repeat(500) })).toBe('Created docs/big.md (1 lines).');
   });
@@ -64,7 +70,10 @@ describe('a change over QUIRE_AGENT_MAX_CHANGE_BYTES at commit time', () => {
       (request, turn) => {
         // Plays content that reached the checkout without a tool's count (a tool added later, a bug).
         if (turn === 1) writeFileSync(join(fixture.config.dataDir, 'workspaces/quire-job_01TEST/docs/dump.md'), 'x'.repeat(5000));
-        return scriptedTurns([{ text: '', toolCalls: [{ name: 'write_file', arguments: { path: 'docs/faq.md', content: '# FAQ\n' } }] }], 'Add an FAQ')(request, turn);
+        return scriptedTurns([{ text: '', toolCalls: [{ name: 'write_file', arguments: { path: 'docs/faq.md', content: '# FAQ\n' } }] }], 'Add an FAQ')(
+          request,
+          turn,
+        );
       },
       { agentMaxChangeBytes: 4096 },
     );
@@ -78,13 +87,16 @@ describe('a change over QUIRE_AGENT_MAX_CHANGE_BYTES at commit time', () => {
   });
 
   it('counts what earlier runs of the job pushed: a follow-up that goes over pushes nothing more', async () => {
-    const writes = (path: string) => scriptedTurns([{ text: '', toolCalls: [{ name: 'write_file', arguments: { path, content: 'x'.repeat(3000) } }] }], `Add ${path}`);
+    const writes = (path: string) =>
+      scriptedTurns([{ text: '', toolCalls: [{ name: 'write_file', arguments: { path, content: 'x'.repeat(3000) } }] }], `Add ${path}`);
     fixture = await runnerFixture(writes('docs/one.md'), { agentMaxChangeBytes: 4096 });
     const first = await fixture.run('Add page one');
     expect(first.prLink).toMatch(/pull\/7$/);
     fixture.model.script = writes('docs/two.md');
     const failure = await failureOf(fixture.run('Add page two', { state: first.state }));
-    expect(failure?.message).toMatch(/^The change is 6000 bytes .*more than the 4096 bytes QUIRE_AGENT_MAX_CHANGE_BYTES allows; nothing was committed or pushed/);
+    expect(failure?.message).toMatch(
+      /^The change is 6000 bytes .*more than the 4096 bytes QUIRE_AGENT_MAX_CHANGE_BYTES allows; nothing was committed or pushed/,
+    );
     expect(git(fixture.repository, 'ls-tree', '--name-only', '-r', 'quire/job_01TEST').split('\n')).not.toContain('docs/two.md');
   });
 

@@ -32,7 +32,9 @@ describe('classification against the fixtures', () => {
         `Non-AI bots: ${nonAi.length} (of ${bots.length}; ${bots.length - nonAi.length} named by our AI list set aside); counted AI ${figures.botsAsAi.toFixed(2)}% (target ≤ 0.5%)`,
         ...missed.map((item) => `  missed AI: ${item.userAgent}  [${item.source}]`),
         ...botsAsAi.map((item) => `  bot counted AI: ${item.userAgent} → ${aiAgentOf(item.userAgent)?.name}`),
-        ...browsers.filter((item) => viewClass(item.userAgent) !== 'human').map((item) => `  browser not human: ${item.userAgent} (${agentKind(item.userAgent)})`),
+        ...browsers
+          .filter((item) => viewClass(item.userAgent) !== 'human')
+          .map((item) => `  browser not human: ${item.userAgent} (${agentKind(item.userAgent)})`),
       ].join('\n'),
     );
     expect(aiStrings.length).toBeGreaterThanOrEqual(300);

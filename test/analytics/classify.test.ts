@@ -14,11 +14,15 @@ const aiAgentStrings: Record<string, string> = {
   'anthropic-ai': 'Mozilla/5.0 (compatible; anthropic-ai/1.0; +http://www.anthropic.com/bot.html)',
   PerplexityBot: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; PerplexityBot/1.0; +https://perplexity.ai/perplexitybot)',
   'Perplexity-User': 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Perplexity-User/1.0; +https://perplexity.ai/perplexity-user)',
-  'Google-CloudVertexBot': 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Google-CloudVertexBot; +https://cloud.google.com/enterprise-search) Chrome/126.0.6478.126 Safari/537.36',
-  Bytespider: 'Mozilla/5.0 (Linux; Android 5.0) AppleWebKit/537.36 (KHTML, like Gecko) Mobile Safari/537.36 (compatible; Bytespider; spider-feedback@bytedance.com)',
+  'Google-CloudVertexBot':
+    'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Google-CloudVertexBot; +https://cloud.google.com/enterprise-search) Chrome/126.0.6478.126 Safari/537.36',
+  Bytespider:
+    'Mozilla/5.0 (Linux; Android 5.0) AppleWebKit/537.36 (KHTML, like Gecko) Mobile Safari/537.36 (compatible; Bytespider; spider-feedback@bytedance.com)',
   CCBot: 'CCBot/2.0 (https://commoncrawl.org/faq/)',
-  Amazonbot: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Amazonbot/0.1; +https://developer.amazon.com/support/amazonbot) Chrome/119.0.6045.214 Safari/537.36',
-  'Applebot-Extended': 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15 (Applebot-Extended/0.1; +http://www.apple.com/go/applebot)',
+  Amazonbot:
+    'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Amazonbot/0.1; +https://developer.amazon.com/support/amazonbot) Chrome/119.0.6045.214 Safari/537.36',
+  'Applebot-Extended':
+    'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15 (Applebot-Extended/0.1; +http://www.apple.com/go/applebot)',
   'meta-externalagent': 'meta-externalagent/1.1 (+https://developers.facebook.com/docs/sharing/webmasters/crawler)',
   'meta-externalfetcher': 'meta-externalfetcher/1.1 (+https://developers.facebook.com/docs/sharing/webmasters/crawler)',
   DuckAssistBot: 'DuckAssistBot/1.2; (+http://duckduckgo.com/duckassistbot.html)',
@@ -45,7 +49,18 @@ const crawlers = [
   'Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)',
 ];
 
-const libraries = ['curl/8.5.0', 'Wget/1.21.4', 'python-requests/2.31.0', 'Python/3.11 aiohttp/3.9.1', 'python-httpx/0.27.0', 'Go-http-client/1.1', 'axios/1.6.8', 'node-fetch/1.0 (+https://github.com/bitinn/node-fetch)', 'okhttp/4.12.0', ''];
+const libraries = [
+  'curl/8.5.0',
+  'Wget/1.21.4',
+  'python-requests/2.31.0',
+  'Python/3.11 aiohttp/3.9.1',
+  'python-httpx/0.27.0',
+  'Go-http-client/1.1',
+  'axios/1.6.8',
+  'node-fetch/1.0 (+https://github.com/bitinn/node-fetch)',
+  'okhttp/4.12.0',
+  '',
+];
 
 describe('classification', () => {
   it('has an entry, with operator and category, for every AI agent the docs promise', () => {

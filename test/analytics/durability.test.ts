@@ -55,9 +55,18 @@ describe.each(testDatabases)('durability on $dialect', (database) => {
     let acknowledged = 0;
     let sent = 0;
     const post = async (batch: number) => {
-      const events = Array.from({ length: 200 }, (_, index) => ({ timestamp: day + batch * 1000 + index, path: `/p${index % 7}`, visitorId: `b${batch}-${index}`, userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0' }));
+      const events = Array.from({ length: 200 }, (_, index) => ({
+        timestamp: day + batch * 1000 + index,
+        path: `/p${index % 7}`,
+        visitorId: `b${batch}-${index}`,
+        userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0',
+      }));
       sent += events.length;
-      const response = await fetch(`${first.url}/v1/analytics/${tenant.project.id}/events`, { method: 'POST', headers: { ...tenant.auth, 'content-type': 'application/json' }, body: JSON.stringify({ events }) });
+      const response = await fetch(`${first.url}/v1/analytics/${tenant.project.id}/events`, {
+        method: 'POST',
+        headers: { ...tenant.auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ events }),
+      });
       if (response.status === 202) acknowledged += ((await response.json()) as { accepted: number }).accepted;
     };
     const writers = Array.from({ length: 4 }, async (_, writer) => {

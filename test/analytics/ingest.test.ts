@@ -13,7 +13,11 @@ const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KH
 describe('group commit', () => {
   it('writes concurrent calls together and answers each with its own result', async () => {
     const groups: number[][] = [];
-    const writer = new GroupWriter<number, number>({ write: async (calls) => (groups.push(calls), calls.map((call) => call * 10)), size: () => 1, maxSize: 100 });
+    const writer = new GroupWriter<number, number>({
+      write: async (calls) => (groups.push(calls), calls.map((call) => call * 10)),
+      size: () => 1,
+      maxSize: 100,
+    });
     expect(await Promise.all([1, 2, 3].map((call) => writer.write(call)))).toEqual([10, 20, 30]);
     expect(groups).toEqual([[1, 2, 3]]);
   });
@@ -52,7 +56,13 @@ describe.each(testDatabases)('visitor ids on $dialect', (database) => {
     await storeEvents(analytics, tenant.project, prepareAll([visit('a', 2), visit('c', 2)]).events);
     analytics.ids.identities.clear();
     await storeEvents(analytics, tenant.project, prepareAll([visit('c', 3), visit('b', 3)]).events);
-    const answer = await page(analytics, tenant.project.id, { measure: 'visitors', from: Date.UTC(2026, 2, 1), to: Date.UTC(2026, 2, 4), limit: 10, offset: 0 });
+    const answer = await page(analytics, tenant.project.id, {
+      measure: 'visitors',
+      from: Date.UTC(2026, 2, 1),
+      to: Date.UTC(2026, 2, 4),
+      limit: 10,
+      offset: 0,
+    });
     expect(answer.totals).toEqual({ human: 3, ai: 0, total: 3 });
   });
 });

@@ -33,7 +33,15 @@ describe.each(testDatabases)('public analytics endpoints on $dialect', (database
     return { app, tenant };
   }
 
-  const storedEvents = async () => Number((await storage.db.selectFrom('analytics_events').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow()).count);
+  const storedEvents = async () =>
+    Number(
+      (
+        await storage.db
+          .selectFrom('analytics_events')
+          .select((eb) => eb.fn.countAll().as('count'))
+          .executeTakeFirstOrThrow()
+      ).count,
+    );
 
   /** A beacon as the tracker sends it, from `remoteAddress` (each test has its own: the limits live in the shared database). */
   const beacon = (target: FastifyInstance, tenant: Tenant, options: { remoteAddress: string; headers?: Record<string, string>; path?: string }) =>
@@ -46,7 +54,8 @@ describe.each(testDatabases)('public analytics endpoints on $dialect', (database
     });
 
   /** Whether JSON.parse was ever handed a text as long as `length`: the hostile body must be refused unread. */
-  const parsedTextsOf = (parse: { mock: { calls: unknown[][] } }, length: number) => parse.mock.calls.filter(([text]) => typeof text === 'string' && text.length >= length).length;
+  const parsedTextsOf = (parse: { mock: { calls: unknown[][] } }, length: number) =>
+    parse.mock.calls.filter(([text]) => typeof text === 'string' && text.length >= length).length;
 
   it('refuses a 16 MB body of "[" to the ingestion API, as JSON and as NDJSON, before parsing it, and stores nothing', async () => {
     const { app, tenant } = await start();
@@ -54,7 +63,12 @@ describe.each(testDatabases)('public analytics endpoints on $dialect', (database
     const nested = '['.repeat(16 * 1024 * 1024 - 1024);
     const parse = vi.spyOn(JSON, 'parse');
     for (const type of ['application/json', 'application/x-ndjson']) {
-      const response = await app.inject({ method: 'POST', url: `/v1/analytics/${tenant.project.id}/events`, headers: { ...tenant.auth, 'content-type': type }, payload: nested });
+      const response = await app.inject({
+        method: 'POST',
+        url: `/v1/analytics/${tenant.project.id}/events`,
+        headers: { ...tenant.auth, 'content-type': type },
+        payload: nested,
+      });
       expect(response.statusCode, type).toBe(400);
       expect(response.json()).toMatchObject({ code: 'invalid_request', error: expect.stringContaining('levels deep') });
     }
@@ -64,7 +78,8 @@ describe.each(testDatabases)('public analytics endpoints on $dialect', (database
 
   it('still takes ordinary bodies, and NDJSON lines that are only invalid one by one', async () => {
     const { app, tenant } = await start();
-    const post = (type: string, payload: string) => app.inject({ method: 'POST', url: `/v1/analytics/${tenant.project.id}/events`, headers: { ...tenant.auth, 'content-type': type }, payload });
+    const post = (type: string, payload: string) =>
+      app.inject({ method: 'POST', url: `/v1/analytics/${tenant.project.id}/events`, headers: { ...tenant.auth, 'content-type': type }, payload });
     const json = await post('application/json', JSON.stringify({ events: [{ path: '/a', userAgent: chrome }] }));
     expect(json.json()).toMatchObject({ accepted: 1, rejected: 0 });
     const lines = await post('application/x-ndjson', `${JSON.stringify({ path: '/a' })}\n[[[[\n${JSON.stringify({ path: '/b' })}\n`);
@@ -78,11 +93,21 @@ describe.each(testDatabases)('public analytics endpoints on $dialect', (database
     const parse = vi.spyOn(JSON, 'parse');
     for (const type of ['text/plain', 'application/json', 'application/x-ndjson']) {
       for (let attempt = 0; attempt < 8; attempt++) {
-        const large = await app.inject({ method: 'POST', url: '/v1/collect', headers: { 'content-type': type, origin: site }, payload: '['.repeat(1024 * 1024) });
+        const large = await app.inject({
+          method: 'POST',
+          url: '/v1/collect',
+          headers: { 'content-type': type, origin: site },
+          payload: '['.repeat(1024 * 1024),
+        });
         expect(large.statusCode, type).toBe(413);
         expect(large.json().code).toBe('payload_too_large');
       }
-      const small = await app.inject({ method: 'POST', url: '/v1/collect', headers: { 'content-type': type, origin: site }, payload: `${'['.repeat(4000)}"${tenant.project.id}"` });
+      const small = await app.inject({
+        method: 'POST',
+        url: '/v1/collect',
+        headers: { 'content-type': type, origin: site },
+        payload: `${'['.repeat(4000)}"${tenant.project.id}"`,
+      });
       expect(small.statusCode, type).toBe(400);
     }
     expect(parsedTextsOf(parse, 4000)).toBe(0);
@@ -115,7 +140,8 @@ describe.each(testDatabases)('public analytics endpoints on $dialect', (database
   it('counts a forged X-Forwarded-For from an untrusted peer against the peer, and the IPv6 /64 as one client', async () => {
     const { app, tenant } = await start({ collectRateLimitPerAddress: 2, collectRateLimitPerProject: 1000 });
     const forged = [];
-    for (let index = 0; index < 4; index++) forged.push((await beacon(app, tenant, { remoteAddress: '198.51.100.6', headers: { 'x-forwarded-for': `192.0.2.${index + 1}` } })).statusCode);
+    for (let index = 0; index < 4; index++)
+      forged.push((await beacon(app, tenant, { remoteAddress: '198.51.100.6', headers: { 'x-forwarded-for': `192.0.2.${index + 1}` } })).statusCode);
     expect(forged).toEqual([204, 204, 429, 429]);
     const rotated = [];
     for (let index = 0; index < 3; index++) rotated.push((await beacon(app, tenant, { remoteAddress: `2001:db8:1:2::${index + 1}` })).statusCode);

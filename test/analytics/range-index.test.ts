@@ -32,15 +32,20 @@ const byPath = (ranking: ReturnType<typeof rank>) => ({ totals: ranking.totals, 
 describe('range index', () => {
   it('counts every whole-day range exactly as the union of its day sets', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(tupleArbitrary, { maxLength: 300 }), fc.integer({ min: -2, max: span + 2 }), fc.integer({ min: 1, max: span + 4 }), async (tuples, offset, length) => {
-        const days = daySets(tuples);
-        const index = await buildRangeIndex(days, spanStart, span);
-        const [firstDay, endDay] = [spanStart + offset, spanStart + offset + length];
-        const inRange = days.filter((entry) => entry.day >= firstDay && entry.day < endDay);
-        const revisions = new Map(inRange.map((entry) => [`${entry.day}:${entry.classCode}`, entry.revision]));
-        expect(index.covers(firstDay, endDay, revisions)).toBe(true);
-        expect(byPath(index.rank(firstDay, endDay))).toEqual(byPath(rank({ days: inRange, loose: [] }, 'visitors')));
-      }),
+      fc.asyncProperty(
+        fc.array(tupleArbitrary, { maxLength: 300 }),
+        fc.integer({ min: -2, max: span + 2 }),
+        fc.integer({ min: 1, max: span + 4 }),
+        async (tuples, offset, length) => {
+          const days = daySets(tuples);
+          const index = await buildRangeIndex(days, spanStart, span);
+          const [firstDay, endDay] = [spanStart + offset, spanStart + offset + length];
+          const inRange = days.filter((entry) => entry.day >= firstDay && entry.day < endDay);
+          const revisions = new Map(inRange.map((entry) => [`${entry.day}:${entry.classCode}`, entry.revision]));
+          expect(index.covers(firstDay, endDay, revisions)).toBe(true);
+          expect(byPath(index.rank(firstDay, endDay))).toEqual(byPath(rank({ days: inRange, loose: [] }, 'visitors')));
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -51,9 +56,37 @@ describe('range index', () => {
       { day: spanStart + 1, pathId: 1, classCode: 1, visitor: 2 },
     ]);
     const index = await buildRangeIndex(days, spanStart, span);
-    expect(index.covers(spanStart, spanStart + 2, new Map([[`${spanStart}:0`, 1], [`${spanStart + 1}:1`, 1]]))).toBe(true);
-    expect(index.covers(spanStart, spanStart + 2, new Map([[`${spanStart}:0`, 1], [`${spanStart + 1}:1`, 2]]))).toBe(false);
-    expect(index.covers(spanStart, spanStart + 3, new Map([[`${spanStart}:0`, 1], [`${spanStart + 1}:1`, 1], [`${spanStart + 2}:0`, 1]]))).toBe(false);
+    expect(
+      index.covers(
+        spanStart,
+        spanStart + 2,
+        new Map([
+          [`${spanStart}:0`, 1],
+          [`${spanStart + 1}:1`, 1],
+        ]),
+      ),
+    ).toBe(true);
+    expect(
+      index.covers(
+        spanStart,
+        spanStart + 2,
+        new Map([
+          [`${spanStart}:0`, 1],
+          [`${spanStart + 1}:1`, 2],
+        ]),
+      ),
+    ).toBe(false);
+    expect(
+      index.covers(
+        spanStart,
+        spanStart + 3,
+        new Map([
+          [`${spanStart}:0`, 1],
+          [`${spanStart + 1}:1`, 1],
+          [`${spanStart + 2}:0`, 1],
+        ]),
+      ),
+    ).toBe(false);
     expect(index.covers(spanStart, spanStart + 2, new Map([[`${spanStart}:0`, 1]]))).toBe(false);
   });
 });

@@ -29,12 +29,23 @@ const silent = pino({ level: 'silent' });
  * none of these agents), and the stored version is the old one.
  */
 async function buildWithOldLists(storage: Storage, analytics: AnalyticsState, tenant: Tenant): Promise<void> {
-  const events = [{ path: '/guides/setup', userAgent: chrome, ip: '203.0.113.7' }, ...newlyKnown.map((userAgent, index) => ({ path: '/guides/setup', userAgent, ip: `198.51.100.${index + 1}` }))];
-  await ingest(analytics, tenant.project, events.map((event, index) => ({ ...event, timestamp: new Date(day + 3_600_000 + index * 1000).toISOString() })));
+  const events = [
+    { path: '/guides/setup', userAgent: chrome, ip: '203.0.113.7' },
+    ...newlyKnown.map((userAgent, index) => ({ path: '/guides/setup', userAgent, ip: `198.51.100.${index + 1}` })),
+  ];
+  await ingest(
+    analytics,
+    tenant.project,
+    events.map((event, index) => ({ ...event, timestamp: new Date(day + 3_600_000 + index * 1000).toISOString() })),
+  );
   const key = (await existingProjectKey(storage.db, analytics.ids, tenant.project.id))!;
   await foldPending(storage, key);
   await storage.db.deleteFrom('analytics_day_sets').where('project_key', '=', key).where('class', '=', ClassCode.ai).execute();
-  await storage.db.updateTable('analytics_projects').set((eb) => ({ version: eb('version', '+', 1) })).where('project_key', '=', key).execute();
+  await storage.db
+    .updateTable('analytics_projects')
+    .set((eb) => ({ version: eb('version', '+', 1) }))
+    .where('project_key', '=', key)
+    .execute();
   await storeClassificationVersion(storage.db, 'older-lists');
 }
 

@@ -72,16 +72,47 @@ describe('quire CLI', () => {
     // The operator lets the organization use the server-wide GitHub credentials, as on a single-organization install.
     await quire('orgs', 'grant-server-credentials', org.id);
     const project = JSON.parse(
-      (await quire('projects', 'create', '--name', 'Handbook', '--org', org.id, '--repository', 'https://github.com/acme/handbook', '--ref', 'main', '--model', 'anthropic:claude-sonnet-4-5', '--json')).stdout,
+      (
+        await quire(
+          'projects',
+          'create',
+          '--name',
+          'Handbook',
+          '--org',
+          org.id,
+          '--repository',
+          'https://github.com/acme/handbook',
+          '--ref',
+          'main',
+          '--model',
+          'anthropic:claude-sonnet-4-5',
+          '--json',
+        )
+      ).stdout,
     );
-    expect(project).toMatchObject({ id: expect.stringMatching(/^prj_/), orgId: org.id, repository: 'https://github.com/acme/handbook', ref: 'main', model: 'anthropic:claude-sonnet-4-5' });
+    expect(project).toMatchObject({
+      id: expect.stringMatching(/^prj_/),
+      orgId: org.id,
+      repository: 'https://github.com/acme/handbook',
+      ref: 'main',
+      model: 'anthropic:claude-sonnet-4-5',
+    });
     const updated = JSON.parse((await quire('projects', 'update', project.id, '--ref', 'develop', '--json')).stdout);
     expect(updated).toMatchObject({ ref: 'develop', repository: 'https://github.com/acme/handbook' });
     const listed = JSON.parse((await quire('projects', 'list', '--org', org.id, '--json')).stdout);
     expect(listed.map((row: { id: string }) => row.id)).toEqual([project.id]);
 
-    const created = JSON.parse((await quire('keys', 'create', '--org', org.id, '--project', project.id, '--scopes', 'read,ingest', '--expires', '2030-01-01T00:00:00Z', '--json')).stdout);
-    expect(created).toMatchObject({ key: expect.stringMatching(/^quire_/), id: expect.stringMatching(/^key_/), scopes: ['read', 'ingest'], projectIds: [project.id], expiresAt: '2030-01-01T00:00:00.000Z' });
+    const created = JSON.parse(
+      (await quire('keys', 'create', '--org', org.id, '--project', project.id, '--scopes', 'read,ingest', '--expires', '2030-01-01T00:00:00Z', '--json'))
+        .stdout,
+    );
+    expect(created).toMatchObject({
+      key: expect.stringMatching(/^quire_/),
+      id: expect.stringMatching(/^key_/),
+      scopes: ['read', 'ingest'],
+      projectIds: [project.id],
+      expiresAt: '2030-01-01T00:00:00.000Z',
+    });
     const revoked = JSON.parse((await quire('keys', 'revoke', created.id, '--org', org.id, '--json')).stdout);
     expect(revoked).toEqual({ id: created.id, revoked: true });
     const keys = JSON.parse((await quire('keys', 'list', '--org', org.id, '--json')).stdout);

@@ -13,7 +13,11 @@ import { startGitHttpServer, type GitHttpServer } from '../support/git-http-serv
 import { startGithubServer, type GithubServer } from '../support/github-server.ts';
 
 const token = 'ghp_testtoken0123456789abcdefghijklmnop';
-const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+const { publicKey, privateKey } = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+});
 
 let gitServer: GitHttpServer;
 let api: GithubServer;
@@ -71,7 +75,10 @@ describe('GitHub code host', () => {
     const repository = 'https://github.com/acme/private-docs';
     const host = codeHostFor(repository, testConfig({ githubApiUrl: api.url, githubToken: token }));
     api.refuse = { status: 403, message: 'Resource not accessible by personal access token' };
-    const error = await host.openOrUpdatePullRequest({ repository, ...request }).then(() => null, (caught: unknown) => caught as CodeHostError);
+    const error = await host.openOrUpdatePullRequest({ repository, ...request }).then(
+      () => null,
+      (caught: unknown) => caught as CodeHostError,
+    );
     expect(error).toBeInstanceOf(CodeHostError);
     expect(error?.status).toBe(403);
     expect(error?.message).toMatch(/refused to open a pull request on acme\/private-docs \(403\).*Pull requests: read and write.*Resource not accessible/);
@@ -94,9 +101,16 @@ describe('GitHub code host', () => {
   });
 
   it('refuses an App whose key GitHub does not accept, without leaking the key', async () => {
-    const other = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const other = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    });
     const host = codeHostFor('https://github.com/acme/docs', testConfig({ githubApiUrl: api.url, githubAppId: '4242', githubAppPrivateKey: other.privateKey }));
-    const error = await host.gitCredentials('https://github.com/acme/docs').then(() => null, (caught: unknown) => caught as Error);
+    const error = await host.gitCredentials('https://github.com/acme/docs').then(
+      () => null,
+      (caught: unknown) => caught as Error,
+    );
     expect(error).toBeInstanceOf(CodeHostError);
     expect(error?.message).toMatch(/401/);
     expect(error?.message).not.toContain('PRIVATE KEY');

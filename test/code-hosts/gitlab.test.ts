@@ -22,7 +22,13 @@ describe('GitLab code host', () => {
     const request = { repository, branch: 'quire/job_7', base: 'main', title: 'Fix install steps', body: 'Corrected the guide.' };
     const opened = await host.openOrUpdatePullRequest({ ...request, draft: true });
     expect(opened).toEqual({ number: 1, url: `${server.url}/acme/docs-team/docs/-/merge_requests/1` });
-    expect(server.mergeRequests[0]).toMatchObject({ project: 'acme/docs-team/docs', source_branch: 'quire/job_7', target_branch: 'main', title: 'Draft: Fix install steps', description: 'Corrected the guide.' });
+    expect(server.mergeRequests[0]).toMatchObject({
+      project: 'acme/docs-team/docs',
+      source_branch: 'quire/job_7',
+      target_branch: 'main',
+      title: 'Draft: Fix install steps',
+      description: 'Corrected the guide.',
+    });
 
     const updated = await host.openOrUpdatePullRequest({ ...request, body: 'Corrected the guide and the FAQ.', existingNumber: 1 });
     expect(updated.number).toBe(1);
@@ -40,7 +46,10 @@ describe('GitLab code host', () => {
     const host = codeHostFor(repository, testConfig({ gitlabUrl: server.url, gitlabToken: token }));
     server.refuse = { status: 403, message: '403 Forbidden' };
     try {
-      const error = await host.openOrUpdatePullRequest({ repository, branch: 'quire/job_8', base: 'main', title: 'T', body: 'B' }).then(() => null, (caught: unknown) => caught as CodeHostError);
+      const error = await host.openOrUpdatePullRequest({ repository, branch: 'quire/job_8', base: 'main', title: 'T', body: 'B' }).then(
+        () => null,
+        (caught: unknown) => caught as CodeHostError,
+      );
       expect(error).toBeInstanceOf(CodeHostError);
       expect(error?.status).toBe(403);
       expect(error?.message).toMatch(/refused to open a merge request on acme\/locked \(403\).*api and write_repository/);

@@ -22,7 +22,11 @@ const gitlabA = 'glpat-orgAToken0123456789';
 const gitlabB = 'glpat-orgBToken0123456789';
 const keyOne = randomBytes(32);
 const keyTwo = randomBytes(32);
-const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+const { privateKey, publicKey } = generateKeyPairSync('rsa', {
+  modulusLength: 2048,
+  privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  publicKeyEncoding: { type: 'spki', format: 'pem' },
+});
 
 describe.each(testDatabases)('code-host credentials belong to an organization, on $dialect', (database) => {
   let storage: Storage & { location: TestLocation };
@@ -42,9 +46,18 @@ describe.each(testDatabases)('code-host credentials belong to an organization, o
       tokens: [tokenA, tokenB],
       tokenRepositories: { [tokenA]: ['acme-a/docs'], [tokenB]: ['acme-b/docs'] },
       logins: { [tokenA]: 'acme-a-bot', [tokenB]: 'acme-b-bot' },
-      app: { appId: '4242', publicKey, installationId: 1, installations: { 101: { account: 'acme-a', repositories: ['acme-a/handbook'] }, 202: { account: 'acme-b', repositories: ['acme-b/handbook'] } } },
+      app: {
+        appId: '4242',
+        publicKey,
+        installationId: 1,
+        installations: { 101: { account: 'acme-a', repositories: ['acme-a/handbook'] }, 202: { account: 'acme-b', repositories: ['acme-b/handbook'] } },
+      },
     });
-    gitlab = await startGitlabServer({ token: 'glpat-unused', projectsOf: { [gitlabA]: ['group-a/docs'], [gitlabB]: ['group-b/docs'] }, usernames: { [gitlabA]: 'group-a-bot' } });
+    gitlab = await startGitlabServer({
+      token: 'glpat-unused',
+      projectsOf: { [gitlabA]: ['group-a/docs'], [gitlabB]: ['group-b/docs'] },
+      usernames: { [gitlabA]: 'group-a-bot' },
+    });
     config = testConfig({ dataDir, githubApiUrl: github.url, githubAppId: '4242', githubAppPrivateKey: privateKey, gitlabUrl: gitlab.url, secretKey: keyOne });
     orgA = (await createOrganization(storage.db, 'A')).id;
     orgB = (await createOrganization(storage.db, 'B')).id;
@@ -60,8 +73,19 @@ describe.each(testDatabases)('code-host credentials belong to an organization, o
 
   const cli = (args: string[], options: { input?: string; env?: Record<string, string> } = {}) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const environment = { ...process.env, QUIRE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', GITHUB_API_URL: github.url, GITLAB_URL: gitlab.url, QUIRE_SECRET_KEY: keyOne.toString('base64'), ...storage.location.env, ...options.env };
-      const child = execFile(process.execPath, ['src/cli/main.ts', ...args], { env: environment }, (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }));
+      const environment = {
+        ...process.env,
+        QUIRE_DATA_DIR: dataDir,
+        LOG_LEVEL: 'silent',
+        GITHUB_API_URL: github.url,
+        GITLAB_URL: gitlab.url,
+        QUIRE_SECRET_KEY: keyOne.toString('base64'),
+        ...storage.location.env,
+        ...options.env,
+      };
+      const child = execFile(process.execPath, ['src/cli/main.ts', ...args], { env: environment }, (error, stdout, stderr) =>
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+      );
       child.stdin!.end(options.input ?? '');
     });
 
@@ -82,7 +106,9 @@ describe.each(testDatabases)('code-host credentials belong to an organization, o
 
   it('GitHub App: A’s installation lists only its repositories; B’s installation reaches B’s', async () => {
     await addConnection(storage.db, config, orgA, { kind: 'github-app', account: 'acme-a (installation 101)', installationId: 101 });
-    expect(await repositoryProblem(storage.db, config, orgA, githubRepository('acme-b/handbook'))).toMatch(/no GitHub credentials that reach .*acme-b\/handbook/);
+    expect(await repositoryProblem(storage.db, config, orgA, githubRepository('acme-b/handbook'))).toMatch(
+      /no GitHub credentials that reach .*acme-b\/handbook/,
+    );
     expect(await repositoryProblem(storage.db, config, orgA, githubRepository('acme-a/handbook'))).toBeNull();
     expect(await repositoryProblem(storage.db, config, orgB, githubRepository('acme-b/handbook'))).toBeNull();
     expect(github.requests.some((request) => request.path === '/installation/repositories')).toBe(true);
@@ -103,7 +129,9 @@ describe.each(testDatabases)('code-host credentials belong to an organization, o
     const granted = await cli(['orgs', 'grant-server-credentials', other]);
     expect(granted.code, granted.stderr).toBe(0);
     expect(await repositoryProblem(storage.db, serverWide, other, githubRepository('acme-b/docs'))).toBeNull();
-    expect(await repositoryProblem(storage.db, { ...serverWide, githubToken: undefined, githubAppId: undefined }, other, githubRepository('acme-b/docs'))).toMatch(/on GitHub; set GITHUB_TOKEN/);
+    expect(
+      await repositoryProblem(storage.db, { ...serverWide, githubToken: undefined, githubAppId: undefined }, other, githubRepository('acme-b/docs')),
+    ).toMatch(/on GitHub; set GITHUB_TOKEN/);
   });
 
   it('dashboard: connects a token without showing it back, and cannot disconnect another organization’s connection', async () => {
@@ -111,16 +139,31 @@ describe.each(testDatabases)('code-host credentials belong to an organization, o
     try {
       const session = await signIn(app, storage, orgA);
       const headers = { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' };
-      const added = await app.inject({ method: 'POST', url: '/dashboard/connections', headers, payload: form({ csrf: session.csrf, kind: 'gitlab', token: gitlabA }) });
+      const added = await app.inject({
+        method: 'POST',
+        url: '/dashboard/connections',
+        headers,
+        payload: form({ csrf: session.csrf, kind: 'gitlab', token: gitlabA }),
+      });
       expect(added.statusCode).toBe(200);
       expect(added.body).toContain('group-a-bot');
       expect(added.body).not.toContain(gitlabA);
       const page = await app.inject({ method: 'GET', url: '/dashboard/connections', headers: { cookie: session.cookie } });
       expect(page.body).not.toContain(gitlabA);
-      const forged = await app.inject({ method: 'POST', url: '/dashboard/connections', headers, payload: form({ csrf: session.csrf, kind: 'github-app', token: '202' }) });
+      const forged = await app.inject({
+        method: 'POST',
+        url: '/dashboard/connections',
+        headers,
+        payload: form({ csrf: session.csrf, kind: 'github-app', token: '202' }),
+      });
       expect(forged.statusCode).toBe(400);
       const bConnection = await storage.db.selectFrom('code_host_connections').select('id').where('org_id', '=', orgB).executeTakeFirstOrThrow();
-      const removal = await app.inject({ method: 'POST', url: `/dashboard/connections/${bConnection.id}/remove`, headers, payload: form({ csrf: session.csrf }) });
+      const removal = await app.inject({
+        method: 'POST',
+        url: `/dashboard/connections/${bConnection.id}/remove`,
+        headers,
+        payload: form({ csrf: session.csrf }),
+      });
       expect(removal.statusCode).toBe(404);
       expect(await storage.db.selectFrom('code_host_connections').select('id').where('id', '=', bConnection.id).executeTakeFirst()).toBeDefined();
     } finally {
@@ -134,7 +177,9 @@ describe.each(testDatabases)('code-host credentials belong to an organization, o
     for (const secret of [tokenA, tokenB, gitlabA, gitlabB]) expect(JSON.stringify(raw)).not.toContain(secret);
 
     const rotated = { ...config, secretKey: keyTwo, secretKeyPrevious: keyOne };
-    const rotation = await cli(['connections', 'rotate-key'], { env: { QUIRE_SECRET_KEY: keyTwo.toString('base64'), QUIRE_SECRET_KEY_PREVIOUS: keyOne.toString('base64') } });
+    const rotation = await cli(['connections', 'rotate-key'], {
+      env: { QUIRE_SECRET_KEY: keyTwo.toString('base64'), QUIRE_SECRET_KEY_PREVIOUS: keyOne.toString('base64') },
+    });
     expect(rotation.code, rotation.stderr).toBe(0);
     expect(rotation.stdout).toMatch(/Re-encrypted \d+ token/);
     const newKeyOnly = { ...rotated, secretKeyPrevious: undefined };
@@ -142,7 +187,8 @@ describe.each(testDatabases)('code-host credentials belong to an organization, o
     await expect(openConnections(storage.db, config, orgB, ['github-token'])).rejects.toThrow(ConfigError);
     expect(await reencryptConnections(storage.db, newKeyOnly)).toBe(0);
 
-    const start = (secretKey: Buffer | undefined) => startService({ config: { ...config, secretKey, secretKeyPrevious: undefined }, api: false, worker: false, storage });
+    const start = (secretKey: Buffer | undefined) =>
+      startService({ config: { ...config, secretKey, secretKeyPrevious: undefined }, api: false, worker: false, storage });
     await expect(start(undefined)).rejects.toThrow(/QUIRE_SECRET_KEY is not set, but the database holds encrypted code-host tokens/);
     await expect(start(keyOne)).rejects.toThrow(/neither QUIRE_SECRET_KEY nor QUIRE_SECRET_KEY_PREVIOUS/);
     const missingKey = await cli(['connections', 'add', '--org', orgA, '--kind', 'github-token'], { input: tokenA, env: { QUIRE_SECRET_KEY: '' } });

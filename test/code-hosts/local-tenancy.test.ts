@@ -25,7 +25,8 @@ describe.each(testDatabases)('local repositories belong to the organizations gra
   let app: FastifyInstance;
   const paths = {} as Record<'aDocs' | 'bDocs' | 'escape' | 'dotdot' | 'mirror', string>;
 
-  const cli = (...args: string[]) => run(process.execPath, ['src/cli/main.ts', ...args], { env: { ...process.env, QUIRE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...storage.location.env } });
+  const cli = (...args: string[]) =>
+    run(process.execPath, ['src/cli/main.ts', ...args], { env: { ...process.env, QUIRE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...storage.location.env } });
   const cliFails = async (...args: string[]) => {
     const failure = await cli(...args).then(
       () => null,
@@ -66,7 +67,9 @@ describe.each(testDatabases)('local repositories belong to the organizations gra
     const created = JSON.parse((await cli('projects', 'create', '--org', orgA, '--name', 'Own', '--repository', paths.aDocs, '--json')).stdout);
     expect(created.repository).toBe(paths.aDocs);
     for (const repository of [paths.bDocs, `file://${paths.bDocs}`, paths.escape, paths.dotdot]) {
-      expect(await cliFails('projects', 'create', '--org', orgA, '--name', 'Stolen', '--repository', repository)).toMatch(new RegExp(`may not use the local repository.*quire orgs grant-local ${orgA}`));
+      expect(await cliFails('projects', 'create', '--org', orgA, '--name', 'Stolen', '--repository', repository)).toMatch(
+        new RegExp(`may not use the local repository.*quire orgs grant-local ${orgA}`),
+      );
     }
     expect(await cliFails('projects', 'update', created.id, '--repository', paths.bDocs)).toMatch(/may not use the local repository/);
     expect(await projectCount(orgA)).toBe(1);
@@ -77,7 +80,10 @@ describe.each(testDatabases)('local repositories belong to the organizations gra
     expect(await cliFails('orgs', 'grant-local', orgA, dataDir)).toMatch(/data directory/);
     expect(await cliFails('orgs', 'grant-local', orgA, dirname(dataDir))).toMatch(/data directory/);
     // A grant written straight into the database still does not open the data directory.
-    await storage.db.insertInto('local_grants').values({ org_id: orgB, path: dirname(dataDir), created_at: Date.now() }).execute();
+    await storage.db
+      .insertInto('local_grants')
+      .values({ org_id: orgB, path: dirname(dataDir), created_at: Date.now() })
+      .execute();
     const trusted = testConfig({ dataDir, trustFirstOrganization: true });
     await expect(resolveAccess(storage.db, trusted, orgB, paths.mirror)).rejects.toThrow(/inside Quire's data directory/);
     await storage.db.deleteFrom('local_grants').where('path', '=', dirname(dataDir)).execute();
@@ -97,7 +103,9 @@ describe.each(testDatabases)('local repositories belong to the organizations gra
   it('the first-start organization reaches any local repository only under QUIRE_TRUST_FIRST_ORGANIZATION', async () => {
     const first = (await createOrganization(storage.db, 'First', { firstStart: true })).id;
     await expect(resolveAccess(storage.db, testConfig({ dataDir }), first, paths.bDocs)).rejects.toThrow(/may not use the local repository/);
-    await expect(resolveAccess(storage.db, testConfig({ dataDir, trustFirstOrganization: true }), first, paths.bDocs)).resolves.toMatchObject({ repository: paths.bDocs });
+    await expect(resolveAccess(storage.db, testConfig({ dataDir, trustFirstOrganization: true }), first, paths.bDocs)).resolves.toMatchObject({
+      repository: paths.bDocs,
+    });
   });
 
   it('dashboard: A’s project form refuses B’s repository, a link out of A’s directory and the data directory', async () => {
@@ -105,16 +113,33 @@ describe.each(testDatabases)('local repositories belong to the organizations gra
     const headers = { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' };
     const before = await projectCount(orgA);
     for (const repository of [paths.bDocs, paths.escape, paths.dotdot, paths.mirror]) {
-      const response = await app.inject({ method: 'POST', url: '/dashboard/projects', headers, payload: form({ csrf: session.csrf, name: 'Stolen', repository }) });
+      const response = await app.inject({
+        method: 'POST',
+        url: '/dashboard/projects',
+        headers,
+        payload: form({ csrf: session.csrf, name: 'Stolen', repository }),
+      });
       expect(response.statusCode, repository).toBe(400);
-      expect(response.body).toMatch(repository === paths.mirror ? /inside Quire&#39;s data directory|inside Quire's data directory/ : /may not use the local repository/);
+      expect(response.body).toMatch(
+        repository === paths.mirror ? /inside Quire&#39;s data directory|inside Quire's data directory/ : /may not use the local repository/,
+      );
     }
     expect(await projectCount(orgA)).toBe(before);
     const own = await storage.db.selectFrom('projects').selectAll().where('org_id', '=', orgA).executeTakeFirstOrThrow();
-    const update = await app.inject({ method: 'POST', url: `/dashboard/projects/${own.id}`, headers, payload: form({ csrf: session.csrf, name: own.name, repository: paths.escape }) });
+    const update = await app.inject({
+      method: 'POST',
+      url: `/dashboard/projects/${own.id}`,
+      headers,
+      payload: form({ csrf: session.csrf, name: own.name, repository: paths.escape }),
+    });
     expect(update.statusCode).toBe(400);
     expect((await storage.db.selectFrom('projects').select('repository').where('id', '=', own.id).executeTakeFirstOrThrow()).repository).toBe(paths.aDocs);
-    const created = await app.inject({ method: 'POST', url: '/dashboard/projects', headers, payload: form({ csrf: session.csrf, name: 'Own again', repository: `file://${paths.aDocs}` }) });
+    const created = await app.inject({
+      method: 'POST',
+      url: '/dashboard/projects',
+      headers,
+      payload: form({ csrf: session.csrf, name: 'Own again', repository: `file://${paths.aDocs}` }),
+    });
     expect(created.statusCode).toBe(303);
   });
 });

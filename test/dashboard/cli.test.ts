@@ -74,7 +74,9 @@ describe('the first start and "quire dashboard link"', () => {
     expect(Date.parse(printed.expiresAt) - Date.now()).toBeGreaterThan(29 * 60_000);
     expect(await signInWith(printed.url)).toMatch(/^quire_session=/);
 
-    const failure = await run(process.execPath, ['src/cli/main.ts', 'dashboard', 'link', '--org', 'org_unknown'], { env }).catch((error: { code: number; stderr: string }) => error);
+    const failure = await run(process.execPath, ['src/cli/main.ts', 'dashboard', 'link', '--org', 'org_unknown'], { env }).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
     expect(failure).toMatchObject({ code: 1, stderr: expect.stringContaining('quire orgs list') });
   });
 });

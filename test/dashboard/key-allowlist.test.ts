@@ -23,8 +23,14 @@ describe.each(testDatabases)('dashboard key IP allowlists on $dialect', (databas
   });
 
   const generate = (fields: Record<string, string>) =>
-    app.inject({ method: 'POST', url: '/dashboard/keys', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: session.cookie }, payload: form({ scopes: 'read', csrf: session.csrf, ...fields }) });
-  const stored = (name: string) => storage.db.selectFrom('api_keys').select('allowed_ips').where('org_id', '=', tenant.orgId).where('name', '=', name).execute();
+    app.inject({
+      method: 'POST',
+      url: '/dashboard/keys',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: session.cookie },
+      payload: form({ scopes: 'read', csrf: session.csrf, ...fields }),
+    });
+  const stored = (name: string) =>
+    storage.db.selectFrom('api_keys').select('allowed_ips').where('org_id', '=', tenant.orgId).where('name', '=', name).execute();
 
   it('offers the allowlist on the generate form and says what an empty one means', async () => {
     const page = await app.inject({ method: 'GET', url: '/dashboard/keys', headers: { cookie: session.cookie } });

@@ -118,7 +118,9 @@ describe('dashboard in Chromium', () => {
     await step(page, 'job-completes', async () => {
       releaseJob();
       await expect.poll(() => page.locator('#live .badge').textContent(), { timeout: 10_000 }).toBe('completed');
-      expect(await page.getByRole('link', { name: 'https://github.com/acme/handbook/pull/42' }).getAttribute('href')).toBe('https://github.com/acme/handbook/pull/42');
+      expect(await page.getByRole('link', { name: 'https://github.com/acme/handbook/pull/42' }).getAttribute('href')).toBe(
+        'https://github.com/acme/handbook/pull/42',
+      );
       expect(await page.locator('#live').textContent()).toContain('write_file');
     });
 
@@ -155,7 +157,10 @@ describe('dashboard in Chromium', () => {
     expect(await ingested.json()).toMatchObject({ accepted: events.length, rejected: 0 });
     type Row = { path: string; human: number; ai: number; total: number };
     const visitors = async (from: string, to: string) =>
-      (await (await api(`/v1/analytics/${otherProjectId}/visitors?dateFrom=${from}&dateTo=${to}&limit=250`, key)).json()) as { totals: Omit<Row, 'path'>; visitors: Row[] };
+      (await (await api(`/v1/analytics/${otherProjectId}/visitors?dateFrom=${from}&dateTo=${to}&limit=250`, key)).json()) as {
+        totals: Omit<Row, 'path'>;
+        visitors: Row[];
+      };
 
     await step(page, 'analytics', async () => {
       await page.goto(`${service.url}/dashboard/projects/${otherProjectId}/analytics`);
@@ -169,10 +174,14 @@ describe('dashboard in Chromium', () => {
       expect(await page.locator('#total-human').textContent()).toBe(String(expected.totals.human));
       expect(await page.locator('#total-ai').textContent()).toBe(String(expected.totals.ai));
       expect(await page.locator('#total-all').textContent()).toBe(String(expected.totals.total));
-      const table = await page.locator('#top-pages tbody tr').evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)));
+      const table = await page
+        .locator('#top-pages tbody tr')
+        .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)));
       expect(table).toEqual(expected.visitors.map((row) => [row.path, String(row.human), String(row.ai), String(row.total)]));
 
-      const bars = await page.locator('svg rect.bar').evaluateAll((rects) => rects.map((rect) => [rect.getAttribute('data-day'), rect.getAttribute('data-human') ?? rect.getAttribute('data-ai')]));
+      const bars = await page
+        .locator('svg rect.bar')
+        .evaluateAll((rects) => rects.map((rect) => [rect.getAttribute('data-day'), rect.getAttribute('data-human') ?? rect.getAttribute('data-ai')]));
       const perDay: [string, string][] = [];
       for (const offset of [-3, -2, -1]) {
         const { totals } = await visitors(day(offset), day(offset + 1));
@@ -181,7 +190,10 @@ describe('dashboard in Chromium', () => {
       expect(bars).toEqual(perDay);
       expect(perDay.map(([, count]) => count)).toEqual(['3', '0', '2', '2', '1', '1']);
 
-      const csv = await page.evaluate(async (url) => (await fetch(url)).text(), `/dashboard/projects/${otherProjectId}/analytics/visitors.csv?from=${day(-3)}&to=${day(-1)}`);
+      const csv = await page.evaluate(
+        async (url) => (await fetch(url)).text(),
+        `/dashboard/projects/${otherProjectId}/analytics/visitors.csv?from=${day(-3)}&to=${day(-1)}`,
+      );
       expect(csv.trim().split('\n')).toEqual(['path,human,ai,total', ...expected.visitors.map((row) => `${row.path},${row.human},${row.ai},${row.total}`)]);
     });
   });

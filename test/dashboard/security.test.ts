@@ -35,7 +35,18 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
   it('redirects every page to the sign-in page without a session, and with an unknown session', async () => {
     const acmeKey = await storage.db.selectFrom('api_keys').select('id').where('org_id', '=', acme.orgId).executeTakeFirstOrThrow();
     const project = `/dashboard/projects/${acme.project.id}`;
-    const pages = ['/dashboard', '/dashboard/keys', `/dashboard/keys/${acmeKey.id}/revoke`, '/dashboard/projects', project, `${project}/jobs`, `${project}/jobs/${globexJobId}/live`, `${project}/analytics`, `${project}/analytics/visitors.csv`, `/dashboard/changes/${globexJobId}`];
+    const pages = [
+      '/dashboard',
+      '/dashboard/keys',
+      `/dashboard/keys/${acmeKey.id}/revoke`,
+      '/dashboard/projects',
+      project,
+      `${project}/jobs`,
+      `${project}/jobs/${globexJobId}/live`,
+      `${project}/analytics`,
+      `${project}/analytics/visitors.csv`,
+      `/dashboard/changes/${globexJobId}`,
+    ];
     for (const url of pages) {
       for (const cookie of [undefined, 'quire_session=forged0token']) {
         const response = await app.inject({ method: 'GET', url, headers: cookie ? { cookie } : {} });
@@ -61,7 +72,9 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
       expect(response.statusCode, url).toBe(401);
     }
     expect(await keyCount(acme.orgId)).toBe(before);
-    expect((await storage.db.selectFrom('api_keys').select('revoked_at').where('org_id', '=', acme.orgId).execute()).map((key) => key.revoked_at)).toEqual([null]);
+    expect((await storage.db.selectFrom('api_keys').select('revoked_at').where('org_id', '=', acme.orgId).execute()).map((key) => key.revoked_at)).toEqual([
+      null,
+    ]);
     expect((await storage.db.selectFrom('projects').select('name').where('id', '=', acme.project.id).executeTakeFirstOrThrow()).name).toBe('Docs');
     expect(await storage.db.selectFrom('projects').select('id').where('name', '=', 'Sneaky').executeTakeFirst()).toBeUndefined();
   });
@@ -77,7 +90,12 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
     const signOut = await app.inject({ method: 'POST', url: '/dashboard/sign-out', headers: { ...formType, cookie: session.cookie }, payload: '' });
     expect(signOut.statusCode).toBe(403);
     expect(await keyCount(acme.orgId)).toBe(before);
-    const accepted = await app.inject({ method: 'POST', url: '/dashboard/keys', headers: { ...formType, cookie: session.cookie }, payload: form({ name: 'with token', scopes: 'read', csrf: session.csrf }) });
+    const accepted = await app.inject({
+      method: 'POST',
+      url: '/dashboard/keys',
+      headers: { ...formType, cookie: session.cookie },
+      payload: form({ name: 'with token', scopes: 'read', csrf: session.csrf }),
+    });
     expect(accepted.statusCode).toBe(200);
     expect(await keyCount(acme.orgId)).toBe(before + 1);
   });
@@ -86,29 +104,60 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
     const keys = await app.inject({ method: 'GET', url: '/dashboard/keys', headers: { cookie: session.cookie } });
     expect(keys.body).toContain(acme.project.id);
     expect(keys.body).not.toContain(globex.project.id);
-    const foreign = [`/dashboard/projects/${globex.project.id}`, `/dashboard/projects/${globex.project.id}/jobs`, `/dashboard/projects/${globex.project.id}/jobs/${globexJobId}`, `/dashboard/projects/${globex.project.id}/jobs/${globexJobId}/live`, `/dashboard/projects/${acme.project.id}/jobs/${globexJobId}`, `/dashboard/projects/${globex.project.id}/analytics`, `/dashboard/projects/${globex.project.id}/analytics/visitors.csv`];
+    const foreign = [
+      `/dashboard/projects/${globex.project.id}`,
+      `/dashboard/projects/${globex.project.id}/jobs`,
+      `/dashboard/projects/${globex.project.id}/jobs/${globexJobId}`,
+      `/dashboard/projects/${globex.project.id}/jobs/${globexJobId}/live`,
+      `/dashboard/projects/${acme.project.id}/jobs/${globexJobId}`,
+      `/dashboard/projects/${globex.project.id}/analytics`,
+      `/dashboard/projects/${globex.project.id}/analytics/visitors.csv`,
+    ];
     for (const url of foreign) {
       const response = await app.inject({ method: 'GET', url, headers: { cookie: session.cookie } });
       expect(response.statusCode, url).toBe(404);
       expect(response.body).not.toContain('Globex');
     }
-    const update = await app.inject({ method: 'POST', url: `/dashboard/projects/${globex.project.id}`, headers: { ...formType, cookie: session.cookie }, payload: form({ name: 'Taken over', csrf: session.csrf }) });
+    const update = await app.inject({
+      method: 'POST',
+      url: `/dashboard/projects/${globex.project.id}`,
+      headers: { ...formType, cookie: session.cookie },
+      payload: form({ name: 'Taken over', csrf: session.csrf }),
+    });
     expect(update.statusCode).toBe(404);
-    const scoped = await app.inject({ method: 'POST', url: '/dashboard/keys', headers: { ...formType, cookie: session.cookie }, payload: form({ name: 'reach', scopes: 'read', projects: globex.project.id, csrf: session.csrf }) });
+    const scoped = await app.inject({
+      method: 'POST',
+      url: '/dashboard/keys',
+      headers: { ...formType, cookie: session.cookie },
+      payload: form({ name: 'reach', scopes: 'read', projects: globex.project.id, csrf: session.csrf }),
+    });
     expect(scoped.statusCode).toBe(400);
     const globexKey = await storage.db.selectFrom('api_keys').select('id').where('org_id', '=', globex.orgId).executeTakeFirstOrThrow();
-    const revoke = await app.inject({ method: 'POST', url: `/dashboard/keys/${globexKey.id}/revoke`, headers: { ...formType, cookie: session.cookie }, payload: form({ csrf: session.csrf }) });
+    const revoke = await app.inject({
+      method: 'POST',
+      url: `/dashboard/keys/${globexKey.id}/revoke`,
+      headers: { ...formType, cookie: session.cookie },
+      payload: form({ csrf: session.csrf }),
+    });
     expect(revoke.statusCode).toBe(404);
     const stillWorks = await app.inject({ method: 'GET', url: `/v2/agent/${globex.project.id}/jobs`, headers: globex.auth });
     expect(stillWorks.statusCode).toBe(200);
-    expect((await storage.db.selectFrom('projects').select('name').where('id', '=', globex.project.id).executeTakeFirstOrThrow()).name).toBe('Globex secret docs');
+    expect((await storage.db.selectFrom('projects').select('name').where('id', '=', globex.project.id).executeTakeFirstOrThrow()).name).toBe(
+      'Globex secret docs',
+    );
   });
 
   it('accepts a sign-in link once, refuses expired links, and sets a locked-down cookie', async () => {
     const link = await createSignInLink(storage.db, acme.orgId, 30);
     const page = await app.inject({ method: 'GET', url: `/dashboard/sign-in?token=${link.token}` });
     const formCookie = `quire_sign_in=${cookieValue(page.headers['set-cookie'], 'quire_sign_in')}`;
-    const redeem = () => app.inject({ method: 'POST', url: '/dashboard/sign-in', headers: { ...formType, cookie: formCookie }, payload: form({ token: link.token, csrf: csrfOf(page.body) }) });
+    const redeem = () =>
+      app.inject({
+        method: 'POST',
+        url: '/dashboard/sign-in',
+        headers: { ...formType, cookie: formCookie },
+        payload: form({ token: link.token, csrf: csrfOf(page.body) }),
+      });
     const first = await redeem();
     expect(first.statusCode).toBe(303);
     const setCookie = [first.headers['set-cookie']].flat().find((header) => header?.startsWith('quire_session='));
@@ -118,9 +167,19 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
     expect(cookieValue(second.headers['set-cookie'], 'quire_session')).toBeUndefined();
 
     const expired = await createSignInLink(storage.db, acme.orgId, 1, Date.now() - 120_000);
-    const late = await app.inject({ method: 'POST', url: '/dashboard/sign-in', headers: { ...formType, cookie: formCookie }, payload: form({ token: expired.token, csrf: csrfOf(page.body) }) });
+    const late = await app.inject({
+      method: 'POST',
+      url: '/dashboard/sign-in',
+      headers: { ...formType, cookie: formCookie },
+      payload: form({ token: expired.token, csrf: csrfOf(page.body) }),
+    });
     expect(late.statusCode).toBe(400);
-    const noFormCookie = await app.inject({ method: 'POST', url: '/dashboard/sign-in', headers: formType, payload: form({ token: link.token, csrf: csrfOf(page.body) }) });
+    const noFormCookie = await app.inject({
+      method: 'POST',
+      url: '/dashboard/sign-in',
+      headers: formType,
+      payload: form({ token: link.token, csrf: csrfOf(page.body) }),
+    });
     expect(noFormCookie.statusCode).toBe(403);
     const stored = await storage.db.selectFrom('dashboard_sign_in_links').select('token_hash').execute();
     expect(stored.map((row) => row.token_hash)).not.toContain(link.token);
@@ -141,7 +200,12 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
   });
 
   it('escapes values and sends a strict content security policy', async () => {
-    await app.inject({ method: 'POST', url: '/dashboard/projects', headers: { ...formType, cookie: session.cookie }, payload: form({ name: '<script>alert(1)</script>', csrf: session.csrf }) });
+    await app.inject({
+      method: 'POST',
+      url: '/dashboard/projects',
+      headers: { ...formType, cookie: session.cookie },
+      payload: form({ name: '<script>alert(1)</script>', csrf: session.csrf }),
+    });
     const page = await app.inject({ method: 'GET', url: '/dashboard/projects', headers: { cookie: session.cookie } });
     expect(page.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(page.body).not.toContain('<script>alert(1)');
@@ -152,7 +216,11 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
   it('never renders a pull-request link that is not http(s), even one stored before links were checked', async () => {
     const job = (await app.inject({ method: 'POST', url: `/v2/agent/${acme.project.id}/job`, headers: acme.auth, payload: { prompt: 'Hostile link' } })).json();
     await storage.db.updateTable('jobs').set({ status: 'completed', pr_link: 'javascript:alert(document.cookie)' }).where('id', '=', job.id).execute();
-    const pages = [`/dashboard/projects/${acme.project.id}/jobs`, `/dashboard/projects/${acme.project.id}/jobs/${job.id}`, `/dashboard/projects/${acme.project.id}/jobs/${job.id}/live`];
+    const pages = [
+      `/dashboard/projects/${acme.project.id}/jobs`,
+      `/dashboard/projects/${acme.project.id}/jobs/${job.id}`,
+      `/dashboard/projects/${acme.project.id}/jobs/${job.id}/live`,
+    ];
     for (const url of pages) {
       const page = await app.inject({ method: 'GET', url, headers: { cookie: session.cookie } });
       expect(page.statusCode, url).toBe(200);
@@ -172,7 +240,13 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
     const page = await app.inject({ method: 'GET', url: '/dashboard/keys', headers: { cookie: session.cookie } });
     const formId = /name="form" value="([0-9a-f]{32})"/.exec(page.body)![1];
     const before = await keyCount(acme.orgId);
-    const send = (id: string) => app.inject({ method: 'POST', url: '/dashboard/keys', headers: { ...formType, cookie: session.cookie }, payload: form({ name: 'reloaded', scopes: 'read', csrf: session.csrf, form: id }) });
+    const send = (id: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/dashboard/keys',
+        headers: { ...formType, cookie: session.cookie },
+        payload: form({ name: 'reloaded', scopes: 'read', csrf: session.csrf, form: id }),
+      });
     const first = await send(formId);
     expect(first.statusCode).toBe(200);
     expect(first.body).toMatch(/quire_[0-9A-Za-z]{40}/);
@@ -199,8 +273,16 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
     const usedRow = { id: [...(await sessionIds())].find((id) => !afterIdle.has(id))! };
     const hour = 3_600_000;
     // Both signed in 20 hours ago; one was used 11 hours ago, the other not since (idle limit 12 h).
-    await storage.db.updateTable('dashboard_sessions').set({ created_at: Date.now() - 20 * hour, last_seen_at: Date.now() - 11 * hour }).where('id', '=', usedRow.id).execute();
-    await storage.db.updateTable('dashboard_sessions').set({ created_at: Date.now() - 20 * hour, last_seen_at: Date.now() - 20 * hour }).where('id', '=', idleRow.id).execute();
+    await storage.db
+      .updateTable('dashboard_sessions')
+      .set({ created_at: Date.now() - 20 * hour, last_seen_at: Date.now() - 11 * hour })
+      .where('id', '=', usedRow.id)
+      .execute();
+    await storage.db
+      .updateTable('dashboard_sessions')
+      .set({ created_at: Date.now() - 20 * hour, last_seen_at: Date.now() - 20 * hour })
+      .where('id', '=', idleRow.id)
+      .execute();
     const stale = await app.inject({ method: 'GET', url: '/dashboard/keys', headers: { cookie: idle.cookie } });
     expect(stale.statusCode).toBe(303);
     expect(stale.headers.location).toBe('/dashboard/sign-in');
@@ -212,7 +294,12 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
 
   it('ends the session on sign-out', async () => {
     const own = await signIn(app, storage, acme.orgId);
-    const response = await app.inject({ method: 'POST', url: '/dashboard/sign-out', headers: { ...formType, cookie: own.cookie }, payload: form({ csrf: own.csrf }) });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/dashboard/sign-out',
+      headers: { ...formType, cookie: own.cookie },
+      payload: form({ csrf: own.csrf }),
+    });
     expect(response.statusCode).toBe(200);
     const after = await app.inject({ method: 'GET', url: '/dashboard/keys', headers: { cookie: own.cookie } });
     expect(after.statusCode).toBe(303);

@@ -55,7 +55,11 @@ describe.each(testDatabases)('agent-job API on $dialect', (database) => {
     const first = await app.inject({ method: 'GET', url: `/v2/agent/${other.project.id}/jobs?limit=2`, headers: other.auth });
     expect(first.statusCode).toBe(200);
     expect(first.json().jobs.map((job: { id: string }) => job.id)).toEqual([ids[2], ids[1]]);
-    const second = await app.inject({ method: 'GET', url: `/v2/agent/${other.project.id}/jobs?limit=2&cursor=${first.json().nextCursor}`, headers: other.auth });
+    const second = await app.inject({
+      method: 'GET',
+      url: `/v2/agent/${other.project.id}/jobs?limit=2&cursor=${first.json().nextCursor}`,
+      headers: other.auth,
+    });
     expect(second.json()).toEqual({ jobs: [expect.objectContaining({ id: ids[0] })], nextCursor: null });
     const filtered = await app.inject({ method: 'GET', url: `/v2/agent/${other.project.id}/jobs?status=archived`, headers: other.auth });
     expect(filtered.json().jobs).toEqual([]);
@@ -70,7 +74,12 @@ describe.each(testDatabases)('agent-job API on $dialect', (database) => {
 
   it('answers 409 to follow-ups and archiving while the job is active', async () => {
     const job = (await create(tenant, { prompt: 'one' })).json();
-    const followUp = await app.inject({ method: 'POST', url: `/v2/agent/${tenant.project.id}/job/${job.id}/message`, headers: tenant.auth, payload: { prompt: 'two' } });
+    const followUp = await app.inject({
+      method: 'POST',
+      url: `/v2/agent/${tenant.project.id}/job/${job.id}/message`,
+      headers: tenant.auth,
+      payload: { prompt: 'two' },
+    });
     expect(followUp.statusCode).toBe(409);
     expect(followUp.json().code).toBe('conflict');
     const archive = await app.inject({ method: 'POST', url: `/v2/agent/${tenant.project.id}/job/${job.id}/archive`, headers: tenant.auth });
@@ -84,7 +93,12 @@ describe.each(testDatabases)('agent-job API on $dialect', (database) => {
     const completed = await app.inject({ method: 'GET', url: `/v2/agent/${tenant.project.id}/job/${job.id}`, headers: tenant.auth });
     expect(completed.json()).toMatchObject({ status: 'completed', prLink: 'https://github.com/acme/docs/pull/7' });
 
-    const followUp = await app.inject({ method: 'POST', url: `/v2/agent/${tenant.project.id}/job/${job.id}/message`, headers: tenant.auth, payload: { prompt: 'also fix the sidebar' } });
+    const followUp = await app.inject({
+      method: 'POST',
+      url: `/v2/agent/${tenant.project.id}/job/${job.id}/message`,
+      headers: tenant.auth,
+      payload: { prompt: 'also fix the sidebar' },
+    });
     expect(followUp.statusCode).toBe(200);
     expect(followUp.json()).toMatchObject({ status: 'active', prLink: null });
     expect(followUp.headers['ratelimit-remaining']).toBeDefined();
@@ -92,10 +106,20 @@ describe.each(testDatabases)('agent-job API on $dialect', (database) => {
     expect(queued).toHaveLength(1);
 
     await storage.db.updateTable('jobs').set({ status: 'completed' }).where('id', '=', job.id).execute();
-    const archived = await app.inject({ method: 'POST', url: `/v2/agent/${tenant.project.id}/job/${job.id}/archive`, headers: { ...tenant.auth, 'content-type': 'application/json' }, payload: '' });
+    const archived = await app.inject({
+      method: 'POST',
+      url: `/v2/agent/${tenant.project.id}/job/${job.id}/archive`,
+      headers: { ...tenant.auth, 'content-type': 'application/json' },
+      payload: '',
+    });
     expect(archived.statusCode).toBe(200);
     expect(archived.json()).toMatchObject({ status: 'archived', archivedAt: expect.any(String), prLink: 'https://github.com/acme/docs/pull/7' });
-    const refused = await app.inject({ method: 'POST', url: `/v2/agent/${tenant.project.id}/job/${job.id}/message`, headers: tenant.auth, payload: { prompt: 'more' } });
+    const refused = await app.inject({
+      method: 'POST',
+      url: `/v2/agent/${tenant.project.id}/job/${job.id}/message`,
+      headers: tenant.auth,
+      payload: { prompt: 'more' },
+    });
     expect(refused.statusCode).toBe(409);
     const transcript = await app.inject({ method: 'GET', url: `/v2/agent/${tenant.project.id}/job/${job.id}/messages`, headers: tenant.auth });
     expect(transcript.json().messages.map((message: { role: string }) => message.role)).toEqual(['user', 'user', 'event']);
@@ -130,7 +154,12 @@ describe.each(testDatabases)('agent-job API on $dialect', (database) => {
 
     it('answers 403 when the key lacks the scope', async () => {
       const readOnly = await createKey(storage.db, tenant.orgId, { scopes: ['read'] });
-      const response = await app.inject({ method: 'POST', url: `/v2/agent/${tenant.project.id}/job`, headers: { authorization: `Bearer ${readOnly.key}` }, payload: { prompt: 'x' } });
+      const response = await app.inject({
+        method: 'POST',
+        url: `/v2/agent/${tenant.project.id}/job`,
+        headers: { authorization: `Bearer ${readOnly.key}` },
+        payload: { prompt: 'x' },
+      });
       expect(response.statusCode).toBe(403);
       expect(response.json().code).toBe('forbidden');
     });
@@ -175,22 +204,38 @@ describe.each(testDatabases)('agent-job API on $dialect', (database) => {
       ['prototype pollution', { 'content-type': 'application/json' }, '{"prompt":"hi","__proto__":{"admin":true}}'],
     ];
     it.each(cases)('answers 400 invalid_request to %s and creates nothing', async (_name, headers, payload) => {
-      const before = await storage.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+      const before = await storage.db
+        .selectFrom('jobs')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .executeTakeFirstOrThrow();
       const response = await app.inject({ method: 'POST', url: `/v2/agent/${tenant.project.id}/job`, headers: { ...tenant.auth, ...headers }, payload });
       expect(response.statusCode).toBe(400);
       expect(response.json()).toMatchObject({ code: 'invalid_request', error: expect.any(String) });
-      const after = await storage.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirstOrThrow();
+      const after = await storage.db
+        .selectFrom('jobs')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .executeTakeFirstOrThrow();
       expect(Number(after.count)).toBe(Number(before.count));
     });
 
     it('answers 413 to a body over the limit', async () => {
-      const response = await app.inject({ method: 'POST', url: `/v2/agent/${tenant.project.id}/job`, headers: { ...tenant.auth, 'content-type': 'application/json' }, payload: JSON.stringify({ prompt: 'x'.repeat(2_000_000) }) });
+      const response = await app.inject({
+        method: 'POST',
+        url: `/v2/agent/${tenant.project.id}/job`,
+        headers: { ...tenant.auth, 'content-type': 'application/json' },
+        payload: JSON.stringify({ prompt: 'x'.repeat(2_000_000) }),
+      });
       expect(response.statusCode).toBe(413);
       expect(response.json().code).toBe('payload_too_large');
     });
 
     it('answers 404 to malformed or unknown ids', async () => {
-      for (const url of [`/v2/agent/${tenant.project.id}/job/nope`, `/v2/agent/${tenant.project.id}/job/job_00000000000000000000000000`, `/v2/agent/prj_bad/job/x`, `/v2/agent/${'%27%20or%201=1--'}/jobs`]) {
+      for (const url of [
+        `/v2/agent/${tenant.project.id}/job/nope`,
+        `/v2/agent/${tenant.project.id}/job/job_00000000000000000000000000`,
+        `/v2/agent/prj_bad/job/x`,
+        `/v2/agent/${'%27%20or%201=1--'}/jobs`,
+      ]) {
         const response = await app.inject({ method: 'GET', url, headers: tenant.auth });
         expect(response.statusCode, url).toBe(404);
         expect(response.json().code).toBe('not_found');

@@ -22,7 +22,11 @@ describe.each(testDatabases)('job rate limit and idempotency on $dialect', (data
 
   type Reply = Omit<Response, 'json'> & { json(): Promise<any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
   const post = (tenant: Tenant, path: string, body: unknown, headers: Record<string, string> = {}): Promise<Reply> =>
-    fetch(`${base}/v2/agent/${tenant.project.id}${path}`, { method: 'POST', headers: { ...tenant.auth, 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    fetch(`${base}/v2/agent/${tenant.project.id}${path}`, {
+      method: 'POST',
+      headers: { ...tenant.auth, 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
 
   it('accepts exactly 100 of 150 concurrent creates and refuses the rest with 429 and headers', async () => {
     const tenant = await createTenant(storage);
@@ -40,7 +44,11 @@ describe.each(testDatabases)('job rate limit and idempotency on $dialect', (data
     expect(await refused.json()).toMatchObject({ code: 'rate_limited', error: expect.stringContaining('Try again in') });
     const remaining = responses.filter((response) => response.status === 201).map((response) => Number(response.headers.get('ratelimit-remaining')));
     expect(remaining.sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, index) => index));
-    const jobs = await storage.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('count')).where('project_id', '=', tenant.project.id).executeTakeFirstOrThrow();
+    const jobs = await storage.db
+      .selectFrom('jobs')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('project_id', '=', tenant.project.id)
+      .executeTakeFirstOrThrow();
     expect(Number(jobs.count)).toBe(100);
   });
 
@@ -59,8 +67,14 @@ describe.each(testDatabases)('job rate limit and idempotency on $dialect', (data
   it('frees capacity as the rolling window moves', async () => {
     const tenant = await createTenant(storage);
     const hourAgo = Date.now() - 3600_000 + 2_000;
-    await storage.db.insertInto('rate_limit_buckets').values({ bucket: `jobs:${tenant.project.id}` }).execute();
-    await storage.db.insertInto('rate_limit_hits').values(Array.from({ length: 100 }, () => ({ bucket: `jobs:${tenant.project.id}`, at: hourAgo }))).execute();
+    await storage.db
+      .insertInto('rate_limit_buckets')
+      .values({ bucket: `jobs:${tenant.project.id}` })
+      .execute();
+    await storage.db
+      .insertInto('rate_limit_hits')
+      .values(Array.from({ length: 100 }, () => ({ bucket: `jobs:${tenant.project.id}`, at: hourAgo })))
+      .execute();
     const refused = await post(tenant, '/job', { prompt: 'too soon' });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(2);

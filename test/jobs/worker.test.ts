@@ -34,13 +34,24 @@ describe.each(testDatabases)('job worker on $dialect', (database) => {
   });
 
   function startWorker(runner: AgentRunner, options: { concurrency?: number; leaseMs?: number } = {}) {
-    const worker = new Worker({ storage, runner, logger: pino({ level: 'silent' }), concurrency: options.concurrency ?? 2, leaseMs: options.leaseMs ?? 30_000, pollMs: 20 });
+    const worker = new Worker({
+      storage,
+      runner,
+      logger: pino({ level: 'silent' }),
+      concurrency: options.concurrency ?? 2,
+      leaseMs: options.leaseMs ?? 30_000,
+      pollMs: 20,
+    });
     worker.start();
     return worker;
   }
 
   const jobRow = (id: string) => storage.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-  const finished = (id: string) => waitFor(async () => { const row = await jobRow(id); return row.status !== 'active' && row; });
+  const finished = (id: string) =>
+    waitFor(async () => {
+      const row = await jobRow(id);
+      return row.status !== 'active' && row;
+    });
 
   async function submit(context: AppContext, prompt: string) {
     return (await createJob(context, tenant.project, { prompt })).job;
@@ -64,14 +75,20 @@ describe.each(testDatabases)('job worker on $dialect', (database) => {
     expect(done).toMatchObject({ status: 'completed', pr_link: 'https://github.com/acme/docs/pull/1', input_tokens: 120, output_tokens: 30, error: null });
     expect(JSON.parse(done.runner_state!)).toEqual({ number: 1 });
     const roles = await storage.db.selectFrom('job_messages').select(['role', 'content']).where('job_id', '=', job.id).orderBy('seq').execute();
-    expect(roles.map((row) => `${row.role}:${JSON.parse(row.content).type ?? ''}`)).toEqual(['user:', 'event:job-started', 'assistant:', 'event:job-completed']);
+    expect(roles.map((row) => `${row.role}:${JSON.parse(row.content).type ?? ''}`)).toEqual([
+      'user:',
+      'event:job-started',
+      'assistant:',
+      'event:job-completed',
+    ]);
     expect(await storage.db.selectFrom('job_queue').select('id').where('job_id', '=', job.id).execute()).toEqual([]);
   });
 
   it('fails a job with the runner’s explanation, or a generic one when the runner crashes', async () => {
     const worker = startWorker({
       async run(run) {
-        if (run.prompt === 'explained') throw new JobFailure('The repository https://github.com/acme/missing does not exist.', { usage: { inputTokens: 50, outputTokens: 5 } });
+        if (run.prompt === 'explained')
+          throw new JobFailure('The repository https://github.com/acme/missing does not exist.', { usage: { inputTokens: 50, outputTokens: 5 } });
         throw new TypeError('undefined is not a function');
       },
     });
@@ -80,7 +97,12 @@ describe.each(testDatabases)('job worker on $dialect', (database) => {
     const explained = await finished((await submit(context, 'explained')).id);
     const crashed = await finished((await submit(context, 'crash')).id);
     await worker.stop(1000);
-    expect(explained).toMatchObject({ status: 'failed', error: 'The repository https://github.com/acme/missing does not exist.', input_tokens: 50, output_tokens: 5 });
+    expect(explained).toMatchObject({
+      status: 'failed',
+      error: 'The repository https://github.com/acme/missing does not exist.',
+      input_tokens: 50,
+      output_tokens: 5,
+    });
     expect(crashed.status).toBe('failed');
     expect(crashed.error).toContain('internal error');
     expect(crashed.error).not.toContain('undefined is not a function');

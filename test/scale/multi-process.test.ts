@@ -27,7 +27,14 @@ describeOnPostgres('many processes on one PostgreSQL', () => {
     // Workers poll only once a minute here, so prompt pick-ups prove the LISTEN/NOTIFY wake-up.
     const databaseUrl = new URL(storage.location.env.DATABASE_URL);
     databaseUrl.searchParams.set('application_name', applicationName);
-    const env = { DATABASE_URL: databaseUrl.toString(), QUIRE_WORKER_POLL_MS: '60000', QUIRE_JOB_RATE_LIMIT: '100', QUIRE_ANALYTICS_RATE_LIMIT: '1000', QUIRE_WORKER_CONCURRENCY: '4', SERVICE_RUN_MS: '5' };
+    const env = {
+      DATABASE_URL: databaseUrl.toString(),
+      QUIRE_WORKER_POLL_MS: '60000',
+      QUIRE_JOB_RATE_LIMIT: '100',
+      QUIRE_ANALYTICS_RATE_LIMIT: '1000',
+      QUIRE_WORKER_CONCURRENCY: '4',
+      SERVICE_RUN_MS: '5',
+    };
     apis = await Promise.all([0, 1].map(() => startServiceProcess({ ...env, SERVICE_WORKER: '0' })));
     const workers = await Promise.all([0, 1, 2].map(() => startServiceProcess({ ...env, SERVICE_API: '0' })));
     processes.push(...apis, ...workers);
@@ -39,7 +46,11 @@ describeOnPostgres('many processes on one PostgreSQL', () => {
   });
 
   const create = (url: string, target: Tenant, prompt: string) =>
-    fetch(`${url}/v2/agent/${target.project.id}/job`, { method: 'POST', headers: { ...target.auth, 'content-type': 'application/json' }, body: JSON.stringify({ prompt }) });
+    fetch(`${url}/v2/agent/${target.project.id}/job`, {
+      method: 'POST',
+      headers: { ...target.auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt }),
+    });
 
   it('accepts exactly 100 of 150 concurrent creates spread over two API processes', async () => {
     const target = await createTenant(storage);
@@ -85,7 +96,10 @@ describeOnPostgres('many processes on one PostgreSQL', () => {
   it('wakes a worker in another process within a moment of a create (LISTEN/NOTIFY, not polling)', async () => {
     const response = await create(apis[0].url!, tenant, 'wake up');
     const job = (await response.json()) as { id: string };
-    await waitFor(async () => (await storage.db.selectFrom('jobs').select('status').where('id', '=', job.id).executeTakeFirstOrThrow()).status === 'completed', 10_000);
+    await waitFor(
+      async () => (await storage.db.selectFrom('jobs').select('status').where('id', '=', job.id).executeTakeFirstOrThrow()).status === 'completed',
+      10_000,
+    );
     const rows = await storage.db.selectFrom('job_messages').select(['created_at', 'content']).where('job_id', '=', job.id).orderBy('seq').execute();
     const started = rows.find((row) => row.content.includes('job-started'))!;
     expect(started.created_at - rows[0].created_at).toBeLessThan(1000);
@@ -94,7 +108,10 @@ describeOnPostgres('many processes on one PostgreSQL', () => {
   it('counts visitors ingested concurrently through both API processes exactly', async () => {
     const target = await createTenant(storage);
     const day = Date.UTC(2026, 10, 20);
-    const agents = { human: 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0', ai: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)' };
+    const agents = {
+      human: 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0',
+      ai: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)',
+    };
     const expected = { human: new Set<string>(), ai: new Set<string>() };
     const batches = Array.from({ length: 24 }, (_, batch) =>
       Array.from({ length: 400 }, (_, index) => {
@@ -107,7 +124,11 @@ describeOnPostgres('many processes on one PostgreSQL', () => {
     );
     const replies = await Promise.all(
       batches.map((events, batch) =>
-        fetch(`${apis[batch % 2].url}/v1/analytics/${target.project.id}/events`, { method: 'POST', headers: { ...target.auth, 'content-type': 'application/json' }, body: JSON.stringify({ events }) }),
+        fetch(`${apis[batch % 2].url}/v1/analytics/${target.project.id}/events`, {
+          method: 'POST',
+          headers: { ...target.auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ events }),
+        }),
       ),
     );
     for (const reply of replies) expect(await reply.json()).toMatchObject({ accepted: 400, rejected: 0 });

@@ -18,14 +18,17 @@ describe('framing', () => {
     await storage.close();
   });
 
-  it.each(['/docs', '/docs/', '/dashboard/sign-in', '/dashboard/no-such-page', '/changes/job_unknown', '/v2/agent/prj_x/jobs', '/script.js'])('%s sends frame-ancestors none and X-Frame-Options DENY', async (url) => {
-    const response = await app.inject({ method: 'GET', url });
-    expect(response.statusCode, url).toBeLessThan(500);
-    expect(response.headers['x-frame-options']).toBe('DENY');
-    const policy = String(response.headers['content-security-policy']);
-    expect(policy).toMatch(/(?:^|;\s*)frame-ancestors 'none'(?:;|$)/);
-    expect(policy.match(/frame-ancestors/g)).toHaveLength(1);
-  });
+  it.each(['/docs', '/docs/', '/dashboard/sign-in', '/dashboard/no-such-page', '/changes/job_unknown', '/v2/agent/prj_x/jobs', '/script.js'])(
+    '%s sends frame-ancestors none and X-Frame-Options DENY',
+    async (url) => {
+      const response = await app.inject({ method: 'GET', url });
+      expect(response.statusCode, url).toBeLessThan(500);
+      expect(response.headers['x-frame-options']).toBe('DENY');
+      const policy = String(response.headers['content-security-policy']);
+      expect(policy).toMatch(/(?:^|;\s*)frame-ancestors 'none'(?:;|$)/);
+      expect(policy.match(/frame-ancestors/g)).toHaveLength(1);
+    },
+  );
 
   it('serves the API reference as an HTML page', async () => {
     const response = await app.inject({ method: 'GET', url: '/docs' });

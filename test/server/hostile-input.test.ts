@@ -28,18 +28,49 @@ describe('hostile input', () => {
   });
 
   const junk = fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('..', '%00', '%2e%2e', "' or 1=1--", 'job_00000000000000000000000000', 'prj_'));
-  const routes = ['/v2/agent/{p}/job', '/v2/agent/{p}/job/{j}', '/v2/agent/{p}/job/{j}/message', '/v2/agent/{p}/job/{j}/archive', '/v2/agent/{p}/job/{j}/messages', '/v2/agent/{p}/jobs', '/v1/analytics/{p}/events', '/v1/analytics/{p}/visitors', '/v1/analytics/{p}/views'];
-  const queryValue = fc.oneof(fc.string({ maxLength: 12 }), fc.integer().map(String), fc.double().map(String), fc.constantFrom('2026-13-01', '2026-11-01', '2026-11-01T10:00:00+02:00', '-1', '0', '251', 'active'));
+  const routes = [
+    '/v2/agent/{p}/job',
+    '/v2/agent/{p}/job/{j}',
+    '/v2/agent/{p}/job/{j}/message',
+    '/v2/agent/{p}/job/{j}/archive',
+    '/v2/agent/{p}/job/{j}/messages',
+    '/v2/agent/{p}/jobs',
+    '/v1/analytics/{p}/events',
+    '/v1/analytics/{p}/visitors',
+    '/v1/analytics/{p}/views',
+  ];
+  const queryValue = fc.oneof(
+    fc.string({ maxLength: 12 }),
+    fc.integer().map(String),
+    fc.double().map(String),
+    fc.constantFrom('2026-13-01', '2026-11-01', '2026-11-01T10:00:00+02:00', '-1', '0', '251', 'active'),
+  );
   const query = fc.dictionary(fc.constantFrom('limit', 'offset', 'dateFrom', 'dateTo', 'cursor', 'status', 'x'), queryValue, { maxKeys: 3 });
-  const url = fc.tuple(fc.constantFrom(...routes), fc.oneof(fc.constant('own'), junk), fc.oneof(fc.constant('job'), junk), query).map(([route, project, job, parameters]) => {
-    const path = route.replace('{p}', project === 'own' ? tenant.project.id : encodeURIComponent(project)).replace('{j}', job === 'job' ? jobId : encodeURIComponent(job));
-    return `${path}?${new URLSearchParams(parameters).toString()}`;
-  });
+  const url = fc
+    .tuple(fc.constantFrom(...routes), fc.oneof(fc.constant('own'), junk), fc.oneof(fc.constant('job'), junk), query)
+    .map(([route, project, job, parameters]) => {
+      const path = route
+        .replace('{p}', project === 'own' ? tenant.project.id : encodeURIComponent(project))
+        .replace('{j}', job === 'job' ? jobId : encodeURIComponent(job));
+      return `${path}?${new URLSearchParams(parameters).toString()}`;
+    });
   const body = fc.oneof(
     fc.string({ maxLength: 200 }),
     fc.json({ maxDepth: 3 }),
     fc.record({ prompt: fc.oneof(fc.string({ maxLength: 40 }), fc.integer(), fc.constant(null)) }).map((value) => JSON.stringify(value)),
-    fc.array(fc.record({ path: fc.oneof(fc.string({ maxLength: 20 }), fc.constant('/a')), timestamp: fc.oneof(fc.string({ maxLength: 20 }), fc.integer()), userAgent: fc.string({ maxLength: 20 }) }, { requiredKeys: [] }), { maxLength: 5 }).map((events) => JSON.stringify({ events })),
+    fc
+      .array(
+        fc.record(
+          {
+            path: fc.oneof(fc.string({ maxLength: 20 }), fc.constant('/a')),
+            timestamp: fc.oneof(fc.string({ maxLength: 20 }), fc.integer()),
+            userAgent: fc.string({ maxLength: 20 }),
+          },
+          { requiredKeys: [] },
+        ),
+        { maxLength: 5 },
+      )
+      .map((events) => JSON.stringify({ events })),
     fc.constant(''),
   );
   const contentType = fc.constantFrom('application/json', 'application/x-ndjson', 'text/plain', 'application/json; charset=utf-16', '');

@@ -39,9 +39,12 @@ describe.each(testDatabases)('API key IP allowlists on $dialect', (database) => 
   });
 
   const listJobs = (base: string, key: string, forwardedFor?: string) =>
-    fetch(`${base}/v2/agent/${tenant.project.id}/jobs`, { headers: { authorization: `Bearer ${key}`, ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) } });
+    fetch(`${base}/v2/agent/${tenant.project.id}/jobs`, {
+      headers: { authorization: `Bearer ${key}`, ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+    });
   const errorOf = async (response: Response) => (await response.json()) as { code: string; error: string };
-  const lastUsed = async (id: string) => (await storage.db.selectFrom('api_keys').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow()).last_used_at;
+  const lastUsed = async (id: string) =>
+    (await storage.db.selectFrom('api_keys').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow()).last_used_at;
 
   it('serves a key from an address on its allowlist', async () => {
     const { key, row } = await createKey(storage.db, tenant.orgId, { allowedIps: ['127.0.0.1/32'] });

@@ -57,7 +57,9 @@ describe.each(testDatabases)('clients that abandon a request on $dialect', (data
     const body = JSON.stringify({ events: Array.from({ length: 2000 }, (_, index) => ({ path: `/page-${index}` })) });
     const socket = connect(port, '127.0.0.1');
     await new Promise<void>((resolve) => socket.once('connect', resolve));
-    socket.write(`POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: ${tenant.auth.authorization}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`);
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: ${tenant.auth.authorization}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`,
+    );
     socket.write(body.slice(0, body.length / 2));
     await new Promise((resolve) => setTimeout(resolve, 100));
     socket.destroy();

@@ -38,7 +38,12 @@ describe.each(testDatabases)('a second Quire whose port is taken, on $dialect', 
   it('exits non-zero saying the port is in use, without claiming a job of the shared database', async () => {
     const tenant = await createTenant(storage);
     const app = await testApp(testContext(storage));
-    const created = await app.inject({ method: 'POST', url: `/v2/agent/${tenant.project.id}/job`, headers: tenant.auth, payload: { prompt: 'Waits for a worker' } });
+    const created = await app.inject({
+      method: 'POST',
+      url: `/v2/agent/${tenant.project.id}/job`,
+      headers: tenant.auth,
+      payload: { prompt: 'Waits for a worker' },
+    });
     await app.close();
     expect(created.statusCode).toBe(201);
     const jobId: string = created.json().id;

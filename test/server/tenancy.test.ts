@@ -63,7 +63,8 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
     attacker = await createTenant(storage, { project: { name: 'Attacker docs' } });
     session = await signIn(app, storage, attacker.orgId);
     victimJobId = (await createJob(context, victim.project, { prompt: 'Victim confidential instruction' })).job.id;
-    victimConnectionId = (await addConnection(storage.db, context.config, victim.orgId, { kind: 'github-token', account: 'victim-bot', token: victimToken })).id;
+    victimConnectionId = (await addConnection(storage.db, context.config, victim.orgId, { kind: 'github-token', account: 'victim-bot', token: victimToken }))
+      .id;
     victimKeyId = (await storage.db.selectFrom('api_keys').select('id').where('org_id', '=', victim.orgId).executeTakeFirstOrThrow()).id;
   });
   afterAll(async () => {
@@ -73,7 +74,16 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
 
   /** The victim's id for each path parameter, chosen by the path segment before it. */
   function fill(url: string): string {
-    const ids: Record<string, string> = { agent: victim.project.id, analytics: victim.project.id, projects: victim.project.id, job: victimJobId, jobs: victimJobId, changes: victimJobId, keys: victimKeyId, connections: victimConnectionId };
+    const ids: Record<string, string> = {
+      agent: victim.project.id,
+      analytics: victim.project.id,
+      projects: victim.project.id,
+      job: victimJobId,
+      jobs: victimJobId,
+      changes: victimJobId,
+      keys: victimKeyId,
+      connections: victimConnectionId,
+    };
     return url.replace(/([^/]+)\/:(\w+)/g, (_match, segment: string, name: string) => {
       const id = ids[segment];
       if (!id) throw new Error(`The tenancy test does not know which victim id fills ":${name}" after "${segment}/" in ${url}; add it to fill().`);
@@ -85,12 +95,20 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
   async function victimRows(): Promise<string> {
     // Sorted: the order in which the database lists its tables may differ between calls.
     const tables = (await storage.db.introspection.getTables()).sort((a, b) => a.name.localeCompare(b.name));
-    const owners: [string, string][] = [['org_id', victim.orgId], ['project_id', victim.project.id], ['job_id', victimJobId]];
+    const owners: [string, string][] = [
+      ['org_id', victim.orgId],
+      ['project_id', victim.project.id],
+      ['job_id', victimJobId],
+    ];
     const snapshot: Record<string, unknown[]> = {};
     for (const table of tables) {
       for (const [column, value] of owners) {
         if (!table.columns.some((candidate) => candidate.name === column)) continue;
-        const rows = await storage.db.selectFrom(table.name as 'jobs').selectAll().where(column as 'id', '=', value).execute();
+        const rows = await storage.db
+          .selectFrom(table.name as 'jobs')
+          .selectAll()
+          .where(column as 'id', '=', value)
+          .execute();
         snapshot[`${table.name}.${column}`] = rows;
       }
     }
@@ -104,9 +122,22 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
 
   it("answers another organization's key and session with 404 on every route that names the victim, and changes nothing", async () => {
     const before = await victimRows();
-    const secrets = [victim.project.id, 'Victim secret docs', victimJobId, 'Victim confidential instruction', victimKeyId, victim.orgId, victim.key, victimConnectionId, 'victim-bot', victimToken];
+    const secrets = [
+      victim.project.id,
+      'Victim secret docs',
+      victimJobId,
+      'Victim confidential instruction',
+      victimKeyId,
+      victim.orgId,
+      victim.key,
+      victimConnectionId,
+      'victim-bot',
+      victimToken,
+    ];
     // Signing out ends the attacker's session, so it goes last.
-    const walk = routes.filter((route) => !publicRoutes[`${route.method} ${route.url}`]).sort((a, b) => Number(a.url.endsWith('sign-out')) - Number(b.url.endsWith('sign-out')));
+    const walk = routes
+      .filter((route) => !publicRoutes[`${route.method} ${route.url}`])
+      .sort((a, b) => Number(a.url.endsWith('sign-out')) - Number(b.url.endsWith('sign-out')));
     let walked = 0;
     for (const route of walk) {
       const url = fill(route.url);

@@ -49,7 +49,15 @@ describe.each(testDatabases)('storage conformance on $dialect', (database) => {
 
   it('reads one snapshot in a snapshot transaction while another process writes', async () => {
     const shared = await fresh();
-    const count = async (db: Storage['db']) => Number((await db.selectFrom('organizations').select((eb) => eb.fn.countAll().as('count')).executeTakeFirstOrThrow()).count);
+    const count = async (db: Storage['db']) =>
+      Number(
+        (
+          await db
+            .selectFrom('organizations')
+            .select((eb) => eb.fn.countAll().as('count'))
+            .executeTakeFirstOrThrow()
+        ).count,
+      );
     let writer: ReturnType<typeof storageProcess> | undefined;
     const seen = await inSnapshot(shared, async (trx) => {
       const before = await count(trx);
@@ -81,7 +89,8 @@ describe.each(testDatabases)('storage conformance on $dialect', (database) => {
     await pause();
     expect(woken).toBe(settled);
     await first.db.transaction().execute((trx) => first.notify(trx, 'conformance'));
-    for (let attempt = 0; attempt < 50 && woken === settled && database.dialect === 'postgres'; attempt++) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let attempt = 0; attempt < 50 && woken === settled && database.dialect === 'postgres'; attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     await stop();
     // SQLite serves one process, whose workers are woken in memory; PostgreSQL carries NOTIFY to every connection.
     expect(woken - settled).toBe(database.dialect === 'postgres' ? 1 : 0);
@@ -95,11 +104,17 @@ describe.each(testDatabases)('storage conformance on $dialect', (database) => {
     }
     const clock = first.changeClock;
     const start = clock();
-    await first.db.insertInto('organizations').values({ id: 'org_own', name: 'Own write', created_at: Date.now(), first_start: 0, server_credentials: 0 }).execute();
+    await first.db
+      .insertInto('organizations')
+      .values({ id: 'org_own', name: 'Own write', created_at: Date.now(), first_start: 0, server_credentials: 0 })
+      .execute();
     const afterOwn = clock();
     expect(afterOwn).not.toBe(start);
     const other = await another(first.location);
-    await other.db.insertInto('organizations').values({ id: 'org_other', name: 'Other write', created_at: Date.now(), first_start: 0, server_credentials: 0 }).execute();
+    await other.db
+      .insertInto('organizations')
+      .values({ id: 'org_other', name: 'Other write', created_at: Date.now(), first_start: 0, server_credentials: 0 })
+      .execute();
     await nextIteration();
     expect(clock()).not.toBe(afterOwn);
   });

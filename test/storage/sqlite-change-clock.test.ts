@@ -13,7 +13,10 @@ describe('the SQLite change clock', () => {
       const start = clock();
       await storage.db.selectFrom('organizations').selectAll().execute();
       expect(clock()).toBe(start);
-      await storage.db.insertInto('organizations').values({ id: 'org_clock', name: 'Clock', first_start: 0, server_credentials: 0, created_at: Date.now() }).execute();
+      await storage.db
+        .insertInto('organizations')
+        .values({ id: 'org_clock', name: 'Clock', first_start: 0, server_credentials: 0, created_at: Date.now() })
+        .execute();
       const afterWrite = clock();
       expect(afterWrite).toBeGreaterThan(start);
       const elsewhere = await openStorage(loadConfig(storage.location.env), { migrate: false });

@@ -47,7 +47,12 @@ export interface Tenant {
 /** An organization with one project and an admin key (scopes read, write, ingest unless given). */
 export async function createTenant(storage: Storage, options: { project?: Partial<ProjectSettings>; scopes?: Scope[] } = {}): Promise<Tenant> {
   const organization = await createOrganization(storage.db, 'Acme');
-  const project = await createProject(storage.db, organization.id, { name: 'Docs', repository: 'https://github.com/acme/docs', ref: 'main', ...options.project });
+  const project = await createProject(storage.db, organization.id, {
+    name: 'Docs',
+    repository: 'https://github.com/acme/docs',
+    ref: 'main',
+    ...options.project,
+  });
   const { key } = await createKey(storage.db, organization.id, { scopes: options.scopes ?? ['read', 'write', 'ingest'] });
   return { orgId: organization.id, project, key, auth: { authorization: `Bearer ${key}` } };
 }

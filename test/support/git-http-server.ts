@@ -50,7 +50,14 @@ export async function startGitHttpServer(options: GitHttpServerOptions = {}): Pr
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
     const serviceName = url.searchParams.get('service') ?? url.pathname.split('/').pop() ?? '';
     const service = serviceName === 'git-upload-pack' || serviceName === 'git-receive-pack' ? serviceName : 'other';
-    const record: GitRequest = { method: request.method ?? 'GET', url: request.url ?? '/', service, status: 0, bytes: 0, authorization: request.headers.authorization };
+    const record: GitRequest = {
+      method: request.method ?? 'GET',
+      url: request.url ?? '/',
+      service,
+      status: 0,
+      bytes: 0,
+      authorization: request.headers.authorization,
+    };
     requests.push(record);
     const needsAuth = service === 'git-receive-pack' || options.privateFetch;
     if (needsAuth && request.headers.authorization !== expected) {

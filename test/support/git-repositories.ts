@@ -16,7 +16,14 @@ export function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, {
     cwd,
     encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.test', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.test', GIT_CONFIG_NOSYSTEM: '1' },
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'Test',
+      GIT_AUTHOR_EMAIL: 'test@example.test',
+      GIT_COMMITTER_NAME: 'Test',
+      GIT_COMMITTER_EMAIL: 'test@example.test',
+      GIT_CONFIG_NOSYSTEM: '1',
+    },
   });
 }
 
@@ -45,7 +52,12 @@ export function createBareRepository(path: string, files: Record<string, string>
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  for (const [key, value] of [['http.receivepack', 'true'], ['uploadpack.allowFilter', 'true'], ['uploadpack.allowAnySHA1InWant', 'true']]) git(path, 'config', key, value);
+  for (const [key, value] of [
+    ['http.receivepack', 'true'],
+    ['uploadpack.allowFilter', 'true'],
+    ['uploadpack.allowAnySHA1InWant', 'true'],
+  ])
+    git(path, 'config', key, value);
   return path;
 }
 

@@ -64,44 +64,62 @@ export async function startGithubServer(options: GithubServerOptions = {}): Prom
     base: { ref: pull.base },
   });
 
-  const self: GithubServer = Object.assign(await startJsonServer((request) => {
-    const repoInstallation = /^\/repos\/([^/]+)\/([^/]+)\/installation$/.exec(request.path);
-    if (repoInstallation && request.method === 'GET') return validJwt(request) ? { status: 200, body: { id: options.app?.installationId } } : unauthorized;
-    const tenancy = tenancyCall(request);
-    if (tenancy) return tenancy;
-    const tokens = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(request.path);
-    if (tokens && request.method === 'POST') {
-      if (!validJwt(request)) return unauthorized;
-      if (!installation(Number(tokens[1]))) return notFound;
-      const token = `ghs_installation${issuedTokens.length + 1}`;
-      issuedTokens.push(token);
-      installationOf.set(token, Number(tokens[1]));
-      return { status: 201, body: { token, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: {}, repository_selection: 'all' } };
-    }
-    const repository = /^\/repos\/([^/]+)\/([^/]+)\/pulls(?:\/(\d+))?$/.exec(request.path);
-    if (!repository) return { status: 404, body: { message: 'Not Found' } };
-    const token = tokenOf(request);
-    if (!knownToken(token)) return unauthorized;
-    if (self.refuse) return { status: self.refuse.status, body: { message: self.refuse.message } };
-    const [, owner, repo, number] = repository;
-    const body = request.body as Partial<PullRecord>;
-    if (request.method === 'GET') {
-      const head = request.query.get('head');
-      return { status: 200, body: pulls.filter((pull) => pull.owner === owner && pull.repo === repo && (!head || `${owner}:${pull.head}` === head) && pull.state === 'open').map(view) };
-    }
-    if (request.method === 'POST') {
-      if (pulls.some((pull) => pull.owner === owner && pull.repo === repo && pull.head === body.head && pull.state === 'open')) {
-        return { status: 422, body: { message: 'Validation Failed', errors: [{ message: `A pull request already exists for ${owner}:${body.head}.` }] } };
+  const self: GithubServer = Object.assign(
+    await startJsonServer((request) => {
+      const repoInstallation = /^\/repos\/([^/]+)\/([^/]+)\/installation$/.exec(request.path);
+      if (repoInstallation && request.method === 'GET') return validJwt(request) ? { status: 200, body: { id: options.app?.installationId } } : unauthorized;
+      const tenancy = tenancyCall(request);
+      if (tenancy) return tenancy;
+      const tokens = /^\/app\/installations\/(\d+)\/access_tokens$/.exec(request.path);
+      if (tokens && request.method === 'POST') {
+        if (!validJwt(request)) return unauthorized;
+        if (!installation(Number(tokens[1]))) return notFound;
+        const token = `ghs_installation${issuedTokens.length + 1}`;
+        issuedTokens.push(token);
+        installationOf.set(token, Number(tokens[1]));
+        return { status: 201, body: { token, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: {}, repository_selection: 'all' } };
       }
-      const pull: PullRecord = { number: pulls.length + 1, owner, repo, head: String(body.head), base: String(body.base), title: String(body.title), body: String(body.body), draft: Boolean(body.draft), state: 'open' };
-      pulls.push(pull);
-      return { status: 201, body: view(pull) };
-    }
-    const pull = pulls.find((candidate) => candidate.owner === owner && candidate.repo === repo && candidate.number === Number(number));
-    if (!pull) return { status: 404, body: { message: 'Not Found' } };
-    Object.assign(pull, { title: body.title ?? pull.title, body: body.body ?? pull.body });
-    return { status: 200, body: view(pull) };
-  }), { pulls, issuedTokens, refuse: null, pullRequestUrl: null });
+      const repository = /^\/repos\/([^/]+)\/([^/]+)\/pulls(?:\/(\d+))?$/.exec(request.path);
+      if (!repository) return { status: 404, body: { message: 'Not Found' } };
+      const token = tokenOf(request);
+      if (!knownToken(token)) return unauthorized;
+      if (self.refuse) return { status: self.refuse.status, body: { message: self.refuse.message } };
+      const [, owner, repo, number] = repository;
+      const body = request.body as Partial<PullRecord>;
+      if (request.method === 'GET') {
+        const head = request.query.get('head');
+        return {
+          status: 200,
+          body: pulls
+            .filter((pull) => pull.owner === owner && pull.repo === repo && (!head || `${owner}:${pull.head}` === head) && pull.state === 'open')
+            .map(view),
+        };
+      }
+      if (request.method === 'POST') {
+        if (pulls.some((pull) => pull.owner === owner && pull.repo === repo && pull.head === body.head && pull.state === 'open')) {
+          return { status: 422, body: { message: 'Validation Failed', errors: [{ message: `A pull request already exists for ${owner}:${body.head}.` }] } };
+        }
+        const pull: PullRecord = {
+          number: pulls.length + 1,
+          owner,
+          repo,
+          head: String(body.head),
+          base: String(body.base),
+          title: String(body.title),
+          body: String(body.body),
+          draft: Boolean(body.draft),
+          state: 'open',
+        };
+        pulls.push(pull);
+        return { status: 201, body: view(pull) };
+      }
+      const pull = pulls.find((candidate) => candidate.owner === owner && candidate.repo === repo && candidate.number === Number(number));
+      if (!pull) return { status: 404, body: { message: 'Not Found' } };
+      Object.assign(pull, { title: body.title ?? pull.title, body: body.body ?? pull.body });
+      return { status: 200, body: view(pull) };
+    }),
+    { pulls, issuedTokens, refuse: null, pullRequestUrl: null },
+  );
 
   /** The calls that decide which repositories an organization's credentials reach. */
   function tenancyCall(request: RecordedRequest): JsonReply | null {
@@ -113,7 +131,8 @@ export async function startGithubServer(options: GithubServerOptions = {}): Prom
       return found ? { status: 200, body: { id: Number(app[1]), account: { login: found.account } } } : notFound;
     }
     const token = tokenOf(request);
-    if (request.path === '/user') return knownToken(token) && !installationOf.has(token) ? { status: 200, body: { login: options.logins?.[token] ?? 'octocat' } } : unauthorized;
+    if (request.path === '/user')
+      return knownToken(token) && !installationOf.has(token) ? { status: 200, body: { login: options.logins?.[token] ?? 'octocat' } } : unauthorized;
     if (request.path === '/installation/repositories') {
       const id = installationOf.get(token);
       if (id === undefined) return unauthorized;

@@ -31,9 +31,18 @@ export async function startJsonServer(handle: JsonHandler): Promise<JsonServer> 
     incoming.on('end', () => {
       const url = new URL(incoming.url ?? '/', 'http://127.0.0.1');
       const text = Buffer.concat(chunks).toString('utf8');
-      const request: RecordedRequest = { method: incoming.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: incoming.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+      const request: RecordedRequest = {
+        method: incoming.method ?? 'GET',
+        path: url.pathname,
+        query: url.searchParams,
+        headers: incoming.headers,
+        body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+      };
       requests.push(request);
-      Promise.resolve(handle(request)).then((reply) => send(response, reply), (error: unknown) => send(response, { status: 500, body: { message: String(error) } }));
+      Promise.resolve(handle(request)).then(
+        (reply) => send(response, reply),
+        (error: unknown) => send(response, { status: 500, body: { message: String(error) } }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -29,7 +29,10 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
 
 /** Runs an operation of test/support/storage-process.ts in its own process; resolves with its JSON result. */
 export function storageProcess(operation: string, env: Record<string, string>): { result: Promise<unknown>; exited: () => boolean } {
-  const child = spawn(process.execPath, ['test/support/storage-process.ts', operation], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['test/support/storage-process.ts', operation], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const result = new Promise<unknown>((resolve, reject) => {

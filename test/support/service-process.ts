@@ -11,7 +11,10 @@ import { scriptedAgent } from './app.ts';
 
 const runMs = Number(process.env.SERVICE_RUN_MS ?? 0);
 // PORT, when given, is kept (tests of a port already in use); otherwise any free port.
-const config = loadConfig(process.env, { ...(process.env.PORT === undefined ? { port: 0 } : {}), logLevel: process.env.LOG_LEVEL === undefined ? 'silent' : (process.env.LOG_LEVEL as 'info') });
+const config = loadConfig(process.env, {
+  ...(process.env.PORT === undefined ? { port: 0 } : {}),
+  logLevel: process.env.LOG_LEVEL === undefined ? 'silent' : (process.env.LOG_LEVEL as 'info'),
+});
 try {
   const service = await startService({
     config,

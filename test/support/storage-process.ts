@@ -14,11 +14,16 @@ const operations: Record<string, (storage: Awaited<ReturnType<typeof openStorage
   },
   async 'rate-limit'(storage) {
     const rule = { limit: Number(process.env.LIMIT), windowMs: 60_000 };
-    const attempts = Array.from({ length: Number(process.env.ATTEMPTS) }, () => storage.db.transaction().execute((trx) => takeRateLimit(trx, storage.profile, 'conformance', rule)));
+    const attempts = Array.from({ length: Number(process.env.ATTEMPTS) }, () =>
+      storage.db.transaction().execute((trx) => takeRateLimit(trx, storage.profile, 'conformance', rule)),
+    );
     return (await Promise.all(attempts)).filter((state) => state.allowed).length;
   },
   async 'insert-organization'(storage) {
-    await storage.db.insertInto('organizations').values({ id: `org_${process.pid}`, name: 'Written by another process', created_at: Date.now(), first_start: 0, server_credentials: 0 }).execute();
+    await storage.db
+      .insertInto('organizations')
+      .values({ id: `org_${process.pid}`, name: 'Written by another process', created_at: Date.now(), first_start: 0, server_credentials: 0 })
+      .execute();
     return true;
   },
 };

@@ -30,7 +30,10 @@ beforeEach(() => {
 afterEach(() => rmSync(sandbox, { recursive: true, force: true }));
 
 async function refused(promise: Promise<unknown>, message: RegExp) {
-  const error = await promise.then(() => null, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(WorkspacePathError);
   expect((error as Error).message).toMatch(message);
 }

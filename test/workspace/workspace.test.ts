@@ -34,7 +34,10 @@ async function open(repository: string, branch: string, ref: string | null = 'ma
 }
 
 async function failure(promise: Promise<unknown>): Promise<Error> {
-  const error = await promise.then(() => null, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(WorkspaceGitError);
   expect((error as Error).message).not.toContain(credentials.password);
   return error as Error;
@@ -140,7 +143,11 @@ describe('workspace over smart HTTP', () => {
   });
 
   it('refuses symbolic links that the repository itself contains', async () => {
-    const repository = server.createRepository('hostile', { 'README.md': '# Hostile\n' }, { 'etc': '/etc', 'up': '..', 'hooks': '.git/hooks', 'docs/passwd.md': '/etc/passwd' });
+    const repository = server.createRepository(
+      'hostile',
+      { 'README.md': '# Hostile\n' },
+      { etc: '/etc', up: '..', hooks: '.git/hooks', 'docs/passwd.md': '/etc/passwd' },
+    );
     const workspace = await open(repository, 'quire/job_hostile');
     for (const path of ['etc/passwd', 'up/mirrors', 'hooks/pre-commit', 'docs/passwd.md']) {
       await expect(workspace.files.read(path)).rejects.toBeInstanceOf(WorkspacePathError);
@@ -158,7 +165,11 @@ describe('workspace over smart HTTP', () => {
     await left.files.write('docs/half-done.md', 'interrupted\n');
     opened.splice(opened.indexOf(left), 1); // its process "died": never disposed
     const running = await open(repository, `quire/${active}`);
-    const mirror = join(root, 'mirrors', readdirSync(join(root, 'mirrors')).find((name) => !name.endsWith('.lock'))!);
+    const mirror = join(
+      root,
+      'mirrors',
+      readdirSync(join(root, 'mirrors')).find((name) => !name.endsWith('.lock'))!,
+    );
     expect(git(mirror, 'worktree', 'list')).toContain(`quire-${ended}`);
 
     expect(await sweepWorkspaces(root, async (jobId) => jobId === active)).toBe(1);

@@ -27,7 +27,10 @@ export function toolContext(files: WorkspaceFiles, limits: WriteLimits): ToolCon
  * path is allowed, so a path that normalizes oddly here is still refused there.
  */
 export function pathKey(path: string): string {
-  return posix.normalize(path.replace(/\\/g, '/')).replace(/^\.\/+/, '').replace(/\/+$/, '');
+  return posix
+    .normalize(path.replace(/\\/g, '/'))
+    .replace(/^\.\/+/, '')
+    .replace(/\/+$/, '');
 }
 
 /** NUL bytes do not occur in text; a file holding one is treated as binary. */

@@ -30,7 +30,8 @@ export function writingTools(context: ToolContext) {
       execute: ({ path, content }) =>
         answer(path, async () => {
           const before = await existingText(context, path);
-          if (before !== null && isBinary(before)) return `Error: "${path}" is a binary file and cannot be overwritten with text; delete_file it first if it should be replaced.`;
+          if (before !== null && isBinary(before))
+            return `Error: "${path}" is a binary file and cannot be overwritten with text; delete_file it first if it should be replaced.`;
           const refused = refuseWrite(context, path, content);
           if (refused) return refused;
           await context.files.write(path, content);
@@ -58,7 +59,8 @@ export function writingTools(context: ToolContext) {
           if (oldText === '') return 'Error: old_string is empty. To write a whole file use write_file; otherwise copy the text to replace from the file.';
           if (oldText === newText) return 'Error: old_string and new_string are the same, so the edit would change nothing.';
           const count = occurrences(content, oldText);
-          if (count === 0) return `Error: old_string was not found in "${path}". Read the file again and copy the text exactly, including whitespace and line breaks.`;
+          if (count === 0)
+            return `Error: old_string was not found in "${path}". Read the file again and copy the text exactly, including whitespace and line breaks.`;
           if (count > 1 && !replaceAll) {
             return `Error: old_string occurs ${count} times in "${path}". Include more surrounding text so it matches once, or set replace_all to true.`;
           }

@@ -26,7 +26,12 @@ export interface RebuildState {
  */
 async function rebuildDay(trx: Kysely<Database>, state: RebuildState, projectKey: number, day: number): Promise<number> {
   const { profile } = state.storage;
-  await lockDaySets(trx, profile, projectKey, classCodes.map((classCode) => ({ day, classCode })));
+  await lockDaySets(
+    trx,
+    profile,
+    projectKey,
+    classCodes.map((classCode) => ({ day, classCode })),
+  );
   const pending = await trx
     .selectFrom('analytics_pending')
     .select(['id', 'tuples'])
@@ -37,7 +42,8 @@ async function rebuildDay(trx: Kysely<Database>, state: RebuildState, projectKey
   const groups = groupViews(views);
   for (const classCode of classCodes) {
     const entries = new Map<number, PathEntry>();
-    for (const [pathId, path] of groups.get(`${day}:${classCode}`)?.paths ?? []) entries.set(pathId, { visitors: sortedDistinct(path.visitors), views: path.views });
+    for (const [pathId, path] of groups.get(`${day}:${classCode}`)?.paths ?? [])
+      entries.set(pathId, { visitors: sortedDistinct(path.visitors), views: path.views });
     await writeDaySet(trx, projectKey, day, classCode, entries);
   }
   for (const batch of pending) {
@@ -45,14 +51,27 @@ async function rebuildDay(trx: Kysely<Database>, state: RebuildState, projectKey
     const rest = all.filter((view) => view.day !== day);
     if (rest.length === all.length) continue;
     if (rest.length === 0) await trx.deleteFrom('analytics_pending').where('id', '=', batch.id).execute();
-    else await trx.updateTable('analytics_pending').set({ tuples: Buffer.from(encodePendingBatch(rest)) }).where('id', '=', batch.id).execute();
+    else
+      await trx
+        .updateTable('analytics_pending')
+        .set({ tuples: Buffer.from(encodePendingBatch(rest)) })
+        .where('id', '=', batch.id)
+        .execute();
   }
-  await trx.updateTable('analytics_projects').set((eb) => ({ version: eb('version', '+', 1) })).where('project_key', '=', projectKey).execute();
+  await trx
+    .updateTable('analytics_projects')
+    .set((eb) => ({ version: eb('version', '+', 1) }))
+    .where('project_key', '=', projectKey)
+    .execute();
   return views.length;
 }
 
 /** Recomputes every day set of a project that still has raw events; returns days and counted views. */
-export async function rebuildProject(state: RebuildState, projectId: string, onDay?: (done: number, total: number) => void): Promise<{ days: number; views: number }> {
+export async function rebuildProject(
+  state: RebuildState,
+  projectId: string,
+  onDay?: (done: number, total: number) => void,
+): Promise<{ days: number; views: number }> {
   const { storage } = state;
   const key = await existingProjectKey(storage.db, state.ids, projectId);
   if (key === undefined) return { days: 0, views: 0 };

@@ -38,7 +38,11 @@ export async function reclassifyIfChanged(state: RebuildState, logger: Logger, s
   const stored = await storedClassificationVersion(db);
   if (stored === classificationVersion) return 'current';
   const projects = await analyticsProjects(db);
-  if (projects.length > 0) logger.info({ from: stored, to: classificationVersion, projects: projects.length }, 'AI agent lists changed: reclassifying analytics history from raw events in the background');
+  if (projects.length > 0)
+    logger.info(
+      { from: stored, to: classificationVersion, projects: projects.length },
+      'AI agent lists changed: reclassifying analytics history from raw events in the background',
+    );
   let reported = Date.now();
   try {
     for (const [index, projectId] of projects.entries()) {

@@ -33,6 +33,9 @@ export function parseRange(query: { dateFrom?: string; dateTo?: string }, now = 
   const from = query.dateFrom === undefined ? (to ?? now) - 7 * dayMs : parseBound(query.dateFrom);
   if (from === null) problems.push({ path: '/dateFrom', message: 'must be a date (2026-11-21) or an ISO 8601 date-time with offset (2026-11-21T09:30:00Z)' });
   if (problems.length > 0) throw invalidRequest(`The querystring is invalid: ${problems[0].path.slice(1)} ${problems[0].message}.`, problems);
-  if (from! >= to!) throw invalidRequest('dateFrom must be before dateTo (dateTo is exclusive: use the day after the last day you want).', [{ path: '/dateFrom', message: 'must be before dateTo' }]);
+  if (from! >= to!)
+    throw invalidRequest('dateFrom must be before dateTo (dateTo is exclusive: use the day after the last day you want).', [
+      { path: '/dateFrom', message: 'must be before dateTo' },
+    ]);
   return { from: from!, to: to! };
 }

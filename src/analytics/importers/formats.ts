@@ -12,7 +12,16 @@ const pageMethods = new Set(['GET', 'HEAD']);
 const notPage = { skip: 'not a GET request' };
 const malformed = { skip: 'malformed line' };
 
-function event(fields: { method?: string; path?: string; at?: number; ip?: string; userAgent?: string; status?: number; referrer?: string; accept?: string }): ParsedLine {
+function event(fields: {
+  method?: string;
+  path?: string;
+  at?: number;
+  ip?: string;
+  userAgent?: string;
+  status?: number;
+  referrer?: string;
+  accept?: string;
+}): ParsedLine {
   if (fields.method !== undefined && !pageMethods.has(fields.method.toUpperCase())) return notPage;
   if (!fields.path) return malformed;
   const value = (text: string | undefined) => (text === undefined || text === '' || text === '-' ? undefined : text);
@@ -35,7 +44,8 @@ const months: Record<string, number> = { Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4,
 // The path stops at a space or quote (escapes such as \" stay inside it), so that when a line does not
 // match, no two parts can split the same run of characters: a truncated line of n characters costs
 // time linear in n, where `(\S+)[^"]*"` cost n² (seconds for one line of a few dozen kilobytes).
-const combinedPattern = /^(\S+) \S+ \S+ \[(\d{2})\/(\w{3})\/(\d{4}):(\d{2}):(\d{2}):(\d{2}) ([+-])(\d{2})(\d{2})\] "(\S+) ((?:[^\s"\\]|\\.)+)(?: [^"]*)?" (\d{3}) \S+(?: "((?:[^"\\]|\\.)*)" "((?:[^"\\]|\\.)*)")?/;
+const combinedPattern =
+  /^(\S+) \S+ \S+ \[(\d{2})\/(\w{3})\/(\d{4}):(\d{2}):(\d{2}):(\d{2}) ([+-])(\d{2})(\d{2})\] "(\S+) ((?:[^\s"\\]|\\.)+)(?: [^"]*)?" (\d{3}) \S+(?: "((?:[^"\\]|\\.)*)" "((?:[^"\\]|\\.)*)")?/;
 
 /** nginx and Apache "combined" (and "common") access logs. */
 const combined: LogFormat = {
@@ -141,7 +151,15 @@ const cloudfront: LogFormat = {
     };
     const at = Date.parse(`${field('date')}T${field('time')}Z`);
     if (!Number.isFinite(at)) return malformed;
-    return event({ method: field('cs-method'), path: field('cs-uri-stem'), at, ip: field('c-ip'), userAgent: decode(field('cs(User-Agent)')), status: Number(field('sc-status')), referrer: decode(field('cs(Referer)')) });
+    return event({
+      method: field('cs-method'),
+      path: field('cs-uri-stem'),
+      at,
+      ip: field('c-ip'),
+      userAgent: decode(field('cs(User-Agent)')),
+      status: Number(field('sc-status')),
+      referrer: decode(field('cs(Referer)')),
+    });
   },
 };
 

@@ -43,7 +43,14 @@ const recentFirst = (profile: DialectProfile) => profile.logsWholePages;
 /** Recent visitors moved at once: big enough to share pages of the large index, small enough to stay cheap. */
 const mergeThreshold = 50_000;
 
-async function lookup(trx: Kysely<Database>, profile: DialectProfile, table: VisitorTable, key: number, hashes: string[], ids: Map<string, number>): Promise<void> {
+async function lookup(
+  trx: Kysely<Database>,
+  profile: DialectProfile,
+  table: VisitorTable,
+  key: number,
+  hashes: string[],
+  ids: Map<string, number>,
+): Promise<void> {
   for (const row of await selectVisitors(trx, profile, table, key, hashes)) ids.set(row.visitor_hash, Number(row.visitor_id));
 }
 
@@ -52,17 +59,42 @@ async function lookup(trx: Kysely<Database>, profile: DialectProfile, table: Vis
  * new. Concurrent writers may both reserve ids for one hash: the unique key keeps the first, the
  * other's reservation is a harmless gap.
  */
-export async function visitorIds(trx: Kysely<Database>, profile: DialectProfile, key: number, hashes: string[]): Promise<{ ids: Map<string, number>; fresh: number }> {
+export async function visitorIds(
+  trx: Kysely<Database>,
+  profile: DialectProfile,
+  key: number,
+  hashes: string[],
+): Promise<{ ids: Map<string, number>; fresh: number }> {
   const ids = new Map<string, number>();
   const target: VisitorTable = recentFirst(profile) ? 'analytics_recent_visitors' : 'analytics_visitors';
   if (target === 'analytics_recent_visitors') await lookup(trx, profile, target, key, hashes, ids);
-  await lookup(trx, profile, 'analytics_visitors', key, hashes.filter((hash) => !ids.has(hash)), ids);
+  await lookup(
+    trx,
+    profile,
+    'analytics_visitors',
+    key,
+    hashes.filter((hash) => !ids.has(hash)),
+    ids,
+  );
   const fresh = hashes.filter((hash) => !ids.has(hash));
   if (fresh.length === 0) return { ids, fresh: 0 };
   const first = await reserve(trx, key, 'next_visitor', fresh.length);
-  const inserted = await insertVisitors(trx, profile, target, key, fresh.map((hash, index) => ({ visitor_hash: hash, visitor_id: first + index })));
+  const inserted = await insertVisitors(
+    trx,
+    profile,
+    target,
+    key,
+    fresh.map((hash, index) => ({ visitor_hash: hash, visitor_id: first + index })),
+  );
   for (const row of inserted) ids.set(row.visitor_hash, Number(row.visitor_id));
-  await lookup(trx, profile, target, key, fresh.filter((hash) => !ids.has(hash)), ids);
+  await lookup(
+    trx,
+    profile,
+    target,
+    key,
+    fresh.filter((hash) => !ids.has(hash)),
+    ids,
+  );
   return { ids, fresh: fresh.length };
 }
 
@@ -73,7 +105,9 @@ export async function mergeRecentVisitors(storage: Storage, added: number, thres
     await trx
       .insertInto('analytics_visitors')
       .columns(['project_key', 'visitor_hash', 'visitor_id'])
-      .expression(trx.selectFrom('analytics_recent_visitors').select(['project_key', 'visitor_hash', 'visitor_id']).orderBy('project_key').orderBy('visitor_hash'))
+      .expression(
+        trx.selectFrom('analytics_recent_visitors').select(['project_key', 'visitor_hash', 'visitor_id']).orderBy('project_key').orderBy('visitor_hash'),
+      )
       .execute();
     await trx.deleteFrom('analytics_recent_visitors').execute();
   });

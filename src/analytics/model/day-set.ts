@@ -60,7 +60,9 @@ export function decodeDaySet(bytes: Uint8Array): DaySet {
 
 export function daySetEntries(set: DaySet): Map<number, PathEntry> {
   const entries = new Map<number, PathEntry>();
-  set.paths.forEach((pathId, index) => entries.set(pathId, { visitors: set.visitors.subarray(set.starts[index], set.starts[index + 1]), views: set.views[index] }));
+  set.paths.forEach((pathId, index) =>
+    entries.set(pathId, { visitors: set.visitors.subarray(set.starts[index], set.starts[index + 1]), views: set.views[index] }),
+  );
   return entries;
 }
 

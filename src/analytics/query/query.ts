@@ -26,7 +26,13 @@ const empty: Ranking = { totals: { human: 0, ai: 0, total: 0 }, rows: [] };
  * is a slice of the cached ranking. The version, day sets, pending batches and raw events are read
  * in one snapshot, so the cached answer is exactly the answer of that version.
  */
-export async function ranking(state: QueryState, projectId: string, measure: Measure, from: number, to: number): Promise<{ ranking: Ranking; names: Map<number, string> }> {
+export async function ranking(
+  state: QueryState,
+  projectId: string,
+  measure: Measure,
+  from: number,
+  to: number,
+): Promise<{ ranking: Ranking; names: Map<number, string> }> {
   const { storage, ids, caches } = state;
   const key = await existingProjectKey(storage.db, ids, projectId);
   if (key === undefined) return { ranking: empty, names: new Map() };
@@ -37,7 +43,12 @@ export async function ranking(state: QueryState, projectId: string, measure: Mea
     if (cached) return cached;
     const indexed = measure === 'visitors' ? await indexedVisitors(trx, state, key, from, to) : null;
     const computed = indexed ?? rank(await readSources(trx, state, key, from, to), measure);
-    const names = await pathNames(trx, ids, key, computed.rows.map((row) => row.pathId));
+    const names = await pathNames(
+      trx,
+      ids,
+      key,
+      computed.rows.map((row) => row.pathId),
+    );
     const ordered = order(computed, names);
     caches.storeRanking(cacheKey, Number(version), ordered);
     return ordered;
@@ -47,6 +58,8 @@ export async function ranking(state: QueryState, projectId: string, measure: Mea
 
 export async function page(state: QueryState, projectId: string, request: PageRequest): Promise<Page> {
   const { ranking: computed, names } = await ranking(state, projectId, request.measure, request.from, request.to);
-  const rows = computed.rows.slice(request.offset, request.offset + request.limit).map((row) => ({ path: names.get(row.pathId)!, human: row.human, ai: row.ai, total: row.total }));
+  const rows = computed.rows
+    .slice(request.offset, request.offset + request.limit)
+    .map((row) => ({ path: names.get(row.pathId)!, human: row.human, ai: row.ai, total: row.total }));
   return { totals: computed.totals, rows, hasMore: request.offset + rows.length < computed.rows.length };
 }

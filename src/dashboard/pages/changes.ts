@@ -10,20 +10,35 @@ import { html, type Html } from '../html.ts';
 import { layout, sendPage } from '../layout.ts';
 
 function diffLine(line: string): Html {
-  const kind = line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff ') ? 'file' : line.startsWith('+') ? 'add' : line.startsWith('-') ? 'del' : line.startsWith('@@') ? 'hunk' : '';
-  return kind ? html`<span class="${kind}">${line}</span>\n` : html`${line}\n`;
+  const kind =
+    line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff ')
+      ? 'file'
+      : line.startsWith('+')
+        ? 'add'
+        : line.startsWith('-')
+          ? 'del'
+          : line.startsWith('@@')
+            ? 'hunk'
+            : '';
+  return kind ? html`<span class="${kind}">${line}</span> ` : html`${line} `;
 }
 
 function changeBody(projectName: string, change: LocalChange): Html {
   const commits = change.commits.map((commit) => html`<li><code>${commit.id}</code> ${commit.subject} <span class="hint">(${commit.author})</span></li>`);
   return html`<p>${projectName}: changes of the agent job on branch <code>${change.branch}</code> against <code>${change.base}</code>.</p>
-<h2>Commits</h2>
-${commits.length > 0 ? html`<ul>${commits}</ul>` : html`<p>No commits yet.</p>`}
-<h2>Files</h2>
-<pre>${change.stat || 'No files changed.'}</pre>
-<h2>Diff</h2>
-<pre class="diff">${change.diff.split('\n').map(diffLine)}</pre>
-${change.truncated ? html`<p><strong>The diff is cut here because it is too long to show; inspect the branch with git for the rest.</strong></p>` : ''}`;
+    <h2>Commits</h2>
+    ${
+      commits.length > 0
+        ? html`<ul>
+            ${commits}
+          </ul>`
+        : html`<p>No commits yet.</p>`
+    }
+    <h2>Files</h2>
+    <pre>${change.stat || 'No files changed.'}</pre>
+    <h2>Diff</h2>
+    <pre class="diff">${change.diff.split('\n').map(diffLine)}</pre>
+    ${change.truncated ? html`<p><strong>The diff is cut here because it is too long to show; inspect the branch with git for the rest.</strong></p>` : ''}`;
 }
 
 /**
@@ -42,6 +57,9 @@ export function changePages(scope: FastifyInstance, context: AppContext): void {
     if (!repository || job.branch !== jobBranch(job.id)) throw missing;
     const change = await readLocalChange(repository, job.branch, job.ref);
     if (!change) throw missing;
-    return sendPage(reply, layout({ title: `${change.branch} → ${change.base}`, viewer: viewerOf(request), section: 'projects', body: changeBody(project.name, change) }));
+    return sendPage(
+      reply,
+      layout({ title: `${change.branch} → ${change.base}`, viewer: viewerOf(request), section: 'projects', body: changeBody(project.name, change) }),
+    );
   });
 }

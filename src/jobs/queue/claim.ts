@@ -30,7 +30,12 @@ export async function claimRuns(storage: Storage, workerId: string, count: numbe
       if (candidate.attempts >= candidate.max_attempts) {
         const error = `The job was interrupted ${candidate.attempts} times (its worker stopped before finishing) and will not be retried. Send a follow-up message to try again.`;
         await trx.deleteFrom('job_queue').where('id', '=', candidate.id).execute();
-        await trx.updateTable('jobs').set({ status: 'failed', error, updated_at: now }).where('id', '=', candidate.job_id).where('status', '=', 'active').execute();
+        await trx
+          .updateTable('jobs')
+          .set({ status: 'failed', error, updated_at: now })
+          .where('id', '=', candidate.job_id)
+          .where('status', '=', 'active')
+          .execute();
         await appendMessage(trx, candidate.job_id, 'event', { type: 'job-failed', error }, now);
         continue;
       }

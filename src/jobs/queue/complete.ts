@@ -4,8 +4,7 @@ import type { TokenUsage } from '../token-usage.ts';
 import { appendMessage } from '../transcript.ts';
 
 export type RunResult =
-  | { status: 'completed'; prLink: string | null; state?: unknown; usage?: TokenUsage }
-  | { status: 'failed'; error: string; usage?: TokenUsage };
+  { status: 'completed'; prLink: string | null; state?: unknown; usage?: TokenUsage } | { status: 'failed'; error: string; usage?: TokenUsage };
 
 /**
  * Records the outcome of a run and removes it from the queue, in one transaction. Does nothing and

@@ -12,7 +12,10 @@ export const jobsChannel = 'quire_jobs';
  */
 export async function enqueueRun(storage: Storage, trx: Kysely<Database>, jobId: string, maxAttempts: number, now = Date.now()): Promise<string> {
   const id = newId('run');
-  await trx.insertInto('job_queue').values({ id, job_id: jobId, max_attempts: maxAttempts, available_at: now, locked_by: null, locked_until: null, created_at: now }).execute();
+  await trx
+    .insertInto('job_queue')
+    .values({ id, job_id: jobId, max_attempts: maxAttempts, available_at: now, locked_by: null, locked_until: null, created_at: now })
+    .execute();
   await storage.notify(trx, jobsChannel);
   return id;
 }

@@ -31,9 +31,6 @@ interface RobotsEntry {
 
 type Correction = Partial<Omit<AiAgent, 'patterns'>> & { patterns?: string[] };
 
-/** The version of the vendored ai.robots.txt list: its commit and that commit's date. */
-export const aiRobotsVersion = { commit: vendored.commit, date: vendored.date };
-
 const markdownLink = /^\[([^\]]+)\]\((https?:[^)\s]+)\)/;
 const firstUrl = /https?:\/\/[^\s)\]"']+/;
 const unknownOperator = /^(unclear|unknown)/i;

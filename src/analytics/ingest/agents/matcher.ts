@@ -47,7 +47,13 @@ export function compilePatterns(patternsOf: readonly (readonly string[])[]): Mat
         state = target;
       }
       outputs[state].push(patterns.length);
-      patterns.push({ length: text.length, anchored, edgeBefore: isWordCode(text.charCodeAt(0)), edgeAfter: isWordCode(text.charCodeAt(text.length - 1)), entry });
+      patterns.push({
+        length: text.length,
+        anchored,
+        edgeBefore: isWordCode(text.charCodeAt(0)),
+        edgeAfter: isWordCode(text.charCodeAt(text.length - 1)),
+        entry,
+      });
     }
   });
 
