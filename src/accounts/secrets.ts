@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, hash, randomBytes } from 'node:crypto';
-import { ConfigError, type Config } from '../config/config.ts';
+import type { Config } from '../config/config.ts';
+import { ConfigError } from '../config/parsers.ts';
 
 /**
  * Encrypts organizations' code-host tokens at rest with AES-256-GCM under QUIRE_SECRET_KEY. A sealed

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { ConfigError } from '../config/config.ts';
+import { ConfigError } from '../config/parsers.ts';
 import { registerAccounts } from './accounts.ts';
 import { registerAnalytics } from './analytics.ts';
 import { registerDashboard } from './dashboard.ts';

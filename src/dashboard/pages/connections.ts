@@ -5,7 +5,7 @@ import { findOrganization } from '../../accounts/organizations.ts';
 import { identifyConnection } from '../../code-hosts/connect.ts';
 import { CodeHostError } from '../../code-hosts/types.ts';
 import type { AppContext } from '../../http/context.ts';
-import { ConfigError } from '../../config/config.ts';
+import { ConfigError } from '../../config/parsers.ts';
 import { ApiError } from '../../http/errors.ts';
 import { field, formOf, viewerOf } from '../auth.ts';
 import { html, time, type Html } from '../html.ts';
