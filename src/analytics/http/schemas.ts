@@ -27,7 +27,7 @@ export const VisitorsResult = Type.Object({ totals: Totals, visitors: Type.Array
 export const ViewsResult = Type.Object({ totals: Totals, views: Type.Array(PathCounts), hasMore: Type.Boolean({ description: 'True when paths exist beyond `offset` + this page.' }) });
 
 export const IngestBody = Type.Object(
-  { events: Type.Array(Type.Unknown(), { description: 'Events `{timestamp?, path, userAgent?, ip?, visitorId?, accept?, referrer?, status?}`; each is checked on its own.' }) },
+  { events: Type.Array(Type.Unknown(), { description: 'Events `{timestamp?, path, userAgent?, ip?, visitorId?, accept?, referrer?, status?, headers?}`; each is checked on its own. `headers` (at most 32 request header names to string values) lets a Web Bot Auth signature verify the view; headers are never stored.' }) },
   { additionalProperties: false },
 );
 
