@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
+import { updateProject } from '../../src/accounts/projects.ts';
+import { importLog } from '../../src/analytics/importers/run.ts';
 import { rangeVerification } from '../../src/analytics/ingest/operator-ranges.ts';
 import { Verification } from '../../src/analytics/model/verification.ts';
+import type { AppContext } from '../../src/http/context.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
 import { testDatabases } from '../support/storage.ts';
@@ -38,11 +42,13 @@ describe('verification by published IP ranges', () => {
 describe.each(testDatabases)('verified and spoofed views on $dialect', (database) => {
   let storage: Storage;
   let app: FastifyInstance;
+  let context: AppContext;
   let tenant: Tenant;
 
   beforeAll(async () => {
     storage = await database.open();
-    app = await testApp(testContext(storage));
+    context = testContext(storage);
+    app = await testApp(context);
     tenant = await createTenant(storage);
   });
   afterAll(async () => {
@@ -71,6 +77,29 @@ describe.each(testDatabases)('verified and spoofed views on $dialect', (database
     // Whole days (day sets, folded from pending batches) and a partial day (read from the raw events) agree.
     expect(await totals(`dateFrom=${day}&dateTo=2026-04-02`)).toEqual({ human: 2, ai: 1, total: 3 });
     expect(await totals(`dateFrom=${day}T09:00:00Z&dateTo=${day}T11:00:00Z`)).toEqual({ human: 2, ai: 1, total: 3 });
+  });
+
+  it('verifies at every entry: the tracker beacon and the log importer judge the client address too', async () => {
+    await updateProject(storage.db, tenant.project.id, { trackerDomains: ['docs.acme.test'] });
+    const beacon = (remoteAddress: string, marker: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/v1/collect',
+        remoteAddress,
+        headers: { 'content-type': 'text/plain', origin: 'https://docs.acme.test', 'user-agent': gptBot },
+        payload: JSON.stringify({ project: tenant.project.id, url: 'https://docs.acme.test/guide', visitorId: 'v', referrer: marker }),
+      });
+    expect((await beacon(openAiAddress, 'https://beacon-inside.example/')).statusCode).toBe(204);
+    expect((await beacon('198.51.100.3', 'https://beacon-outside.example/')).statusCode).toBe(204);
+    const log = [openAiAddress, '198.51.100.4'].map((ip, index) => JSON.stringify({ path: '/guide', userAgent: gptBot, ip, referrer: `https://import-${index}.example/` })).join('\n');
+    expect(await importLog(context.analytics, tenant.project, 'ndjson', Readable.from([log]))).toMatchObject({ accepted: 2 });
+    const stored = await storage.db.selectFrom('analytics_events').select(['referrer', 'verification']).where('referrer', 'is not', null).orderBy('referrer').execute();
+    expect(stored.map((row) => [row.referrer, Number(row.verification)])).toEqual([
+      ['https://beacon-inside.example/', Verification.verified],
+      ['https://beacon-outside.example/', Verification.spoofed],
+      ['https://import-0.example/', Verification.verified],
+      ['https://import-1.example/', Verification.spoofed],
+    ]);
   });
 
   it('stores no raw IP address', async () => {

@@ -27,9 +27,10 @@ async function download(url: string, timeoutMs: number): Promise<string> {
 }
 
 function reason(error: unknown): string {
-  const cause = (error as { cause?: { code?: string } }).cause?.code;
-  if (cause === 'ENOTFOUND' || cause === 'EAI_AGAIN' || cause === 'ECONNREFUSED' || cause === 'ENETUNREACH') return `cannot reach the host (${cause}); is this machine online?`;
   if ((error as Error).name === 'TimeoutError') return 'no answer in time; is this machine online?';
+  // fetch reports a connection that could not be made (no DNS, refused, unreachable) as "fetch failed" with the cause.
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  if (error instanceof TypeError && cause !== undefined) return `cannot reach the host (${cause.code ?? cause.message}); is this machine online?`;
   return (error as Error).message;
 }
 
