@@ -49,9 +49,11 @@ export async function validSignature(directories: KeyDirectories, signed: Signed
 
 /** Marks the events whose signature checks out as verified; the others keep what their IP ranges said. */
 export async function verifySignatures(directories: KeyDirectories, events: PreparedEvent[]): Promise<void> {
+  // Most events carry no headers: they cost one filter pass, no promise each.
+  const signed = events.filter((event) => event.signed !== null);
   await Promise.all(
-    events.map(async (event) => {
-      if (event.signed !== null && (await validSignature(directories, event.signed, event.userAgent))) event.verification = Verification.verified;
+    signed.map(async (event) => {
+      if (await validSignature(directories, event.signed!, event.userAgent)) event.verification = Verification.verified;
     }),
   );
 }
