@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signatureHeaders } from 'web-bot-auth';
 import { signerFromJWK } from 'web-bot-auth/crypto';
 import { cacheLifetime, KeyDirectories } from '../../src/analytics/ingest/key-directories.ts';
+import { signatureAgentOrigin } from '../../src/analytics/ingest/web-bot-auth.ts';
 import { Verification } from '../../src/analytics/model/verification.ts';
 import { isPublicAddress } from '../../src/lib/public-address.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
@@ -72,6 +73,15 @@ describe('key directories', () => {
   it('knows public addresses from special-purpose ones', () => {
     expect(['8.8.8.8', '2606:4700::1111', '20.171.206.7'].every(isPublicAddress)).toBe(true);
     expect(['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', '::ffff:127.0.0.1', '::ffff:7f00:1', 'fe80::1', 'fd00::1'].some(isPublicAddress)).toBe(false);
+  });
+
+  it('reads Signature-Agent as a quoted URL, alone or as a dictionary member, and refuses plain http unless allowed', () => {
+    expect(signatureAgentOrigin('"https://chatgpt.com"', false)).toBe('https://chatgpt.com');
+    expect(signatureAgentOrigin('sig1="https://agent.example/some/path"', false)).toBe('https://agent.example');
+    expect(signatureAgentOrigin('"http://agent.example"', false)).toBeNull();
+    expect(signatureAgentOrigin('"http://127.0.0.1:8080"', true)).toBe('http://127.0.0.1:8080');
+    expect(signatureAgentOrigin('"file:///etc/passwd"', true)).toBeNull();
+    expect(signatureAgentOrigin(undefined, true)).toBeNull();
   });
 
   it('caches a directory as long as its Cache-Control says', () => {

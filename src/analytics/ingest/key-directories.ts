@@ -12,9 +12,9 @@ import { HTTP_MESSAGE_SIGNATURES_DIRECTORY, helpers, jwkToKeyID, type Verificati
 import { verifierFromJWK } from 'web-bot-auth/crypto';
 import { isPublicAddress } from '../../lib/public-address.ts';
 
-export type KeyVerifier = (data: string, signature: Uint8Array, params: VerificationParams) => void | Promise<void>;
+type KeyVerifier = (data: string, signature: Uint8Array, params: VerificationParams) => void | Promise<void>;
 /** A directory's keys by key id (the JWK thumbprint a signature names). */
-export type DirectoryKeys = Map<string, KeyVerifier>;
+type DirectoryKeys = Map<string, KeyVerifier>;
 
 export interface DirectoryOptions {
   /** Allow directories on loopback and private addresses, and over plain http (tests, closed networks). */

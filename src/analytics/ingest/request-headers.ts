@@ -9,7 +9,7 @@ export interface SignedRequest {
   headers: Record<string, string>;
 }
 
-export const maxHeaders = 32;
+const maxHeaders = 32;
 const maxValueLength = 4096;
 const maxTotalLength = 16_384;
 const headerName = /^[!#$%&'*+.^_`|~0-9a-z-]{1,64}$/i;

@@ -26,7 +26,7 @@ export function signatureAgentOrigin(value: string | undefined, allowHttp: boole
 const coversRequired = (signatureInput: string) => /"@authority"/.test(signatureInput) && /"signature-agent"/i.test(signatureInput);
 
 /** Whether the request carries a valid Web Bot Auth signature that speaks for the user agent's claim. */
-export async function validSignature(directories: KeyDirectories, signed: SignedRequest, userAgent: string): Promise<boolean> {
+async function validSignature(directories: KeyDirectories, signed: SignedRequest, userAgent: string): Promise<boolean> {
   const { headers } = signed;
   const authority = headers.host ?? headers[':authority'];
   const origin = signatureAgentOrigin(headers['signature-agent'], directories.allowPrivate);
