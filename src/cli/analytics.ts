@@ -29,7 +29,10 @@ function progressBar(total: number | undefined) {
 
 function describe(summary: ImportSummary): string {
   const reasons = Object.entries(summary.reasons).map(([reason, count]) => `  ${count.toLocaleString('en-US')} ${reason}`);
-  return [`Read ${summary.lines.toLocaleString('en-US')} lines: ${summary.accepted.toLocaleString('en-US')} views accepted, ${summary.skipped.toLocaleString('en-US')} skipped.`, ...reasons].join('\n');
+  return [
+    `Read ${summary.lines.toLocaleString('en-US')} lines: ${summary.accepted.toLocaleString('en-US')} views accepted, ${summary.skipped.toLocaleString('en-US')} skipped.`,
+    ...reasons,
+  ].join('\n');
 }
 
 export function registerAnalytics(program: Command): void {
@@ -70,7 +73,8 @@ export function registerAnalytics(program: Command): void {
     .option('--json', 'print JSON')
     .action((flags: { project?: string; json?: boolean }) =>
       withStorage(async (storage) => {
-        if (flags.project && !(await findProject(storage.db, flags.project))) throw new CliError(`No project has the id ${flags.project}; "quire projects list" shows them.`);
+        if (flags.project && !(await findProject(storage.db, flags.project)))
+          throw new CliError(`No project has the id ${flags.project}; "quire projects list" shows them.`);
         const projects = flags.project ? [flags.project] : await analyticsProjects(storage.db);
         const results: { projectId: string; days: number; views: number }[] = [];
         const analytics = createAnalyticsState(storage);
@@ -81,22 +85,34 @@ export function registerAnalytics(program: Command): void {
           if (process.stderr.isTTY) process.stderr.write('\n');
           results.push({ projectId, ...result });
         }
-        print(flags, results, () => results.map((result) => `Rebuilt ${result.projectId}: ${result.days} days, ${result.views.toLocaleString('en-US')} counted views.`).join('\n') || 'No project has analytics data yet.');
+        print(
+          flags,
+          results,
+          () =>
+            results.map((result) => `Rebuilt ${result.projectId}: ${result.days} days, ${result.views.toLocaleString('en-US')} counted views.`).join('\n') ||
+            'No project has analytics data yet.',
+        );
       }),
     );
   analytics
     .command('update-ip-ranges')
-    .description("Download the IP ranges operators publish for their crawlers (the files verification compares views against); needs internet access")
+    .description('Download the IP ranges operators publish for their crawlers (the files verification compares views against); needs internet access')
     .option('--directory <path>', 'where to write the files (default: the shipped copies)')
     .option('--json', 'print JSON')
     .action(async (flags: { directory?: string; json?: boolean }) => {
       const directory = flags.directory ? pathToFileURL(`${flags.directory.replace(/\/$/, '')}/`) : undefined;
       const results = await updateIpRanges({ directory });
       if (results.every((result) => result.error !== undefined)) {
-        throw new CliError(`No range file could be downloaded (${results[0]?.error}). Run this on a machine with internet access; the shipped copies stay in use.`);
+        throw new CliError(
+          `No range file could be downloaded (${results[0]?.error}). Run this on a machine with internet access; the shipped copies stay in use.`,
+        );
       }
       print(flags, results, () =>
-        results.map((result) => (result.error === undefined ? `${result.file}: ${result.ranges} ranges` : `${result.file}: kept the previous copy; ${result.url}: ${result.error}`)).join('\n'),
+        results
+          .map((result) =>
+            result.error === undefined ? `${result.file}: ${result.ranges} ranges` : `${result.file}: kept the previous copy; ${result.url}: ${result.error}`,
+          )
+          .join('\n'),
       );
     });
 }

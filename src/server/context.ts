@@ -14,7 +14,10 @@ export interface ContextOptions {
 }
 
 export function createLogger(config: Config): Logger {
-  return pino({ level: config.logLevel, redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.token', '*.apiKey'], censor: '[redacted]' } });
+  return pino({
+    level: config.logLevel,
+    redact: { paths: ['req.headers.authorization', 'headers.authorization', '*.token', '*.apiKey'], censor: '[redacted]' },
+  });
 }
 
 /** The one place a process's state is created: shared parts and every feature's own (see http/context.ts). */

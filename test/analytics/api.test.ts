@@ -24,8 +24,14 @@ describe.each(testDatabases)('analytics API on $dialect', (database) => {
   });
 
   const post = (payload: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
-    app.inject({ method: 'POST', url: `/v1/analytics/${tenant.project.id}/events`, headers: { ...tenant.auth, ...headers }, payload: typeof payload === 'string' ? payload : JSON.stringify(payload) });
-  const get = (query: string, measure = 'visitors', t: Tenant = tenant) => app.inject({ method: 'GET', url: `/v1/analytics/${t.project.id}/${measure}?${query}`, headers: t.auth });
+    app.inject({
+      method: 'POST',
+      url: `/v1/analytics/${tenant.project.id}/events`,
+      headers: { ...tenant.auth, ...headers },
+      payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+    });
+  const get = (query: string, measure = 'visitors', t: Tenant = tenant) =>
+    app.inject({ method: 'GET', url: `/v1/analytics/${t.project.id}/${measure}?${query}`, headers: t.auth });
 
   it('answers zeros and an empty list for a project without data', async () => {
     const other = await createTenant(storage);
@@ -54,7 +60,9 @@ describe.each(testDatabases)('analytics API on $dialect', (database) => {
     expect(accepted.json()).toMatchObject({ accepted: 6, rejected: 4 });
     expect(accepted.json().errors.map((error: { index: number }) => error.index)).toEqual([6, 7, 8, 9]);
 
-    const ndjson = await post(`{"timestamp":"2026-03-01T13:00:00Z","path":"/guides/setup","userAgent":"${gptBot}","visitorId":"tracker-1"}\nnot json\n`, { 'content-type': 'application/x-ndjson' });
+    const ndjson = await post(`{"timestamp":"2026-03-01T13:00:00Z","path":"/guides/setup","userAgent":"${gptBot}","visitorId":"tracker-1"}\nnot json\n`, {
+      'content-type': 'application/x-ndjson',
+    });
     expect(ndjson.json()).toEqual({ accepted: 1, rejected: 1, errors: [{ index: 1, message: expect.any(String) }] });
 
     const response = await get('dateFrom=2026-03-01&dateTo=2026-03-03');
@@ -82,7 +90,12 @@ describe.each(testDatabases)('analytics API on $dialect', (database) => {
     expect(script.body).toContain('/v1/collect');
     expect(script.body).not.toContain('document.cookie');
     const collect = (url: string, origin: string) =>
-      app.inject({ method: 'POST', url: '/v1/collect', headers: { 'content-type': 'text/plain', origin }, payload: JSON.stringify({ project: tenant.project.id, url, visitorId: 'x' }) });
+      app.inject({
+        method: 'POST',
+        url: '/v1/collect',
+        headers: { 'content-type': 'text/plain', origin },
+        payload: JSON.stringify({ project: tenant.project.id, url, visitorId: 'x' }),
+      });
     const foreign = await collect('https://evil.example/guides/setup', 'https://evil.example');
     expect(foreign.statusCode).toBe(403);
     expect(foreign.json().code).toBe('forbidden');
@@ -90,7 +103,8 @@ describe.each(testDatabases)('analytics API on $dialect', (database) => {
 
   it('takes the client IP from X-Forwarded-For only behind a trusted proxy', () => {
     const clientAddress = clientAddressResolver(['10.0.0.0/8']);
-    const request = (remoteAddress: string, forwarded?: string) => ({ socket: { remoteAddress }, headers: forwarded ? { 'x-forwarded-for': forwarded } : {} }) as AddressedRequest;
+    const request = (remoteAddress: string, forwarded?: string) =>
+      ({ socket: { remoteAddress }, headers: forwarded ? { 'x-forwarded-for': forwarded } : {} }) as AddressedRequest;
     expect(clientAddress(request('203.0.113.7', '198.51.100.1'))).toBe('203.0.113.7');
     expect(clientAddress(request('10.0.0.2', '198.51.100.1, 10.0.0.9'))).toBe('198.51.100.1');
     expect(clientAddress(request('::ffff:10.0.0.2', '1.2.3.4, 198.51.100.1'))).toBe('198.51.100.1');

@@ -22,17 +22,49 @@ const samples = {
     `203.0.113.7 - - [99/Nov/2026:08:32:00 +0000] "GET / HTTP/1.1" 200 10`,
   ],
   cloudflare: [
-    JSON.stringify({ ClientIP: '203.0.113.7', ClientRequestMethod: 'GET', ClientRequestURI: '/guides/setup', ClientRequestUserAgent: chrome, EdgeStartTimestamp: 1795253400000000000, EdgeResponseStatus: 200 }),
-    JSON.stringify({ ClientIP: '20.171.206.4', ClientRequestMethod: 'GET', ClientRequestURI: '/guides/setup', ClientRequestUserAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)', EdgeStartTimestamp: '2026-11-21T08:31:00Z', EdgeResponseStatus: 200 }),
+    JSON.stringify({
+      ClientIP: '203.0.113.7',
+      ClientRequestMethod: 'GET',
+      ClientRequestURI: '/guides/setup',
+      ClientRequestUserAgent: chrome,
+      EdgeStartTimestamp: 1795253400000000000,
+      EdgeResponseStatus: 200,
+    }),
+    JSON.stringify({
+      ClientIP: '20.171.206.4',
+      ClientRequestMethod: 'GET',
+      ClientRequestURI: '/guides/setup',
+      ClientRequestUserAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)',
+      EdgeStartTimestamp: '2026-11-21T08:31:00Z',
+      EdgeResponseStatus: 200,
+    }),
     JSON.stringify({ ClientIP: '203.0.113.7', ClientRequestMethod: 'PUT', ClientRequestURI: '/x', EdgeStartTimestamp: 1795253400, EdgeResponseStatus: 200 }),
     '{"ClientIP": "203.0.113.7", "ClientRequestURI": ',
   ],
   vercel: [
     JSON.stringify([
-      { id: '1', source: 'edge', timestamp: 1795253400000, proxy: { timestamp: 1795253400000, method: 'GET', path: '/guides/setup', userAgent: [chrome], statusCode: 200, clientIp: '203.0.113.7', host: 'docs.example.com' } },
+      {
+        id: '1',
+        source: 'edge',
+        timestamp: 1795253400000,
+        proxy: {
+          timestamp: 1795253400000,
+          method: 'GET',
+          path: '/guides/setup',
+          userAgent: [chrome],
+          statusCode: 200,
+          clientIp: '203.0.113.7',
+          host: 'docs.example.com',
+        },
+      },
       { id: '2', source: 'build', timestamp: 1795253400000, message: 'Build completed' },
     ]),
-    JSON.stringify({ id: '3', source: 'edge', timestamp: 1795253460000, proxy: { timestamp: 1795253460000, method: 'GET', path: '/llms.txt', userAgent: ['curl/8.5.0'], statusCode: 200, clientIp: '198.51.100.4' } }),
+    JSON.stringify({
+      id: '3',
+      source: 'edge',
+      timestamp: 1795253460000,
+      proxy: { timestamp: 1795253460000, method: 'GET', path: '/llms.txt', userAgent: ['curl/8.5.0'], statusCode: 200, clientIp: '198.51.100.4' },
+    }),
     JSON.stringify({ id: '4', source: 'lambda', message: 'log line' }),
     'not json',
   ],
@@ -68,25 +100,33 @@ describe.each(testDatabases)('log importers on $dialect', (database) => {
 
   const range = { measure: 'visitors' as const, from: Date.UTC(2026, 10, 21), to: Date.UTC(2026, 10, 22), limit: 50, offset: 0 };
 
-  it.each(Object.keys(samples) as (keyof typeof formats)[])('imports %s lines, skips malformed ones with reasons, and re-imports without double counting', async (format) => {
-    const tenant: Tenant = await createTenant(storage);
-    const analytics = createAnalyticsState(storage);
-    const text = `${samples[format].join('\n')}\n`;
-    const first = await importLog(analytics, tenant.project, format, Readable.from([Buffer.from(text)]));
-    expect(first).toEqual({ lines: samples[format].length, accepted: expected[format].accepted, skipped: Object.values(expected[format].reasons).reduce((sum, count) => sum + count, 0), reasons: expected[format].reasons });
-    const counted = await page(analytics, tenant.project.id, range);
-    expect(counted.totals.total).toBeGreaterThan(0);
-    expect(counted.totals.ai).toBe(1);
+  it.each(Object.keys(samples) as (keyof typeof formats)[])(
+    'imports %s lines, skips malformed ones with reasons, and re-imports without double counting',
+    async (format) => {
+      const tenant: Tenant = await createTenant(storage);
+      const analytics = createAnalyticsState(storage);
+      const text = `${samples[format].join('\n')}\n`;
+      const first = await importLog(analytics, tenant.project, format, Readable.from([Buffer.from(text)]));
+      expect(first).toEqual({
+        lines: samples[format].length,
+        accepted: expected[format].accepted,
+        skipped: Object.values(expected[format].reasons).reduce((sum, count) => sum + count, 0),
+        reasons: expected[format].reasons,
+      });
+      const counted = await page(analytics, tenant.project.id, range);
+      expect(counted.totals.total).toBeGreaterThan(0);
+      expect(counted.totals.ai).toBe(1);
 
-    const again = await importLog(analytics, tenant.project, format, Readable.from([gzipSync(text)]));
-    expect(again.accepted).toBe(0);
-    expect(again.reasons['already imported']).toBe(expected[format].accepted);
-    const views = await page(analytics, tenant.project.id, { ...range, measure: 'views' });
-    expect(views.totals.total).toBe(expected[format].accepted - (format === 'combined' ? 1 : 0));
-    expect(await page(analytics, tenant.project.id, range)).toEqual(counted);
+      const again = await importLog(analytics, tenant.project, format, Readable.from([gzipSync(text)]));
+      expect(again.accepted).toBe(0);
+      expect(again.reasons['already imported']).toBe(expected[format].accepted);
+      const views = await page(analytics, tenant.project.id, { ...range, measure: 'views' });
+      expect(views.totals.total).toBe(expected[format].accepted - (format === 'combined' ? 1 : 0));
+      expect(await page(analytics, tenant.project.id, range)).toEqual(counted);
 
-    await rebuildProject(analytics, tenant.project.id);
-    expect(await page(analytics, tenant.project.id, range)).toEqual(counted);
-    expect((await page(analytics, tenant.project.id, { ...range, measure: 'views' })).totals).toEqual(views.totals);
-  });
+      await rebuildProject(analytics, tenant.project.id);
+      expect(await page(analytics, tenant.project.id, range)).toEqual(counted);
+      expect((await page(analytics, tenant.project.id, { ...range, measure: 'views' })).totals).toEqual(views.totals);
+    },
+  );
 });

@@ -11,7 +11,14 @@ import { Verification } from '../../src/analytics/model/verification.ts';
 
 // The operators' format: what openai.com, Google, Bing, Perplexity, Apple and DuckDuckGo serve.
 const published = (prefixes: string[]) =>
-  JSON.stringify({ creationTime: '2026-11-20T10:00:00.000000', prefixes: prefixes.map((prefix) => (prefix.includes(':') ? { ipv6Prefix: prefix } : { ipv4Prefix: prefix })) }, null, 2);
+  JSON.stringify(
+    {
+      creationTime: '2026-11-20T10:00:00.000000',
+      prefixes: prefixes.map((prefix) => (prefix.includes(':') ? { ipv6Prefix: prefix } : { ipv4Prefix: prefix })),
+    },
+    null,
+    2,
+  );
 
 describe('refreshing the published IP ranges', () => {
   let server: Server;

@@ -57,12 +57,23 @@ describe.each(testDatabases)('verified and spoofed views on $dialect', (database
   });
 
   const post = (events: unknown[]) =>
-    app.inject({ method: 'POST', url: `/v1/analytics/${tenant.project.id}/events`, headers: { ...tenant.auth, 'content-type': 'application/json' }, payload: JSON.stringify({ events }) });
-  const totals = async (query: string) => (await app.inject({ method: 'GET', url: `/v1/analytics/${tenant.project.id}/views?${query}`, headers: tenant.auth })).json().totals;
+    app.inject({
+      method: 'POST',
+      url: `/v1/analytics/${tenant.project.id}/events`,
+      headers: { ...tenant.auth, 'content-type': 'application/json' },
+      payload: JSON.stringify({ events }),
+    });
+  const totals = async (query: string) =>
+    (await app.inject({ method: 'GET', url: `/v1/analytics/${tenant.project.id}/views?${query}`, headers: tenant.auth })).json().totals;
   const storedVerifications = async () =>
-    (await storage.db.selectFrom('analytics_events').innerJoin('analytics_agents', 'analytics_agents.agent_id', 'analytics_events.agent_id').select(['user_agent', 'verification', 'at']).orderBy('at').execute()).map(
-      (row) => Number(row.verification),
-    );
+    (
+      await storage.db
+        .selectFrom('analytics_events')
+        .innerJoin('analytics_agents', 'analytics_agents.agent_id', 'analytics_events.agent_id')
+        .select(['user_agent', 'verification', 'at'])
+        .orderBy('at')
+        .execute()
+    ).map((row) => Number(row.verification));
 
   it('counts GPTBot from OpenAI as AI and verified, GPTBot from elsewhere nowhere, and browsers as human whatever their address', async () => {
     const day = '2026-04-01';
@@ -91,9 +102,16 @@ describe.each(testDatabases)('verified and spoofed views on $dialect', (database
       });
     expect((await beacon(openAiAddress, 'https://beacon-inside.example/')).statusCode).toBe(204);
     expect((await beacon('198.51.100.3', 'https://beacon-outside.example/')).statusCode).toBe(204);
-    const log = [openAiAddress, '198.51.100.4'].map((ip, index) => JSON.stringify({ path: '/guide', userAgent: gptBot, ip, referrer: `https://import-${index}.example/` })).join('\n');
+    const log = [openAiAddress, '198.51.100.4']
+      .map((ip, index) => JSON.stringify({ path: '/guide', userAgent: gptBot, ip, referrer: `https://import-${index}.example/` }))
+      .join('\n');
     expect(await importLog(context.analytics, tenant.project, 'ndjson', Readable.from([log]))).toMatchObject({ accepted: 2 });
-    const stored = await storage.db.selectFrom('analytics_events').select(['referrer', 'verification']).where('referrer', 'is not', null).orderBy('referrer').execute();
+    const stored = await storage.db
+      .selectFrom('analytics_events')
+      .select(['referrer', 'verification'])
+      .where('referrer', 'is not', null)
+      .orderBy('referrer')
+      .execute();
     expect(stored.map((row) => [row.referrer, Number(row.verification)])).toEqual([
       ['https://beacon-inside.example/', Verification.verified],
       ['https://beacon-outside.example/', Verification.spoofed],

@@ -29,7 +29,11 @@ async function directoryServer(keys: () => Jwk[], status = () => 200) {
     response.end(JSON.stringify({ keys: keys() }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const directory = { requests: 0, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+  const directory = {
+    requests: 0,
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
   return directory;
 }
 
@@ -72,7 +76,23 @@ describe('key directories', () => {
 
   it('knows public addresses from special-purpose ones', () => {
     expect(['8.8.8.8', '2606:4700::1111', '20.171.206.7'].every(isPublicAddress)).toBe(true);
-    expect(['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', '::ffff:127.0.0.1', '::ffff:7f00:1', 'fe80::1', 'fd00::1'].some(isPublicAddress)).toBe(false);
+    expect(
+      [
+        '127.0.0.1',
+        '10.1.2.3',
+        '172.16.0.1',
+        '192.168.1.1',
+        '169.254.169.254',
+        '100.64.0.1',
+        '0.0.0.0',
+        '::1',
+        '::',
+        '::ffff:127.0.0.1',
+        '::ffff:7f00:1',
+        'fe80::1',
+        'fd00::1',
+      ].some(isPublicAddress),
+    ).toBe(false);
   });
 
   it('reads Signature-Agent as a quoted URL, alone or as a dictionary member, and refuses plain http unless allowed', () => {
@@ -111,7 +131,10 @@ describe.each(testDatabases)('Web Bot Auth on $dialect', (database) => {
     [bot, stranger] = [ed25519Key(), ed25519Key()];
     directory = await directoryServer(() => [bot.publicJwk]);
     otherDirectory = await directoryServer(() => [stranger.publicJwk]);
-    brokenDirectory = await directoryServer(() => [], () => 500);
+    brokenDirectory = await directoryServer(
+      () => [],
+      () => 500,
+    );
   });
   afterAll(async () => {
     await Promise.all([app.close(), strictApp.close(), directory.close(), otherDirectory.close(), brokenDirectory.close()]);
@@ -119,7 +142,12 @@ describe.each(testDatabases)('Web Bot Auth on $dialect', (database) => {
   });
 
   /** Posts one signed view and answers the verification stored for it. */
-  const verificationOf = async (headers: Record<string, string>, userAgent = 'ExampleAgent/1.0 (+https://agent.example)', ip = '198.51.100.9', through = app) => {
+  const verificationOf = async (
+    headers: Record<string, string>,
+    userAgent = 'ExampleAgent/1.0 (+https://agent.example)',
+    ip = '198.51.100.9',
+    through = app,
+  ) => {
     const marker = `/${crypto.randomUUID()}`;
     const signedPath = headers.host === host ? path : marker;
     const response = await through.inject({

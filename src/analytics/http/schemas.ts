@@ -1,6 +1,8 @@
 import { Type } from 'typebox';
 
-export const ProjectParams = Type.Object({ projectId: Type.String({ minLength: 1, maxLength: 64, description: 'Project id from the dashboard API keys page (`prj_…`).' }) });
+export const ProjectParams = Type.Object({
+  projectId: Type.String({ minLength: 1, maxLength: 64, description: 'Project id from the dashboard API keys page (`prj_…`).' }),
+});
 
 const bound = (description: string) => Type.String({ maxLength: 64, description });
 
@@ -23,18 +25,33 @@ const Counts = {
 const Totals = Type.Object(Counts, { description: 'Site-wide counts over the range, distinct over the whole site (not sums of pages).' });
 const PathCounts = Type.Object({ path: Type.String({ description: 'Normalized page path.' }), ...Counts });
 
-export const VisitorsResult = Type.Object({ totals: Totals, visitors: Type.Array(PathCounts), hasMore: Type.Boolean({ description: 'True when paths exist beyond `offset` + this page.' }) });
-export const ViewsResult = Type.Object({ totals: Totals, views: Type.Array(PathCounts), hasMore: Type.Boolean({ description: 'True when paths exist beyond `offset` + this page.' }) });
+export const VisitorsResult = Type.Object({
+  totals: Totals,
+  visitors: Type.Array(PathCounts),
+  hasMore: Type.Boolean({ description: 'True when paths exist beyond `offset` + this page.' }),
+});
+export const ViewsResult = Type.Object({
+  totals: Totals,
+  views: Type.Array(PathCounts),
+  hasMore: Type.Boolean({ description: 'True when paths exist beyond `offset` + this page.' }),
+});
 
 export const IngestBody = Type.Object(
-  { events: Type.Array(Type.Unknown(), { description: 'Events `{timestamp?, path, userAgent?, ip?, visitorId?, accept?, referrer?, status?, headers?}`; each is checked on its own. `headers` (at most 32 request header names to string values) lets a Web Bot Auth signature verify the view; headers are never stored.' }) },
+  {
+    events: Type.Array(Type.Unknown(), {
+      description:
+        'Events `{timestamp?, path, userAgent?, ip?, visitorId?, accept?, referrer?, status?, headers?}`; each is checked on its own. `headers` (at most 32 request header names to string values) lets a Web Bot Auth signature verify the view; headers are never stored.',
+    }),
+  },
   { additionalProperties: false },
 );
 
 export const IngestResult = Type.Object({
   accepted: Type.Integer({ description: 'Events stored (durable when this response is sent).' }),
   rejected: Type.Integer({ description: 'Events refused; see `errors`.' }),
-  errors: Type.Array(Type.Object({ index: Type.Integer({ description: 'Position of the event (or NDJSON line) in the request, from 0.' }), message: Type.String() })),
+  errors: Type.Array(
+    Type.Object({ index: Type.Integer({ description: 'Position of the event (or NDJSON line) in the request, from 0.' }), message: Type.String() }),
+  ),
 });
 
 export const ErrorResponse = Type.Object({

@@ -71,8 +71,17 @@ export function prepareAll(inputs: unknown[], now = Date.now()): { events: Prepa
 
 /** Stores one call's events and queues their counted views inside `trx`; returns what to cache after commit. */
 async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Dictionary, { project, key, events }: Call) {
-  const paths = await pathIds(trx, dictionary, key, events.map((event) => event.path));
-  const agents = await agentIds(trx, dictionary, events.map((event) => event.userAgent));
+  const paths = await pathIds(
+    trx,
+    dictionary,
+    key,
+    events.map((event) => event.path),
+  );
+  const agents = await agentIds(
+    trx,
+    dictionary,
+    events.map((event) => event.userAgent),
+  );
   const known = dictionary.identities.get(key);
   // Returning visitors are resolved from the cache here; the others are hashed once per key and looked up together.
   const visitorOf = new Float64Array(events.length);
@@ -111,10 +120,23 @@ async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Di
     if (classCode !== null) tuples.add(dayOf(row.at), row.path_id, classCode, row.visitor_id);
   });
   if (tuples.count > 0) {
-    await trx.insertInto('analytics_pending').values({ project_key: key, tuples: Buffer.from(tuples.finish()) }).execute();
-    await trx.updateTable('analytics_projects').set((eb) => ({ version: eb('version', '+', 1) })).where('project_key', '=', key).execute();
+    await trx
+      .insertInto('analytics_pending')
+      .values({ project_key: key, tuples: Buffer.from(tuples.finish()) })
+      .execute();
+    await trx
+      .updateTable('analytics_projects')
+      .set((eb) => ({ version: eb('version', '+', 1) }))
+      .where('project_key', '=', key)
+      .execute();
   }
-  return { result: { stored, duplicates: rows.length - stored }, paths: paths.learned, agents: agents.learned, identities: learned, freshVisitors: assigned.fresh };
+  return {
+    result: { stored, duplicates: rows.length - stored },
+    paths: paths.learned,
+    agents: agents.learned,
+    identities: learned,
+    freshVisitors: assigned.fresh,
+  };
 }
 
 /**

@@ -41,7 +41,8 @@ function guardedLookup(allowPrivate: boolean): LookupFunction {
   return (hostname, options, callback) =>
     lookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
-      if (!allowPrivate && addresses.some((entry) => !isPublicAddress(entry.address))) return callback(new Error(`${hostname} resolves to a private address`), '', 0);
+      if (!allowPrivate && addresses.some((entry) => !isPublicAddress(entry.address)))
+        return callback(new Error(`${hostname} resolves to a private address`), '', 0);
       if ((options as { all?: boolean }).all) return (callback as unknown as (error: null, all: LookupAddress[]) => void)(null, addresses);
       callback(null, addresses[0].address, addresses[0].family);
     });
@@ -54,21 +55,29 @@ function download(url: URL, options: DirectoryOptions): Promise<{ body: string; 
   }
   const get = url.protocol === 'https:' ? httpsGet : httpGet;
   return new Promise((resolve, reject) => {
-    const request = get(url, { lookup: guardedLookup(options.allowPrivate), signal: AbortSignal.timeout(options.timeoutMs), headers: { accept: 'application/http-message-signatures-directory+json, application/json' } }, (response: IncomingMessage) => {
-      if (response.statusCode !== 200) {
-        response.resume();
-        return reject(new Error(`the directory answered ${response.statusCode}`));
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      response.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxBodyBytes) request.destroy(new Error('the directory is too large'));
-        else chunks.push(chunk);
-      });
-      response.on('end', () => resolve({ body: Buffer.concat(chunks).toString('utf8'), ttlMs: cacheLifetime(response.headers['cache-control']) }));
-      response.on('error', reject);
-    });
+    const request = get(
+      url,
+      {
+        lookup: guardedLookup(options.allowPrivate),
+        signal: AbortSignal.timeout(options.timeoutMs),
+        headers: { accept: 'application/http-message-signatures-directory+json, application/json' },
+      },
+      (response: IncomingMessage) => {
+        if (response.statusCode !== 200) {
+          response.resume();
+          return reject(new Error(`the directory answered ${response.statusCode}`));
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBodyBytes) request.destroy(new Error('the directory is too large'));
+          else chunks.push(chunk);
+        });
+        response.on('end', () => resolve({ body: Buffer.concat(chunks).toString('utf8'), ttlMs: cacheLifetime(response.headers['cache-control']) }));
+        response.on('error', reject);
+      },
+    );
     request.on('error', reject);
   });
 }

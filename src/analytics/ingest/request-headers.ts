@@ -18,7 +18,8 @@ const headerName = /^[!#$%&'*+.^_`|~0-9a-z-]{1,64}$/i;
 export function requestHeaders(input: unknown): Record<string, string> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new Error('headers must be an object of request header names to values.');
   const entries = Object.entries(input);
-  if (entries.length > maxHeaders) throw new Error(`headers has ${entries.length} entries; send at most ${maxHeaders} (the signature headers and the ones they cover).`);
+  if (entries.length > maxHeaders)
+    throw new Error(`headers has ${entries.length} entries; send at most ${maxHeaders} (the signature headers and the ones they cover).`);
   const headers: Record<string, string> = Object.create(null) as Record<string, string>;
   let total = 0;
   for (const [name, value] of entries) {
