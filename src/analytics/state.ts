@@ -1,6 +1,7 @@
 import type { Storage } from '../storage/dialect.ts';
 import { Dictionary } from './ingest/dense-ids.ts';
 import { createEventWriter, type IngestState } from './ingest/ingest.ts';
+import { KeyDirectories, type DirectoryOptions } from './ingest/key-directories.ts';
 import { createAnalyticsSignals } from './model/signals.ts';
 import { QueryCaches, type QueryState } from './query/caches.ts';
 
@@ -11,10 +12,13 @@ import { QueryCaches, type QueryState } from './query/caches.ts';
  */
 export type AnalyticsState = IngestState & QueryState;
 
-export function createAnalyticsState(storage: Storage): AnalyticsState {
+/** Web Bot Auth directories: public hosts over https, answered within 3 seconds, unless the settings say otherwise. */
+const directoryDefaults: DirectoryOptions = { allowPrivate: false, timeoutMs: 3000 };
+
+export function createAnalyticsState(storage: Storage, directories: DirectoryOptions = directoryDefaults): AnalyticsState {
   const ids = new Dictionary();
   const signals = createAnalyticsSignals();
-  return { storage, ids, signals, caches: new QueryCaches(), writer: createEventWriter(storage, ids, signals) };
+  return { storage, ids, signals, caches: new QueryCaches(), writer: createEventWriter(storage, ids, signals), directories: new KeyDirectories(directories) };
 }
 
 declare module '../http/context.ts' {

@@ -1,8 +1,10 @@
 import { createReadStream, statSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { findProject } from '../accounts/projects.ts';
 import { foldPending } from '../analytics/fold/fold.ts';
 import { existingProjectKey } from '../analytics/ingest/dense-ids.ts';
+import { updateIpRanges } from '../analytics/ingest/ip-range-update.ts';
 import { formats, type FormatName } from '../analytics/importers/formats.ts';
 import { importLog, type ImportSummary } from '../analytics/importers/run.ts';
 import { storeClassificationVersion } from '../analytics/fold/reclassify.ts';
@@ -35,7 +37,7 @@ function describe(summary: ImportSummary): string {
 }
 
 export function registerAnalytics(program: Command): void {
-  const analytics = program.command('analytics').description('Visitor analytics: import access logs, rebuild visitor sets');
+  const analytics = program.command('analytics').description('Visitor analytics: import access logs, rebuild visitor sets, refresh crawler IP ranges');
   analytics
     .command('import')
     .description('Import page views from an access log (gzip accepted); importing a file again does not count it twice')
@@ -94,4 +96,25 @@ export function registerAnalytics(program: Command): void {
         );
       }),
     );
+  analytics
+    .command('update-ip-ranges')
+    .description('Download the IP ranges operators publish for their crawlers (the files verification compares views against); needs internet access')
+    .option('--directory <path>', 'where to write the files (default: the shipped copies)')
+    .option('--json', 'print JSON')
+    .action(async (flags: { directory?: string; json?: boolean }) => {
+      const directory = flags.directory ? pathToFileURL(`${flags.directory.replace(/\/$/, '')}/`) : undefined;
+      const results = await updateIpRanges({ directory });
+      if (results.every((result) => result.error !== undefined)) {
+        throw new CliError(
+          `No range file could be downloaded (${results[0]?.error}). Run this on a machine with internet access; the shipped copies stay in use.`,
+        );
+      }
+      print(flags, results, () =>
+        results
+          .map((result) =>
+            result.error === undefined ? `${result.file}: ${result.ranges} ranges` : `${result.file}: kept the previous copy; ${result.url}: ${result.error}`,
+          )
+          .join('\n'),
+      );
+    });
 }

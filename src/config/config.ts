@@ -71,6 +71,18 @@ export const settings = {
     integer(1),
     'Browser-tracker views accepted per minute for one project from all addresses together; more get 429.',
   ),
+  webBotAuthTimeoutMs: setting(
+    'QUIRE_WEB_BOT_AUTH_TIMEOUT_MS',
+    3000,
+    integer(100, 60_000),
+    "How long ingestion waits for a Web Bot Auth key directory (named by an event's Signature-Agent header), in milliseconds; a directory that does not answer leaves the view unverified.",
+  ),
+  webBotAuthAllowPrivate: setting(
+    'QUIRE_WEB_BOT_AUTH_ALLOW_PRIVATE',
+    false,
+    boolean,
+    'Fetch Web Bot Auth key directories from loopback and private addresses and over plain http (tests and closed networks only: the host is chosen by whoever sends the event).',
+  ),
   trustedProxies: setting<string[]>(
     'QUIRE_TRUSTED_PROXIES',
     [],

@@ -20,52 +20,46 @@ export interface PageOptions {
 
 /** The hidden field every form carries; the server refuses posts without it. */
 export function csrfField(viewer: Viewer): Html {
-  return html`<input type="hidden" name="csrf" value="${viewer.csrf}" />`;
+  return html`<input type="hidden" name="csrf" value="${viewer.csrf}">`;
 }
 
 function navigation(viewer: Viewer, section: Section | undefined): Html {
   const link = (href: string, label: string, name: Section) =>
-    html`<li><a href="${href}" ${name === section ? html` aria-current="page"` : ''}>${label}</a></li>`;
+    html`<li><a href="${href}"${name === section ? html` aria-current="page"` : ''}>${label}</a></li>`;
   return html`<nav aria-label="Main">
-    <ul>
-      ${link('/dashboard/keys', 'API keys', 'keys')}${link('/dashboard/projects', 'Projects', 'projects')}${link('/dashboard/connections', 'Connections', 'connections')}
-    </ul>
+    <ul>${link('/dashboard/keys', 'API keys', 'keys')}${link('/dashboard/projects', 'Projects', 'projects')}${link('/dashboard/connections', 'Connections', 'connections')}</ul>
     <form method="post" action="/dashboard/sign-out">${csrfField(viewer)}<button type="submit" class="link">Sign out</button></form>
   </nav>`;
 }
 
 export function layout({ title, viewer, section, body }: PageOptions): Html {
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${title} · Quire</title>
-        <link rel="stylesheet" href="/dashboard/assets/dashboard.css" />
-        <script defer src="/dashboard/assets/dashboard.js"></script>
-      </head>
-      <body>
-        <a class="skip" href="#main">Skip to content</a>
-        <header class="top"><a class="brand" href="/dashboard">Quire</a>${viewer ? navigation(viewer, section) : ''}</header>
-        <main id="main">
-          <h1>${title}</h1>
-          ${body}
-        </main>
-        <p class="status" role="status" aria-live="polite" id="announcer"></p>
-      </body>
-    </html>`;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title} · Quire</title>
+<link rel="stylesheet" href="/dashboard/assets/dashboard.css">
+<script defer src="/dashboard/assets/dashboard.js"></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top"><a class="brand" href="/dashboard">Quire</a>${viewer ? navigation(viewer, section) : ''}</header>
+<main id="main">
+<h1>${title}</h1>
+${body}
+</main>
+<p class="status" role="status" aria-live="polite" id="announcer"></p>
+</body>
+</html>`;
 }
 
 /** Tabs of a project's pages. */
 export function projectTabs(project: ProjectRow, current: 'settings' | 'jobs' | 'analytics'): Html {
   const base = `/dashboard/projects/${project.id}`;
   const tab = (href: string, label: string, name: typeof current) =>
-    html`<li><a href="${href}" ${name === current ? html` aria-current="page"` : ''}>${label}</a></li>`;
-  return html`<nav class="tabs" aria-label="Project ${project.name}">
-    <ul>
-      ${tab(base, 'Settings', 'settings')}${tab(`${base}/jobs`, 'Jobs', 'jobs')}${tab(`${base}/analytics`, 'Analytics', 'analytics')}
-    </ul>
-  </nav>`;
+    html`<li><a href="${href}"${name === current ? html` aria-current="page"` : ''}>${label}</a></li>`;
+  return html`<nav class="tabs" aria-label="Project ${project.name}"><ul>${tab(base, 'Settings', 'settings')}${tab(`${base}/jobs`, 'Jobs', 'jobs')}${tab(`${base}/analytics`, 'Analytics', 'analytics')}</ul></nav>`;
 }
 
 export function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {

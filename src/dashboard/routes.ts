@@ -61,8 +61,7 @@ export const dashboardRoutes: FeatureRoutes = async (app, { context }) => {
           layout({
             title: 'Not found',
             viewer: null,
-            body: html`${notice('error', `There is no dashboard page at ${request.url.split('?')[0]}.`)}
-              <p><a href="/dashboard">Go to the dashboard</a></p>`,
+            body: html`${notice('error', `There is no dashboard page at ${request.url.split('?')[0]}.`)}<p><a href="/dashboard">Go to the dashboard</a></p>`,
           }),
           404,
         ),

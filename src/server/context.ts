@@ -30,6 +30,6 @@ export function createContext(config: Config, storage: Storage, options: Context
     accounts: createAccountCaches(config.accountCacheMs),
     agent: options.agent ?? createAgentSetup(config, storage.db),
     jobReads: new JobReadCache(),
-    analytics: createAnalyticsState(storage),
+    analytics: createAnalyticsState(storage, { allowPrivate: config.webBotAuthAllowPrivate, timeoutMs: config.webBotAuthTimeoutMs }),
   };
 }

@@ -36,7 +36,12 @@ export function loadMigrations(dialect: Storage['profile']['name']): Migration[]
  */
 export async function migrate(storage: Storage): Promise<Migration[]> {
   const { db, profile } = storage;
-  await sql`create table if not exists quire_migrations (version integer primary key, name text not null, applied_at bigint not null)`.execute(db);
+  // Under the setup lock too: PostgreSQL's `create table if not exists` is not safe against itself
+  // (two processes starting together can both try to create the table's type and one fails).
+  await db.transaction().execute(async (trx) => {
+    if (profile.setupLock) await sql.raw(profile.setupLock).execute(trx);
+    await sql`create table if not exists quire_migrations (version integer primary key, name text not null, applied_at bigint not null)`.execute(trx);
+  });
   const applied: Migration[] = [];
   for (const migration of loadMigrations(profile.name)) {
     await db.transaction().execute(async (trx) => {

@@ -46,7 +46,7 @@ describe.each(testDatabases)('analytics API on $dialect', (database) => {
       events: [
         { timestamp: '2026-03-01T10:00:00Z', path: '/guides/setup', userAgent: chrome, ip: '203.0.113.7' },
         { timestamp: '2026-03-01T11:00:00Z', path: '/guides/setup/', userAgent: chrome, ip: '203.0.113.7' },
-        { timestamp: '2026-03-01T12:00:00Z', path: '/guides/setup.md', userAgent: gptBot, ip: '198.51.100.1' },
+        { timestamp: '2026-03-01T12:00:00Z', path: '/guides/setup.md', userAgent: gptBot, ip: '20.171.206.1' },
         { timestamp: '2026-03-02T12:00:00Z', path: '/', visitorId: 'tracker-1', userAgent: chrome },
         { timestamp: '2026-03-02T12:00:00Z', path: '/', userAgent: 'curl/8.5.0' },
         { timestamp: '2026-03-02T12:00:00Z', path: '/missing', userAgent: chrome, status: 404 },

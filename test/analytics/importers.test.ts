@@ -31,7 +31,7 @@ const samples = {
       EdgeResponseStatus: 200,
     }),
     JSON.stringify({
-      ClientIP: '198.51.100.4',
+      ClientIP: '20.171.206.4',
       ClientRequestMethod: 'GET',
       ClientRequestURI: '/guides/setup',
       ClientRequestUserAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)',
@@ -72,7 +72,7 @@ const samples = {
     '#Version: 1.0',
     '#Fields: date time x-edge-location sc-bytes c-ip cs-method cs(Host) cs-uri-stem sc-status cs(Referer) cs(User-Agent) cs-uri-query',
     `2026-11-21\t08:30:00\tFRA56-C1\t5120\t203.0.113.7\tGET\td111111abcdef8.cloudfront.net\t/guides/setup\t200\t-\t${encodeURIComponent(chrome)}\t-`,
-    `2026-11-21\t08:31:00\tFRA56-C1\t812\t198.51.100.4\tGET\td111111abcdef8.cloudfront.net\t/guides/setup\t200\t-\tMozilla/5.0%20(compatible;%20PerplexityBot/1.0;%20+https://perplexity.ai/perplexitybot)\t-`,
+    `2026-11-21\t08:31:00\tFRA56-C1\t812\t107.20.236.150\tGET\td111111abcdef8.cloudfront.net\t/guides/setup\t200\t-\tMozilla/5.0%20(compatible;%20PerplexityBot/1.0;%20+https://perplexity.ai/perplexitybot)\t-`,
     '2026-11-21\t08:32:00\ttoo few fields',
   ],
   ndjson: [

@@ -39,7 +39,8 @@ export const ViewsResult = Type.Object({
 export const IngestBody = Type.Object(
   {
     events: Type.Array(Type.Unknown(), {
-      description: 'Events `{timestamp?, path, userAgent?, ip?, visitorId?, accept?, referrer?, status?}`; each is checked on its own.',
+      description:
+        'Events `{timestamp?, path, userAgent?, ip?, visitorId?, accept?, referrer?, status?, headers?}`; each is checked on its own. `headers` (at most 32 request header names to string values) lets a Web Bot Auth signature verify the view; headers are never stored.',
     }),
   },
   { additionalProperties: false },

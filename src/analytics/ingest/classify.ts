@@ -1,5 +1,6 @@
 import { ClassCode } from '../model/class-codes.ts';
 import { agentKind, type AgentKind } from './agents/agents.ts';
+import { Verification } from '../model/verification.ts';
 
 /** A view's class; `excluded` views are kept raw and counted nowhere. */
 export type ViewClass = 'human' | 'ai' | 'excluded';
@@ -22,11 +23,12 @@ export function countsAsView(status: number | null): boolean {
 }
 
 /**
- * The class a stored event is counted under, or null when it counts nowhere (an excluded client, or
- * a status that is not a view). Ingestion, partial-day queries and rebuilds all decide here.
+ * The class a stored event is counted under, or null when it counts nowhere (an excluded client, a
+ * status that is not a view, or a spoofed claim to be a known agent). Ingestion, partial-day queries
+ * and rebuilds all decide here.
  */
-export function countedClass(userAgent: string, markdown: boolean, status: number | null): ClassCode | null {
-  if (!countsAsView(status)) return null;
+export function countedClass(userAgent: string, markdown: boolean, status: number | null, verification: Verification): ClassCode | null {
+  if (!countsAsView(status) || verification === Verification.spoofed) return null;
   const viewClass = classify(agentKind(userAgent), markdown);
   return viewClass === 'excluded' ? null : ClassCode[viewClass];
 }

@@ -9,8 +9,10 @@ import { insertEvents, type EventInsert } from './bulk-statements.ts';
 import { countedClass } from './classify.ts';
 import { agentIds, pathIds, projectKey, type Dictionary } from './dense-ids.ts';
 import { GroupWriter } from './group-commit.ts';
+import type { KeyDirectories } from './key-directories.ts';
 import { prepareEvent, type PreparedEvent } from './validate.ts';
 import { identityKey, mergeRecentVisitors, visitorHash, visitorIds } from './visitor-identity.ts';
+import { verifySignatures } from './web-bot-auth.ts';
 
 export const maxEventsPerRequest = 10_000;
 /** Events per shared transaction: bounds how long one commit holds the write lock. */
@@ -48,6 +50,8 @@ export interface IngestState {
   storage: Storage;
   ids: Dictionary;
   writer: EventWriter;
+  /** Web Bot Auth key directories this process has fetched. */
+  directories: KeyDirectories;
 }
 
 /** Validates raw inputs (a parse failure arrives as an Error) into events and per-event errors. */
@@ -112,7 +116,7 @@ async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Di
   rows.forEach((row, index) => {
     if (!inserted(row.event_key)) return;
     stored++;
-    const classCode = countedClass(events[index].userAgent, events[index].markdown, row.status);
+    const classCode = countedClass(events[index].userAgent, events[index].markdown, row.status, events[index].verification);
     if (classCode !== null) tuples.add(dayOf(row.at), row.path_id, classCode, row.visitor_id);
   });
   if (tuples.count > 0) {
@@ -177,9 +181,10 @@ export async function storeEvents(state: IngestState, project: Project, events: 
   return state.writer.write({ project, key, events });
 }
 
-/** The whole pipeline for API and tracker calls: validate, store, report per event. */
+/** The whole pipeline for API and tracker calls: validate, check signatures, store, report per event. */
 export async function ingest(state: IngestState, project: Project, inputs: unknown[]): Promise<IngestResult> {
   const { events, errors } = prepareAll(inputs);
+  await verifySignatures(state.directories, events);
   const { stored, duplicates } = await storeEvents(state, project, events);
   return { accepted: stored, rejected: errors.length, errors, duplicates };
 }

@@ -1,7 +1,9 @@
 import { isIP } from 'node:net';
 import { acceptsMarkdownFirst, normalizePath, type NormalizedPath } from './paths.ts';
 import type { VisitorKey } from './visitor-identity.ts';
-import { Verification } from '../model/verification.ts';
+import type { Verification } from '../model/verification.ts';
+import { rangeVerification } from './operator-ranges.ts';
+import { requestHeaders, type SignedRequest } from './request-headers.ts';
 
 /** An event as the ingestion API, the tracker and the importers hand it over. */
 export interface IncomingEvent {
@@ -13,6 +15,8 @@ export interface IncomingEvent {
   accept?: string;
   referrer?: string;
   status?: number;
+  /** Request header names to values, for Web Bot Auth (never stored). */
+  headers?: Record<string, string>;
 }
 
 /** A validated event, ready to store. */
@@ -26,8 +30,10 @@ export interface PreparedEvent {
   referrer: string | null;
   /** Set by the importer: a deterministic id of the log line. */
   eventKey: string | null;
-  /** Whether the view's claim to be a known agent checked out (set at ingestion). */
+  /** Whether the view's claim to be a known agent checked out: by IP ranges here, by signature in ingest.ts. */
   verification: Verification;
+  /** The request as signed, when the event carries headers; checked and dropped before storing. */
+  signed: SignedRequest | null;
 }
 
 /** A site has few distinct paths, so their normalized forms are remembered (bounded, as path spellings are not). */
@@ -44,7 +50,7 @@ function normalized(path: string): NormalizedPath | null {
   return result;
 }
 
-const fields = new Set(['timestamp', 'path', 'userAgent', 'ip', 'visitorId', 'accept', 'referrer', 'status']);
+const fields = new Set(['timestamp', 'path', 'userAgent', 'ip', 'visitorId', 'accept', 'referrer', 'status', 'headers']);
 const maxFuture = 24 * 60 * 60 * 1000;
 const earliest = Date.UTC(2000, 0, 1);
 
@@ -95,6 +101,7 @@ export function prepareEvent(input: unknown, now: number): PreparedEvent {
     status: typeof status === 'number' ? status : null,
     referrer: referrer || null,
     eventKey: null,
-    verification: Verification.unknown,
+    verification: rangeVerification(userAgent, ip),
+    signed: event.headers === undefined || event.headers === null ? null : { path: event.path, headers: requestHeaders(event.headers) },
   };
 }

@@ -6,6 +6,7 @@ import type { ClassCode } from '../model/class-codes.ts';
 import { decodeDaySet } from '../model/day-set.ts';
 import { dayOf, eventDay, splitRange } from '../model/days.ts';
 import { decodePendingBatch, type CountedView } from '../model/pending-batch.ts';
+import type { Verification } from '../model/verification.ts';
 import type { QueryCaches, QueryState } from './caches.ts';
 import type { IndexedDay, Ranking, Sources } from './types.ts';
 
@@ -32,7 +33,7 @@ async function userAgents(trx: Kysely<Database>, dictionary: Dictionary, ids: Se
 export async function rawViews(trx: Kysely<Database>, dictionary: Dictionary, projectKey: number, from: number, to: number): Promise<CountedView[]> {
   const rows = await trx
     .selectFrom('analytics_events')
-    .select(['at', 'path_id', 'agent_id', 'visitor_id', 'markdown', 'status'])
+    .select(['at', 'path_id', 'agent_id', 'visitor_id', 'markdown', 'status', 'verification'])
     .where('project_key', '=', projectKey)
     .where(eventDay, '>=', dayOf(from))
     .where(eventDay, '<=', dayOf(to - 1))
@@ -42,7 +43,8 @@ export async function rawViews(trx: Kysely<Database>, dictionary: Dictionary, pr
   const agents = await userAgents(trx, dictionary, new Set(rows.map((row) => Number(row.agent_id))));
   const views: CountedView[] = [];
   for (const row of rows) {
-    const classCode = countedClass(agents.get(Number(row.agent_id))!, Number(row.markdown) === 1, row.status === null ? null : Number(row.status));
+    const status = row.status === null ? null : Number(row.status);
+    const classCode = countedClass(agents.get(Number(row.agent_id))!, Number(row.markdown) === 1, status, Number(row.verification) as Verification);
     if (classCode !== null) views.push({ day: dayOf(Number(row.at)), pathId: Number(row.path_id), classCode, visitor: Number(row.visitor_id) });
   }
   return views;

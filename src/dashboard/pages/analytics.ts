@@ -54,78 +54,29 @@ export function analyticsPages(scope: FastifyInstance, context: AppContext): voi
     const base = `/dashboard/projects/${project.id}/analytics`;
     const query = new URLSearchParams(range).toString();
     const rows = result.rows.map(
-      (row) =>
-        html`<tr>
-          <td>${row.path}</td>
-          <td class="number">${row.human}</td>
-          <td class="number">${row.ai}</td>
-          <td class="number">${row.total}</td>
-        </tr>`,
+      (row) => html`<tr><td>${row.path}</td><td class="number">${row.human}</td><td class="number">${row.ai}</td><td class="number">${row.total}</td></tr>`,
     );
-    const dailyRows = days.map(
-      (day) =>
-        html`<tr>
-          <td>${day.day}</td>
-          <td class="number">${day.human}</td>
-          <td class="number">${day.ai}</td>
-        </tr>`,
-    );
+    const dailyRows = days.map((day) => html`<tr><td>${day.day}</td><td class="number">${day.human}</td><td class="number">${day.ai}</td></tr>`);
     const more = result.hasMore ? html`<p><a href="${base}?${query}&offset=${offset + pageSize}">Next ${pageSize} pages</a></p>` : '';
     const body = html`${projectTabs(project, 'analytics')}
-      <form method="get" action="${base}" class="range" aria-label="Date range">
-        <label>First day <input type="date" name="from" value="${range.from}" required /></label>
-        <label>Last day <input type="date" name="to" value="${range.to}" required /></label>
-        <button type="submit">Show</button>
-        <a href="${base}/visitors.csv?${query}" download>Download CSV</a>
-      </form>
-      <p class="hint">
-        Days are UTC. Unique visitors are counted over the whole range, so a visitor seen on several days counts once in the totals and the pages table.
-      </p>
-      <ul class="totals" aria-label="Totals">
-        <li>Human visitors <strong id="total-human">${result.totals.human}</strong></li>
-        <li>AI visitors <strong id="total-ai">${result.totals.ai}</strong></li>
-        <li>All visitors <strong id="total-all">${result.totals.total}</strong></li>
-      </ul>
-      <h2>Visitors per day</h2>
-      ${visitorsChart(days)}
-      <details>
-        <summary>Daily numbers</summary>
-        <div class="scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Day</th>
-                <th scope="col" class="number">Human</th>
-                <th scope="col" class="number">AI</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${dailyRows}
-            </tbody>
-          </table>
-        </div>
-      </details>
-      <h2>Top pages</h2>
-      ${
-        rows.length
-          ? html`<div class="scroll">
-              <table id="top-pages">
-                <thead>
-                  <tr>
-                    <th scope="col">Page</th>
-                    <th scope="col" class="number">Human</th>
-                    <th scope="col" class="number">AI</th>
-                    <th scope="col" class="number">Total</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${rows}
-                </tbody>
-              </table>
-            </div>`
-          : html`<p>No visitors in this range.</p>`
-      }
-      ${more}`;
+<form method="get" action="${base}" class="range" aria-label="Date range">
+<label>First day <input type="date" name="from" value="${range.from}" required></label>
+<label>Last day <input type="date" name="to" value="${range.to}" required></label>
+<button type="submit">Show</button>
+<a href="${base}/visitors.csv?${query}" download>Download CSV</a>
+</form>
+<p class="hint">Days are UTC. Unique visitors are counted over the whole range, so a visitor seen on several days counts once in the totals and the pages table.</p>
+<ul class="totals" aria-label="Totals">
+<li>Human visitors <strong id="total-human">${result.totals.human}</strong></li>
+<li>AI visitors <strong id="total-ai">${result.totals.ai}</strong></li>
+<li>All visitors <strong id="total-all">${result.totals.total}</strong></li>
+</ul>
+<h2>Visitors per day</h2>
+${visitorsChart(days)}
+<details><summary>Daily numbers</summary><div class="scroll"><table><thead><tr><th scope="col">Day</th><th scope="col" class="number">Human</th><th scope="col" class="number">AI</th></tr></thead><tbody>${dailyRows}</tbody></table></div></details>
+<h2>Top pages</h2>
+${rows.length ? html`<div class="scroll"><table id="top-pages"><thead><tr><th scope="col">Page</th><th scope="col" class="number">Human</th><th scope="col" class="number">AI</th><th scope="col" class="number">Total</th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p>No visitors in this range.</p>`}
+${more}`;
     return sendPage(reply, layout({ title: `Analytics · ${project.name}`, viewer, section: 'projects', body }));
   });
 

@@ -20,25 +20,19 @@ function diffLine(line: string): Html {
           : line.startsWith('@@')
             ? 'hunk'
             : '';
-  return kind ? html`<span class="${kind}">${line}</span> ` : html`${line} `;
+  return kind ? html`<span class="${kind}">${line}</span>\n` : html`${line}\n`;
 }
 
 function changeBody(projectName: string, change: LocalChange): Html {
   const commits = change.commits.map((commit) => html`<li><code>${commit.id}</code> ${commit.subject} <span class="hint">(${commit.author})</span></li>`);
   return html`<p>${projectName}: changes of the agent job on branch <code>${change.branch}</code> against <code>${change.base}</code>.</p>
-    <h2>Commits</h2>
-    ${
-      commits.length > 0
-        ? html`<ul>
-            ${commits}
-          </ul>`
-        : html`<p>No commits yet.</p>`
-    }
-    <h2>Files</h2>
-    <pre>${change.stat || 'No files changed.'}</pre>
-    <h2>Diff</h2>
-    <pre class="diff">${change.diff.split('\n').map(diffLine)}</pre>
-    ${change.truncated ? html`<p><strong>The diff is cut here because it is too long to show; inspect the branch with git for the rest.</strong></p>` : ''}`;
+<h2>Commits</h2>
+${commits.length > 0 ? html`<ul>${commits}</ul>` : html`<p>No commits yet.</p>`}
+<h2>Files</h2>
+<pre>${change.stat || 'No files changed.'}</pre>
+<h2>Diff</h2>
+<pre class="diff">${change.diff.split('\n').map(diffLine)}</pre>
+${change.truncated ? html`<p><strong>The diff is cut here because it is too long to show; inspect the branch with git for the rest.</strong></p>` : ''}`;
 }
 
 /**

@@ -23,64 +23,26 @@ async function connectionsPage(context: AppContext, viewer: Viewer, message?: Ht
     findOrganization(db, viewer.orgId),
   ]);
   const body = rows.map(
-    (row) =>
-      html`<tr>
-        <td>${row.kind}</td>
-        <td>${row.account}</td>
-        <td>${time(row.created_at)}</td>
-        <td>
-          <form method="post" action="/dashboard/connections/${row.id}/remove">
-            ${csrfField(viewer)}<button type="submit" class="danger">Disconnect<span class="visually-hidden"> ${row.account}</span></button>
-          </form>
-        </td>
-      </tr>`,
+    (row) => html`<tr><td>${row.kind}</td><td>${row.account}</td><td>${time(row.created_at)}</td>
+<td><form method="post" action="/dashboard/connections/${row.id}/remove">${csrfField(viewer)}<button type="submit" class="danger">Disconnect<span class="visually-hidden"> ${row.account}</span></button></form></td></tr>`,
   );
   const table =
     rows.length === 0
       ? html`<p>No code-host credentials are connected.</p>`
-      : html`<div class="scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Kind</th>
-                <th scope="col">Account</th>
-                <th scope="col">Connected</th>
-                <th scope="col">Action</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${body}
-            </tbody>
-          </table>
-        </div>`;
+      : html`<div class="scroll"><table><thead><tr><th scope="col">Kind</th><th scope="col">Account</th><th scope="col">Connected</th><th scope="col">Action</th></tr></thead><tbody>${body}</tbody></table></div>`;
   const options = (Object.entries(tokenKinds) as [TokenKind, string][]).map(([kind, label]) => html`<option value="${kind}">${label}</option>`);
   const local = grants.length === 0 ? 'none' : grants.map((grant) => grant.path).join(', ');
   const page = html`${message ?? ''}
-    <p>Projects of this organization may name only repositories these credentials reach. Tokens are stored encrypted and never shown again.</p>
-    <section aria-labelledby="connected">
-      <h2 id="connected">Connected credentials</h2>
-      ${table}
-    </section>
-    <section aria-labelledby="connect">
-      <h2 id="connect">Connect a token</h2>
-      <form method="post" action="/dashboard/connections" class="stack">
-        ${csrfField(viewer)} <label for="connection-kind">Kind</label
-        ><select id="connection-kind" name="kind">
-          ${options}
-        </select>
-        <label for="connection-token">Token</label
-        ><input id="connection-token" name="token" type="password" required autocomplete="off" aria-describedby="connection-token-hint" />
-        <p class="hint" id="connection-token-hint">
-          GitHub: a fine-grained token with Contents and Pull requests read and write. GitLab: the api and write_repository scopes. GitHub App installations are
-          connected by the operator.
-        </p>
-        <button type="submit" class="primary">Connect</button>
-      </form>
-    </section>
-    <section aria-labelledby="operator">
-      <h2 id="operator">Granted by the operator</h2>
-      <p>Local repositories under: ${local}. Server-wide credentials: ${organization?.server_credentials === 1 ? 'granted' : 'not granted'}.</p>
-    </section>`;
+<p>Projects of this organization may name only repositories these credentials reach. Tokens are stored encrypted and never shown again.</p>
+<section aria-labelledby="connected"><h2 id="connected">Connected credentials</h2>${table}</section>
+<section aria-labelledby="connect"><h2 id="connect">Connect a token</h2>
+<form method="post" action="/dashboard/connections" class="stack">${csrfField(viewer)}
+<label for="connection-kind">Kind</label><select id="connection-kind" name="kind">${options}</select>
+<label for="connection-token">Token</label><input id="connection-token" name="token" type="password" required autocomplete="off" aria-describedby="connection-token-hint">
+<p class="hint" id="connection-token-hint">GitHub: a fine-grained token with Contents and Pull requests read and write. GitLab: the api and write_repository scopes. GitHub App installations are connected by the operator.</p>
+<button type="submit" class="primary">Connect</button></form></section>
+<section aria-labelledby="operator"><h2 id="operator">Granted by the operator</h2>
+<p>Local repositories under: ${local}. Server-wide credentials: ${organization?.server_credentials === 1 ? 'granted' : 'not granted'}.</p></section>`;
   return layout({ title: 'Connections', viewer, section: 'connections', body: page });
 }
 

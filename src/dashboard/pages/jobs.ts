@@ -21,13 +21,11 @@ function promptOf(form: URLSearchParams): string {
 function createForm(context: AppContext, viewer: Viewer, project: ProjectRow): Html {
   const problem = context.agent.checkProject(project);
   if (problem) return notice('warning', html`${problem} <a href="/dashboard/projects/${project.id}">Edit the project settings</a>.`);
-  return html`<form method="post" action="/dashboard/projects/${project.id}/jobs" class="stack">
-    ${csrfField(viewer)}
-    <label for="prompt">Prompt</label>
-    <textarea id="prompt" name="prompt" required maxlength="20000" aria-describedby="prompt-hint"></textarea>
-    <p class="hint" id="prompt-hint">What the agent should change in the documentation. It opens a pull request when it changes files.</p>
-    <button type="submit" class="primary">Create job</button>
-  </form>`;
+  return html`<form method="post" action="/dashboard/projects/${project.id}/jobs" class="stack">${csrfField(viewer)}
+<label for="prompt">Prompt</label>
+<textarea id="prompt" name="prompt" required maxlength="20000" aria-describedby="prompt-hint"></textarea>
+<p class="hint" id="prompt-hint">What the agent should change in the documentation. It opens a pull request when it changes files.</p>
+<button type="submit" class="primary">Create job</button></form>`;
 }
 
 export function jobPages(scope: FastifyInstance, context: AppContext): void {
@@ -36,39 +34,16 @@ export function jobPages(scope: FastifyInstance, context: AppContext): void {
     const project = await viewerProject(context, request, request.params.projectId);
     const page = await listJobs(context, project, { limit: pageSize, cursor: request.query.cursor || undefined });
     const rows = page.jobs.map(
-      (job) =>
-        html`<tr>
-          <td>${statusBadge(job.status)}</td>
-          <td><a href="/dashboard/projects/${project.id}/jobs/${job.id}">${job.prompt.length > 120 ? `${job.prompt.slice(0, 120)}…` : job.prompt}</a></td>
-          <td>${job.model}</td>
-          <td>${age(job.created_at)}</td>
-          <td>${pullRequestLink(job)}</td>
-        </tr>`,
+      (
+        job,
+      ) => html`<tr><td>${statusBadge(job.status)}</td><td><a href="/dashboard/projects/${project.id}/jobs/${job.id}">${job.prompt.length > 120 ? `${job.prompt.slice(0, 120)}…` : job.prompt}</a></td>
+<td>${job.model}</td><td>${age(job.created_at)}</td><td>${pullRequestLink(job)}</td></tr>`,
     );
     const list = rows.length
-      ? html`<div class="scroll">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Status</th>
-                <th scope="col">Prompt</th>
-                <th scope="col">Model</th>
-                <th scope="col">Age</th>
-                <th scope="col">Pull request</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows}
-            </tbody>
-          </table>
-        </div>`
+      ? html`<div class="scroll"><table><thead><tr><th scope="col">Status</th><th scope="col">Prompt</th><th scope="col">Model</th><th scope="col">Age</th><th scope="col">Pull request</th></tr></thead><tbody>${rows}</tbody></table></div>`
       : html`<p>No jobs yet.</p>`;
     const more = page.nextCursor ? html`<p><a href="/dashboard/projects/${project.id}/jobs?cursor=${page.nextCursor}">Older jobs</a></p>` : '';
-    const body = html`${projectTabs(project, 'jobs')}
-      <h2>Create a job</h2>
-      ${createForm(context, viewer, project)}
-      <h2>Jobs</h2>
-      ${list}${more}`;
+    const body = html`${projectTabs(project, 'jobs')}<h2>Create a job</h2>${createForm(context, viewer, project)}<h2>Jobs</h2>${list}${more}`;
     return sendPage(reply, layout({ title: `Jobs · ${project.name}`, viewer, section: 'projects', body }));
   });
 
@@ -83,9 +58,8 @@ export function jobPages(scope: FastifyInstance, context: AppContext): void {
     const project = await viewerProject(context, request, request.params.projectId);
     const job = await getJob(context, project, request.params.jobId);
     const live = jobLive(viewer, project, job, await listMessages(context.storage.db, job.id));
-    const body = html`${projectTabs(project, 'jobs')}
-      <p>Job <code>${job.id}</code></p>
-      <div id="live" data-live-url="/dashboard/projects/${project.id}/jobs/${job.id}/live" data-status="${job.status}">${live}</div>`;
+    const body = html`${projectTabs(project, 'jobs')}<p>Job <code>${job.id}</code></p>
+<div id="live" data-live-url="/dashboard/projects/${project.id}/jobs/${job.id}/live" data-status="${job.status}">${live}</div>`;
     return sendPage(reply, layout({ title: job.prompt.length > 80 ? `${job.prompt.slice(0, 80)}…` : job.prompt, viewer, section: 'projects', body }));
   });
 

@@ -23,40 +23,20 @@ function copyable(value: string, label: string): Html {
 
 function newKeyPanel(created: NonNullable<KeysPageState['created']>): Html {
   return html`<section class="notice warning secret" aria-labelledby="new-key">
-    <h2 id="new-key">Your new key “${created.name}”</h2>
-    <p>
-      <strong>Copy it now: it is shown only this once.</strong> Quire stores only a hash of it, so nobody can show it again. If you lose it, revoke it and
-      generate another.
-    </p>
-    <p>${copyable(created.key, 'the new API key')}</p>
-  </section>`;
+<h2 id="new-key">Your new key “${created.name}”</h2>
+<p><strong>Copy it now: it is shown only this once.</strong> Quire stores only a hash of it, so nobody can show it again. If you lose it, revoke it and generate another.</p>
+<p>${copyable(created.key, 'the new API key')}</p>
+</section>`;
 }
 
 function projectList(projects: ProjectRow[]): Html {
   const rows = projects.map(
     (project) =>
-      html`<tr>
-        <td><a href="/dashboard/projects/${project.id}">${project.name}</a></td>
-        <td>${copyable(project.id, `the id of ${project.name}`)}</td>
-      </tr>`,
+      html`<tr><td><a href="/dashboard/projects/${project.id}">${project.name}</a></td><td>${copyable(project.id, `the id of ${project.name}`)}</td></tr>`,
   );
-  return html`<section aria-labelledby="projects">
-    <h2 id="projects">Projects</h2>
-    <p>Use a project id in API paths such as <code>/v2/agent/{projectId}/job</code>.</p>
-    <div class="scroll">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Project id</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${rows}
-        </tbody>
-      </table>
-    </div>
-  </section>`;
+  return html`<section aria-labelledby="projects"><h2 id="projects">Projects</h2>
+<p>Use a project id in API paths such as <code>/v2/agent/{projectId}/job</code>.</p>
+<div class="scroll"><table><thead><tr><th scope="col">Name</th><th scope="col">Project id</th></tr></thead><tbody>${rows}</tbody></table></div></section>`;
 }
 
 function keyTable(rows: Awaited<ReturnType<typeof listKeys>>, projects: ProjectRow[]): Html {
@@ -69,72 +49,31 @@ function keyTable(rows: Awaited<ReturnType<typeof listKeys>>, projects: ProjectR
       ? html`Revoked ${time(row.revoked_at)}`
       : html`<a href="/dashboard/keys/${row.id}/revoke">Revoke<span class="visually-hidden"> ${row.name}</span></a>`;
     const allowedFrom = view.allowedIps ? view.allowedIps.join(', ') : 'Any address';
-    return html`<tr>
-      <td>${row.name}</td>
-      <td><code>${row.prefix}…</code></td>
-      <td>${view.scopes.join(', ')}</td>
-      <td>${projectNames}</td>
-      <td>${allowedFrom}</td>
-      <td>${time(row.created_at)}</td>
-      <td>${time(row.last_used_at)}</td>
-      <td>${row.expires_at === null ? 'Never' : time(row.expires_at)}</td>
-      <td>${status}</td>
-    </tr>`;
+    return html`<tr><td>${row.name}</td><td><code>${row.prefix}…</code></td><td>${view.scopes.join(', ')}</td><td>${projectNames}</td><td>${allowedFrom}</td>
+<td>${time(row.created_at)}</td><td>${time(row.last_used_at)}</td><td>${row.expires_at === null ? 'Never' : time(row.expires_at)}</td><td>${status}</td></tr>`;
   });
-  return html`<div class="scroll">
-    <table>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Prefix</th>
-          <th scope="col">Scopes</th>
-          <th scope="col">Projects</th>
-          <th scope="col">Allowed from</th>
-          <th scope="col">Created</th>
-          <th scope="col">Last used</th>
-          <th scope="col">Expires</th>
-          <th scope="col">Status</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${body}
-      </tbody>
-    </table>
-  </div>`;
+  return html`<div class="scroll"><table><thead><tr><th scope="col">Name</th><th scope="col">Prefix</th><th scope="col">Scopes</th><th scope="col">Projects</th><th scope="col">Allowed from</th>
+<th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Status</th></tr></thead><tbody>${body}</tbody></table></div>`;
 }
 
 function generateForm(viewer: Viewer, projects: ProjectRow[]): Html {
   const scopeBoxes = scopes.map(
-    (scope) => html`<label class="check"><input type="checkbox" name="scopes" value="${scope}" ${scope === 'ingest' ? '' : html` checked`} /> ${scope}</label>`,
+    (scope) => html`<label class="check"><input type="checkbox" name="scopes" value="${scope}"${scope === 'ingest' ? '' : html` checked`}> ${scope}</label>`,
   );
   const projectBoxes = projects.map(
-    (project) => html`<label class="check"><input type="checkbox" name="projects" value="${project.id}" /> ${project.name}</label>`,
+    (project) => html`<label class="check"><input type="checkbox" name="projects" value="${project.id}"> ${project.name}</label>`,
   );
-  return html`<section aria-labelledby="generate">
-    <h2 id="generate">Generate a key</h2>
-    <form method="post" action="/dashboard/keys" class="stack">
-      ${csrfField(viewer)}<input type="hidden" name="form" value="${randomBytes(16).toString('hex')}" /> <label for="key-name">Name</label
-      ><input id="key-name" name="name" required maxlength="100" placeholder="CI deploy key" />
-      <fieldset>
-        <legend>Scopes</legend>
-        ${scopeBoxes}
-        <p class="hint">read: GET operations; write: create jobs and follow-ups; ingest: send analytics events.</p>
-      </fieldset>
-      <fieldset>
-        <legend>Projects</legend>
-        ${projectBoxes}
-        <p class="hint">Leave all unticked for a key that works on every project of the organization.</p>
-      </fieldset>
-      <label for="key-ips">Allowed IP addresses (optional)</label
-      ><input id="key-ips" name="allowedIps" maxlength="2000" placeholder="203.0.113.0/24, 2001:db8::/32" aria-describedby="ips-hint" />
-      <p class="hint" id="ips-hint">
-        Addresses or CIDR ranges, separated by commas. The key is refused from anywhere else. Leave empty for a key that works from any address.
-      </p>
-      <label for="key-expiry">Expires on (optional)</label><input id="key-expiry" name="expires" type="date" aria-describedby="expiry-hint" />
-      <p class="hint" id="expiry-hint">The key stops working at 00:00 UTC on this day. Leave empty for a key that does not expire.</p>
-      <button type="submit" class="primary">Generate key</button>
-    </form>
-  </section>`;
+  return html`<section aria-labelledby="generate"><h2 id="generate">Generate a key</h2>
+<form method="post" action="/dashboard/keys" class="stack">${csrfField(viewer)}<input type="hidden" name="form" value="${randomBytes(16).toString('hex')}">
+<label for="key-name">Name</label><input id="key-name" name="name" required maxlength="100" placeholder="CI deploy key">
+<fieldset><legend>Scopes</legend>${scopeBoxes}<p class="hint">read: GET operations; write: create jobs and follow-ups; ingest: send analytics events.</p></fieldset>
+<fieldset><legend>Projects</legend>${projectBoxes}<p class="hint">Leave all unticked for a key that works on every project of the organization.</p></fieldset>
+<label for="key-ips">Allowed IP addresses (optional)</label><input id="key-ips" name="allowedIps" maxlength="2000" placeholder="203.0.113.0/24, 2001:db8::/32" aria-describedby="ips-hint">
+<p class="hint" id="ips-hint">Addresses or CIDR ranges, separated by commas. The key is refused from anywhere else. Leave empty for a key that works from any address.</p>
+<label for="key-expiry">Expires on (optional)</label><input id="key-expiry" name="expires" type="date" aria-describedby="expiry-hint">
+<p class="hint" id="expiry-hint">The key stops working at 00:00 UTC on this day. Leave empty for a key that does not expire.</p>
+<button type="submit" class="primary">Generate key</button>
+</form></section>`;
 }
 
 async function keysPage(context: AppContext, viewer: Viewer, state: KeysPageState): Promise<Html> {
@@ -142,12 +81,10 @@ async function keysPage(context: AppContext, viewer: Viewer, state: KeysPageStat
   // Only a key that really is revoked is announced, so a crafted link cannot put words on the page.
   const revoked = keys.find((key) => key.id === state.revoked && key.revoked_at !== null);
   const body = html`${state.error ? notice('error', state.error) : ''}${revoked ? notice('success', `The key “${revoked.name}” was revoked; requests with it now get 401.`) : ''}
-    ${state.created ? newKeyPanel(state.created) : ''} ${projectList(projects)}
-    <section aria-labelledby="keys">
-      <h2 id="keys">Keys</h2>
-      ${keyTable(keys, projects)}
-    </section>
-    ${generateForm(viewer, projects)}`;
+${state.created ? newKeyPanel(state.created) : ''}
+${projectList(projects)}
+<section aria-labelledby="keys"><h2 id="keys">Keys</h2>${keyTable(keys, projects)}</section>
+${generateForm(viewer, projects)}`;
   return layout({ title: 'API keys', viewer, section: 'keys', body });
 }
 
@@ -210,12 +147,9 @@ export function keyPages(scope: FastifyInstance, context: AppContext): void {
     const key = (await listKeys(context.storage.db, viewer.orgId)).find((row) => row.id === request.params.id);
     if (!key) throw new ApiError('not_found', `Key ${request.params.id} was not found in your organization.`);
     if (key.revoked_at !== null) return reply.redirect('/dashboard/keys', 303);
-    const body = html`<p>
-        Revoke the key <strong>${key.name}</strong> (<code>${key.prefix}…</code>)? Every request that uses it gets 401 from then on. This cannot be undone.
-      </p>
-      <form method="post" action="/dashboard/keys/${key.id}/revoke" class="actions">
-        ${csrfField(viewer)} <button type="submit" class="danger">Revoke key</button> <a href="/dashboard/keys">Cancel</a>
-      </form>`;
+    const body = html`<p>Revoke the key <strong>${key.name}</strong> (<code>${key.prefix}…</code>)? Every request that uses it gets 401 from then on. This cannot be undone.</p>
+<form method="post" action="/dashboard/keys/${key.id}/revoke" class="actions">${csrfField(viewer)}
+<button type="submit" class="danger">Revoke key</button> <a href="/dashboard/keys">Cancel</a></form>`;
     return sendPage(reply, layout({ title: 'Revoke key', viewer, section: 'keys', body }));
   });
 

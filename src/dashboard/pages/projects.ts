@@ -52,79 +52,48 @@ function settingsOf(values: FormValues): ProjectSettings & { name: string } {
 
 function input(name: keyof FormValues, label: string, values: FormValues, hint: string, extra: Html | string = ''): Html {
   return html`<label for="project-${name}">${label}</label>
-    <input id="project-${name}" name="${name}" value="${values[name]}" aria-describedby="project-${name}-hint" ${extra} />
-    <p class="hint" id="project-${name}-hint">${hint}</p>`;
+<input id="project-${name}" name="${name}" value="${values[name]}" aria-describedby="project-${name}-hint"${extra}>
+<p class="hint" id="project-${name}-hint">${hint}</p>`;
 }
 
 function projectForm(viewer: Viewer, action: string, values: FormValues, submit: string): Html {
-  return html`<form method="post" action="${action}" class="stack">
-    ${csrfField(viewer)} ${input('name', 'Name', values, 'Shown on the dashboard.', html` required maxlength="200"`)}
-    ${input('repository', 'Repository', values, 'https:// URL of the documentation repository (or a file:// URL or absolute path of a local one).')}
-    ${input('ref', 'Ref', values, 'Branch agent jobs start from; empty uses the repository default branch.')}
-    ${input('docsPath', 'Docs path', values, 'Folder of the documentation inside the repository; empty means the whole repository.')}
-    ${input('model', 'Model', values, 'provider:model, for example anthropic:claude-sonnet-4-5; empty uses the server default (QUIRE_MODEL).')}
-    ${input('trackerDomains', 'Allowed tracker domains', values, 'Host names the browser tracker may report from, separated by commas (docs.example.com, *.example.com).')}
-    <button type="submit" class="primary">${submit}</button>
-  </form>`;
+  return html`<form method="post" action="${action}" class="stack">${csrfField(viewer)}
+${input('name', 'Name', values, 'Shown on the dashboard.', html` required maxlength="200"`)}
+${input('repository', 'Repository', values, 'https:// URL of the documentation repository (or a file:// URL or absolute path of a local one).')}
+${input('ref', 'Ref', values, 'Branch agent jobs start from; empty uses the repository default branch.')}
+${input('docsPath', 'Docs path', values, 'Folder of the documentation inside the repository; empty means the whole repository.')}
+${input('model', 'Model', values, 'provider:model, for example anthropic:claude-sonnet-4-5; empty uses the server default (QUIRE_MODEL).')}
+${input('trackerDomains', 'Allowed tracker domains', values, 'Host names the browser tracker may report from, separated by commas (docs.example.com, *.example.com).')}
+<button type="submit" class="primary">${submit}</button>
+</form>`;
 }
 
 function trackerSnippet(base: string, project: ProjectRow): Html {
   const snippet = `<script defer src="${base}/script.js" data-project="${project.id}"></script>`;
-  return html`<section aria-labelledby="tracker">
-    <h2 id="tracker">Tracker snippet</h2>
-    <p>
-      Paste this into the <code>&lt;head&gt;</code> of every page of your documentation site to count its visitors. Add the site's host name to the allowed
-      tracker domains above.
-    </p>
-    <div class="copyable">
-      <pre><code>${snippet}</code></pre>
-      <button type="button" data-copy="${snippet}" aria-label="Copy the tracker snippet">Copy</button>
-    </div>
-  </section>`;
+  return html`<section aria-labelledby="tracker"><h2 id="tracker">Tracker snippet</h2>
+<p>Paste this into the <code>&lt;head&gt;</code> of every page of your documentation site to count its visitors. Add the site's host name to the allowed tracker domains above.</p>
+<div class="copyable"><pre><code>${snippet}</code></pre><button type="button" data-copy="${snippet}" aria-label="Copy the tracker snippet">Copy</button></div></section>`;
 }
 
 async function listPage(context: AppContext, viewer: Viewer, values: FormValues, error?: string): Promise<Html> {
   const projects = await listProjects(context.storage.db, viewer.orgId);
   const rows = projects.map(
-    (project) =>
-      html`<tr>
-        <td><a href="/dashboard/projects/${project.id}">${project.name}</a></td>
-        <td><code>${project.id}</code></td>
-        <td>${project.repository ?? '–'}</td>
-        <td>
-          <a href="/dashboard/projects/${project.id}/jobs">Jobs<span class="visually-hidden"> of ${project.name}</span></a> ·
-          <a href="/dashboard/projects/${project.id}/analytics">Analytics<span class="visually-hidden"> of ${project.name}</span></a>
-        </td>
-      </tr>`,
+    (
+      project,
+    ) => html`<tr><td><a href="/dashboard/projects/${project.id}">${project.name}</a></td><td><code>${project.id}</code></td><td>${project.repository ?? '–'}</td>
+<td><a href="/dashboard/projects/${project.id}/jobs">Jobs<span class="visually-hidden"> of ${project.name}</span></a> · <a href="/dashboard/projects/${project.id}/analytics">Analytics<span class="visually-hidden"> of ${project.name}</span></a></td></tr>`,
   );
   const body = html`${error ? notice('error', error) : ''}
-    <div class="scroll">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Project id</th>
-            <th scope="col">Repository</th>
-            <th scope="col">Pages</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${rows}
-        </tbody>
-      </table>
-    </div>
-    <h2 id="create">Create a project</h2>
-    ${projectForm(viewer, '/dashboard/projects', values, 'Create project')}`;
+<div class="scroll"><table><thead><tr><th scope="col">Name</th><th scope="col">Project id</th><th scope="col">Repository</th><th scope="col">Pages</th></tr></thead><tbody>${rows}</tbody></table></div>
+<h2 id="create">Create a project</h2>${projectForm(viewer, '/dashboard/projects', values, 'Create project')}`;
   return layout({ title: 'Projects', viewer, section: 'projects', body });
 }
 
 function settingsPage(context: AppContext, viewer: Viewer, base: string, project: ProjectRow, values: FormValues, message?: Html): Html {
   const body = html`${projectTabs(project, 'settings')}${message ?? ''}
-    <p>
-      Project id:
-      <span class="copyable"><code>${project.id}</code> <button type="button" data-copy="${project.id}" aria-label="Copy the project id">Copy</button></span>
-    </p>
-    ${projectForm(viewer, `/dashboard/projects/${project.id}`, values, 'Save changes')} ${trackerSnippet(base, project)}`;
+<p>Project id: <span class="copyable"><code>${project.id}</code> <button type="button" data-copy="${project.id}" aria-label="Copy the project id">Copy</button></span></p>
+${projectForm(viewer, `/dashboard/projects/${project.id}`, values, 'Save changes')}
+${trackerSnippet(base, project)}`;
   return layout({ title: project.name, viewer, section: 'projects', body });
 }
 

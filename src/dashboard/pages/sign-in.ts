@@ -10,8 +10,8 @@ import { endSession, redeemSignInLink, sameToken } from '../sessions.ts';
 const signInCookie = 'quire_sign_in';
 
 const howToGetALink = html`<p>Sign-in links are printed by the server: on the first start beside the first API key, and whenever you run</p>
-  <pre><code>npx quire dashboard link</code></pre>
-  <p>on the machine that runs Quire (add <code>--org ID</code> for another organization). A link works once and expires after a while.</p>`;
+<pre><code>npx quire dashboard link</code></pre>
+<p>on the machine that runs Quire (add <code>--org ID</code> for another organization). A link works once and expires after a while.</p>`;
 
 export function signInPages(scope: FastifyInstance, context: AppContext): void {
   scope.get<{ Querystring: { token?: string } }>('/sign-in', (request, reply) => {
@@ -21,11 +21,11 @@ export function signInPages(scope: FastifyInstance, context: AppContext): void {
     reply.header('set-cookie', cookieHeader(context.config, signInCookie, formSecret, { path: '/dashboard/sign-in', maxAgeSeconds: 3600 }));
     // Signing in takes a button press: link previewers and mail scanners that open the link do not use it up.
     const body = html`<p>This link signs this browser in to the Quire dashboard. It works once.</p>
-      <form method="post" action="/dashboard/sign-in">
-        <input type="hidden" name="token" value="${token}" />
-        <input type="hidden" name="csrf" value="${formSecret}" />
-        <button type="submit" class="primary">Sign in</button>
-      </form>`;
+<form method="post" action="/dashboard/sign-in">
+<input type="hidden" name="token" value="${token}">
+<input type="hidden" name="csrf" value="${formSecret}">
+<button type="submit" class="primary">Sign in</button>
+</form>`;
     return sendPage(reply, layout({ title: 'Sign in', viewer: null, body }));
   });
 

@@ -1,0 +1,93 @@
+/**
+ * Verification by published IP ranges: a view whose user agent carries a token of an operator that
+ * publishes its crawlers' addresses (`ip-ranges/index.json`) is verified when its IP is inside them
+ * and spoofed when it is not. The shipped files are read and compiled once per process.
+ */
+import { readFileSync } from 'node:fs';
+import type { BlockList } from 'node:net';
+import { addressRanges, inRanges, parseAddressRange, plainAddress } from '../../lib/ip-ranges.ts';
+import { Verification } from '../model/verification.ts';
+import index from './ip-ranges/index.json' with { type: 'json' };
+
+export interface RangeSource {
+  file: string;
+  operator: string;
+  tokens: string[];
+  url: string;
+}
+
+export const rangeSources: readonly RangeSource[] = index.sources;
+export const rangesDirectory = new URL('./ip-ranges/', import.meta.url);
+
+/** The addresses of one published file: Google's shape, `{"prefixes": [{"ipv4Prefix"}|{"ipv6Prefix"}]}`, which every listed operator uses. */
+export function parseRangeFile(text: string): string[] {
+  const document = JSON.parse(text) as { prefixes?: unknown };
+  if (!Array.isArray(document.prefixes)) throw new Error('it has no "prefixes" list');
+  const ranges: string[] = [];
+  for (const entry of document.prefixes as Record<string, unknown>[]) {
+    for (const key of ['ipv4Prefix', 'ipv6Prefix']) {
+      if (typeof entry?.[key] === 'string') ranges.push(parseAddressRange(entry[key]));
+    }
+  }
+  if (ranges.length === 0) throw new Error('its "prefixes" list names no address');
+  return ranges;
+}
+
+interface Claim {
+  operator: string;
+  /** Null when a source of the token is not downloaded: its views cannot be judged. */
+  ranges: BlockList | null;
+}
+
+function compile(directory: URL): { pattern: RegExp; claims: Map<string, Claim> } {
+  const rangesOf = new Map<string, string[] | null>();
+  const operatorOf = new Map<string, string>();
+  for (const source of rangeSources) {
+    let ranges: string[] | null;
+    try {
+      ranges = parseRangeFile(readFileSync(new URL(source.file, directory), 'utf8'));
+    } catch {
+      ranges = null;
+    }
+    for (const token of source.tokens.map((name) => name.toLowerCase())) {
+      operatorOf.set(token, source.operator);
+      const known = rangesOf.has(token) ? rangesOf.get(token)! : [];
+      rangesOf.set(token, known === null || ranges === null ? null : [...known, ...ranges]);
+    }
+  }
+  const claims = new Map([...rangesOf].map(([token, ranges]) => [token, { operator: operatorOf.get(token)!, ranges: ranges && addressRanges(ranges) }]));
+  // Longest first, so a token that contains another is the one found.
+  const tokens = [...claims.keys()].sort((a, b) => b.length - a.length);
+  const pattern = new RegExp(tokens.map((token) => token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'i');
+  return { pattern, claims };
+}
+
+let compiled: ReturnType<typeof compile> | undefined;
+const claimCache = new Map<string, Claim | null>();
+const claimCacheLimit = 50_000;
+
+/** Reads the range files again (after `update-ip-ranges`, or another directory in tests). */
+export function loadOperatorRanges(directory: URL = rangesDirectory): void {
+  compiled = compile(directory);
+  claimCache.clear();
+}
+
+/** The operator a user agent claims to be, by the tokens of the index; cached, as a site sees few distinct agents. */
+export function claimedOperator(userAgent: string): Claim | null {
+  let claim = claimCache.get(userAgent);
+  if (claim === undefined) {
+    compiled ??= compile(rangesDirectory);
+    const token = compiled.pattern.exec(userAgent)?.[0].toLowerCase();
+    claim = token === undefined ? null : compiled.claims.get(token)!;
+    if (claimCache.size >= claimCacheLimit) claimCache.clear();
+    claimCache.set(userAgent, claim);
+  }
+  return claim;
+}
+
+/** Verified or spoofed for a claim the ranges can judge; unknown without a claim, an IP or downloaded ranges. */
+export function rangeVerification(userAgent: string, ip: string | undefined): Verification {
+  const claim = userAgent === '' ? null : claimedOperator(userAgent);
+  if (claim === null || claim.ranges === null || ip === undefined) return Verification.unknown;
+  return inRanges(claim.ranges, plainAddress(ip) ?? ip) ? Verification.verified : Verification.spoofed;
+}
