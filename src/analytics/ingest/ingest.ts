@@ -3,12 +3,15 @@ import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import type { Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
 import { dayOf } from '../model/days.ts';
+import { BreakdownBatchWriter } from '../model/breakdown-batch.ts';
 import { PendingBatchWriter } from '../model/pending-batch.ts';
 import type { AnalyticsSignals } from '../model/signals.ts';
 import { insertEvents, type EventInsert } from './bulk-statements.ts';
+import { breakdownEntries } from './breakdown-entries.ts';
 import { countedClass } from './classify.ts';
 import { agentIds, pathIds, projectKey, type Dictionary } from './dense-ids.ts';
 import { GroupWriter } from './group-commit.ts';
+import { referrerIds, referringHost } from './referrers.ts';
 import { prepareEvent, type PreparedEvent } from './validate.ts';
 import { identityKey, mergeRecentVisitors, visitorHash, visitorIds } from './visitor-identity.ts';
 
@@ -29,7 +32,8 @@ export interface IngestResult {
   duplicates: number;
 }
 
-type Project = Pick<ProjectRow, 'id' | 'analytics_secret'>;
+/** Tracker domains, when known, are the project's own site: a referrer there is not another site. */
+type Project = Pick<ProjectRow, 'id' | 'analytics_secret'> & Partial<Pick<ProjectRow, 'tracker_domains'>>;
 interface Call {
   project: Project;
   key: number;
@@ -69,6 +73,8 @@ export function prepareAll(inputs: unknown[], now = Date.now()): { events: Prepa
 async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Dictionary, { project, key, events }: Call) {
   const paths = await pathIds(trx, dictionary, key, events.map((event) => event.path));
   const agents = await agentIds(trx, dictionary, events.map((event) => event.userAgent));
+  const hosts = events.map((event) => referringHost(event.referrer, event.utmSource, project.tracker_domains ?? ''));
+  const referrers = await referrerIds(trx, dictionary, hosts.filter((host) => host !== null));
   const known = dictionary.identities.get(key);
   // Returning visitors are resolved from the cache here; the others are hashed once per key and looked up together.
   const visitorOf = new Float64Array(events.length);
@@ -96,21 +102,31 @@ async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Di
     referrer: event.referrer,
     event_key: event.eventKey,
     verification: event.verification,
+    referrer_id: hosts[index] === null ? null : referrers.ids.get(hosts[index])!,
   }));
   const inserted = await insertEvents(trx, storage.profile, rows);
   const tuples = new PendingBatchWriter();
+  const breakdowns = new BreakdownBatchWriter();
   let stored = 0;
   rows.forEach((row, index) => {
     if (!inserted(row.event_key)) return;
     stored++;
-    const classCode = countedClass(events[index].userAgent, events[index].markdown, row.status);
-    if (classCode !== null) tuples.add(dayOf(row.at), row.path_id, classCode, row.visitor_id);
+    const { userAgent, markdown } = events[index];
+    const classCode = countedClass(userAgent, markdown, row.status);
+    const day = dayOf(row.at);
+    if (classCode !== null) tuples.add(day, row.path_id, classCode, row.visitor_id);
+    breakdownEntries({ userAgent, agentId: row.agent_id, markdown, status: row.status, verification: row.verification, referrerId: row.referrer_id }, (kind, entryKey) =>
+      breakdowns.add(day, kind, entryKey, row.visitor_id),
+    );
   });
-  if (tuples.count > 0) {
-    await trx.insertInto('analytics_pending').values({ project_key: key, tuples: Buffer.from(tuples.finish()) }).execute();
+  if (tuples.count > 0 || breakdowns.count > 0) {
+    await trx
+      .insertInto('analytics_pending')
+      .values({ project_key: key, tuples: Buffer.from(tuples.finish()), breakdowns: breakdowns.count > 0 ? Buffer.from(breakdowns.finish()) : null })
+      .execute();
     await trx.updateTable('analytics_projects').set((eb) => ({ version: eb('version', '+', 1) })).where('project_key', '=', key).execute();
   }
-  return { result: { stored, duplicates: rows.length - stored }, paths: paths.learned, agents: agents.learned, identities: learned, freshVisitors: assigned.fresh };
+  return { result: { stored, duplicates: rows.length - stored }, paths: paths.learned, agents: agents.learned, referrers: referrers.learned, identities: learned, freshVisitors: assigned.fresh };
 }
 
 /**
@@ -130,6 +146,7 @@ export function createEventWriter(storage: Storage, dictionary: Dictionary, sign
         const { key } = calls[index];
         dictionary.learnPaths(key, outcome.paths);
         for (const [agent, id] of outcome.agents) dictionary.agents.set(agent, id);
+        for (const [host, id] of outcome.referrers) dictionary.referrers.set(host, id);
         dictionary.learnIdentities(key, outcome.identities);
         freshVisitors += outcome.freshVisitors;
       });

@@ -10,7 +10,7 @@ import type { QueryCaches, QueryState } from './caches.ts';
 import type { IndexedDay, Ranking, Sources } from './types.ts';
 
 /** The user agents of agent ids, from the id cache or the database (which also fills the cache). */
-async function userAgents(trx: Kysely<Database>, dictionary: Dictionary, ids: Set<number>): Promise<Map<number, string>> {
+export async function userAgents(trx: Kysely<Database>, dictionary: Dictionary, ids: Set<number>): Promise<Map<number, string>> {
   const agents = new Map<number, string>();
   for (const [agent, id] of dictionary.agents) if (ids.has(id)) agents.set(id, agent);
   const unknown = [...ids].filter((id) => !agents.has(id));

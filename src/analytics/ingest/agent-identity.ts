@@ -1,0 +1,39 @@
+import { agentKind, aiAgents } from './classify.ts';
+
+/** Categories of AI views, as the contract names them. */
+export const agentCategories = ['training', 'search', 'assistant', 'agent', 'coding', 'other'] as const;
+export type AgentCategory = (typeof agentCategories)[number];
+
+/** Who an AI view came from: the agent's name, its operator (null when unknown) and its category. */
+export interface AgentIdentity {
+  name: string;
+  operator: string | null;
+  category: AgentCategory;
+}
+
+/** The known agent a user agent names, or null. */
+function aiAgentOf(userAgent: string): AgentIdentity | null {
+  const lower = userAgent.toLowerCase();
+  const agent = aiAgents.find((entry) => lower.includes(entry.token.toLowerCase()));
+  return agent ? { name: agent.token, operator: agent.vendor, category: agent.category } : null;
+}
+
+/** AI views by clients that are not a known agent are Markdown fetches: by HTTP libraries (coding tools) or others. */
+const libraryFetch: AgentIdentity = { name: 'HTTP client (Markdown fetch)', operator: null, category: 'coding' };
+const otherFetch: AgentIdentity = { name: 'Other client (Markdown fetch)', operator: null, category: 'other' };
+
+const identities = new Map<string, AgentIdentity>();
+
+/** The identity an AI view of `userAgent` is listed under (a function of the user agent alone, so cached). */
+export function agentIdentity(userAgent: string): AgentIdentity {
+  let identity = identities.get(userAgent);
+  if (identity === undefined) {
+    identity = aiAgentOf(userAgent) ?? (agentKind(userAgent) === 'library' ? libraryFetch : otherFetch);
+    if (identities.size >= 50_000) identities.clear();
+    identities.set(userAgent, identity);
+  }
+  return identity;
+}
+
+/** Whether the user agent names a known agent (only those can be verified or spoofed). */
+export const claimsKnownAgent = (userAgent: string) => agentKind(userAgent) === 'ai';
