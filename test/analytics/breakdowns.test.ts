@@ -17,6 +17,7 @@ const clients = [
   { userAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)', kind: 'agent', agent: 'GPTBot', operator: 'OpenAI', category: 'training' },
   { userAgent: 'Mozilla/5.0 (compatible; GPTBot/1.3)', kind: 'agent', agent: 'GPTBot', operator: 'OpenAI', category: 'training' },
   { userAgent: 'Mozilla/5.0 (compatible; ClaudeBot/1.0; +claudebot@anthropic.com)', kind: 'agent', agent: 'ClaudeBot', operator: 'Anthropic', category: 'training' },
+  { userAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/gptbot', kind: 'agent', agent: 'ChatGPT-User', operator: 'OpenAI', category: 'assistant' },
   { userAgent: 'curl/8.5.0', kind: 'library' },
   { userAgent: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)', kind: 'crawler' },
 ] as const;
@@ -169,7 +170,7 @@ describe.each(testDatabases)('agents, referrers and series on $dialect', (databa
   it('pages in order, filters agents by category and answers 400s, 404s and the shared limit', async () => {
     const tenant = await newTenant();
     const events: Sent[] = [];
-    for (let index = 0; index < 30; index++) events.push({ hour: index, visitor: index % 7, client: [1, 3, 4][index % 3], origin: 0, markdown: true, status: 200, verification: 0 });
+    for (let index = 0; index < 30; index++) events.push({ hour: index, visitor: index % 7, client: [1, 3, 5][index % 3], origin: 0, markdown: true, status: 200, verification: 0 });
     for (let index = 0; index < 20; index++) events.push({ hour: index, visitor: index % 5, client: 0, origin: index % 2 === 0 ? 1 : 4, markdown: false, status: 200, verification: 0 });
     await store(tenant, events);
     const want = expected(events, start, start + 2 * 24 * hour);

@@ -186,19 +186,19 @@ describe('dashboard in Chromium', () => {
       expect(perDay.map(([, count]) => count)).toEqual(['3', '0', '2', '2', '1', '1']);
 
       const range = `dateFrom=${day(-3)}&dateTo=${day(0)}`;
-      const views = await (await api(`/v1/analytics/${otherProjectId}/views?${range}`, key)).json();
+      const views = (await (await api(`/v1/analytics/${otherProjectId}/views?${range}`, key)).json()) as { totals: Omit<Row, 'path'> };
       expect([await page.locator('#views-human').textContent(), await page.locator('#views-ai').textContent(), await page.locator('#views-all').textContent()]).toEqual([views.totals.human, views.totals.ai, views.totals.total].map(String));
-      const agents = await (await api(`/v1/analytics/${otherProjectId}/agents?${range}`, key)).json();
+      const agents = (await (await api(`/v1/analytics/${otherProjectId}/agents?${range}`, key)).json()) as { totals: { visitors: number; views: number }; agents: { agent: string; operator: string; category: string; visitors: number; views: number }[] };
       expect(agents.agents).toEqual([{ agent: 'GPTBot', operator: 'OpenAI', category: 'training', visitors: 3, views: 3, verifiedViews: 0, spoofedViews: 0 }]);
       const cells = (selector: string) => page.locator(`${selector} tbody tr`).evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)));
-      expect(await cells('#top-agents')).toEqual(agents.agents.map((row: { agent: string; operator: string; category: string; visitors: number; views: number }) => [row.agent, row.operator, row.category, String(row.visitors), String(row.views), '']));
+      expect(await cells('#top-agents')).toEqual(agents.agents.map((row) => [row.agent, row.operator, row.category, String(row.visitors), String(row.views), '']));
       expect(await cells('#ai-categories')).toEqual([['training', String(agents.totals.visitors), String(agents.totals.views)]]);
-      const referrers = await (await api(`/v1/analytics/${otherProjectId}/referrers?${range}`, key)).json();
-      expect(referrers.referrers.map((row: { referrer: string; views: number }) => [row.referrer, row.views])).toEqual([['chatgpt.com', 2], ['reddit.com', 1]]);
-      expect(await cells('#top-referrers')).toEqual(referrers.referrers.map((row: { referrer: string; category: string; visitors: number; views: number }) => [row.referrer, row.category, String(row.visitors), String(row.views)]));
+      const referrers = (await (await api(`/v1/analytics/${otherProjectId}/referrers?${range}`, key)).json()) as { referrers: { referrer: string; category: string; visitors: number; views: number }[] };
+      expect(referrers.referrers.map((row) => [row.referrer, row.views])).toEqual([['chatgpt.com', 2], ['reddit.com', 1]]);
+      expect(await cells('#top-referrers')).toEqual(referrers.referrers.map((row) => [row.referrer, row.category, String(row.visitors), String(row.views)]));
       expect(await page.locator('#ai-referrals').textContent()).toBe('2');
-      const series = await (await api(`/v1/analytics/${otherProjectId}/series?${range}`, key)).json();
-      expect(series.series.flatMap((entry: { date: string; human: number; ai: number }) => [[entry.date, String(entry.human)], [entry.date, String(entry.ai)]])).toEqual(perDay);
+      const series = (await (await api(`/v1/analytics/${otherProjectId}/series?${range}`, key)).json()) as { series: { date: string; human: number; ai: number }[] };
+      expect(series.series.flatMap((entry) => [[entry.date, String(entry.human)], [entry.date, String(entry.ai)]])).toEqual(perDay);
       expect(await page.locator('#empty-state').count()).toBe(0);
 
       const csv = await page.evaluate(async (url) => (await fetch(url)).text(), `/dashboard/projects/${otherProjectId}/analytics/visitors.csv?from=${day(-3)}&to=${day(-1)}`);

@@ -11,10 +11,13 @@ export interface AgentIdentity {
   category: AgentCategory;
 }
 
-/** The known agent a user agent names, or null. */
+const byToken = new Map(aiAgents.map((agent) => [agent.token.toLowerCase(), agent]));
+const tokenPattern = new RegExp(aiAgents.map((agent) => agent.token.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'i');
+
+/** The known agent a user agent names, or null; the token that comes first in the user agent wins (`ChatGPT-User/1.0; +https://openai.com/gptbot` is ChatGPT-User). */
 function aiAgentOf(userAgent: string): AgentIdentity | null {
-  const lower = userAgent.toLowerCase();
-  const agent = aiAgents.find((entry) => lower.includes(entry.token.toLowerCase()));
+  const match = tokenPattern.exec(userAgent);
+  const agent = match ? byToken.get(match[0].toLowerCase()) : undefined;
   return agent ? { name: agent.token, operator: agent.vendor, category: agent.category } : null;
 }
 
