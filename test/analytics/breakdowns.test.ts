@@ -1,8 +1,10 @@
+import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foldPending } from '../../src/analytics/fold/fold.ts';
 import { rebuildProject } from '../../src/analytics/fold/rebuild.ts';
+import { importLog } from '../../src/analytics/importers/run.ts';
 import { existingProjectKey } from '../../src/analytics/ingest/dense-ids.ts';
 import { createProject } from '../../src/accounts/projects.ts';
 import { prepareAll, storeEvents } from '../../src/analytics/ingest/ingest.ts';
@@ -246,6 +248,26 @@ describe.each(testDatabases)('agents, referrers and series on $dialect', (databa
       referrers: [
         { referrer: 'chatgpt.com', category: 'ai-assistant', visitors: 1, views: 1 },
         { referrer: 'reddit.com', category: 'social', visitors: 1, views: 1 },
+      ],
+      hasMore: false,
+    });
+  });
+
+  it('imports logs without counting the own site as a referrer', async () => {
+    const tenant = await newTenant();
+    const line = (ip: string, path: string, referrer: string) => `${ip} - - [02/Jul/2026:10:00:00 +0000] "GET ${path} HTTP/1.1" 200 512 "${referrer}" "${clients[0].userAgent}"`;
+    const log = [
+      line('203.0.113.1', '/guide', 'https://docs.example.com/'),
+      line('203.0.113.1', '/other', 'https://www.docs.example.com/guide'),
+      line('203.0.113.2', '/guide?utm_source=claude.ai', '-'),
+      line('203.0.113.3', '/guide', 'https://duckduckgo.com/'),
+    ].join('\n');
+    await importLog(context.analytics, tenant.project, 'combined', Readable.from([Buffer.from(`${log}\n`)]));
+    expect((await get(tenant, 'referrers', 'dateFrom=2026-07-02&dateTo=2026-07-03')).json()).toEqual({
+      totals: { visitors: 2, views: 2 },
+      referrers: [
+        { referrer: 'claude.ai', category: 'ai-assistant', visitors: 1, views: 1 },
+        { referrer: 'duckduckgo.com', category: 'search', visitors: 1, views: 1 },
       ],
       hasMore: false,
     });

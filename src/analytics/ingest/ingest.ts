@@ -33,9 +33,9 @@ export interface IngestResult {
 }
 
 /** Tracker domains, when known, are the project's own site: a referrer there is not another site. */
-type Project = Pick<ProjectRow, 'id' | 'analytics_secret'> & Partial<Pick<ProjectRow, 'tracker_domains'>>;
+export type IngestProject = Pick<ProjectRow, 'id' | 'analytics_secret'> & Partial<Pick<ProjectRow, 'tracker_domains'>>;
 interface Call {
-  project: Project;
+  project: IngestProject;
   key: number;
   events: PreparedEvent[];
 }
@@ -166,14 +166,14 @@ export function createEventWriter(storage: Storage, dictionary: Dictionary, sign
  * Stores events durably and queues their counted views for the day sets: when this resolves, the
  * events are committed (possibly together with concurrent calls) and every query sees them.
  */
-export async function storeEvents(state: IngestState, project: Project, events: PreparedEvent[]): Promise<Stored> {
+export async function storeEvents(state: IngestState, project: IngestProject, events: PreparedEvent[]): Promise<Stored> {
   if (events.length === 0) return { stored: 0, duplicates: 0 };
   const key = await projectKey(state.storage.db, state.ids, project.id);
   return state.writer.write({ project, key, events });
 }
 
 /** The whole pipeline for API and tracker calls: validate, store, report per event. */
-export async function ingest(state: IngestState, project: Project, inputs: unknown[]): Promise<IngestResult> {
+export async function ingest(state: IngestState, project: IngestProject, inputs: unknown[]): Promise<IngestResult> {
   const { events, errors } = prepareAll(inputs);
   const { stored, duplicates } = await storeEvents(state, project, events);
   return { accepted: stored, rejected: errors.length, errors, duplicates };
