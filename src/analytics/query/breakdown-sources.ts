@@ -2,10 +2,11 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
 import { breakdownEntries } from '../ingest/breakdown-entries.ts';
 import type { Dictionary } from '../ingest/dense-ids.ts';
-import { decodeBreakdownBatch, type BreakdownEntry, type BreakdownKind } from '../model/breakdown-batch.ts';
+import { allBreakdownKinds, decodeBreakdownBatch, type BreakdownEntry, type BreakdownKind } from '../model/breakdown-batch.ts';
 import { decodeDaySet, type DaySet } from '../model/day-set.ts';
 import { dayOf, eventDay, splitRange } from '../model/days.ts';
-import type { QueryCaches } from './caches.ts';
+import { inSnapshot } from '../../storage/snapshot.ts';
+import type { QueryCaches, QueryState } from './caches.ts';
 import { userAgents } from './read-sources.ts';
 
 /** A decoded breakdown day: per agent or referrer id (where a day set has path ids), views and visitors. */
@@ -69,24 +70,36 @@ async function loadBreakdownDays(trx: Kysely<Database>, caches: QueryCaches, pro
     if (set) days.push({ day: Number(row.day), kind: Number(row.kind) as BreakdownKind, set });
     else stale.set(cacheKey, Number(row.revision));
   }
-  if (stale.size === 0) return days;
-  // One read of the range's rows: a day-by-day read costs a round trip each.
-  const rows = await trx
-    .selectFrom('analytics_breakdown_days')
-    .select(['day', 'kind', 'revision', 'data'])
-    .where('project_key', '=', projectKey)
-    .where('day', '>=', firstDay)
-    .where('day', '<', endDay)
-    .where('kind', 'in', [...kinds])
-    .execute();
-  for (const row of rows) {
-    const cacheKey = `${projectKey}:breakdown:${row.day}:${row.kind}`;
-    if (stale.get(cacheKey) !== Number(row.revision)) continue;
-    const set = decodeDaySet(row.data);
-    caches.storeDay(cacheKey, Number(row.revision), set);
-    days.push({ day: Number(row.day), kind: Number(row.kind) as BreakdownKind, set });
+  const staleDays = [...new Set([...stale.keys()].map((key) => Number(key.split(':')[2])))];
+  for (let start = 0; start < staleDays.length; start += 100) {
+    const rows = await trx
+      .selectFrom('analytics_breakdown_days')
+      .select(['day', 'kind', 'revision', 'data'])
+      .where('project_key', '=', projectKey)
+      .where('day', 'in', staleDays.slice(start, start + 100))
+      .where('kind', 'in', [...kinds])
+      .execute();
+    for (const row of rows) {
+      const cacheKey = `${projectKey}:breakdown:${row.day}:${row.kind}`;
+      if (stale.get(cacheKey) !== Number(row.revision)) continue;
+      const set = decodeDaySet(row.data);
+      caches.storeDay(cacheKey, Number(row.revision), set);
+      days.push({ day: Number(row.day), kind: Number(row.kind) as BreakdownKind, set });
+    }
   }
   return days;
+}
+
+/**
+ * Decodes a project's breakdown days of the last `spanDays` days with data into the cache, so the
+ * first breakdown query after views arrive does not pay for it (run by the background loop).
+ */
+export async function warmBreakdownDays(state: Pick<QueryState, 'storage' | 'caches'>, projectKey: number, spanDays: number): Promise<void> {
+  await inSnapshot(state.storage, async (trx) => {
+    const { last } = await trx.selectFrom('analytics_breakdown_days').select((eb) => eb.fn.max('day').as('last')).where('project_key', '=', projectKey).executeTakeFirstOrThrow();
+    if (last === null) return;
+    await loadBreakdownDays(trx, state.caches, projectKey, Number(last) + 1 - spanDays, Number(last) + 1, allBreakdownKinds);
+  });
 }
 
 /** Reads the breakdown sources of `kinds` over [from, to) inside `trx`. */

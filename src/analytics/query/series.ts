@@ -39,7 +39,8 @@ export async function dailySeries(state: QueryState, projectId: string, measure:
     let views = 0;
     for (const count of set.views) views += count;
     lists.push({ day, classCode, visitors: set.visitors, views });
-    for (const visitor of set.visitors) if (visitor > maxVisitor) maxVisitor = visitor;
+    // Each path's visitors are sorted: its last one is its largest.
+    for (let index = 1; index < set.starts.length; index++) if (set.starts[index] > set.starts[index - 1]) maxVisitor = Math.max(maxVisitor, set.visitors[set.starts[index] - 1]);
   }
   for (const view of sources.loose) {
     lists.push({ day: view.day, classCode: view.classCode, visitors: [view.visitor], views: 1 });
