@@ -32,8 +32,10 @@ export interface Breakdown<Row> {
   rows: Row[];
 }
 
-const byViewsThenName = (name: (row: { views: number }) => string) => (a: { views: number }, b: { views: number }) =>
-  b.views - a.views || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0);
+/** Views descending, then name ascending (code-unit order), so pages are stable. */
+function ordered<Row extends { views: number }>(rows: Row[], name: (row: Row) => string): Row[] {
+  return rows.sort((a, b) => b.views - a.views || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0));
+}
 
 /** AI agents of the range: user agents are grouped by the agent they name. */
 async function agentBreakdown(trx: Kysely<Database>, state: QueryState, sources: BreakdownSources, category: AgentCategory | undefined): Promise<Breakdown<AgentRow>> {
@@ -62,7 +64,7 @@ async function agentBreakdown(trx: Kysely<Database>, state: QueryState, sources:
       spoofedViews: views.get(BreakdownKind.agentSpoofed) ?? 0,
     };
   });
-  return { totals: counted.totals, rows: rows.filter((row) => row.views + row.spoofedViews > 0).sort(byViewsThenName((row) => (row as AgentRow).agent)) };
+  return { totals: counted.totals, rows: ordered(rows.filter((row) => row.views + row.spoofedViews > 0), (row) => row.agent) };
 }
 
 /** Referring sites of the range, by host. */
@@ -75,7 +77,7 @@ async function referrerBreakdown(trx: Kysely<Database>, state: QueryState, sourc
     const host = hosts.get(id)!;
     return { referrer: host, category: referrerCategory(host), visitors: counted.groups[group].visitors, views: counted.groups[group].views.get(BreakdownKind.referrer) ?? 0 };
   });
-  return { totals: counted.totals, rows: rows.filter((row) => row.views > 0).sort(byViewsThenName((row) => (row as ReferrerRow).referrer)) };
+  return { totals: counted.totals, rows: ordered(rows.filter((row) => row.views > 0), (row) => row.referrer) };
 }
 
 export type BreakdownRequest = { breakdown: 'agents'; category?: AgentCategory } | { breakdown: 'referrers' };
