@@ -16,17 +16,28 @@ export interface GroupedCounts {
 /**
  * Exact counts per group (an agent, a referrer) of the sources. `groupOf` maps an entry's kind and
  * agent or referrer id to its group, or -1 to leave it out. Visitors are counted with one stamp per
- * visitor: walking the lists group by group, a visitor counts once per group (stamp = group + 1), then
- * once over all groups (stamp = group count + 1), so nothing is cleared or sorted.
+ * visitor: walking the visitor lists group by group, a visitor counts once per group (stamp = group
+ * + 1), then once over all groups (stamp = group count + 1), so nothing is cleared or sorted. Lists
+ * are kept as (array, start, end) in flat arrays and put in group order by counting, so a range of
+ * many days and referrers allocates no object per list.
  */
 export function countGroups(sources: BreakdownSources, groupCount: number, groupOf: (kind: BreakdownKind, key: number) => number): GroupedCounts {
   const groups: GroupCounts[] = Array.from({ length: groupCount }, () => ({ views: new Map(), visitors: 0 }));
-  const lists: { group: number; visitors: ArrayLike<number> }[] = [];
   const totals = { visitors: 0, views: 0 };
+  const arrays: Uint32Array[] = [];
+  const listGroups: number[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
   let maxVisitor = 0;
   const addViews = (group: number, kind: BreakdownKind, views: number) => {
     groups[group].views.set(kind, (groups[group].views.get(kind) ?? 0) + views);
     if (keepsVisitors(kind)) totals.views += views;
+  };
+  const addList = (group: number, visitors: Uint32Array, start: number, end: number) => {
+    arrays.push(visitors);
+    listGroups.push(group);
+    starts.push(start);
+    ends.push(end);
   };
   for (const { kind, set } of sources.days) {
     for (let index = 0; index < set.paths.length; index++) {
@@ -36,8 +47,8 @@ export function countGroups(sources: BreakdownSources, groupCount: number, group
       const start = set.starts[index];
       const end = set.starts[index + 1];
       if (end > start) {
-        lists.push({ group, visitors: set.visitors.subarray(start, end) });
-        maxVisitor = Math.max(maxVisitor, set.visitors[end - 1]);
+        addList(group, set.visitors, start, end);
+        if (set.visitors[end - 1] > maxVisitor) maxVisitor = set.visitors[end - 1];
       }
     }
   }
@@ -50,29 +61,40 @@ export function countGroups(sources: BreakdownSources, groupCount: number, group
     let list = looseVisitors.get(group);
     if (!list) looseVisitors.set(group, (list = []));
     list.push(entry.visitor);
-    maxVisitor = Math.max(maxVisitor, entry.visitor);
+    if (entry.visitor > maxVisitor) maxVisitor = entry.visitor;
   }
-  for (const [group, visitors] of looseVisitors) lists.push({ group, visitors });
-  lists.sort((a, b) => a.group - b.group);
+  for (const [group, visitors] of looseVisitors) addList(group, Uint32Array.from(visitors), 0, visitors.length);
+
+  // Counting sort of the lists by group.
+  const firstOfGroup = new Uint32Array(groupCount + 1);
+  for (const group of listGroups) firstOfGroup[group + 1]++;
+  for (let group = 0; group < groupCount; group++) firstOfGroup[group + 1] += firstOfGroup[group];
+  const order = new Uint32Array(listGroups.length);
+  const next = firstOfGroup.slice(0, groupCount);
+  listGroups.forEach((group, list) => (order[next[group]++] = list));
+
   const stamp = new Uint32Array(maxVisitor + 1);
-  for (const { group, visitors } of lists) {
+  for (let group = 0; group < groupCount; group++) {
     const mark = group + 1;
     let counted = 0;
-    for (let index = 0; index < visitors.length; index++) {
-      const visitor = visitors[index];
-      if (stamp[visitor] !== mark) {
-        stamp[visitor] = mark;
-        counted++;
+    for (let position = firstOfGroup[group]; position < firstOfGroup[group + 1]; position++) {
+      const list = order[position];
+      const visitors = arrays[list];
+      for (let index = starts[list]; index < ends[list]; index++) {
+        if (stamp[visitors[index]] !== mark) {
+          stamp[visitors[index]] = mark;
+          counted++;
+        }
       }
     }
-    groups[group].visitors += counted;
+    groups[group].visitors = counted;
   }
   const everyone = groupCount + 1;
-  for (const { visitors } of lists) {
-    for (let index = 0; index < visitors.length; index++) {
-      const visitor = visitors[index];
-      if (stamp[visitor] !== everyone) {
-        stamp[visitor] = everyone;
+  for (let list = 0; list < arrays.length; list++) {
+    const visitors = arrays[list];
+    for (let index = starts[list]; index < ends[list]; index++) {
+      if (stamp[visitors[index]] !== everyone) {
+        stamp[visitors[index]] = everyone;
         totals.visitors++;
       }
     }
