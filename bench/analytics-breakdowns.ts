@@ -42,7 +42,10 @@ export async function breakdownFigures(report: Report, server: Server, shape: Da
     const answer = await timed(server, operation, `${range}&limit=50`);
     const next = await timed(server, operation, `${range}&limit=50&offset=50`);
     const totals = await duckdb(connection, `select count(distinct visitor), count(*) from views where ${where} and ${inRange}`);
-    const rows = await duckdb(connection, `select ${name}, count(distinct visitor), count(*) as view_count from views where ${where} and ${inRange} group by ${name} order by view_count desc, ${name} asc limit 50`);
+    const rows = await duckdb(
+      connection,
+      `select ${name}, count(distinct visitor), count(*) as view_count from views where ${where} and ${inRange} group by ${name} order by view_count desc, ${name} asc limit 50`,
+    );
     const got = answer.body[list] as Record<string, unknown>[];
     const same =
       JSON.stringify(answer.body.totals) === JSON.stringify({ visitors: totals.rows[0][0], views: totals.rows[0][1] }) &&

@@ -16,7 +16,12 @@ export interface DatasetShape {
 
 /** The issue's dataset; QUIRE_BENCH_SCALE shrinks views, paths and visitors together. */
 export function datasetShape(scale: number): DatasetShape {
-  return { views: Math.round(10_000_000 * scale), days: 90, paths: Math.max(50, Math.round(2000 * Math.sqrt(scale))), visitors: Math.max(1000, Math.round(1_000_000 * scale)) };
+  return {
+    views: Math.round(10_000_000 * scale),
+    days: 90,
+    paths: Math.max(50, Math.round(2000 * Math.sqrt(scale))),
+    visitors: Math.max(1000, Math.round(1_000_000 * scale)),
+  };
 }
 
 export const benchStart = Date.UTC(2026, 0, 1);
@@ -24,9 +29,33 @@ export const browserAgent = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebK
 export const aiAgent = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)';
 
 /** The agents AI visitors are, by token as the agent list names them. */
-export const benchAgents = ['GPTBot', 'ClaudeBot', 'PerplexityBot', 'OAI-SearchBot', 'ChatGPT-User', 'Claude-User', 'Bytespider', 'CCBot', 'Amazonbot', 'meta-externalagent', 'Applebot-Extended', 'DuckAssistBot'];
+export const benchAgents = [
+  'GPTBot',
+  'ClaudeBot',
+  'PerplexityBot',
+  'OAI-SearchBot',
+  'ChatGPT-User',
+  'Claude-User',
+  'Bytespider',
+  'CCBot',
+  'Amazonbot',
+  'meta-externalagent',
+  'Applebot-Extended',
+  'DuckAssistBot',
+];
 /** Referring sites: the first ones as the referrer, the rest as utm_source; then a long tail. */
-const knownReferrers = ['google.com', 'news.ycombinator.com', 'reddit.com', 'bing.com', 'github.com', 'duckduckgo.com', 'stackoverflow.com', 'chatgpt.com', 'perplexity.ai', 'claude.ai'];
+const knownReferrers = [
+  'google.com',
+  'news.ycombinator.com',
+  'reddit.com',
+  'bing.com',
+  'github.com',
+  'duckduckgo.com',
+  'stackoverflow.com',
+  'chatgpt.com',
+  'perplexity.ai',
+  'claude.ai',
+];
 const utmReferrers = 7;
 const tailReferrers = 500;
 
@@ -45,7 +74,8 @@ export interface View {
 const mix = (value: number) => Math.imul(value ^ (value >>> 16), 0x45d9f3b) >>> 0;
 
 /** The agent an AI visitor is (skewed: the first agents are the busiest). */
-export const agentOfVisitor = (visitor: number) => benchAgents[Math.min(benchAgents.length - 1, Math.floor(Math.sqrt(mix(visitor) % (benchAgents.length * benchAgents.length))))];
+export const agentOfVisitor = (visitor: number) =>
+  benchAgents[Math.min(benchAgents.length - 1, Math.floor(Math.sqrt(mix(visitor) % (benchAgents.length * benchAgents.length))))];
 
 function referrerOf(index: number): string | null {
   const hash = mix(index + 1);

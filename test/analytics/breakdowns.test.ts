@@ -16,10 +16,28 @@ import { testDatabases } from '../support/storage.ts';
 /** Clients with what they are, written out here rather than asked of the classifier. */
 const clients = [
   { userAgent: 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0', kind: 'browser' },
-  { userAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)', kind: 'agent', agent: 'GPTBot', operator: 'OpenAI', category: 'training' },
+  {
+    userAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)',
+    kind: 'agent',
+    agent: 'GPTBot',
+    operator: 'OpenAI',
+    category: 'training',
+  },
   { userAgent: 'Mozilla/5.0 (compatible; GPTBot/1.3)', kind: 'agent', agent: 'GPTBot', operator: 'OpenAI', category: 'training' },
-  { userAgent: 'Mozilla/5.0 (compatible; ClaudeBot/1.0; +claudebot@anthropic.com)', kind: 'agent', agent: 'ClaudeBot', operator: 'Anthropic', category: 'training' },
-  { userAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/gptbot', kind: 'agent', agent: 'ChatGPT-User', operator: 'OpenAI', category: 'assistant' },
+  {
+    userAgent: 'Mozilla/5.0 (compatible; ClaudeBot/1.0; +claudebot@anthropic.com)',
+    kind: 'agent',
+    agent: 'ClaudeBot',
+    operator: 'Anthropic',
+    category: 'training',
+  },
+  {
+    userAgent: 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/gptbot',
+    kind: 'agent',
+    agent: 'ChatGPT-User',
+    operator: 'OpenAI',
+    category: 'assistant',
+  },
   { userAgent: 'curl/8.5.0', kind: 'library' },
   { userAgent: 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)', kind: 'crawler' },
 ] as const;
@@ -51,7 +69,10 @@ interface Sent {
 }
 
 function expected(events: Sent[], from: number, to: number) {
-  const agents = new Map<string, { agent: string; operator: string | null; category: string; visitors: Set<number>; views: number; verifiedViews: number; spoofedViews: number }>();
+  const agents = new Map<
+    string,
+    { agent: string; operator: string | null; category: string; visitors: Set<number>; views: number; verifiedViews: number; spoofedViews: number }
+  >();
   const referrers = new Map<string, { visitors: Set<number>; views: number }>();
   const aiVisitors = new Set<number>();
   const referredVisitors = new Set<number>();
@@ -92,7 +113,10 @@ function expected(events: Sent[], from: number, to: number) {
       referredViews++;
     }
   }
-  const order = <T extends { views: number }>(name: (row: T) => string) => (a: T, b: T) => b.views - a.views || (name(a) < name(b) ? -1 : 1);
+  const order =
+    <T extends { views: number }>(name: (row: T) => string) =>
+    (a: T, b: T) =>
+      b.views - a.views || (name(a) < name(b) ? -1 : 1);
   return {
     agents: {
       totals: { visitors: aiVisitors.size, views: aiViews },
@@ -100,7 +124,9 @@ function expected(events: Sent[], from: number, to: number) {
     },
     referrers: {
       totals: { visitors: referredVisitors.size, views: referredViews },
-      referrers: [...referrers].map(([referrer, row]) => ({ referrer, category: categories[referrer] ?? 'other', visitors: row.visitors.size, views: row.views })).sort(order((row) => row.referrer)),
+      referrers: [...referrers]
+        .map(([referrer, row]) => ({ referrer, category: categories[referrer] ?? 'other', visitors: row.visitors.size, views: row.views }))
+        .sort(order((row) => row.referrer)),
     },
   };
 }
@@ -120,14 +146,22 @@ describe.each(testDatabases)('agents, referrers and series on $dialect', (databa
   });
 
   const newTenant = () => createTenant(storage, { project: { trackerDomains: ['docs.example.com'] } });
-  const get = (tenant: Tenant, operation: string, query: string) => app.inject({ method: 'GET', url: `/v1/analytics/${tenant.project.id}/${operation}?${query}`, headers: tenant.auth });
+  const get = (tenant: Tenant, operation: string, query: string) =>
+    app.inject({ method: 'GET', url: `/v1/analytics/${tenant.project.id}/${operation}?${query}`, headers: tenant.auth });
 
   async function store(tenant: Tenant, events: Sent[]) {
     const prepared = prepareAll(
       events.map((event) => {
         const origin = origins[event.origin];
         const query = 'utm' in origin ? `?utm_source=${origin.utm}&ref=x` : '';
-        return { timestamp: start + event.hour * hour, path: `/guide${event.markdown ? '.md' : ''}${query}`, visitorId: `v${event.visitor}`, userAgent: clients[event.client].userAgent, status: event.status, referrer: 'referrer' in origin ? origin.referrer : undefined };
+        return {
+          timestamp: start + event.hour * hour,
+          path: `/guide${event.markdown ? '.md' : ''}${query}`,
+          visitorId: `v${event.visitor}`,
+          userAgent: clients[event.client].userAgent,
+          status: event.status,
+          referrer: 'referrer' in origin ? origin.referrer : undefined,
+        };
       }),
     );
     // Verification happens at ingestion from the request's IP or signature; here its outcome is given.
@@ -147,24 +181,29 @@ describe.each(testDatabases)('agents, referrers and series on $dialect', (databa
 
   it('counts agents and referrers exactly as a brute force over the events, folded, pending, rebuilt and over partial days', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(sent, { maxLength: 60 }), fc.array(sent, { maxLength: 15 }), fc.integer({ min: 0, max: 30 }), async (folded, pending, startHour) => {
-        const tenant = await newTenant();
-        await store(tenant, folded);
-        const key = await existingProjectKey(storage.db, context.analytics.ids, tenant.project.id);
-        if (key !== undefined) await foldPending(storage, key);
-        await store(tenant, pending);
-        const from = start + startHour * hour;
-        const to = start + 4 * 24 * hour;
-        const range = `dateFrom=${new Date(from).toISOString()}&dateTo=${new Date(to).toISOString().slice(0, 10)}&limit=250`;
-        const want = expected([...folded, ...pending], from, to);
-        const check = async () => {
-          expect((await get(tenant, 'agents', range)).json()).toEqual({ ...want.agents, hasMore: false });
-          expect((await get(tenant, 'referrers', range)).json()).toEqual({ ...want.referrers, hasMore: false });
-        };
-        await check();
-        await rebuildProject(context.analytics, tenant.project.id);
-        await check();
-      }),
+      fc.asyncProperty(
+        fc.array(sent, { maxLength: 60 }),
+        fc.array(sent, { maxLength: 15 }),
+        fc.integer({ min: 0, max: 30 }),
+        async (folded, pending, startHour) => {
+          const tenant = await newTenant();
+          await store(tenant, folded);
+          const key = await existingProjectKey(storage.db, context.analytics.ids, tenant.project.id);
+          if (key !== undefined) await foldPending(storage, key);
+          await store(tenant, pending);
+          const from = start + startHour * hour;
+          const to = start + 4 * 24 * hour;
+          const range = `dateFrom=${new Date(from).toISOString()}&dateTo=${new Date(to).toISOString().slice(0, 10)}&limit=250`;
+          const want = expected([...folded, ...pending], from, to);
+          const check = async () => {
+            expect((await get(tenant, 'agents', range)).json()).toEqual({ ...want.agents, hasMore: false });
+            expect((await get(tenant, 'referrers', range)).json()).toEqual({ ...want.referrers, hasMore: false });
+          };
+          await check();
+          await rebuildProject(context.analytics, tenant.project.id);
+          await check();
+        },
+      ),
       { numRuns: 12 },
     );
   });
@@ -172,24 +211,36 @@ describe.each(testDatabases)('agents, referrers and series on $dialect', (databa
   it('pages in order, filters agents by category and answers 400s, 404s and the shared limit', async () => {
     const tenant = await newTenant();
     const events: Sent[] = [];
-    for (let index = 0; index < 30; index++) events.push({ hour: index, visitor: index % 7, client: [1, 3, 5][index % 3], origin: 0, markdown: true, status: 200, verification: 0 });
-    for (let index = 0; index < 20; index++) events.push({ hour: index, visitor: index % 5, client: 0, origin: index % 2 === 0 ? 1 : 4, markdown: false, status: 200, verification: 0 });
+    for (let index = 0; index < 30; index++)
+      events.push({ hour: index, visitor: index % 7, client: [1, 3, 5][index % 3], origin: 0, markdown: true, status: 200, verification: 0 });
+    for (let index = 0; index < 20; index++)
+      events.push({ hour: index, visitor: index % 5, client: 0, origin: index % 2 === 0 ? 1 : 4, markdown: false, status: 200, verification: 0 });
     await store(tenant, events);
     const want = expected(events, start, start + 2 * 24 * hour);
     const range = 'dateFrom=2026-07-01&dateTo=2026-07-03';
     const agents = want.agents.agents;
     expect((await get(tenant, 'agents', `${range}&limit=1`)).json()).toEqual({ totals: want.agents.totals, agents: agents.slice(0, 1), hasMore: true });
-    expect((await get(tenant, 'agents', `${range}&limit=1&offset=2`)).json()).toEqual({ totals: want.agents.totals, agents: agents.slice(2, 3), hasMore: false });
+    expect((await get(tenant, 'agents', `${range}&limit=1&offset=2`)).json()).toEqual({
+      totals: want.agents.totals,
+      agents: agents.slice(2, 3),
+      hasMore: false,
+    });
     expect((await get(tenant, 'agents', `${range}&offset=3`)).json()).toEqual({ totals: want.agents.totals, agents: [], hasMore: false });
     const coding = (await get(tenant, 'agents', `${range}&category=coding`)).json();
     expect(coding.agents.map((row: { agent: string }) => row.agent)).toEqual(['HTTP client (Markdown fetch)']);
     expect(coding.totals.views).toBe(10);
-    expect((await get(tenant, 'referrers', `${range}&limit=1&offset=1`)).json()).toEqual({ totals: want.referrers.totals, referrers: want.referrers.referrers.slice(1, 2), hasMore: false });
+    expect((await get(tenant, 'referrers', `${range}&limit=1&offset=1`)).json()).toEqual({
+      totals: want.referrers.totals,
+      referrers: want.referrers.referrers.slice(1, 2),
+      hasMore: false,
+    });
 
     for (const operation of ['agents', 'referrers', 'series']) {
-      for (const query of ['dateFrom=2026-07-03&dateTo=2026-07-01', 'dateFrom=yesterday', 'dateTo=2026-02-30', 'unknown=1']) expect((await get(tenant, operation, query)).statusCode).toBe(400);
+      for (const query of ['dateFrom=2026-07-03&dateTo=2026-07-01', 'dateFrom=yesterday', 'dateTo=2026-02-30', 'unknown=1'])
+        expect((await get(tenant, operation, query)).statusCode).toBe(400);
     }
-    for (const operation of ['agents', 'referrers']) for (const query of ['limit=0', 'limit=251', 'offset=-1', 'limit=1.5']) expect((await get(tenant, operation, `${range}&${query}`)).statusCode).toBe(400);
+    for (const operation of ['agents', 'referrers'])
+      for (const query of ['limit=0', 'limit=251', 'offset=-1', 'limit=1.5']) expect((await get(tenant, operation, `${range}&${query}`)).statusCode).toBe(400);
     expect((await get(tenant, 'agents', `${range}&category=robots`)).statusCode).toBe(400);
     expect((await get(tenant, 'series', `${range}&measure=sessions`)).statusCode).toBe(400);
     // 400 days is the most; a range that starts inside a day overlaps that day too.
@@ -237,7 +288,12 @@ describe.each(testDatabases)('agents, referrers and series on $dialect', (databa
   it('takes the referrer from utm_source on the tracker beacon, and never counts the own site', async () => {
     const tenant = await newTenant();
     const beacon = (url: string, referrer?: string) =>
-      app.inject({ method: 'POST', url: '/v1/collect', headers: { 'content-type': 'text/plain', origin: 'https://docs.example.com', 'user-agent': clients[0].userAgent }, payload: JSON.stringify({ project: tenant.project.id, url, visitorId: 'reader-1', referrer }) });
+      app.inject({
+        method: 'POST',
+        url: '/v1/collect',
+        headers: { 'content-type': 'text/plain', origin: 'https://docs.example.com', 'user-agent': clients[0].userAgent },
+        payload: JSON.stringify({ project: tenant.project.id, url, visitorId: 'reader-1', referrer }),
+      });
     expect((await beacon('https://docs.example.com/guide?utm_source=chatgpt.com')).statusCode).toBe(204);
     expect((await beacon('https://docs.example.com/other', 'https://docs.example.com/guide')).statusCode).toBe(204);
     expect((await beacon('https://docs.example.com/third', 'https://www.reddit.com/r/x')).statusCode).toBe(204);
@@ -255,7 +311,8 @@ describe.each(testDatabases)('agents, referrers and series on $dialect', (databa
 
   it('imports logs without counting the own site as a referrer', async () => {
     const tenant = await newTenant();
-    const line = (ip: string, path: string, referrer: string) => `${ip} - - [02/Jul/2026:10:00:00 +0000] "GET ${path} HTTP/1.1" 200 512 "${referrer}" "${clients[0].userAgent}"`;
+    const line = (ip: string, path: string, referrer: string) =>
+      `${ip} - - [02/Jul/2026:10:00:00 +0000] "GET ${path} HTTP/1.1" 200 512 "${referrer}" "${clients[0].userAgent}"`;
     const log = [
       line('203.0.113.1', '/guide', 'https://docs.example.com/'),
       line('203.0.113.1', '/other', 'https://www.docs.example.com/guide'),
@@ -282,7 +339,13 @@ describe.each(testDatabases)('the analytics limit on $dialect', (database) => {
       const tenant = await createTenant(storage);
       const sibling = (await createProject(storage.db, tenant.orgId, { name: 'Other docs', repository: 'https://github.com/acme/other', ref: 'main' })).id;
       const statuses = [];
-      for (const [project, operation] of [[tenant.project.id, 'visitors'], [tenant.project.id, 'agents'], [sibling, 'referrers'], [tenant.project.id, 'series'], [sibling, 'agents']]) {
+      for (const [project, operation] of [
+        [tenant.project.id, 'visitors'],
+        [tenant.project.id, 'agents'],
+        [sibling, 'referrers'],
+        [tenant.project.id, 'series'],
+        [sibling, 'agents'],
+      ]) {
         statuses.push((await app.inject({ method: 'GET', url: `/v1/analytics/${project}/${operation}`, headers: tenant.auth })).statusCode);
       }
       expect(statuses).toEqual([200, 200, 200, 200, 429]);

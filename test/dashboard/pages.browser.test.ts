@@ -118,7 +118,9 @@ describe('dashboard in Chromium', () => {
     await step(page, 'job-completes', async () => {
       releaseJob();
       await expect.poll(() => page.locator('#live .badge').textContent(), { timeout: 10_000 }).toBe('completed');
-      expect(await page.getByRole('link', { name: 'https://github.com/acme/handbook/pull/42' }).getAttribute('href')).toBe('https://github.com/acme/handbook/pull/42');
+      expect(await page.getByRole('link', { name: 'https://github.com/acme/handbook/pull/42' }).getAttribute('href')).toBe(
+        'https://github.com/acme/handbook/pull/42',
+      );
       expect(await page.locator('#live').textContent()).toContain('write_file');
     });
 
@@ -156,7 +158,10 @@ describe('dashboard in Chromium', () => {
     expect(await ingested.json()).toMatchObject({ accepted: events.length, rejected: 0 });
     type Row = { path: string; human: number; ai: number; total: number };
     const visitors = async (from: string, to: string) =>
-      (await (await api(`/v1/analytics/${otherProjectId}/visitors?dateFrom=${from}&dateTo=${to}&limit=250`, key)).json()) as { totals: Omit<Row, 'path'>; visitors: Row[] };
+      (await (await api(`/v1/analytics/${otherProjectId}/visitors?dateFrom=${from}&dateTo=${to}&limit=250`, key)).json()) as {
+        totals: Omit<Row, 'path'>;
+        visitors: Row[];
+      };
 
     await step(page, 'analytics', async () => {
       await page.goto(`${service.url}/dashboard/projects/${otherProjectId}/analytics?from=2020-01-01&to=2020-01-07`);
@@ -173,10 +178,14 @@ describe('dashboard in Chromium', () => {
       expect(await page.locator('#total-human').textContent()).toBe(String(expected.totals.human));
       expect(await page.locator('#total-ai').textContent()).toBe(String(expected.totals.ai));
       expect(await page.locator('#total-all').textContent()).toBe(String(expected.totals.total));
-      const table = await page.locator('#top-pages tbody tr').evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)));
+      const table = await page
+        .locator('#top-pages tbody tr')
+        .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)));
       expect(table).toEqual(expected.visitors.map((row) => [row.path, String(row.human), String(row.ai), String(row.total)]));
 
-      const bars = await page.locator('svg rect.bar').evaluateAll((rects) => rects.map((rect) => [rect.getAttribute('data-day'), rect.getAttribute('data-human') ?? rect.getAttribute('data-ai')]));
+      const bars = await page
+        .locator('svg rect.bar')
+        .evaluateAll((rects) => rects.map((rect) => [rect.getAttribute('data-day'), rect.getAttribute('data-human') ?? rect.getAttribute('data-ai')]));
       const perDay: [string, string][] = [];
       for (const offset of [-3, -2, -1]) {
         const { totals } = await visitors(day(offset), day(offset + 1));
@@ -187,21 +196,46 @@ describe('dashboard in Chromium', () => {
 
       const range = `dateFrom=${day(-3)}&dateTo=${day(0)}`;
       const views = (await (await api(`/v1/analytics/${otherProjectId}/views?${range}`, key)).json()) as { totals: Omit<Row, 'path'> };
-      expect([await page.locator('#views-human').textContent(), await page.locator('#views-ai').textContent(), await page.locator('#views-all').textContent()]).toEqual([views.totals.human, views.totals.ai, views.totals.total].map(String));
-      const agents = (await (await api(`/v1/analytics/${otherProjectId}/agents?${range}`, key)).json()) as { totals: { visitors: number; views: number }; agents: { agent: string; operator: string; category: string; visitors: number; views: number }[] };
+      expect([
+        await page.locator('#views-human').textContent(),
+        await page.locator('#views-ai').textContent(),
+        await page.locator('#views-all').textContent(),
+      ]).toEqual([views.totals.human, views.totals.ai, views.totals.total].map(String));
+      const agents = (await (await api(`/v1/analytics/${otherProjectId}/agents?${range}`, key)).json()) as {
+        totals: { visitors: number; views: number };
+        agents: { agent: string; operator: string; category: string; visitors: number; views: number }[];
+      };
       expect(agents.agents).toEqual([{ agent: 'GPTBot', operator: 'OpenAI', category: 'training', visitors: 3, views: 3, verifiedViews: 0, spoofedViews: 0 }]);
-      const cells = (selector: string) => page.locator(`${selector} tbody tr`).evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)));
-      expect(await cells('#top-agents')).toEqual(agents.agents.map((row) => [row.agent, row.operator, row.category, String(row.visitors), String(row.views), '']));
+      const cells = (selector: string) =>
+        page.locator(`${selector} tbody tr`).evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)));
+      expect(await cells('#top-agents')).toEqual(
+        agents.agents.map((row) => [row.agent, row.operator, row.category, String(row.visitors), String(row.views), '']),
+      );
       expect(await cells('#ai-categories')).toEqual([['training', String(agents.totals.visitors), String(agents.totals.views)]]);
-      const referrers = (await (await api(`/v1/analytics/${otherProjectId}/referrers?${range}`, key)).json()) as { referrers: { referrer: string; category: string; visitors: number; views: number }[] };
-      expect(referrers.referrers.map((row) => [row.referrer, row.views])).toEqual([['chatgpt.com', 2], ['reddit.com', 1]]);
+      const referrers = (await (await api(`/v1/analytics/${otherProjectId}/referrers?${range}`, key)).json()) as {
+        referrers: { referrer: string; category: string; visitors: number; views: number }[];
+      };
+      expect(referrers.referrers.map((row) => [row.referrer, row.views])).toEqual([
+        ['chatgpt.com', 2],
+        ['reddit.com', 1],
+      ]);
       expect(await cells('#top-referrers')).toEqual(referrers.referrers.map((row) => [row.referrer, row.category, String(row.visitors), String(row.views)]));
       expect(await page.locator('#ai-referrals').textContent()).toBe('2');
-      const series = (await (await api(`/v1/analytics/${otherProjectId}/series?${range}`, key)).json()) as { series: { date: string; human: number; ai: number }[] };
-      expect(series.series.flatMap((entry) => [[entry.date, String(entry.human)], [entry.date, String(entry.ai)]])).toEqual(perDay);
+      const series = (await (await api(`/v1/analytics/${otherProjectId}/series?${range}`, key)).json()) as {
+        series: { date: string; human: number; ai: number }[];
+      };
+      expect(
+        series.series.flatMap((entry) => [
+          [entry.date, String(entry.human)],
+          [entry.date, String(entry.ai)],
+        ]),
+      ).toEqual(perDay);
       expect(await page.locator('#empty-state').count()).toBe(0);
 
-      const csv = await page.evaluate(async (url) => (await fetch(url)).text(), `/dashboard/projects/${otherProjectId}/analytics/visitors.csv?from=${day(-3)}&to=${day(-1)}`);
+      const csv = await page.evaluate(
+        async (url) => (await fetch(url)).text(),
+        `/dashboard/projects/${otherProjectId}/analytics/visitors.csv?from=${day(-3)}&to=${day(-1)}`,
+      );
       expect(csv.trim().split('\n')).toEqual(['path,human,ai,total', ...expected.visitors.map((row) => `${row.path},${row.human},${row.ai},${row.total}`)]);
     });
   });

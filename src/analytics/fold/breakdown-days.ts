@@ -32,7 +32,12 @@ export class BreakdownGroups {
 }
 
 /** Locks (creating empty ones first, as `lockDaySets` does) and reads the breakdown days of `keys`, keyed `day:kind`. */
-async function lockBreakdownDays(trx: Kysely<Database>, profile: DialectProfile, projectKey: number, keys: { day: number; kind: BreakdownKind }[]): Promise<Map<string, Map<number, PathEntry>>> {
+async function lockBreakdownDays(
+  trx: Kysely<Database>,
+  profile: DialectProfile,
+  projectKey: number,
+  keys: { day: number; kind: BreakdownKind }[],
+): Promise<Map<string, Map<number, PathEntry>>> {
   const sorted = [...keys].sort((a, b) => a.day - b.day || a.kind - b.kind);
   const empty = Buffer.alloc(0);
   const result = new Map<string, Map<number, PathEntry>>();
@@ -68,7 +73,13 @@ async function writeBreakdownDay(trx: Kysely<Database>, projectKey: number, day:
 }
 
 /** Unions grouped entries into the stored breakdown days (the fold), or replaces them (`replace`, a rebuild). */
-export async function storeBreakdowns(trx: Kysely<Database>, profile: DialectProfile, projectKey: number, groups: Iterable<Group>, replace = false): Promise<void> {
+export async function storeBreakdowns(
+  trx: Kysely<Database>,
+  profile: DialectProfile,
+  projectKey: number,
+  groups: Iterable<Group>,
+  replace = false,
+): Promise<void> {
   const list = [...groups];
   if (list.length === 0) return;
   const current = await lockBreakdownDays(trx, profile, projectKey, list);
@@ -77,7 +88,10 @@ export async function storeBreakdowns(trx: Kysely<Database>, profile: DialectPro
     for (const [key, added] of group.keys) {
       const existing = entries.get(key);
       const visitors = sortedDistinct(added.visitors);
-      entries.set(key, existing ? { visitors: unionSorted(existing.visitors, visitors), views: existing.views + added.views } : { visitors, views: added.views });
+      entries.set(
+        key,
+        existing ? { visitors: unionSorted(existing.visitors, visitors), views: existing.views + added.views } : { visitors, views: added.views },
+      );
     }
     await writeBreakdownDay(trx, projectKey, group.day, group.kind, entries);
   }

@@ -52,7 +52,12 @@ export function groupViews(views: Iterable<CountedView>): Map<string, Group> {
  * and overwrite each other) and returns their current entries. PostgreSQL row locks, in key order
  * to avoid deadlocks; SQLite's write lock already serializes writers.
  */
-export async function lockDaySets(trx: Kysely<Database>, profile: DialectProfile, projectKey: number, keys: { day: number; classCode: ClassCode }[]): Promise<Map<string, Map<number, PathEntry>>> {
+export async function lockDaySets(
+  trx: Kysely<Database>,
+  profile: DialectProfile,
+  projectKey: number,
+  keys: { day: number; classCode: ClassCode }[],
+): Promise<Map<string, Map<number, PathEntry>>> {
   const sorted = [...keys].sort((a, b) => a.day - b.day || a.classCode - b.classCode);
   const empty = Buffer.alloc(0);
   for (let start = 0; start < sorted.length; start += 200) {
@@ -80,7 +85,13 @@ export async function lockDaySets(trx: Kysely<Database>, profile: DialectProfile
   return result;
 }
 
-export async function writeDaySet(trx: Kysely<Database>, projectKey: number, day: number, classCode: ClassCode, entries: Map<number, PathEntry>): Promise<void> {
+export async function writeDaySet(
+  trx: Kysely<Database>,
+  projectKey: number,
+  day: number,
+  classCode: ClassCode,
+  entries: Map<number, PathEntry>,
+): Promise<void> {
   await trx
     .updateTable('analytics_day_sets')
     .set({ data: Buffer.from(encodeDaySet(entries)), revision: sql`revision + 1` })
@@ -124,12 +135,22 @@ export async function foldPending(storage: Storage, projectKey: number): Promise
         for (const [pathId, added] of group.paths) {
           const existing = entries.get(pathId);
           const visitors = sortedDistinct(added.visitors);
-          entries.set(pathId, existing ? { visitors: unionSorted(existing.visitors, visitors), views: existing.views + added.views } : { visitors, views: added.views });
+          entries.set(
+            pathId,
+            existing ? { visitors: unionSorted(existing.visitors, visitors), views: existing.views + added.views } : { visitors, views: added.views },
+          );
         }
         await writeDaySet(trx, projectKey, group.day, group.classCode, entries);
       }
       await storeBreakdowns(trx, profile, projectKey, breakdowns.groups.values());
-      await trx.deleteFrom('analytics_pending').where('id', 'in', batches.map((batch) => batch.id)).execute();
+      await trx
+        .deleteFrom('analytics_pending')
+        .where(
+          'id',
+          'in',
+          batches.map((batch) => batch.id),
+        )
+        .execute();
       return batches.length;
     });
     folded += count;

@@ -29,7 +29,12 @@ export interface RebuildState {
  */
 async function rebuildDay(trx: Kysely<Database>, state: RebuildState, projectKey: number, day: number): Promise<number> {
   const { profile } = state.storage;
-  await lockDaySets(trx, profile, projectKey, classCodes.map((classCode) => ({ day, classCode })));
+  await lockDaySets(
+    trx,
+    profile,
+    projectKey,
+    classCodes.map((classCode) => ({ day, classCode })),
+  );
   const pending = await trx
     .selectFrom('analytics_pending')
     .select(['id', 'tuples', 'breakdowns'])
@@ -40,12 +45,14 @@ async function rebuildDay(trx: Kysely<Database>, state: RebuildState, projectKey
   const groups = groupViews(views);
   for (const classCode of classCodes) {
     const entries = new Map<number, PathEntry>();
-    for (const [pathId, path] of groups.get(`${day}:${classCode}`)?.paths ?? []) entries.set(pathId, { visitors: sortedDistinct(path.visitors), views: path.views });
+    for (const [pathId, path] of groups.get(`${day}:${classCode}`)?.paths ?? [])
+      entries.set(pathId, { visitors: sortedDistinct(path.visitors), views: path.views });
     await writeDaySet(trx, projectKey, day, classCode, entries);
   }
   const breakdowns = new BreakdownGroups();
   emptyDay(breakdowns, day);
-  for (const entry of await rawBreakdowns(trx, state.ids, projectKey, day * dayMs, (day + 1) * dayMs)) breakdowns.add(entry.day, entry.kind, entry.key, entry.visitor);
+  for (const entry of await rawBreakdowns(trx, state.ids, projectKey, day * dayMs, (day + 1) * dayMs))
+    breakdowns.add(entry.day, entry.kind, entry.key, entry.visitor);
   await storeBreakdowns(trx, profile, projectKey, breakdowns.groups.values(), true);
   for (const batch of pending) {
     const all = decodePendingBatch(batch.tuples);
@@ -56,15 +63,27 @@ async function rebuildDay(trx: Kysely<Database>, state: RebuildState, projectKey
     if (rest.length === 0 && restEntries.length === 0) await trx.deleteFrom('analytics_pending').where('id', '=', batch.id).execute();
     else {
       const breakdownBytes = restEntries.length === 0 ? null : Buffer.from(encodeBreakdownBatch(restEntries));
-      await trx.updateTable('analytics_pending').set({ tuples: Buffer.from(encodePendingBatch(rest)), breakdowns: breakdownBytes }).where('id', '=', batch.id).execute();
+      await trx
+        .updateTable('analytics_pending')
+        .set({ tuples: Buffer.from(encodePendingBatch(rest)), breakdowns: breakdownBytes })
+        .where('id', '=', batch.id)
+        .execute();
     }
   }
-  await trx.updateTable('analytics_projects').set((eb) => ({ version: eb('version', '+', 1) })).where('project_key', '=', projectKey).execute();
+  await trx
+    .updateTable('analytics_projects')
+    .set((eb) => ({ version: eb('version', '+', 1) }))
+    .where('project_key', '=', projectKey)
+    .execute();
   return views.length;
 }
 
 /** Recomputes every day set of a project that still has raw events; returns days and counted views. */
-export async function rebuildProject(state: RebuildState, projectId: string, onDay?: (done: number, total: number) => void): Promise<{ days: number; views: number }> {
+export async function rebuildProject(
+  state: RebuildState,
+  projectId: string,
+  onDay?: (done: number, total: number) => void,
+): Promise<{ days: number; views: number }> {
   const { storage } = state;
   const key = await existingProjectKey(storage.db, state.ids, projectId);
   if (key === undefined) return { days: 0, views: 0 };

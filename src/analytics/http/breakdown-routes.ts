@@ -14,7 +14,8 @@ const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404
 const tags = ['Visitor analytics'];
 /** The longest series: a year and a bit, so a year against the previous one fits. */
 export const maxSeriesDays = 400;
-const rules = '`dateFrom` inclusive, `dateTo` exclusive, as on `/visitors`; `limit` 1 to 250 (50), `offset` from 0. Shares the per-organization analytics limit.';
+const rules =
+  '`dateFrom` inclusive, `dateTo` exclusive, as on `/visitors`; `limit` 1 to 250 (50), `offset` from 0. Shares the per-organization analytics limit.';
 
 /** Agents, referrers and the daily series: read operations with the same keys, ranges and limit as `/visitors`. */
 export const breakdownRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = async (app, { context }) => {
@@ -35,7 +36,12 @@ export const breakdownRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
       const range = parseRange(request.query);
       await limitReads(context, project, reply);
       const { query } = request;
-      const result = await breakdownPage<AgentRow>(context.analytics, project.id, { breakdown: 'agents', category: query.category }, { ...range, limit: query.limit ?? 50, offset: query.offset ?? 0 });
+      const result = await breakdownPage<AgentRow>(
+        context.analytics,
+        project.id,
+        { breakdown: 'agents', category: query.category },
+        { ...range, limit: query.limit ?? 50, offset: query.offset ?? 0 },
+      );
       return { totals: result.totals, agents: result.rows, hasMore: result.hasMore };
     },
   });
@@ -54,7 +60,12 @@ export const breakdownRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
       const project = await visibleProject(context, request, request.params.projectId);
       const range = parseRange(request.query);
       await limitReads(context, project, reply);
-      const result = await breakdownPage<ReferrerRow>(context.analytics, project.id, { breakdown: 'referrers' }, { ...range, limit: request.query.limit ?? 50, offset: request.query.offset ?? 0 });
+      const result = await breakdownPage<ReferrerRow>(
+        context.analytics,
+        project.id,
+        { breakdown: 'referrers' },
+        { ...range, limit: request.query.limit ?? 50, offset: request.query.offset ?? 0 },
+      );
       return { totals: result.totals, referrers: result.rows, hasMore: result.hasMore };
     },
   });
@@ -73,11 +84,18 @@ export const breakdownRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
       const project = await visibleProject(context, request, request.params.projectId);
       const { from, to } = parseRange(request.query);
       const days = dayOf(to - 1) - dayOf(from) + 1;
-      if (days > maxSeriesDays) throw invalidRequest(`The range covers ${days} days; a series covers at most ${maxSeriesDays}: narrow dateFrom or dateTo.`, [{ path: '/dateFrom', message: `must be at most ${maxSeriesDays} days before dateTo` }]);
+      if (days > maxSeriesDays)
+        throw invalidRequest(`The range covers ${days} days; a series covers at most ${maxSeriesDays}: narrow dateFrom or dateTo.`, [
+          { path: '/dateFrom', message: `must be at most ${maxSeriesDays} days before dateTo` },
+        ]);
       await limitReads(context, project, reply);
       const measure = request.query.measure ?? 'visitors';
       const series = await dailySeries(context.analytics, project.id, measure, from, to);
-      return { measure, interval: 'day' as const, series: series.map(({ day, human, ai, total }) => ({ date: new Date(day * dayMs).toISOString().slice(0, 10), human, ai, total })) };
+      return {
+        measure,
+        interval: 'day' as const,
+        series: series.map(({ day, human, ai, total }) => ({ date: new Date(day * dayMs).toISOString().slice(0, 10), human, ai, total })),
+      };
     },
   });
 };

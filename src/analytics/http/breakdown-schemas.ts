@@ -14,7 +14,9 @@ export const SeriesQuery = Type.Object(
   {
     dateFrom: RangeQuery.properties.dateFrom,
     dateTo: RangeQuery.properties.dateTo,
-    measure: Type.Optional(Type.Union([Type.Literal('visitors'), Type.Literal('views')], { default: 'visitors', description: 'Unique visitors within each day, or views.' })),
+    measure: Type.Optional(
+      Type.Union([Type.Literal('visitors'), Type.Literal('views')], { default: 'visitors', description: 'Unique visitors within each day, or views.' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -29,7 +31,9 @@ export const AgentsResult = Type.Object({
   totals: Totals,
   agents: Type.Array(
     Type.Object({
-      agent: Type.String({ description: 'The agent’s name (its user-agent token), or the kind of client for Markdown fetches by clients that are not known agents.' }),
+      agent: Type.String({
+        description: 'The agent’s name (its user-agent token), or the kind of client for Markdown fetches by clients that are not known agents.',
+      }),
       operator: Type.Union([Type.String(), Type.Null()], { description: 'Who runs the agent; null when unknown.' }),
       category: Type.Enum(agentCategories),
       visitors: count('Distinct visitors (not spoofed).'),

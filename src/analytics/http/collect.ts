@@ -18,7 +18,11 @@ const collectBodyLimitBytes = 8192;
 const CollectBody = Type.Object(
   {
     project: Type.String({ minLength: 1, maxLength: 64 }),
-    url: Type.String({ minLength: 1, maxLength: 2048, description: 'The page address (origin and path, and the `utm_source` parameter when the page has one).' }),
+    url: Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description: 'The page address (origin and path, and the `utm_source` parameter when the page has one).',
+    }),
     visitorId: Type.String({ minLength: 1, maxLength: 200 }),
     referrer: Type.Optional(Type.String({ maxLength: 2048 })),
   },
@@ -34,10 +38,18 @@ async function takeCollectLimits(context: AppContext, projectId: string, address
   const { config, storage } = context;
   const minute = 60_000;
   return storage.db.transaction().execute(async (trx) => {
-    const client = await takeRateLimit(trx, storage.profile, `collect-address:${clientNetwork(address)}`, { limit: config.collectRateLimitPerAddress, windowMs: minute });
-    if (!client.allowed) throw rateLimited(client, `This address has sent ${client.limit} page views in the last minute (QUIRE_COLLECT_RATE_LIMIT_PER_ADDRESS).`);
+    const client = await takeRateLimit(trx, storage.profile, `collect-address:${clientNetwork(address)}`, {
+      limit: config.collectRateLimitPerAddress,
+      windowMs: minute,
+    });
+    if (!client.allowed)
+      throw rateLimited(client, `This address has sent ${client.limit} page views in the last minute (QUIRE_COLLECT_RATE_LIMIT_PER_ADDRESS).`);
     const project = await takeRateLimit(trx, storage.profile, `collect-project:${projectId}`, { limit: config.collectRateLimitPerProject, windowMs: minute });
-    if (!project.allowed) throw rateLimited(project, `This project has received ${project.limit} page views from its tracker in the last minute (QUIRE_COLLECT_RATE_LIMIT_PER_PROJECT).`);
+    if (!project.allowed)
+      throw rateLimited(
+        project,
+        `This project has received ${project.limit} page views from its tracker in the last minute (QUIRE_COLLECT_RATE_LIMIT_PER_PROJECT).`,
+      );
     return client.remaining <= project.remaining ? client : project;
   });
 }
@@ -73,7 +85,10 @@ export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> =
       const { body } = request;
       // Sandboxed frames and data: or file: pages send "null": such a page on any site could add views.
       if (request.headers.origin === 'null') {
-        throw new ApiError('forbidden', 'Views from pages without an origin (sandboxed frames, data: or file: pages) are not counted; load the tracker from the documentation page itself.');
+        throw new ApiError(
+          'forbidden',
+          'Views from pages without an origin (sandboxed frames, data: or file: pages) are not counted; load the tracker from the documentation page itself.',
+        );
       }
       const project = await findProject(context.storage.db, body.project);
       if (!project) throw notFound(`Project ${body.project}`);
@@ -86,12 +101,22 @@ export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> =
       const origin = request.headers.origin;
       const originHost = origin ? URL.parse(origin)?.host : undefined;
       if (!allowedHost(project.tracker_domains, page.host) || (originHost !== undefined && !allowedHost(project.tracker_domains, originHost))) {
-        throw new ApiError('forbidden', `${page.host} is not a tracker domain of this project; add it with "quire projects update ${project.id} --tracker-domains ${page.host}".`);
+        throw new ApiError(
+          'forbidden',
+          `${page.host} is not a tracker domain of this project; add it with "quire projects update ${project.id} --tracker-domains ${page.host}".`,
+        );
       }
       const address = clientAddress(request);
       reply.headers(rateLimitHeaders(await takeCollectLimits(context, project.id, address)));
       const result = await ingest(context.analytics, project, [
-        { path: page.pathname + page.search, visitorId: body.visitorId, userAgent: request.headers['user-agent'], ip: address, referrer: body.referrer, accept: request.headers.accept },
+        {
+          path: page.pathname + page.search,
+          visitorId: body.visitorId,
+          userAgent: request.headers['user-agent'],
+          ip: address,
+          referrer: body.referrer,
+          accept: request.headers.accept,
+        },
       ]);
       if (result.rejected > 0) throw invalidRequest(result.errors[0].message);
       return reply.code(204).send();

@@ -55,7 +55,11 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
     done(null, { events: parseNdjson(text) });
   });
 
-  async function exportPage(measure: Measure, request: FastifyRequest<{ Params: { projectId: string }; Querystring: { dateFrom?: string; dateTo?: string; limit?: number; offset?: number } }>, reply: FastifyReply) {
+  async function exportPage(
+    measure: Measure,
+    request: FastifyRequest<{ Params: { projectId: string }; Querystring: { dateFrom?: string; dateTo?: string; limit?: number; offset?: number } }>,
+    reply: FastifyReply,
+  ) {
     const project = await visibleProject(context, request, request.params.projectId);
     const range = parseRange(request.query);
     await limitReads(context, project, reply);
@@ -66,7 +70,14 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
     'Ordered by `total` descending, then `path` ascending. `dateFrom` inclusive, `dateTo` exclusive; a date-time bound inside a day is honoured to the millisecond. Shares the per-organization analytics limit.';
   app.get('/v1/analytics/:projectId/visitors', {
     onRequest: read,
-    schema: { tags, summary: 'Get unique visitors', description: `Unique visitors per page and site-wide, human, AI and deduplicated total. ${rules}`, params: ProjectParams, querystring: RangeQuery, response: { 200: VisitorsResult, ...errors } },
+    schema: {
+      tags,
+      summary: 'Get unique visitors',
+      description: `Unique visitors per page and site-wide, human, AI and deduplicated total. ${rules}`,
+      params: ProjectParams,
+      querystring: RangeQuery,
+      response: { 200: VisitorsResult, ...errors },
+    },
     handler: async (request, reply) => {
       const result = await exportPage('visitors', request, reply);
       return { totals: result.totals, visitors: result.rows, hasMore: result.hasMore };
@@ -74,7 +85,14 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
   });
   app.get('/v1/analytics/:projectId/views', {
     onRequest: read,
-    schema: { tags, summary: 'Get page views', description: `Page views per page and site-wide, human, AI and total. ${rules}`, params: ProjectParams, querystring: RangeQuery, response: { 200: ViewsResult, ...errors } },
+    schema: {
+      tags,
+      summary: 'Get page views',
+      description: `Page views per page and site-wide, human, AI and total. ${rules}`,
+      params: ProjectParams,
+      querystring: RangeQuery,
+      response: { 200: ViewsResult, ...errors },
+    },
     handler: async (request, reply) => {
       const result = await exportPage('views', request, reply);
       return { totals: result.totals, views: result.rows, hasMore: result.hasMore };

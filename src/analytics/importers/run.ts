@@ -49,7 +49,13 @@ function reasonOf(message: string): string {
 }
 
 /** Reads a log, stores its page views in batches, and reports what was read, accepted and skipped. */
-export async function importLog(analytics: IngestState, project: IngestProject, format: FormatName, input: Readable, options: ImportOptions = {}): Promise<ImportSummary> {
+export async function importLog(
+  analytics: IngestState,
+  project: IngestProject,
+  format: FormatName,
+  input: Readable,
+  options: ImportOptions = {},
+): Promise<ImportSummary> {
   const parser = formats[format];
   const state = new Map<string, unknown>();
   const summary: ImportSummary = { lines: 0, accepted: 0, skipped: 0, reasons: {} };

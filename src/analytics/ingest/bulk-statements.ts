@@ -4,7 +4,19 @@ import type { Database } from '../../storage/schema.ts';
 
 export type EventInsert = Database['analytics_events'];
 
-const columns = ['project_key', 'at', 'path_id', 'agent_id', 'visitor_id', 'markdown', 'status', 'referrer', 'event_key', 'verification', 'referrer_id'] as const;
+const columns = [
+  'project_key',
+  'at',
+  'path_id',
+  'agent_id',
+  'visitor_id',
+  'markdown',
+  'status',
+  'referrer',
+  'event_key',
+  'verification',
+  'referrer_id',
+] as const;
 const columnList = columns.join(', ');
 /** Keyed (imported) events may have been stored before: those rows are skipped, the rest reported back. */
 const keyedTail = ' on conflict do nothing returning event_key';
@@ -12,7 +24,7 @@ const keyedTail = ' on conflict do nothing returning event_key';
 /** Splits `count` items into runs of 512, 256, … so each run's statement text is one of a few. */
 function runs(count: number): [number, number][] {
   const result: [number, number][] = [];
-  for (let start = 0; start < count; ) {
+  for (let start = 0; start < count;) {
     let size = 512;
     while (size > count - start) size >>= 1;
     result.push([start, size]);
@@ -29,11 +41,26 @@ const rowPlaceholders = `(${columns.map(() => '?').join(', ')})`;
 /** Without array parameters, one parameter per value: rows go in statements of 512, 256, … rows, so a handful of texts is prepared once. */
 function multiRowStatements(rows: EventInsert[], keyed: boolean): CompiledQuery[] {
   return runs(rows.length).map(([start, size]) => {
-    const text = cachedText(`events ${size} ${keyed}`, () => `insert into analytics_events (${columnList}) values ${new Array(size).fill(rowPlaceholders).join(', ')}${keyed ? keyedTail : ''}`);
+    const text = cachedText(
+      `events ${size} ${keyed}`,
+      () => `insert into analytics_events (${columnList}) values ${new Array(size).fill(rowPlaceholders).join(', ')}${keyed ? keyedTail : ''}`,
+    );
     const parameters: unknown[] = [];
     for (let index = start; index < start + size; index++) {
       const row = rows[index];
-      parameters.push(row.project_key, row.at, row.path_id, row.agent_id, row.visitor_id, row.markdown, row.status, row.referrer, row.event_key, row.verification, row.referrer_id);
+      parameters.push(
+        row.project_key,
+        row.at,
+        row.path_id,
+        row.agent_id,
+        row.visitor_id,
+        row.markdown,
+        row.status,
+        row.referrer,
+        row.event_key,
+        row.verification,
+        row.referrer_id,
+      );
     }
     return CompiledQuery.raw(text, parameters);
   });
@@ -47,7 +74,6 @@ function unnestStatements(rows: EventInsert[], keyed: boolean): CompiledQuery[] 
   const unnest = columnTypes.map((type, index) => `$${index + 1}::${type}[]`).join(', ');
   return [CompiledQuery.raw(`insert into analytics_events (${columnList}) select * from unnest(${unnest})${keyed ? keyedTail : ''}`, arrays)];
 }
-
 
 /**
  * Inserts raw events with prepared multi-row statements instead of the query builder, which spends
@@ -69,11 +95,18 @@ export type VisitorTable = 'analytics_visitors' | 'analytics_recent_visitors';
 type VisitorRow = { visitor_hash: string; visitor_id: number };
 
 /** Existing ids of visitor hashes in `table`. */
-export async function selectVisitors(trx: Kysely<Database>, profile: DialectProfile, table: VisitorTable, key: number, hashes: string[]): Promise<VisitorRow[]> {
+export async function selectVisitors(
+  trx: Kysely<Database>,
+  profile: DialectProfile,
+  table: VisitorTable,
+  key: number,
+  hashes: string[],
+): Promise<VisitorRow[]> {
   if (hashes.length === 0) return [];
   const found: VisitorRow[] = [];
   const select = `select visitor_hash, visitor_id from ${table} where project_key = `;
-  if (profile.arrayParameters) return (await trx.executeQuery<VisitorRow>(CompiledQuery.raw(`${select}$1 and visitor_hash = any($2::text[])`, [key, hashes]))).rows;
+  if (profile.arrayParameters)
+    return (await trx.executeQuery<VisitorRow>(CompiledQuery.raw(`${select}$1 and visitor_hash = any($2::text[])`, [key, hashes]))).rows;
   for (const [start, size] of runs(hashes.length)) {
     const text = cachedText(`select ${table} ${size}`, () => `${select}? and visitor_hash in (${new Array(size).fill('?').join(', ')})`);
     found.push(...(await trx.executeQuery<VisitorRow>(CompiledQuery.raw(text, [key, ...hashes.slice(start, start + size)]))).rows);
@@ -82,7 +115,13 @@ export async function selectVisitors(trx: Kysely<Database>, profile: DialectProf
 }
 
 /** Inserts visitors unless their hash is there already; returns the rows inserted. */
-export async function insertVisitors(trx: Kysely<Database>, profile: DialectProfile, table: VisitorTable, key: number, rows: VisitorRow[]): Promise<VisitorRow[]> {
+export async function insertVisitors(
+  trx: Kysely<Database>,
+  profile: DialectProfile,
+  table: VisitorTable,
+  key: number,
+  rows: VisitorRow[],
+): Promise<VisitorRow[]> {
   const insert = `insert into ${table} (project_key, visitor_hash, visitor_id)`;
   const tail = ' on conflict do nothing returning visitor_hash, visitor_id';
   if (profile.arrayParameters) {

@@ -48,7 +48,11 @@ export class Dictionary {
 export async function projectKey(db: Kysely<Database>, dictionary: Dictionary, projectId: string): Promise<number> {
   const known = dictionary.projects.get(projectId);
   if (known !== undefined) return known;
-  await db.insertInto('analytics_projects').values({ project_id: projectId }).onConflict((conflict) => conflict.column('project_id').doNothing()).execute();
+  await db
+    .insertInto('analytics_projects')
+    .values({ project_id: projectId })
+    .onConflict((conflict) => conflict.column('project_id').doNothing())
+    .execute();
   const row = await db.selectFrom('analytics_projects').select('project_key').where('project_id', '=', projectId).executeTakeFirstOrThrow();
   dictionary.projects.set(projectId, Number(row.project_key));
   return Number(row.project_key);
@@ -85,7 +89,12 @@ function chunks<T>(values: T[]): T[][] {
 }
 
 /** Ids of normalized paths, assigning new ones inside `trx` (same rules as visitor ids, see identity.ts). */
-export async function pathIds(trx: Kysely<Database>, dictionary: Dictionary, key: number, paths: string[]): Promise<{ ids: Map<string, number>; learned: Map<string, number> }> {
+export async function pathIds(
+  trx: Kysely<Database>,
+  dictionary: Dictionary,
+  key: number,
+  paths: string[],
+): Promise<{ ids: Map<string, number>; learned: Map<string, number> }> {
   const cache = dictionary.paths.get(key);
   const learned = new Map<string, number>();
   const missing = [...new Set(paths)].filter((path) => !cache?.has(path));
@@ -98,7 +107,11 @@ export async function pathIds(trx: Kysely<Database>, dictionary: Dictionary, key
   if (fresh.length > 0) {
     const first = await reserve(trx, key, 'next_path', fresh.length);
     for (const part of chunks(fresh.map((path, index) => ({ project_key: key, path, path_id: first + index })))) {
-      await trx.insertInto('analytics_paths').values(part).onConflict((conflict) => conflict.doNothing()).execute();
+      await trx
+        .insertInto('analytics_paths')
+        .values(part)
+        .onConflict((conflict) => conflict.doNothing())
+        .execute();
     }
     for (const part of chunks(fresh)) await lookup(part);
   }
@@ -108,11 +121,19 @@ export async function pathIds(trx: Kysely<Database>, dictionary: Dictionary, key
 }
 
 /** Ids of user agents (shared by every project; ids come from the table's identity column). */
-export async function agentIds(trx: Kysely<Database>, dictionary: Dictionary, userAgents: string[]): Promise<{ ids: Map<string, number>; learned: Map<string, number> }> {
+export async function agentIds(
+  trx: Kysely<Database>,
+  dictionary: Dictionary,
+  userAgents: string[],
+): Promise<{ ids: Map<string, number>; learned: Map<string, number> }> {
   const learned = new Map<string, number>();
   const missing = [...new Set(userAgents)].filter((agent) => !dictionary.agents.has(agent));
   for (const part of chunks(missing)) {
-    await trx.insertInto('analytics_agents').values(part.map((user_agent) => ({ user_agent }))).onConflict((conflict) => conflict.column('user_agent').doNothing()).execute();
+    await trx
+      .insertInto('analytics_agents')
+      .values(part.map((user_agent) => ({ user_agent })))
+      .onConflict((conflict) => conflict.column('user_agent').doNothing())
+      .execute();
     const rows = await trx.selectFrom('analytics_agents').select(['user_agent', 'agent_id']).where('user_agent', 'in', part).execute();
     for (const row of rows) learned.set(row.user_agent, Number(row.agent_id));
   }
@@ -127,7 +148,10 @@ export async function pathNames(db: Kysely<Database>, dictionary: Dictionary, ke
   for (const id of needed) {
     if (!known?.has(id)) {
       const rows = await db.selectFrom('analytics_paths').select(['path', 'path_id']).where('project_key', '=', key).execute();
-      dictionary.learnPaths(key, rows.map((row) => [row.path, Number(row.path_id)]));
+      dictionary.learnPaths(
+        key,
+        rows.map((row) => [row.path, Number(row.path_id)]),
+      );
       break;
     }
   }

@@ -71,10 +71,23 @@ export function prepareAll(inputs: unknown[], now = Date.now()): { events: Prepa
 
 /** Stores one call's events and queues their counted views inside `trx`; returns what to cache after commit. */
 async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Dictionary, { project, key, events }: Call) {
-  const paths = await pathIds(trx, dictionary, key, events.map((event) => event.path));
-  const agents = await agentIds(trx, dictionary, events.map((event) => event.userAgent));
+  const paths = await pathIds(
+    trx,
+    dictionary,
+    key,
+    events.map((event) => event.path),
+  );
+  const agents = await agentIds(
+    trx,
+    dictionary,
+    events.map((event) => event.userAgent),
+  );
   const hosts = events.map((event) => referringHost(event.referrer, event.utmSource, project.tracker_domains ?? ''));
-  const referrers = await referrerIds(trx, dictionary, hosts.filter((host) => host !== null));
+  const referrers = await referrerIds(
+    trx,
+    dictionary,
+    hosts.filter((host) => host !== null),
+  );
   const known = dictionary.identities.get(key);
   // Returning visitors are resolved from the cache here; the others are hashed once per key and looked up together.
   const visitorOf = new Float64Array(events.length);
@@ -115,8 +128,9 @@ async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Di
     const classCode = countedClass(userAgent, markdown, row.status);
     const day = dayOf(row.at);
     if (classCode !== null) tuples.add(day, row.path_id, classCode, row.visitor_id);
-    breakdownEntries({ userAgent, agentId: row.agent_id, markdown, status: row.status, verification: row.verification, referrerId: row.referrer_id }, (kind, entryKey) =>
-      breakdowns.add(day, kind, entryKey, row.visitor_id),
+    breakdownEntries(
+      { userAgent, agentId: row.agent_id, markdown, status: row.status, verification: row.verification, referrerId: row.referrer_id },
+      (kind, entryKey) => breakdowns.add(day, kind, entryKey, row.visitor_id),
     );
   });
   if (tuples.count > 0 || breakdowns.count > 0) {
@@ -124,9 +138,20 @@ async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Di
       .insertInto('analytics_pending')
       .values({ project_key: key, tuples: Buffer.from(tuples.finish()), breakdowns: breakdowns.count > 0 ? Buffer.from(breakdowns.finish()) : null })
       .execute();
-    await trx.updateTable('analytics_projects').set((eb) => ({ version: eb('version', '+', 1) })).where('project_key', '=', key).execute();
+    await trx
+      .updateTable('analytics_projects')
+      .set((eb) => ({ version: eb('version', '+', 1) }))
+      .where('project_key', '=', key)
+      .execute();
   }
-  return { result: { stored, duplicates: rows.length - stored }, paths: paths.learned, agents: agents.learned, referrers: referrers.learned, identities: learned, freshVisitors: assigned.fresh };
+  return {
+    result: { stored, duplicates: rows.length - stored },
+    paths: paths.learned,
+    agents: agents.learned,
+    referrers: referrers.learned,
+    identities: learned,
+    freshVisitors: assigned.fresh,
+  };
 }
 
 /**

@@ -20,7 +20,11 @@ const sources = data.sources as { host: string; category: ReferrerCategory }[];
 
 /** A host as referrers are grouped: lower case, without port, trailing dot or `www.`. */
 function groupedHost(host: string): string | null {
-  const name = host.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '').replace(/^www\./, '');
+  const name = host
+    .toLowerCase()
+    .replace(/:\d+$/, '')
+    .replace(/\.$/, '')
+    .replace(/^www\./, '');
   return /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(name) ? name : null;
 }
 
@@ -51,12 +55,20 @@ export function referrerCategory(host: string): ReferrerCategory {
 }
 
 /** Ids of referring hosts (shared by every project), assigning new ones inside `trx`. */
-export async function referrerIds(trx: Kysely<Database>, dictionary: Dictionary, hosts: string[]): Promise<{ ids: Map<string, number>; learned: Map<string, number> }> {
+export async function referrerIds(
+  trx: Kysely<Database>,
+  dictionary: Dictionary,
+  hosts: string[],
+): Promise<{ ids: Map<string, number>; learned: Map<string, number> }> {
   const learned = new Map<string, number>();
   const missing = [...new Set(hosts)].filter((host) => !dictionary.referrers.has(host));
   for (let start = 0; start < missing.length; start += 500) {
     const part = missing.slice(start, start + 500);
-    await trx.insertInto('analytics_referrers').values(part.map((host) => ({ host }))).onConflict((conflict) => conflict.column('host').doNothing()).execute();
+    await trx
+      .insertInto('analytics_referrers')
+      .values(part.map((host) => ({ host })))
+      .onConflict((conflict) => conflict.column('host').doNothing())
+      .execute();
     const rows = await trx.selectFrom('analytics_referrers').select(['host', 'referrer_id']).where('host', 'in', part).execute();
     for (const row of rows) learned.set(row.host, Number(row.referrer_id));
   }
@@ -71,7 +83,11 @@ export async function referrerHosts(db: Kysely<Database>, dictionary: Dictionary
   for (const [host, id] of dictionary.referrers) hosts.set(id, host);
   const unknown = [...new Set(ids)].filter((id) => !hosts.has(id));
   for (let start = 0; start < unknown.length; start += 500) {
-    const rows = await db.selectFrom('analytics_referrers').select(['host', 'referrer_id']).where('referrer_id', 'in', unknown.slice(start, start + 500)).execute();
+    const rows = await db
+      .selectFrom('analytics_referrers')
+      .select(['host', 'referrer_id'])
+      .where('referrer_id', 'in', unknown.slice(start, start + 500))
+      .execute();
     for (const row of rows) {
       dictionary.referrers.set(row.host, Number(row.referrer_id));
       hosts.set(Number(row.referrer_id), row.host);

@@ -70,7 +70,8 @@ function timestamp(value: unknown, now: number): number {
   if (value === undefined || value === null) return now;
   const at = typeof value === 'number' ? value : typeof value === 'string' && /^\d{4}-\d\d-\d\dT/.test(value) ? Date.parse(value) : Number.NaN;
   if (!Number.isFinite(at)) throw new Error('timestamp must be an ISO 8601 date-time with offset (2026-11-21T09:30:00Z) or epoch milliseconds.');
-  if (at < earliest || at > now + maxFuture) throw new Error('timestamp is before 2000 or more than a day in the future; check the clock and the unit (milliseconds).');
+  if (at < earliest || at > now + maxFuture)
+    throw new Error('timestamp is before 2000 or more than a day in the future; check the clock and the unit (milliseconds).');
   return Math.floor(at);
 }
 

@@ -53,7 +53,14 @@ export async function rawBreakdowns(trx: Kysely<Database>, dictionary: Dictionar
 }
 
 /** The breakdown days of `kinds` in [firstDay, endDay), decoding only those whose revision is not cached. */
-async function loadBreakdownDays(trx: Kysely<Database>, caches: QueryCaches, projectKey: number, firstDay: number, endDay: number, kinds: readonly BreakdownKind[]): Promise<BreakdownDay[]> {
+async function loadBreakdownDays(
+  trx: Kysely<Database>,
+  caches: QueryCaches,
+  projectKey: number,
+  firstDay: number,
+  endDay: number,
+  kinds: readonly BreakdownKind[],
+): Promise<BreakdownDay[]> {
   const revisions = await trx
     .selectFrom('analytics_breakdown_days')
     .select(['day', 'kind', 'revision'])
@@ -96,22 +103,42 @@ async function loadBreakdownDays(trx: Kysely<Database>, caches: QueryCaches, pro
  */
 export async function warmBreakdownDays(state: Pick<QueryState, 'storage' | 'caches'>, projectKey: number, spanDays: number): Promise<void> {
   await inSnapshot(state.storage, async (trx) => {
-    const { last } = await trx.selectFrom('analytics_breakdown_days').select((eb) => eb.fn.max('day').as('last')).where('project_key', '=', projectKey).executeTakeFirstOrThrow();
+    const { last } = await trx
+      .selectFrom('analytics_breakdown_days')
+      .select((eb) => eb.fn.max('day').as('last'))
+      .where('project_key', '=', projectKey)
+      .executeTakeFirstOrThrow();
     if (last === null) return;
     await loadBreakdownDays(trx, state.caches, projectKey, Number(last) + 1 - spanDays, Number(last) + 1, allBreakdownKinds);
   });
 }
 
 /** Reads the breakdown sources of `kinds` over [from, to) inside `trx`. */
-export async function readBreakdownSources(trx: Kysely<Database>, caches: QueryCaches, dictionary: Dictionary, projectKey: number, from: number, to: number, kinds: readonly BreakdownKind[]): Promise<BreakdownSources> {
+export async function readBreakdownSources(
+  trx: Kysely<Database>,
+  caches: QueryCaches,
+  dictionary: Dictionary,
+  projectKey: number,
+  from: number,
+  to: number,
+  kinds: readonly BreakdownKind[],
+): Promise<BreakdownSources> {
   const { firstDay, endDay, partial } = splitRange(from, to);
   const wanted = new Set(kinds);
   const sources: BreakdownSources = { days: [], loose: [] };
   if (endDay > firstDay) {
     sources.days = await loadBreakdownDays(trx, caches, projectKey, firstDay, endDay, kinds);
-    const pending = await trx.selectFrom('analytics_pending').select('breakdowns').where('project_key', '=', projectKey).where('breakdowns', 'is not', null).execute();
-    for (const batch of pending) for (const entry of decodeBreakdownBatch(batch.breakdowns)) if (entry.day >= firstDay && entry.day < endDay && wanted.has(entry.kind)) sources.loose.push(entry);
+    const pending = await trx
+      .selectFrom('analytics_pending')
+      .select('breakdowns')
+      .where('project_key', '=', projectKey)
+      .where('breakdowns', 'is not', null)
+      .execute();
+    for (const batch of pending)
+      for (const entry of decodeBreakdownBatch(batch.breakdowns))
+        if (entry.day >= firstDay && entry.day < endDay && wanted.has(entry.kind)) sources.loose.push(entry);
   }
-  for (const [start, end] of partial) for (const entry of await rawBreakdowns(trx, dictionary, projectKey, start, end)) if (wanted.has(entry.kind)) sources.loose.push(entry);
+  for (const [start, end] of partial)
+    for (const entry of await rawBreakdowns(trx, dictionary, projectKey, start, end)) if (wanted.has(entry.kind)) sources.loose.push(entry);
   return sources;
 }

@@ -38,7 +38,12 @@ function ordered<Row extends { views: number }>(rows: Row[], name: (row: Row) =>
 }
 
 /** AI agents of the range: user agents are grouped by the agent they name. */
-async function agentBreakdown(trx: Kysely<Database>, state: QueryState, sources: BreakdownSources, category: AgentCategory | undefined): Promise<Breakdown<AgentRow>> {
+async function agentBreakdown(
+  trx: Kysely<Database>,
+  state: QueryState,
+  sources: BreakdownSources,
+  category: AgentCategory | undefined,
+): Promise<Breakdown<AgentRow>> {
   const agentIds = new Set<number>([...sources.days.flatMap((day) => [...day.set.paths]), ...sources.loose.map((entry) => entry.key)]);
   const names = await userAgents(trx, state.ids, agentIds);
   const identities: ReturnType<typeof agentIdentity>[] = [];
@@ -64,7 +69,13 @@ async function agentBreakdown(trx: Kysely<Database>, state: QueryState, sources:
       spoofedViews: views.get(BreakdownKind.agentSpoofed) ?? 0,
     };
   });
-  return { totals: counted.totals, rows: ordered(rows.filter((row) => row.views + row.spoofedViews > 0), (row) => row.agent) };
+  return {
+    totals: counted.totals,
+    rows: ordered(
+      rows.filter((row) => row.views + row.spoofedViews > 0),
+      (row) => row.agent,
+    ),
+  };
 }
 
 /** Referring sites of the range, by host. */
@@ -75,9 +86,20 @@ async function referrerBreakdown(trx: Kysely<Database>, state: QueryState, sourc
   const counted = countGroups(sources, ids.length, (_kind, key) => groupOf.get(key) ?? -1);
   const rows = ids.map((id, group) => {
     const host = hosts.get(id)!;
-    return { referrer: host, category: referrerCategory(host), visitors: counted.groups[group].visitors, views: counted.groups[group].views.get(BreakdownKind.referrer) ?? 0 };
+    return {
+      referrer: host,
+      category: referrerCategory(host),
+      visitors: counted.groups[group].visitors,
+      views: counted.groups[group].views.get(BreakdownKind.referrer) ?? 0,
+    };
   });
-  return { totals: counted.totals, rows: ordered(rows.filter((row) => row.views > 0), (row) => row.referrer) };
+  return {
+    totals: counted.totals,
+    rows: ordered(
+      rows.filter((row) => row.views > 0),
+      (row) => row.referrer,
+    ),
+  };
 }
 
 export type BreakdownRequest = { breakdown: 'agents'; category?: AgentCategory } | { breakdown: 'referrers' };
@@ -96,14 +118,21 @@ export async function breakdown<Row>(state: QueryState, projectId: string, reque
     if (cached) return cached;
     const kinds = request.breakdown === 'agents' ? agentKinds : [BreakdownKind.referrer];
     const sources = await readBreakdownSources(trx, state.caches, state.ids, key, from, to, kinds);
-    const computed = (request.breakdown === 'agents' ? await agentBreakdown(trx, state, sources, request.category) : await referrerBreakdown(trx, state, sources)) as Breakdown<Row>;
+    const computed = (
+      request.breakdown === 'agents' ? await agentBreakdown(trx, state, sources, request.category) : await referrerBreakdown(trx, state, sources)
+    ) as Breakdown<Row>;
     state.caches.storeRanking(cacheKey, Number(version), computed);
     return computed;
   });
 }
 
 /** One page of a breakdown: `limit` rows from `offset`, and whether more follow. */
-export async function breakdownPage<Row>(state: QueryState, projectId: string, request: BreakdownRequest, range: { from: number; to: number; limit: number; offset: number }) {
+export async function breakdownPage<Row>(
+  state: QueryState,
+  projectId: string,
+  request: BreakdownRequest,
+  range: { from: number; to: number; limit: number; offset: number },
+) {
   const whole = await breakdown<Row>(state, projectId, request, range.from, range.to);
   const rows = whole.rows.slice(range.offset, range.offset + range.limit);
   return { totals: whole.totals, rows, hasMore: range.offset + rows.length < whole.rows.length };

@@ -22,7 +22,15 @@ export class RangeIndex {
   readonly #previous: Uint16Array;
   readonly #cumulative: Uint32Array;
 
-  constructor(spanStart: number, span: number, pathIds: Uint32Array, revisions: Map<string, number>, cellEnds: Uint32Array, previous: Uint16Array, cumulative: Uint32Array) {
+  constructor(
+    spanStart: number,
+    span: number,
+    pathIds: Uint32Array,
+    revisions: Map<string, number>,
+    cellEnds: Uint32Array,
+    previous: Uint16Array,
+    cumulative: Uint32Array,
+  ) {
     this.spanStart = spanStart;
     this.span = span;
     this.pathIds = pathIds;

@@ -16,7 +16,11 @@ export async function userAgents(trx: Kysely<Database>, dictionary: Dictionary, 
   for (const [agent, id] of dictionary.agents) if (ids.has(id)) agents.set(id, agent);
   const unknown = [...ids].filter((id) => !agents.has(id));
   for (let start = 0; start < unknown.length; start += 500) {
-    const rows = await trx.selectFrom('analytics_agents').select(['agent_id', 'user_agent']).where('agent_id', 'in', unknown.slice(start, start + 500)).execute();
+    const rows = await trx
+      .selectFrom('analytics_agents')
+      .select(['agent_id', 'user_agent'])
+      .where('agent_id', 'in', unknown.slice(start, start + 500))
+      .execute();
     for (const row of rows) {
       dictionary.agents.set(row.user_agent, Number(row.agent_id));
       agents.set(Number(row.agent_id), row.user_agent);

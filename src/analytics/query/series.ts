@@ -40,7 +40,8 @@ export async function dailySeries(state: QueryState, projectId: string, measure:
     for (const count of set.views) views += count;
     lists.push({ day, classCode, visitors: set.visitors, views });
     // Each path's visitors are sorted: its last one is its largest.
-    for (let index = 1; index < set.starts.length; index++) if (set.starts[index] > set.starts[index - 1]) maxVisitor = Math.max(maxVisitor, set.visitors[set.starts[index] - 1]);
+    for (let index = 1; index < set.starts.length; index++)
+      if (set.starts[index] > set.starts[index - 1]) maxVisitor = Math.max(maxVisitor, set.visitors[set.starts[index] - 1]);
   }
   for (const view of sources.loose) {
     lists.push({ day: view.day, classCode: view.classCode, visitors: [view.visitor], views: 1 });

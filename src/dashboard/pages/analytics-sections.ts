@@ -24,12 +24,17 @@ export function aiSections(agents: Breakdown<AgentRow>, categoryVisitors: Map<st
   const categoryRows = [...categories]
     .filter(([, views]) => views > 0)
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-    .map(([category, views]) => html`<tr><td>${category}</td><td class="number">${categoryVisitors.get(category) ?? 0}</td><td class="number">${views}</td></tr>`);
+    .map(
+      ([category, views]) => html`<tr><td>${category}</td><td class="number">${categoryVisitors.get(category) ?? 0}</td><td class="number">${views}</td></tr>`,
+    );
   const marks = (row: AgentRow) =>
     html`${row.verifiedViews > 0 ? html`<span class="badge verified" title="Views whose IP or signature proved the claim">✓ ${row.verifiedViews} verified</span>` : ''}${row.spoofedViews > 0 ? html` <span class="badge spoofed" title="Views claiming this agent that failed verification; counted nowhere else">⚠ ${row.spoofedViews} spoofed</span>` : ''}`;
   const agentRows = agents.rows
     .slice(0, shown)
-    .map((row) => html`<tr><td>${row.agent}</td><td>${row.operator ?? '–'}</td><td>${row.category}</td><td class="number">${row.visitors}</td><td class="number">${row.views}</td><td>${marks(row)}</td></tr>`);
+    .map(
+      (row) =>
+        html`<tr><td>${row.agent}</td><td>${row.operator ?? '–'}</td><td>${row.category}</td><td class="number">${row.visitors}</td><td class="number">${row.views}</td><td>${marks(row)}</td></tr>`,
+    );
   return html`<h2>AI traffic by category</h2>
 ${categoryRows.length ? html`<div class="scroll"><table id="ai-categories"><thead><tr><th scope="col">Category</th><th scope="col" class="number">Visitors</th><th scope="col" class="number">Views</th></tr></thead><tbody>${categoryRows}</tbody></table></div>` : html`<p>No AI views in this range.</p>`}
 <h2>Top AI agents</h2>

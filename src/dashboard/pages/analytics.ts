@@ -28,7 +28,8 @@ const isoDay = (at: number) => new Date(at).toISOString().slice(0, 10);
  */
 function readRange(query: AnalyticsRequest['query']): { from: number; end: number } {
   const today = Math.floor(Date.now() / dayMs) * dayMs;
-  const day = (value: string | undefined, fallback: number) => (value === undefined || value === '' ? fallback : /^\d{4}-\d{2}-\d{2}$/.test(value) ? parseBound(value) : null);
+  const day = (value: string | undefined, fallback: number) =>
+    value === undefined || value === '' ? fallback : /^\d{4}-\d{2}-\d{2}$/.test(value) ? parseBound(value) : null;
   const to = day(query.to, today);
   const from = day(query.from, (to ?? today) - 6 * dayMs);
   if (from === null || to === null) throw invalidRequest('Pick the first and last day of the range as dates (2026-11-21).');
@@ -44,7 +45,6 @@ function csvField(value: string | number): string {
 }
 
 export function analyticsPages(scope: FastifyInstance, context: AppContext): void {
-
   scope.get('/projects/:projectId/analytics', async (request: AnalyticsRequest, reply) => {
     const viewer = viewerOf(request);
     const project = await viewerProject(context, request, request.params.projectId);
@@ -63,7 +63,9 @@ export function analyticsPages(scope: FastifyInstance, context: AppContext): voi
     const range = { from: isoDay(from), to: isoDay(end - dayMs) };
     const base = `/dashboard/projects/${project.id}/analytics`;
     const query = new URLSearchParams(range).toString();
-    const rows = result.rows.map((row) => html`<tr><td>${row.path}</td><td class="number">${row.human}</td><td class="number">${row.ai}</td><td class="number">${row.total}</td></tr>`);
+    const rows = result.rows.map(
+      (row) => html`<tr><td>${row.path}</td><td class="number">${row.human}</td><td class="number">${row.ai}</td><td class="number">${row.total}</td></tr>`,
+    );
     const dailyRows = days.map((day) => html`<tr><td>${day.day}</td><td class="number">${day.human}</td><td class="number">${day.ai}</td></tr>`);
     const more = result.hasMore ? html`<p><a href="${base}?${query}&offset=${offset + pageSize}">Next ${pageSize} pages</a></p>` : '';
     const body = html`${projectTabs(project, 'analytics')}
@@ -107,6 +109,9 @@ ${referralSections(referrers)}`;
       more = result.hasMore;
     }
     const filename = `visitors-${project.id}-${isoDay(from)}-${isoDay(end - dayMs)}.csv`;
-    return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${filename}"`).send(`${lines.join('\n')}\n`);
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${filename}"`)
+      .send(`${lines.join('\n')}\n`);
   });
 }
