@@ -2,10 +2,11 @@ import { spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { openStorage } from '../src/storage/open.ts';
 import { loadConfig } from '../src/config/config.ts';
-import { benchStart, combinedLine, datasetShape, eventOf, generateViews, pathName, type DatasetShape } from './analytics-data.ts';
+import { breakdownFigures } from './analytics-breakdowns.ts';
+import { agentName, benchStart, combinedLine, datasetShape, eventOf, generateViews, pathName, type DatasetShape } from './analytics-data.ts';
 import { startBenchProcess } from './processes.ts';
 import type { BenchSuite, Report } from './report.ts';
 
@@ -88,20 +89,30 @@ export async function visitorsPage(url: string, projectId: string, key: string, 
   return { elapsed: performance.now() - started, body };
 }
 
-/** The same exact counts from DuckDB's COUNT(DISTINCT) over the raw views. */
-async function duckdbReference(shape: DatasetShape) {
+/** The raw views in DuckDB, with the agent and referrer each is listed under. */
+async function duckdbViews(shape: DatasetShape): Promise<DuckDBConnection> {
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
-  await connection.run('create table views (time_ms bigint, path varchar, visitor integer, ai integer)');
+  await connection.run('create table views (time_ms bigint, path varchar, visitor integer, ai integer, agent varchar, referrer varchar)');
   const appender = await connection.createAppender('views');
   for (const view of generateViews(shape)) {
     appender.appendBigInt(BigInt(view.at));
     appender.appendVarchar(pathName(view.path));
     appender.appendInteger(view.visitor);
     appender.appendInteger(view.ai);
+    const agent = agentName(view);
+    if (agent === null) appender.appendNull();
+    else appender.appendVarchar(agent);
+    if (view.referrer === null) appender.appendNull();
+    else appender.appendVarchar(view.referrer);
     appender.endRow();
   }
   appender.closeSync();
+  return connection;
+}
+
+/** The same exact counts from DuckDB's COUNT(DISTINCT) over the raw views. */
+function duckdbReference(connection: DuckDBConnection) {
   return async (from: number, to: number) => {
     const started = performance.now();
     const totals = await connection.runAndReadAll(
@@ -155,7 +166,8 @@ async function run(report: Report): Promise<void> {
     await waitForFolds({ QUIRE_DATA_DIR: dataDir });
     report.add({ name: 'disk per ingested view (SQLite, events + sets + dictionaries)', value: directoryBytes(dataDir) / shape.views, unit: 'bytes' });
 
-    const reference = await duckdbReference(shape);
+    const connection = await duckdbViews(shape);
+    const reference = duckdbReference(connection);
     for (const days of [90, 30, 7]) {
       const to = benchStart + shape.days * dayMs;
       const from = to - days * dayMs;
@@ -176,6 +188,7 @@ async function run(report: Report): Promise<void> {
       });
       report.add({ name: `visitors ${days} days, next page`, value: next.elapsed, unit: 'ms', target: { text: '≤ 20 ms', met: next.elapsed <= 20 } });
     }
+    await breakdownFigures(report, { url, projectId, key }, shape, connection);
     report.add({
       name: 'peak server memory',
       value: server.peakRss() / 1024 / 1024,
@@ -200,6 +213,7 @@ async function run(report: Report): Promise<void> {
 
 export const analyticsBench: BenchSuite = {
   name: 'analytics',
-  description: 'visitor analytics: ingestion, log import, exact unique-visitor queries against DuckDB (QUIRE_BENCH_SCALE=0.1 for a tenth of the dataset)',
+  description:
+    'visitor analytics: ingestion, log import, exact unique-visitor queries, agents, referrers and daily series against DuckDB (QUIRE_BENCH_SCALE=0.1 for a tenth of the dataset)',
   run,
 };

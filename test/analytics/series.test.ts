@@ -5,6 +5,7 @@ import { existingProjectKey } from '../../src/analytics/ingest/dense-ids.ts';
 import { prepareAll, storeEvents } from '../../src/analytics/ingest/ingest.ts';
 import { dayMs } from '../../src/analytics/model/days.ts';
 import { page } from '../../src/analytics/query/query.ts';
+import { refreshIndex } from '../../src/analytics/query/range-index-refresh.ts';
 import { dailySeries } from '../../src/analytics/query/series.ts';
 import { createAnalyticsState, type AnalyticsState } from '../../src/analytics/state.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
@@ -37,7 +38,8 @@ describe.each(testDatabases)('daily series on $dialect', (database) => {
         fc.array(event, { maxLength: 40 }),
         fc.array(event, { maxLength: 10 }),
         fc.integer({ min: 0, max: 23 }),
-        async (folded, pending, startHour) => {
+        fc.boolean(),
+        async (folded, pending, startHour, indexed) => {
           const tenant = await createTenant(storage);
           const store = (events: typeof folded) =>
             storeEvents(
@@ -56,6 +58,12 @@ describe.each(testDatabases)('daily series on $dialect', (database) => {
           const key = await existingProjectKey(storage.db, analytics.ids, tenant.project.id);
           if (key !== undefined) await foldPending(storage, key);
           await store(pending);
+          // With everything folded and the range index built, whole days are counted by the index.
+          const projectKey = await existingProjectKey(storage.db, analytics.ids, tenant.project.id);
+          if (indexed && projectKey !== undefined) {
+            await foldPending(storage, projectKey);
+            await refreshIndex(analytics, projectKey);
+          }
           // A range that starts inside a day: its first day is counted from the raw events.
           const from = start + startHour * 3_600_000;
           const to = start + 6 * dayMs;

@@ -148,7 +148,8 @@ describe('dashboard in Chromium', () => {
     const bot = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.1; +https://openai.com/gptbot)';
     const events = [
       ...['h1', 'h2', 'h3'].map((visitorId) => ({ timestamp: `${day(-3)}T10:00:00Z`, path: '/guides/setup', userAgent: human, visitorId })),
-      ...['h1', 'h4'].map((visitorId) => ({ timestamp: `${day(-2)}T11:00:00Z`, path: '/reference/api', userAgent: human, visitorId })),
+      ...['h1', 'h4'].map((visitorId) => ({ timestamp: `${day(-2)}T11:00:00Z`, path: '/reference/api?utm_source=chatgpt.com', userAgent: human, visitorId })),
+      { timestamp: `${day(-2)}T11:30:00Z`, path: '/reference/api', userAgent: human, visitorId: 'h4', referrer: 'https://www.reddit.com/r/docs' },
       ...['a1', 'a2'].map((visitorId) => ({ timestamp: `${day(-2)}T12:00:00Z`, path: '/guides/setup.md', userAgent: bot, visitorId })),
       { timestamp: `${day(-1)}T09:00:00Z`, path: '/llms.txt', userAgent: bot, visitorId: 'a3' },
       { timestamp: `${day(-1)}T09:30:00Z`, path: '/', userAgent: human, visitorId: 'h5' },
@@ -163,7 +164,10 @@ describe('dashboard in Chromium', () => {
       };
 
     await step(page, 'analytics', async () => {
-      await page.goto(`${service.url}/dashboard/projects/${otherProjectId}/analytics`);
+      await page.goto(`${service.url}/dashboard/projects/${otherProjectId}/analytics?from=2020-01-01&to=2020-01-07`);
+      expect(await page.locator('#empty-state pre code').first().textContent()).toContain(`data-project="${otherProjectId}"`);
+      await page.getByRole('link', { name: 'Last 7 days' }).click();
+      await expect.poll(() => page.url()).toContain(`to=${day(0)}`);
       await page.getByLabel('First day').fill(day(-3));
       await page.getByLabel('Last day').fill(day(-1));
       await page.getByRole('button', { name: 'Show' }).click();
@@ -189,6 +193,44 @@ describe('dashboard in Chromium', () => {
       }
       expect(bars).toEqual(perDay);
       expect(perDay.map(([, count]) => count)).toEqual(['3', '0', '2', '2', '1', '1']);
+
+      const range = `dateFrom=${day(-3)}&dateTo=${day(0)}`;
+      const views = (await (await api(`/v1/analytics/${otherProjectId}/views?${range}`, key)).json()) as { totals: Omit<Row, 'path'> };
+      expect([
+        await page.locator('#views-human').textContent(),
+        await page.locator('#views-ai').textContent(),
+        await page.locator('#views-all').textContent(),
+      ]).toEqual([views.totals.human, views.totals.ai, views.totals.total].map(String));
+      const agents = (await (await api(`/v1/analytics/${otherProjectId}/agents?${range}`, key)).json()) as {
+        totals: { visitors: number; views: number };
+        agents: { agent: string; operator: string; category: string; visitors: number; views: number }[];
+      };
+      expect(agents.agents).toEqual([{ agent: 'GPTBot', operator: 'OpenAI', category: 'training', visitors: 3, views: 3, verifiedViews: 0, spoofedViews: 0 }]);
+      const cells = (selector: string) =>
+        page.locator(`${selector} tbody tr`).evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)));
+      expect(await cells('#top-agents')).toEqual(
+        agents.agents.map((row) => [row.agent, row.operator, row.category, String(row.visitors), String(row.views), '']),
+      );
+      expect(await cells('#ai-categories')).toEqual([['training', String(agents.totals.visitors), String(agents.totals.views)]]);
+      const referrers = (await (await api(`/v1/analytics/${otherProjectId}/referrers?${range}`, key)).json()) as {
+        referrers: { referrer: string; category: string; visitors: number; views: number }[];
+      };
+      expect(referrers.referrers.map((row) => [row.referrer, row.views])).toEqual([
+        ['chatgpt.com', 2],
+        ['reddit.com', 1],
+      ]);
+      expect(await cells('#top-referrers')).toEqual(referrers.referrers.map((row) => [row.referrer, row.category, String(row.visitors), String(row.views)]));
+      expect(await page.locator('#ai-referrals').textContent()).toBe('2');
+      const series = (await (await api(`/v1/analytics/${otherProjectId}/series?${range}`, key)).json()) as {
+        series: { date: string; human: number; ai: number }[];
+      };
+      expect(
+        series.series.flatMap((entry) => [
+          [entry.date, String(entry.human)],
+          [entry.date, String(entry.ai)],
+        ]),
+      ).toEqual(perDay);
+      expect(await page.locator('#empty-state').count()).toBe(0);
 
       const csv = await page.evaluate(
         async (url) => (await fetch(url)).text(),

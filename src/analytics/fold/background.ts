@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { QueryState } from '../query/caches.ts';
-import { refreshIndex } from '../query/range-index-refresh.ts';
+import { warmBreakdownDays } from '../query/breakdown-sources.ts';
+import { indexSpanDays, refreshIndex } from '../query/range-index-refresh.ts';
 import { foldPending, projectsWithPending } from './fold.ts';
 import { reclassifyIfChanged } from './reclassify.ts';
 import { purgeExpiredEvents } from './retention.ts';
@@ -48,6 +49,7 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
     indexing.delete(projectKey);
     running = running
       .then(() => (stopped ? undefined : refreshIndex(state, projectKey)))
+      .then(() => (stopped ? undefined : warmBreakdownDays(state, projectKey, indexSpanDays)))
       .catch((error: unknown) => logger.warn({ err: error, projectKey }, 'building the analytics range index failed; queries count from day sets meanwhile'));
   };
   const indexLater = (projectKey: number) => {

@@ -3,7 +3,9 @@ import type { DialectProfile, Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
 import { classCodes, type ClassCode } from '../model/class-codes.ts';
 import { daySetEntries, decodeDaySet, encodeDaySet, sortedDistinct, unionSorted, type PathEntry } from '../model/day-set.ts';
+import { readBreakdownBatch } from '../model/breakdown-batch.ts';
 import { readPendingBatch, type CountedView } from '../model/pending-batch.ts';
+import { BreakdownGroups, storeBreakdowns } from './breakdown-days.ts';
 
 /** Pending batches folded per transaction: bounds how long day-set rows stay locked. */
 const batchesPerFold = 200;
@@ -112,7 +114,7 @@ export async function foldPending(storage: Storage, projectKey: number): Promise
     const count = await db.transaction().execute(async (trx) => {
       const batches = await trx
         .selectFrom('analytics_pending')
-        .select(['id', 'tuples'])
+        .select(['id', 'tuples', 'breakdowns'])
         .where('project_key', '=', projectKey)
         .orderBy('id')
         .limit(batchesPerFold)
@@ -121,7 +123,11 @@ export async function foldPending(storage: Storage, projectKey: number): Promise
         .execute();
       if (batches.length === 0) return 0;
       const grouping = new ViewGroups();
-      for (const batch of batches) readPendingBatch(batch.tuples, (day, pathId, classCode, visitor) => grouping.add(day, pathId, classCode, visitor));
+      const breakdowns = new BreakdownGroups();
+      for (const batch of batches) {
+        readPendingBatch(batch.tuples, (day, pathId, classCode, visitor) => grouping.add(day, pathId, classCode, visitor));
+        readBreakdownBatch(batch.breakdowns, (day, kind, key, visitor) => breakdowns.add(day, kind, key, visitor));
+      }
       const groups = grouping.result();
       const current = await lockDaySets(trx, profile, projectKey, [...groups.values()]);
       for (const [key, group] of groups) {
@@ -136,6 +142,7 @@ export async function foldPending(storage: Storage, projectKey: number): Promise
         }
         await writeDaySet(trx, projectKey, group.day, group.classCode, entries);
       }
+      await storeBreakdowns(trx, profile, projectKey, breakdowns.groups.values());
       await trx
         .deleteFrom('analytics_pending')
         .where(

@@ -6,8 +6,11 @@ import { existingProjectKey, type Dictionary } from '../ingest/dense-ids.ts';
 import { classCodes } from '../model/class-codes.ts';
 import { sortedDistinct, type PathEntry } from '../model/day-set.ts';
 import { dayMs, eventDay } from '../model/days.ts';
+import { decodeBreakdownBatch, encodeBreakdownBatch } from '../model/breakdown-batch.ts';
 import { decodePendingBatch, encodePendingBatch } from '../model/pending-batch.ts';
+import { rawBreakdowns } from '../query/breakdown-sources.ts';
 import { rawViews } from '../query/read-sources.ts';
+import { BreakdownGroups, emptyDay, storeBreakdowns } from './breakdown-days.ts';
 import { foldPending, groupViews, lockDaySets, writeDaySet } from './fold.ts';
 
 /** PostgreSQL errors after which the same transaction can simply run again. */
@@ -34,7 +37,7 @@ async function rebuildDay(trx: Kysely<Database>, state: RebuildState, projectKey
   );
   const pending = await trx
     .selectFrom('analytics_pending')
-    .select(['id', 'tuples'])
+    .select(['id', 'tuples', 'breakdowns'])
     .where('project_key', '=', projectKey)
     .$if(profile.rowLocks, (query) => query.forUpdate())
     .execute();
@@ -46,17 +49,26 @@ async function rebuildDay(trx: Kysely<Database>, state: RebuildState, projectKey
       entries.set(pathId, { visitors: sortedDistinct(path.visitors), views: path.views });
     await writeDaySet(trx, projectKey, day, classCode, entries);
   }
+  const breakdowns = new BreakdownGroups();
+  emptyDay(breakdowns, day);
+  for (const entry of await rawBreakdowns(trx, state.ids, projectKey, day * dayMs, (day + 1) * dayMs))
+    breakdowns.add(entry.day, entry.kind, entry.key, entry.visitor);
+  await storeBreakdowns(trx, profile, projectKey, breakdowns.groups.values(), true);
   for (const batch of pending) {
     const all = decodePendingBatch(batch.tuples);
     const rest = all.filter((view) => view.day !== day);
-    if (rest.length === all.length) continue;
-    if (rest.length === 0) await trx.deleteFrom('analytics_pending').where('id', '=', batch.id).execute();
-    else
+    const allEntries = decodeBreakdownBatch(batch.breakdowns);
+    const restEntries = allEntries.filter((entry) => entry.day !== day);
+    if (rest.length === all.length && restEntries.length === allEntries.length) continue;
+    if (rest.length === 0 && restEntries.length === 0) await trx.deleteFrom('analytics_pending').where('id', '=', batch.id).execute();
+    else {
+      const breakdownBytes = restEntries.length === 0 ? null : Buffer.from(encodeBreakdownBatch(restEntries));
       await trx
         .updateTable('analytics_pending')
-        .set({ tuples: Buffer.from(encodePendingBatch(rest)) })
+        .set({ tuples: Buffer.from(encodePendingBatch(rest)), breakdowns: breakdownBytes })
         .where('id', '=', batch.id)
         .execute();
+    }
   }
   await trx
     .updateTable('analytics_projects')

@@ -8,6 +8,7 @@ import { ApiError, invalidRequest, notFound } from '../../http/errors.ts';
 import { jsonBodyParser } from '../../http/json.ts';
 import { rateLimited, rateLimitHeaders, takeRateLimit, type RateLimitState } from '../../http/rate-limit.ts';
 import { ingest } from '../ingest/ingest.ts';
+import { allowedHost } from '../ingest/referrers.ts';
 
 const script = readFileSync(new URL('./tracker.js', import.meta.url), 'utf8');
 
@@ -17,22 +18,16 @@ const collectBodyLimitBytes = 8192;
 const CollectBody = Type.Object(
   {
     project: Type.String({ minLength: 1, maxLength: 64 }),
-    url: Type.String({ minLength: 1, maxLength: 2048, description: 'The page address (origin and path).' }),
+    url: Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description: 'The page address (origin and path, and the `utm_source` parameter when the page has one).',
+    }),
     visitorId: Type.String({ minLength: 1, maxLength: 200 }),
     referrer: Type.Optional(Type.String({ maxLength: 2048 })),
   },
   { additionalProperties: false },
 );
-
-/** Whether `host` (with port when not default) is one of the project's tracker domains; `*.x` covers subdomains. */
-export function allowedHost(domains: string, host: string): boolean {
-  const name = host.toLowerCase();
-  return domains
-    .split(',')
-    .map((domain) => domain.trim().toLowerCase())
-    .filter(Boolean)
-    .some((domain) => (domain.startsWith('*.') ? name.endsWith(domain.slice(1)) : name === domain));
-}
 
 /**
  * Takes one view from the client's per-minute budget and then from the project's, in the database so
@@ -107,7 +102,7 @@ export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> =
       reply.headers(rateLimitHeaders(await takeCollectLimits(context, project.id, address)));
       const result = await ingest(context.analytics, project, [
         {
-          path: page.pathname,
+          path: page.pathname + page.search,
           visitorId: body.visitorId,
           userAgent: request.headers['user-agent'],
           ip: address,

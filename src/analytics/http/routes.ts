@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import { requireKey, visibleProject } from '../../http/auth.ts';
 import type { AppContext } from '../../http/context.ts';
 import { ApiError } from '../../http/errors.ts';
 import { jsonBodyParser, nestsTooDeep, tooDeep } from '../../http/json.ts';
-import { rateLimited, rateLimitHeaders, takeRateLimit } from '../../http/rate-limit.ts';
+import { breakdownRoutes } from './breakdown-routes.ts';
 import { collectRoutes } from './collect.ts';
+import { limitReads } from './read-limit.ts';
 import { parseRange } from './range.ts';
 import { ingest, maxEventsPerRequest } from '../ingest/ingest.ts';
 import { page } from '../query/query.ts';
@@ -32,7 +32,7 @@ function parseNdjson(text: string): unknown[] {
 }
 
 export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = async (app, { context }) => {
-  const { config, storage } = context;
+  const { config } = context;
   const read = requireKey(context, 'read');
 
   // Ingestion bodies run to megabytes: plain JSON.parse skips the app parser's scans for prototype keys,
@@ -46,18 +46,6 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
     done(null, { events: parseNdjson(text) });
   });
 
-  async function limitReads(project: ProjectRow, reply: FastifyReply) {
-    const rule = { limit: config.analyticsRateLimit, windowMs: config.analyticsRateWindowSeconds * 1000 };
-    const state = await storage.db.transaction().execute((trx) => takeRateLimit(trx, storage.profile, `analytics:${project.org_id}`, rule));
-    if (!state.allowed) {
-      throw rateLimited(
-        state,
-        `This organization has used its ${rule.limit} analytics requests for the last ${config.analyticsRateWindowSeconds / 60} minutes.`,
-      );
-    }
-    reply.headers(rateLimitHeaders(state));
-  }
-
   async function exportPage(
     measure: Measure,
     request: FastifyRequest<{ Params: { projectId: string }; Querystring: { dateFrom?: string; dateTo?: string; limit?: number; offset?: number } }>,
@@ -65,7 +53,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
   ) {
     const project = await visibleProject(context, request, request.params.projectId);
     const range = parseRange(request.query);
-    await limitReads(project, reply);
+    await limitReads(context, project, reply);
     return page(context.analytics, project.id, { measure, ...range, limit: request.query.limit ?? 50, offset: request.query.offset ?? 0 });
   }
 
@@ -125,6 +113,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
   });
 
   await app.register(collectRoutes, { context });
+  await app.register(breakdownRoutes, { context });
   const background = startBackgroundLoop(context.analytics, { logger: context.logger, retentionDays: config.analyticsRetentionDays });
   app.addHook('onClose', async () => background.stop());
 };

@@ -23,8 +23,13 @@
   } catch {
     visitor = randomId();
   }
+  // Of the query string only utm_source is sent: it names the site that linked here (chatgpt.com).
+  function pageAddress() {
+    var source = /[?&]utm_source=([^&#]+)/.exec(location.search);
+    return location.origin + location.pathname + (source ? '?utm_source=' + source[1] : '');
+  }
   function send() {
-    var body = JSON.stringify({ project: project, url: location.origin + location.pathname, visitorId: visitor, referrer: document.referrer || undefined });
+    var body = JSON.stringify({ project: project, url: pageAddress(), visitorId: visitor, referrer: document.referrer || undefined });
     // text/plain keeps the beacon a simple request: no CORS preflight, nothing to read back. The
     // referrer policy "origin" makes browsers send this page's Origin even where the page's own
     // policy is no-referrer (they would send "Origin: null", which the collect endpoint refuses).

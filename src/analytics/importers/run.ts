@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import type { ProjectRow } from '../../storage/tables/accounts.ts';
-import { prepareAll, storeEvents, type IngestState } from '../ingest/ingest.ts';
+import { prepareAll, storeEvents, type IngestProject, type IngestState } from '../ingest/ingest.ts';
 import { formats, type FormatName } from './formats.ts';
 
 export interface ImportSummary {
@@ -52,7 +51,7 @@ function reasonOf(message: string): string {
 /** Reads a log, stores its page views in batches, and reports what was read, accepted and skipped. */
 export async function importLog(
   analytics: IngestState,
-  project: Pick<ProjectRow, 'id' | 'analytics_secret'>,
+  project: IngestProject,
   format: FormatName,
   input: Readable,
   options: ImportOptions = {},

@@ -4,7 +4,19 @@ import type { Database } from '../../storage/schema.ts';
 
 export type EventInsert = Database['analytics_events'];
 
-const columns = ['project_key', 'at', 'path_id', 'agent_id', 'visitor_id', 'markdown', 'status', 'referrer', 'event_key', 'verification'] as const;
+const columns = [
+  'project_key',
+  'at',
+  'path_id',
+  'agent_id',
+  'visitor_id',
+  'markdown',
+  'status',
+  'referrer',
+  'event_key',
+  'verification',
+  'referrer_id',
+] as const;
 const columnList = columns.join(', ');
 /** Keyed (imported) events may have been stored before: those rows are skipped, the rest reported back. */
 const keyedTail = ' on conflict do nothing returning event_key';
@@ -47,13 +59,14 @@ function multiRowStatements(rows: EventInsert[], keyed: boolean): CompiledQuery[
         row.referrer,
         row.event_key,
         row.verification,
+        row.referrer_id,
       );
     }
     return CompiledQuery.raw(text, parameters);
   });
 }
 
-const columnTypes = ['bigint', 'bigint', 'bigint', 'bigint', 'bigint', 'smallint', 'smallint', 'text', 'text', 'smallint'];
+const columnTypes = ['bigint', 'bigint', 'bigint', 'bigint', 'bigint', 'smallint', 'smallint', 'text', 'text', 'smallint', 'bigint'];
 
 /** With array parameters, one array per column, unnested: one statement and one parameter per column for any number of rows. */
 function unnestStatements(rows: EventInsert[], keyed: boolean): CompiledQuery[] {

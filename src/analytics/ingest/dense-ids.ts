@@ -11,6 +11,8 @@ export class Dictionary {
   readonly paths = new Map<number, Map<string, number>>();
   readonly pathNames = new Map<number, Map<number, string>>();
   readonly agents = new Map<string, number>();
+  /** Referring host to referrer id (shared by every project, like agents). */
+  readonly referrers = new Map<string, number>();
   /** Identity key (see identity.ts) to visitor id, per project. */
   readonly identities = new Map<number, Map<string, number>>();
   /** Bounds the identity cache (about 70 bytes an entry); a miss costs an HMAC and one indexed lookup. */

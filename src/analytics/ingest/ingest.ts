@@ -3,13 +3,16 @@ import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import type { Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
 import { dayOf } from '../model/days.ts';
+import { BreakdownBatchWriter } from '../model/breakdown-batch.ts';
 import { PendingBatchWriter } from '../model/pending-batch.ts';
 import type { AnalyticsSignals } from '../model/signals.ts';
 import { insertEvents, type EventInsert } from './bulk-statements.ts';
+import { breakdownEntries } from './breakdown-entries.ts';
 import { countedClass } from './classify.ts';
 import { agentIds, pathIds, projectKey, type Dictionary } from './dense-ids.ts';
 import { GroupWriter } from './group-commit.ts';
 import type { KeyDirectories } from './key-directories.ts';
+import { referrerIds, referringHost } from './referrers.ts';
 import { prepareEvent, type PreparedEvent } from './validate.ts';
 import { identityKey, mergeRecentVisitors, visitorHash, visitorIds } from './visitor-identity.ts';
 import { verifySignatures } from './web-bot-auth.ts';
@@ -31,9 +34,10 @@ export interface IngestResult {
   duplicates: number;
 }
 
-type Project = Pick<ProjectRow, 'id' | 'analytics_secret'>;
+/** Tracker domains, when known, are the project's own site: a referrer there is not another site. */
+export type IngestProject = Pick<ProjectRow, 'id' | 'analytics_secret'> & Partial<Pick<ProjectRow, 'tracker_domains'>>;
 interface Call {
-  project: Project;
+  project: IngestProject;
   key: number;
   events: PreparedEvent[];
 }
@@ -82,6 +86,12 @@ async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Di
     dictionary,
     events.map((event) => event.userAgent),
   );
+  const hosts = events.map((event) => referringHost(event.referrer, event.utmSource, project.tracker_domains ?? ''));
+  const referrers = await referrerIds(
+    trx,
+    dictionary,
+    hosts.filter((host) => host !== null),
+  );
   const known = dictionary.identities.get(key);
   // Returning visitors are resolved from the cache here; the others are hashed once per key and looked up together.
   const visitorOf = new Float64Array(events.length);
@@ -109,20 +119,28 @@ async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Di
     referrer: event.referrer,
     event_key: event.eventKey,
     verification: event.verification,
+    referrer_id: hosts[index] === null ? null : referrers.ids.get(hosts[index])!,
   }));
   const inserted = await insertEvents(trx, storage.profile, rows);
   const tuples = new PendingBatchWriter();
+  const breakdowns = new BreakdownBatchWriter();
   let stored = 0;
   rows.forEach((row, index) => {
     if (!inserted(row.event_key)) return;
     stored++;
-    const classCode = countedClass(events[index].userAgent, events[index].markdown, row.status, events[index].verification);
-    if (classCode !== null) tuples.add(dayOf(row.at), row.path_id, classCode, row.visitor_id);
+    const { userAgent, markdown } = events[index];
+    const classCode = countedClass(userAgent, markdown, row.status, events[index].verification);
+    const day = dayOf(row.at);
+    if (classCode !== null) tuples.add(day, row.path_id, classCode, row.visitor_id);
+    breakdownEntries(
+      { userAgent, agentId: row.agent_id, markdown, status: row.status, verification: events[index].verification, referrerId: row.referrer_id },
+      (kind, entryKey) => breakdowns.add(day, kind, entryKey, row.visitor_id),
+    );
   });
-  if (tuples.count > 0) {
+  if (tuples.count > 0 || breakdowns.count > 0) {
     await trx
       .insertInto('analytics_pending')
-      .values({ project_key: key, tuples: Buffer.from(tuples.finish()) })
+      .values({ project_key: key, tuples: Buffer.from(tuples.finish()), breakdowns: breakdowns.count > 0 ? Buffer.from(breakdowns.finish()) : null })
       .execute();
     await trx
       .updateTable('analytics_projects')
@@ -134,6 +152,7 @@ async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Di
     result: { stored, duplicates: rows.length - stored },
     paths: paths.learned,
     agents: agents.learned,
+    referrers: referrers.learned,
     identities: learned,
     freshVisitors: assigned.fresh,
   };
@@ -156,6 +175,7 @@ export function createEventWriter(storage: Storage, dictionary: Dictionary, sign
         const { key } = calls[index];
         dictionary.learnPaths(key, outcome.paths);
         for (const [agent, id] of outcome.agents) dictionary.agents.set(agent, id);
+        for (const [host, id] of outcome.referrers) dictionary.referrers.set(host, id);
         dictionary.learnIdentities(key, outcome.identities);
         freshVisitors += outcome.freshVisitors;
       });
@@ -175,14 +195,14 @@ export function createEventWriter(storage: Storage, dictionary: Dictionary, sign
  * Stores events durably and queues their counted views for the day sets: when this resolves, the
  * events are committed (possibly together with concurrent calls) and every query sees them.
  */
-export async function storeEvents(state: IngestState, project: Project, events: PreparedEvent[]): Promise<Stored> {
+export async function storeEvents(state: IngestState, project: IngestProject, events: PreparedEvent[]): Promise<Stored> {
   if (events.length === 0) return { stored: 0, duplicates: 0 };
   const key = await projectKey(state.storage.db, state.ids, project.id);
   return state.writer.write({ project, key, events });
 }
 
 /** The whole pipeline for API and tracker calls: validate, check signatures, store, report per event. */
-export async function ingest(state: IngestState, project: Project, inputs: unknown[]): Promise<IngestResult> {
+export async function ingest(state: IngestState, project: IngestProject, inputs: unknown[]): Promise<IngestResult> {
   const { events, errors } = prepareAll(inputs);
   await verifySignatures(state.directories, events);
   const { stored, duplicates } = await storeEvents(state, project, events);

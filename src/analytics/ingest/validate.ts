@@ -28,6 +28,8 @@ export interface PreparedEvent {
   visitorKey: VisitorKey;
   status: number | null;
   referrer: string | null;
+  /** The page address's `utm_source` (its query string is otherwise dropped with the path's). */
+  utmSource: string | null;
   /** Set by the importer: a deterministic id of the log line. */
   eventKey: string | null;
   /** Whether the view's claim to be a known agent checked out: by IP ranges here, by signature in ingest.ts. */
@@ -53,6 +55,14 @@ function normalized(path: string): NormalizedPath | null {
 const fields = new Set(['timestamp', 'path', 'userAgent', 'ip', 'visitorId', 'accept', 'referrer', 'status', 'headers']);
 const maxFuture = 24 * 60 * 60 * 1000;
 const earliest = Date.UTC(2000, 0, 1);
+
+/** The `utm_source` parameter of a path's query string, when there is one. */
+function utmSourceOf(path: string): string | null {
+  const query = path.indexOf('?');
+  if (query === -1) return null;
+  const end = path.indexOf('#', query);
+  return new URLSearchParams(path.slice(query + 1, end === -1 ? undefined : end)).get('utm_source') || null;
+}
 
 function optionalText(event: Record<string, unknown>, name: string, max: number): string | undefined {
   const value = event[name];
@@ -100,6 +110,7 @@ export function prepareEvent(input: unknown, now: number): PreparedEvent {
     visitorKey: { visitorId, ip, userAgent },
     status: typeof status === 'number' ? status : null,
     referrer: referrer || null,
+    utmSource: utmSourceOf(event.path),
     eventKey: null,
     verification: rangeVerification(userAgent, ip),
     signed: event.headers === undefined || event.headers === null ? null : { path: event.path, headers: requestHeaders(event.headers) },

@@ -10,9 +10,10 @@ interface CachedDay {
   set: DaySet;
 }
 
+/** A computed answer (a path ranking, or a breakdown's) of one data version. */
 interface CachedRanking {
   version: number;
-  ranking: Ranking;
+  ranking: unknown;
 }
 
 /** Decoded day sets kept in memory, in visitor entries (4 bytes each): about 256 MiB. */
@@ -61,12 +62,13 @@ export class QueryCaches {
     }
   }
 
-  cachedRanking(key: string, version: number): Ranking | undefined {
+  /** The answer stored under `key` for `version`; keys name what was computed, so the type is the one stored. */
+  cachedRanking<T = Ranking>(key: string, version: number): T | undefined {
     const cached = this.#rankings.get(key);
-    return cached && cached.version === version ? cached.ranking : undefined;
+    return cached && cached.version === version ? (cached.ranking as T) : undefined;
   }
 
-  storeRanking(key: string, version: number, ranking: Ranking): void {
+  storeRanking<T = Ranking>(key: string, version: number, ranking: T): void {
     this.#rankings.delete(key);
     this.#rankings.set(key, { version, ranking });
     if (this.#rankings.size > rankingCacheSize) this.#rankings.delete(this.#rankings.keys().next().value!);

@@ -1,5 +1,5 @@
 import { countClasses } from '../model/class-codes.ts';
-import type { Ranking } from './types.ts';
+import type { Counts, Ranking } from './types.ts';
 
 /**
  * Exact unique-visitor counts of any whole-day range inside a span, without touching visitor ids at
@@ -66,6 +66,21 @@ export class RangeIndex {
       else high = middle;
     }
     return low === start ? 0 : this.#cumulative[low - 1];
+  }
+
+  /** Site-wide unique visitors of each day of [firstDay, endDay), each day on its own; `covers` must hold. */
+  siteDays(firstDay: number, endDay: number): Counts[] {
+    const slot = this.pathIds.length;
+    const slots = slot + 1;
+    const result: Counts[] = [];
+    for (let day = firstDay; day < endDay; day++) {
+      const offset = day - this.spanStart;
+      // Within one day every entry's previous day is earlier, so the whole cell counts.
+      const count = (countClass: number) => (offset < 0 || offset >= this.span ? 0 : this.#counted((countClass * slots + slot) * this.span + offset, offset));
+      const [human, ai, total] = countClasses.map(count);
+      result.push({ human, ai, total });
+    }
+    return result;
   }
 
   /** Unique visitors of [firstDay, endDay) per path and site-wide; `covers` must hold. */

@@ -8,10 +8,11 @@ import { dayOf, eventDay, splitRange } from '../model/days.ts';
 import { decodePendingBatch, type CountedView } from '../model/pending-batch.ts';
 import type { Verification } from '../model/verification.ts';
 import type { QueryCaches, QueryState } from './caches.ts';
+import type { RangeIndex } from './range-index.ts';
 import type { IndexedDay, Ranking, Sources } from './types.ts';
 
 /** The user agents of agent ids, from the id cache or the database (which also fills the cache). */
-async function userAgents(trx: Kysely<Database>, dictionary: Dictionary, ids: Set<number>): Promise<Map<number, string>> {
+export async function userAgents(trx: Kysely<Database>, dictionary: Dictionary, ids: Set<number>): Promise<Map<number, string>> {
   const agents = new Map<number, string>();
   for (const [agent, id] of dictionary.agents) if (ids.has(id)) agents.set(id, agent);
   const unknown = [...ids].filter((id) => !agents.has(id));
@@ -100,18 +101,24 @@ export async function pendingViews(trx: Kysely<Database>, projectKey: number, fi
 }
 
 /**
- * Unique visitors of whole days, from the range index when it covers the days and no pending view
- * falls in them; otherwise null, and the index is asked to catch up.
+ * The range index when it serves [firstDay, endDay): it covers the days and no pending view falls in
+ * them; otherwise null, and the index is asked to catch up.
  */
-export async function indexedVisitors(trx: Kysely<Database>, state: QueryState, projectKey: number, from: number, to: number): Promise<Ranking | null> {
-  const { firstDay, endDay, partial } = splitRange(from, to);
-  if (partial.length > 0) return null;
+export async function freshIndex(trx: Kysely<Database>, state: QueryState, projectKey: number, firstDay: number, endDay: number): Promise<RangeIndex | null> {
   const index = state.caches.index(projectKey);
   const fresh = index !== undefined && index.covers(firstDay, endDay, await dayRevisions(trx, projectKey, firstDay, endDay));
-  if (fresh && (await pendingViews(trx, projectKey, firstDay, endDay)).length === 0) return index.rank(firstDay, endDay);
+  if (fresh && (await pendingViews(trx, projectKey, firstDay, endDay)).length === 0) return index;
   // Days older than the span are always counted from day sets; asking for a new index would not help.
   if (index === undefined || firstDay >= index.spanStart) state.signals.emit('index-stale', projectKey);
   return null;
+}
+
+/** Unique visitors of whole days from the range index when it serves them (see `freshIndex`), else null. */
+export async function indexedVisitors(trx: Kysely<Database>, state: QueryState, projectKey: number, from: number, to: number): Promise<Ranking | null> {
+  const { firstDay, endDay, partial } = splitRange(from, to);
+  if (partial.length > 0) return null;
+  const index = await freshIndex(trx, state, projectKey, firstDay, endDay);
+  return index ? index.rank(firstDay, endDay) : null;
 }
 
 /** Reads the sources of [from, to) inside `trx`, decoding only day sets whose revision is not cached. */

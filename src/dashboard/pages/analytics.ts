@@ -1,13 +1,16 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseBound } from '../../analytics/http/range.ts';
+import { breakdown, type AgentRow, type ReferrerRow } from '../../analytics/query/breakdowns.ts';
 import { page } from '../../analytics/query/query.ts';
 import { dailySeries } from '../../analytics/query/series.ts';
 import { dayMs } from '../../analytics/model/days.ts';
+import { publicUrl } from '../../config/config.ts';
 import type { AppContext } from '../../http/context.ts';
 import { invalidRequest } from '../../http/errors.ts';
 import { viewerOf, viewerProject } from '../auth.ts';
 import { html } from '../html.ts';
 import { layout, projectTabs, sendPage } from '../layout.ts';
+import { aiSections, emptyState, rangePresets, referralSections } from './analytics-sections.ts';
 import { visitorsChart, type DayCounts } from './chart.ts';
 
 type AnalyticsRequest = FastifyRequest<{ Params: { projectId: string }; Querystring: { from?: string; to?: string; offset?: string } }>;
@@ -48,6 +51,13 @@ export function analyticsPages(scope: FastifyInstance, context: AppContext): voi
     const { from, end } = readRange(request.query);
     const offset = Math.max(0, Number.parseInt(request.query.offset ?? '0', 10) || 0);
     const result = await page(context.analytics, project.id, { measure: 'visitors', from, to: end, limit: pageSize, offset });
+    const views = await page(context.analytics, project.id, { measure: 'views', from, to: end, limit: 1, offset: 0 });
+    const agents = await breakdown<AgentRow>(context.analytics, project.id, { breakdown: 'agents' }, from, end);
+    const categoryVisitors = new Map<string, number>();
+    for (const category of new Set(agents.rows.map((row) => row.category))) {
+      categoryVisitors.set(category, (await breakdown<AgentRow>(context.analytics, project.id, { breakdown: 'agents', category }, from, end)).totals.visitors);
+    }
+    const referrers = await breakdown<ReferrerRow>(context.analytics, project.id, { breakdown: 'referrers' }, from, end);
     const series = await dailySeries(context.analytics, project.id, 'visitors', from, end);
     const days: DayCounts[] = series.map((entry) => ({ day: isoDay(entry.day * dayMs), human: entry.human, ai: entry.ai }));
     const range = { from: isoDay(from), to: isoDay(end - dayMs) };
@@ -65,18 +75,27 @@ export function analyticsPages(scope: FastifyInstance, context: AppContext): voi
 <button type="submit">Show</button>
 <a href="${base}/visitors.csv?${query}" download>Download CSV</a>
 </form>
+${rangePresets(base, Math.floor(Date.now() / dayMs) * dayMs)}
 <p class="hint">Days are UTC. Unique visitors are counted over the whole range, so a visitor seen on several days counts once in the totals and the pages table.</p>
 <ul class="totals" aria-label="Totals">
 <li>Human visitors <strong id="total-human">${result.totals.human}</strong></li>
 <li>AI visitors <strong id="total-ai">${result.totals.ai}</strong></li>
 <li>All visitors <strong id="total-all">${result.totals.total}</strong></li>
 </ul>
+<ul class="totals" aria-label="Page views">
+<li>Human page views <strong id="views-human">${views.totals.human}</strong></li>
+<li>AI page views <strong id="views-ai">${views.totals.ai}</strong></li>
+<li>All page views <strong id="views-all">${views.totals.total}</strong></li>
+</ul>
+${views.totals.total === 0 ? emptyState(publicUrl(context.config), project.id) : ''}
 <h2>Visitors per day</h2>
 ${visitorsChart(days)}
 <details><summary>Daily numbers</summary><div class="scroll"><table><thead><tr><th scope="col">Day</th><th scope="col" class="number">Human</th><th scope="col" class="number">AI</th></tr></thead><tbody>${dailyRows}</tbody></table></div></details>
 <h2>Top pages</h2>
 ${rows.length ? html`<div class="scroll"><table id="top-pages"><thead><tr><th scope="col">Page</th><th scope="col" class="number">Human</th><th scope="col" class="number">AI</th><th scope="col" class="number">Total</th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p>No visitors in this range.</p>`}
-${more}`;
+${more}
+${aiSections(agents, categoryVisitors)}
+${referralSections(referrers)}`;
     return sendPage(reply, layout({ title: `Analytics · ${project.name}`, viewer, section: 'projects', body }));
   });
 

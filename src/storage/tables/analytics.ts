@@ -44,6 +44,8 @@ export interface AnalyticsEventRow {
   event_key: string | null;
   /** 0 unknown, 1 verified, 2 spoofed (see analytics/model/verification.ts). */
   verification: number;
+  /** The referring site (`analytics_referrers`), when another site sent the view; decided at ingestion. */
+  referrer_id: number | null;
 }
 
 /** A committed batch's counted views, encoded, until the indexer folds them into day sets. */
@@ -51,6 +53,23 @@ export interface AnalyticsPendingRow {
   id: Generated<number>;
   project_key: number;
   tuples: Uint8Array;
+  /** The batch's breakdown entries (see analytics/model/breakdown-batch.ts); null in batches without any. */
+  breakdowns: Uint8Array | null;
+}
+
+/** A referring site's host, lower case and without `www.`; ids are shared by every project. */
+export interface AnalyticsReferrerRow {
+  referrer_id: Generated<number>;
+  host: string;
+}
+
+/** Per agent or referrer of one UTC day and kind: views and sorted visitors (a day set keyed by agent or referrer id). */
+export interface AnalyticsBreakdownDayRow {
+  project_key: number;
+  day: number;
+  kind: number;
+  revision: number;
+  data: Uint8Array;
 }
 
 /** Visitors of one UTC day and class (0 human, 1 AI), per path, encoded (see encoding.ts). */
@@ -79,4 +98,6 @@ export interface AnalyticsTables {
   analytics_pending: AnalyticsPendingRow;
   analytics_day_sets: AnalyticsDaySetRow;
   analytics_settings: AnalyticsSettingRow;
+  analytics_referrers: AnalyticsReferrerRow;
+  analytics_breakdown_days: AnalyticsBreakdownDayRow;
 }

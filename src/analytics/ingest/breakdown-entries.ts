@@ -1,0 +1,30 @@
+import { BreakdownKind } from '../model/breakdown-batch.ts';
+import { ClassCode } from '../model/class-codes.ts';
+import { Verification } from '../model/verification.ts';
+import { claimsKnownAgent } from './agent-identity.ts';
+import { countedClass, countsAsView } from './classify.ts';
+
+/** What decides a stored view's breakdown entries. */
+export interface BreakdownView {
+  userAgent: string;
+  agentId: number;
+  markdown: boolean;
+  status: number | null;
+  verification: Verification;
+  referrerId: number | null;
+}
+
+/**
+ * Calls `add` with each breakdown entry of a view (see model/breakdown-batch.ts). Ingestion,
+ * partial-day queries and rebuilds all decide here, as they do for classes with `countedClass`.
+ */
+export function breakdownEntries(view: BreakdownView, add: (kind: BreakdownKind, key: number) => void): void {
+  if (!countsAsView(view.status)) return;
+  // A spoofed claim counts neither as AI nor as human, only as the spoofing of the agent it claimed.
+  if (view.verification === Verification.spoofed && claimsKnownAgent(view.userAgent)) return add(BreakdownKind.agentSpoofed, view.agentId);
+  const classCode = countedClass(view.userAgent, view.markdown, view.status, view.verification);
+  if (classCode === ClassCode.ai) {
+    add(BreakdownKind.agentView, view.agentId);
+    if (view.verification === Verification.verified) add(BreakdownKind.agentVerified, view.agentId);
+  } else if (classCode === ClassCode.human && view.referrerId !== null) add(BreakdownKind.referrer, view.referrerId);
+}

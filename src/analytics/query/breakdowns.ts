@@ -1,0 +1,140 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../storage/schema.ts';
+import { inSnapshot } from '../../storage/snapshot.ts';
+import { agentIdentity } from '../ingest/agent-identity.ts';
+import type { AgentCategory } from '../ingest/agents/load.ts';
+import { existingProjectKey } from '../ingest/dense-ids.ts';
+import { referrerCategory, referrerHosts, type ReferrerCategory } from '../ingest/referrers.ts';
+import { agentKinds, BreakdownKind } from '../model/breakdown-batch.ts';
+import { countGroups } from './breakdown-counts.ts';
+import { readBreakdownSources, type BreakdownSources } from './breakdown-sources.ts';
+import type { QueryState } from './caches.ts';
+import { userAgents } from './read-sources.ts';
+
+export interface AgentRow {
+  agent: string;
+  operator: string | null;
+  category: AgentCategory;
+  visitors: number;
+  views: number;
+  verifiedViews: number;
+  spoofedViews: number;
+}
+
+export interface ReferrerRow {
+  referrer: string;
+  category: ReferrerCategory;
+  visitors: number;
+  views: number;
+}
+
+export interface Breakdown<Row> {
+  totals: { visitors: number; views: number };
+  rows: Row[];
+}
+
+/** Views descending, then name ascending (code-unit order), so pages are stable. */
+function ordered<Row extends { views: number }>(rows: Row[], name: (row: Row) => string): Row[] {
+  return rows.sort((a, b) => b.views - a.views || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0));
+}
+
+/** AI agents of the range: user agents are grouped by the agent they name. */
+async function agentBreakdown(
+  trx: Kysely<Database>,
+  state: QueryState,
+  sources: BreakdownSources,
+  category: AgentCategory | undefined,
+): Promise<Breakdown<AgentRow>> {
+  const agentIds = new Set<number>([...sources.days.flatMap((day) => [...day.set.paths]), ...sources.loose.map((entry) => entry.key)]);
+  const names = await userAgents(trx, state.ids, agentIds);
+  const identities: ReturnType<typeof agentIdentity>[] = [];
+  const groupOfName = new Map<string, number>();
+  const groupOfAgent = new Map<number, number>();
+  for (const [agentId, userAgent] of names) {
+    const identity = agentIdentity(userAgent);
+    if (category !== undefined && identity.category !== category) continue;
+    let group = groupOfName.get(identity.name);
+    if (group === undefined) groupOfName.set(identity.name, (group = identities.push(identity) - 1));
+    groupOfAgent.set(agentId, group);
+  }
+  const counted = countGroups(sources, identities.length, (_kind, key) => groupOfAgent.get(key) ?? -1);
+  const rows = identities.map((identity, group) => {
+    const { views, visitors } = counted.groups[group];
+    return {
+      agent: identity.name,
+      operator: identity.operator,
+      category: identity.category,
+      visitors,
+      views: views.get(BreakdownKind.agentView) ?? 0,
+      verifiedViews: views.get(BreakdownKind.agentVerified) ?? 0,
+      spoofedViews: views.get(BreakdownKind.agentSpoofed) ?? 0,
+    };
+  });
+  return {
+    totals: counted.totals,
+    rows: ordered(
+      rows.filter((row) => row.views + row.spoofedViews > 0),
+      (row) => row.agent,
+    ),
+  };
+}
+
+/** Referring sites of the range, by host. */
+async function referrerBreakdown(trx: Kysely<Database>, state: QueryState, sources: BreakdownSources): Promise<Breakdown<ReferrerRow>> {
+  const ids = [...new Set<number>([...sources.days.flatMap((day) => [...day.set.paths]), ...sources.loose.map((entry) => entry.key)])];
+  const hosts = await referrerHosts(trx, state.ids, ids);
+  const groupOf = new Map(ids.map((id, group) => [id, group]));
+  const counted = countGroups(sources, ids.length, (_kind, key) => groupOf.get(key) ?? -1);
+  const rows = ids.map((id, group) => {
+    const host = hosts.get(id)!;
+    return {
+      referrer: host,
+      category: referrerCategory(host),
+      visitors: counted.groups[group].visitors,
+      views: counted.groups[group].views.get(BreakdownKind.referrer) ?? 0,
+    };
+  });
+  return {
+    totals: counted.totals,
+    rows: ordered(
+      rows.filter((row) => row.views > 0),
+      (row) => row.referrer,
+    ),
+  };
+}
+
+export type BreakdownRequest = { breakdown: 'agents'; category?: AgentCategory } | { breakdown: 'referrers' };
+
+/**
+ * A whole breakdown of [from, to), computed once per data version (the next page is a slice), from
+ * breakdown days, pending entries and raw events of partial days, all read in one snapshot.
+ */
+export async function breakdown<Row>(state: QueryState, projectId: string, request: BreakdownRequest, from: number, to: number): Promise<Breakdown<Row>> {
+  const key = await existingProjectKey(state.storage.db, state.ids, projectId);
+  if (key === undefined) return { totals: { visitors: 0, views: 0 }, rows: [] };
+  return inSnapshot(state.storage, async (trx) => {
+    const { version } = await trx.selectFrom('analytics_projects').select('version').where('project_key', '=', key).executeTakeFirstOrThrow();
+    const cacheKey = `${key}:${request.breakdown}:${request.breakdown === 'agents' ? (request.category ?? '') : ''}:${from}:${to}`;
+    const cached = state.caches.cachedRanking<Breakdown<Row>>(cacheKey, Number(version));
+    if (cached) return cached;
+    const kinds = request.breakdown === 'agents' ? agentKinds : [BreakdownKind.referrer];
+    const sources = await readBreakdownSources(trx, state.caches, state.ids, key, from, to, kinds);
+    const computed = (
+      request.breakdown === 'agents' ? await agentBreakdown(trx, state, sources, request.category) : await referrerBreakdown(trx, state, sources)
+    ) as Breakdown<Row>;
+    state.caches.storeRanking(cacheKey, Number(version), computed);
+    return computed;
+  });
+}
+
+/** One page of a breakdown: `limit` rows from `offset`, and whether more follow. */
+export async function breakdownPage<Row>(
+  state: QueryState,
+  projectId: string,
+  request: BreakdownRequest,
+  range: { from: number; to: number; limit: number; offset: number },
+) {
+  const whole = await breakdown<Row>(state, projectId, request, range.from, range.to);
+  const rows = whole.rows.slice(range.offset, range.offset + range.limit);
+  return { totals: whole.totals, rows, hasMore: range.offset + rows.length < whole.rows.length };
+}
