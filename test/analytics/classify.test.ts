@@ -63,6 +63,12 @@ const libraries = [
 ];
 
 describe('classification', () => {
+  it('names the agent a user agent names first, not one its cited address mentions', () => {
+    expect(aiAgentOf('Mozilla/5.0 (compatible; CCBot/1.0; +https://openai.com/gptbot)')?.name).toBe('CCBot');
+    expect(aiAgentOf('Mozilla/5.0 (compatible; ChatGPT-User/1.0; +https://openai.com/bot)')?.name).toBe('ChatGPT-User');
+    expect(aiAgentOf('Mozilla/5.0 (compatible; Applebot-Extended/0.1)')?.name).toBe('Applebot-Extended');
+  });
+
   it('has an entry, with operator and category, for every AI agent the docs promise', () => {
     for (const userAgent of Object.values(aiAgentStrings)) expect(aiAgentOf(userAgent)?.operator, userAgent).toBeTruthy();
   });

@@ -3,7 +3,9 @@
  * single pass over it, linear in its length whatever the number of patterns. A pattern matches
  * ignoring ASCII case, not inside a longer word (a letter or digit next to an edge that is itself a
  * letter or digit means no match: `Spider` is not in `Baiduspider`), and a leading `^` anchors it at
- * the start. Of all matches, the longest pattern wins (`Applebot-Extended` over `Applebot`).
+ * the start. Of all matches, the one that starts first wins, since a user agent names its own agent
+ * before any address it cites (`CCBot/1.0; +https://openai.com/gptbot` is CCBot); of those starting at
+ * the same place, the longest (`Applebot-Extended` over `Applebot`).
  */
 
 interface Pattern {
@@ -17,7 +19,7 @@ interface Pattern {
 }
 
 export interface Matcher {
-  /** The entry of the longest matching pattern, or -1. */
+  /** The entry of the first-starting (then longest) matching pattern, or -1. */
   match(text: string): number;
 }
 
@@ -76,6 +78,7 @@ export function compilePatterns(patternsOf: readonly (readonly string[])[]): Mat
     match(text) {
       let state = 0;
       let best = -1;
+      let bestStart = 0;
       let bestLength = 0;
       for (let index = 0; index < text.length; index++) {
         const code = lower(text.charCodeAt(index));
@@ -83,12 +86,13 @@ export function compilePatterns(patternsOf: readonly (readonly string[])[]): Mat
         state = next[state].get(code) ?? 0;
         for (const id of outputs[state]) {
           const pattern = patterns[id];
-          if (pattern.length <= bestLength) continue;
           const start = index - pattern.length + 1;
+          if (best !== -1 && (start > bestStart || (start === bestStart && pattern.length <= bestLength))) continue;
           if (pattern.anchored && start !== 0) continue;
           if (pattern.edgeBefore && start > 0 && isWordCode(text.charCodeAt(start - 1))) continue;
           if (pattern.edgeAfter && index + 1 < text.length && isWordCode(text.charCodeAt(index + 1))) continue;
           best = pattern.entry;
+          bestStart = start;
           bestLength = pattern.length;
         }
       }
