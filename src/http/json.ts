@@ -15,24 +15,37 @@ export const maxJsonDepth = 32;
 const [quote, backslash, newline] = [0x22, 0x5c, 0x0a];
 const [openBracket, openBrace, closeBracket, closeBrace] = [0x5b, 0x7b, 0x5d, 0x7d];
 
+/** Where the string that opens at `open` ends: the next quote not escaped by an odd run of backslashes, or -1. */
+function stringEnd(text: string, open: number): number {
+  for (let end = text.indexOf('"', open + 1); end !== -1; end = text.indexOf('"', end + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(end - 1 - backslashes) === backslash) backslashes++;
+    if (backslashes % 2 === 0) return end;
+  }
+  return -1;
+}
+
 /**
  * Whether JSON `text` opens more than `maxJsonDepth` arrays or objects at once, found by one linear
- * scan that skips strings. It runs before parsing: JSON.parse of megabytes of `[` holds the event loop
- * for seconds before it fails. With `lines` (NDJSON) every line counts on its own.
+ * scan. It runs before parsing: JSON.parse of megabytes of `[` holds the event loop for seconds before
+ * it fails. Strings, most of an ingestion body, are skipped with a native search for their closing
+ * quote rather than walked character by character. With `lines` (NDJSON) every line counts on its
+ * own, and a string never runs past the end of its line.
  */
 export function nestsTooDeep(text: string, lines = false): boolean {
   let depth = 0;
-  let inString = false;
+  // The end of the current line, found once per line (a search per string would be quadratic on one long line).
+  let lineEnd = lines ? text.indexOf('\n') : -1;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
-    if (lines && code === newline) {
+    if (code === quote) {
+      let end = stringEnd(text, index);
+      // An unterminated string: JSON.parse stops at it, so nothing after it can nest (but the next line can).
+      if (end === -1 || (lineEnd !== -1 && lineEnd < end)) end = lineEnd === -1 ? text.length : lineEnd - 1;
+      index = end;
+    } else if (lines && code === newline) {
       depth = 0;
-      inString = false;
-    } else if (inString) {
-      if (code === backslash) index++;
-      else if (code === quote) inString = false;
-    } else if (code === quote) {
-      inString = true;
+      lineEnd = text.indexOf('\n', index + 1);
     } else if (code === openBracket || code === openBrace) {
       if (++depth > maxJsonDepth) return true;
     } else if ((code === closeBracket || code === closeBrace) && depth > 0) {
