@@ -3,8 +3,7 @@ import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import type { Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
 import { dayOf } from '../model/days.ts';
-import { BreakdownBatchWriter } from '../model/breakdown-batch.ts';
-import { PendingBatchWriter } from '../model/pending-batch.ts';
+import { RecordWriter } from '../model/varint.ts';
 import type { AnalyticsSignals } from '../model/signals.ts';
 import { insertEvents, type EventInsert } from './bulk-statements.ts';
 import { breakdownEntries } from './breakdown-entries.ts';
@@ -122,8 +121,9 @@ async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Di
     referrer_id: hosts[index] === null ? null : referrers.ids.get(hosts[index])!,
   }));
   const inserted = await insertEvents(trx, storage.profile, rows);
-  const tuples = new PendingBatchWriter();
-  const breakdowns = new BreakdownBatchWriter();
+  // Counted views (model/pending-batch.ts) and breakdown entries (model/breakdown-batch.ts) of the call.
+  const tuples = new RecordWriter();
+  const breakdowns = new RecordWriter();
   let stored = 0;
   rows.forEach((row, index) => {
     if (!inserted(row.event_key)) return;

@@ -1,4 +1,4 @@
-import { ByteReader, ByteWriter } from './varint.ts';
+import { readRecords, RecordWriter } from './varint.ts';
 
 /**
  * Breakdown entries: what the agent and referrer breakdowns count, one entry per view and kind. The
@@ -30,42 +30,15 @@ export interface BreakdownEntry {
   visitor: number;
 }
 
-/** A pending batch's breakdown entries, as varints `count` then `day, kind, key, visitor` per entry. */
-export class BreakdownBatchWriter {
-  readonly #body = new ByteWriter();
-  count = 0;
-
-  add(day: number, kind: BreakdownKind, key: number, visitor: number): void {
-    this.#body.write(day);
-    this.#body.write(kind);
-    this.#body.write(key);
-    this.#body.write(visitor);
-    this.count++;
-  }
-
-  finish(): Uint8Array {
-    const header = new ByteWriter();
-    header.write(this.count);
-    const head = header.finish();
-    const body = this.#body.finish();
-    const bytes = new Uint8Array(head.length + body.length);
-    bytes.set(head);
-    bytes.set(body, head.length);
-    return bytes;
-  }
-}
-
+/** A pending batch's breakdown entries are RecordWriter records `day, kind, key, visitor`. */
 export function encodeBreakdownBatch(entries: BreakdownEntry[]): Uint8Array {
-  const writer = new BreakdownBatchWriter();
+  const writer = new RecordWriter();
   for (const entry of entries) writer.add(entry.day, entry.kind, entry.key, entry.visitor);
   return writer.finish();
 }
 
 export function readBreakdownBatch(bytes: Uint8Array | null, visit: (day: number, kind: BreakdownKind, key: number, visitor: number) => void): void {
-  if (bytes === null) return;
-  const reader = new ByteReader(bytes);
-  const count = reader.read();
-  for (let index = 0; index < count; index++) visit(reader.read(), reader.read() as BreakdownKind, reader.read(), reader.read());
+  if (bytes !== null) readRecords(bytes, visit as (day: number, kind: number, key: number, visitor: number) => void);
 }
 
 export function decodeBreakdownBatch(bytes: Uint8Array | null): BreakdownEntry[] {

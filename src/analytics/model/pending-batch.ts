@@ -1,5 +1,5 @@
 import type { ClassCode } from './class-codes.ts';
-import { ByteReader, ByteWriter } from './varint.ts';
+import { readRecords, RecordWriter } from './varint.ts';
 
 /**
  * A pending batch: the counted views of one ingestion commit until the fold merges them into day
@@ -16,42 +16,15 @@ export interface CountedView {
 
 type Visit = (day: number, pathId: number, classCode: ClassCode, visitor: number) => void;
 
-/** Builds a pending batch one counted view at a time. */
-export class PendingBatchWriter {
-  readonly #body = new ByteWriter();
-  count = 0;
-
-  add(day: number, pathId: number, classCode: ClassCode, visitor: number): void {
-    this.#body.write(day);
-    this.#body.write(pathId);
-    this.#body.write(classCode);
-    this.#body.write(visitor);
-    this.count++;
-  }
-
-  finish(): Uint8Array {
-    const header = new ByteWriter();
-    header.write(this.count);
-    const head = header.finish();
-    const body = this.#body.finish();
-    const bytes = new Uint8Array(head.length + body.length);
-    bytes.set(head);
-    bytes.set(body, head.length);
-    return bytes;
-  }
-}
-
 export function encodePendingBatch(views: CountedView[]): Uint8Array {
-  const writer = new PendingBatchWriter();
+  const writer = new RecordWriter();
   for (const view of views) writer.add(view.day, view.pathId, view.classCode, view.visitor);
   return writer.finish();
 }
 
-/** Calls `visit` with each counted view of a pending batch, without building objects. */
+/** Calls `visit` with each counted view of a pending batch (built with a RecordWriter), without building objects. */
 export function readPendingBatch(bytes: Uint8Array, visit: Visit): void {
-  const reader = new ByteReader(bytes);
-  const count = reader.read();
-  for (let index = 0; index < count; index++) visit(reader.read(), reader.read(), reader.read() as ClassCode, reader.read());
+  readRecords(bytes, visit as (day: number, pathId: number, classCode: number, visitor: number) => void);
 }
 
 export function decodePendingBatch(bytes: Uint8Array): CountedView[] {

@@ -47,3 +47,38 @@ export class ByteReader {
     return result >>> 0;
   }
 }
+
+/**
+ * Count-prefixed records of four varints each: the form of a pending batch's counted views and of its
+ * breakdown entries. Built one record at a time, so ingestion creates no object per view.
+ */
+export class RecordWriter {
+  readonly #body = new ByteWriter();
+  count = 0;
+
+  add(first: number, second: number, third: number, fourth: number): void {
+    this.#body.write(first);
+    this.#body.write(second);
+    this.#body.write(third);
+    this.#body.write(fourth);
+    this.count++;
+  }
+
+  finish(): Uint8Array {
+    const header = new ByteWriter();
+    header.write(this.count);
+    const head = header.finish();
+    const body = this.#body.finish();
+    const bytes = new Uint8Array(head.length + body.length);
+    bytes.set(head);
+    bytes.set(body, head.length);
+    return bytes;
+  }
+}
+
+/** Calls `visit` with each record written by a RecordWriter, without building objects. */
+export function readRecords(bytes: Uint8Array, visit: (first: number, second: number, third: number, fourth: number) => void): void {
+  const reader = new ByteReader(bytes);
+  const count = reader.read();
+  for (let index = 0; index < count; index++) visit(reader.read(), reader.read(), reader.read(), reader.read());
+}

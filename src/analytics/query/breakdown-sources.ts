@@ -5,10 +5,10 @@ import { breakdownEntries } from '../ingest/breakdown-entries.ts';
 import type { Dictionary } from '../ingest/dense-ids.ts';
 import { allBreakdownKinds, decodeBreakdownBatch, type BreakdownEntry, type BreakdownKind } from '../model/breakdown-batch.ts';
 import { decodeDaySet, type DaySet } from '../model/day-set.ts';
-import { dayOf, eventDay, splitRange } from '../model/days.ts';
+import { dayOf, splitRange } from '../model/days.ts';
 import { inSnapshot } from '../../storage/snapshot.ts';
 import type { QueryCaches, QueryState } from './caches.ts';
-import { userAgents } from './read-sources.ts';
+import { rawEventsIn, userAgents } from './read-sources.ts';
 
 /** A decoded breakdown day: per agent or referrer id (where a day set has path ids), views and visitors. */
 export interface BreakdownDay {
@@ -25,14 +25,8 @@ export interface BreakdownSources {
 
 /** Breakdown entries of [from, to) straight from the raw events (partial days, and rebuilds). */
 export async function rawBreakdowns(trx: Kysely<Database>, dictionary: Dictionary, projectKey: number, from: number, to: number): Promise<BreakdownEntry[]> {
-  const rows = await trx
-    .selectFrom('analytics_events')
+  const rows = await rawEventsIn(trx, projectKey, from, to)
     .select(['at', 'agent_id', 'visitor_id', 'markdown', 'status', 'verification', 'referrer_id'])
-    .where('project_key', '=', projectKey)
-    .where(eventDay, '>=', dayOf(from))
-    .where(eventDay, '<=', dayOf(to - 1))
-    .where('at', '>=', from)
-    .where('at', '<', to)
     .execute();
   const agents = await userAgents(trx, dictionary, new Set(rows.map((row) => Number(row.agent_id))));
   const entries: BreakdownEntry[] = [];

@@ -30,17 +30,20 @@ export async function userAgents(trx: Kysely<Database>, dictionary: Dictionary, 
   return agents;
 }
 
-/** Counted views of [from, to) straight from the raw events (partial days, and rebuilds). */
-export async function rawViews(trx: Kysely<Database>, dictionary: Dictionary, projectKey: number, from: number, to: number): Promise<CountedView[]> {
-  const rows = await trx
+/** The raw events of [from, to), found through the (project, UTC day) index; callers pick the columns. */
+export function rawEventsIn(trx: Kysely<Database>, projectKey: number, from: number, to: number) {
+  return trx
     .selectFrom('analytics_events')
-    .select(['at', 'path_id', 'agent_id', 'visitor_id', 'markdown', 'status', 'verification'])
     .where('project_key', '=', projectKey)
     .where(eventDay, '>=', dayOf(from))
     .where(eventDay, '<=', dayOf(to - 1))
     .where('at', '>=', from)
-    .where('at', '<', to)
-    .execute();
+    .where('at', '<', to);
+}
+
+/** Counted views of [from, to) straight from the raw events (partial days, and rebuilds). */
+export async function rawViews(trx: Kysely<Database>, dictionary: Dictionary, projectKey: number, from: number, to: number): Promise<CountedView[]> {
+  const rows = await rawEventsIn(trx, projectKey, from, to).select(['at', 'path_id', 'agent_id', 'visitor_id', 'markdown', 'status', 'verification']).execute();
   const agents = await userAgents(trx, dictionary, new Set(rows.map((row) => Number(row.agent_id))));
   const views: CountedView[] = [];
   for (const row of rows) {
