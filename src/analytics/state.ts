@@ -1,7 +1,7 @@
 import type { Storage } from '../storage/dialect.ts';
 import { Dictionary } from './ingest/dense-ids.ts';
 import { createEventWriter, type IngestState } from './ingest/ingest.ts';
-import { KeyDirectories, type DirectoryOptions } from './ingest/key-directories.ts';
+import { KeyDirectories, type DirectoryOptions } from './ingest/verify/key-directories.ts';
 import { createAnalyticsSignals } from './model/signals.ts';
 import { QueryCaches, type QueryState } from './query/caches.ts';
 

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { findProject } from '../accounts/projects.ts';
 import { foldPending } from '../analytics/fold/fold.ts';
 import { existingProjectKey } from '../analytics/ingest/dense-ids.ts';
-import { updateIpRanges } from '../analytics/ingest/ip-range-update.ts';
+import { updateIpRanges } from '../analytics/ingest/verify/ip-range-update.ts';
 import { formats, type FormatName } from '../analytics/importers/formats.ts';
 import { importLog, type ImportSummary } from '../analytics/importers/run.ts';
 import { storeClassificationVersion } from '../analytics/fold/reclassify.ts';

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { updateIpRanges } from '../../src/analytics/ingest/ip-range-update.ts';
-import { loadOperatorRanges, rangeSources, rangeVerification, rangesDirectory } from '../../src/analytics/ingest/operator-ranges.ts';
+import { updateIpRanges } from '../../src/analytics/ingest/verify/ip-range-update.ts';
+import { loadOperatorRanges, rangeSources, rangeVerification, rangesDirectory } from '../../src/analytics/ingest/verify/operator-ranges.ts';
 import { Verification } from '../../src/analytics/model/verification.ts';
 
 // The operators' format: what openai.com, Google, Bing, Perplexity, Apple and DuckDuckGo serve.

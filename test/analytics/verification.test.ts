@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { updateProject } from '../../src/accounts/projects.ts';
 import { importLog } from '../../src/analytics/importers/run.ts';
-import { rangeVerification } from '../../src/analytics/ingest/operator-ranges.ts';
+import { rangeVerification } from '../../src/analytics/ingest/verify/operator-ranges.ts';
 import { Verification } from '../../src/analytics/model/verification.ts';
 import type { AppContext } from '../../src/http/context.ts';
 import type { Storage } from '../../src/storage/dialect.ts';

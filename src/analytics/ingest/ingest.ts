@@ -10,11 +10,11 @@ import { breakdownEntries } from './breakdown-entries.ts';
 import { countedClass } from './classify.ts';
 import { agentIds, pathIds, projectKey, type Dictionary } from './dense-ids.ts';
 import { GroupWriter } from './group-commit.ts';
-import type { KeyDirectories } from './key-directories.ts';
+import type { KeyDirectories } from './verify/key-directories.ts';
 import { referrerIds, referringHost } from './referrers.ts';
 import { prepareEvent, type PreparedEvent } from './validate.ts';
 import { identityKey, mergeRecentVisitors, visitorHash, visitorIds } from './visitor-identity.ts';
-import { verifySignatures } from './web-bot-auth.ts';
+import { verifySignatures } from './verify/web-bot-auth.ts';
 
 export const maxEventsPerRequest = 10_000;
 /** Events per shared transaction: bounds how long one commit holds the write lock. */

@@ -2,8 +2,8 @@ import { isIP } from 'node:net';
 import { acceptsMarkdownFirst, normalizePath, type NormalizedPath } from './paths.ts';
 import type { VisitorKey } from './visitor-identity.ts';
 import type { Verification } from '../model/verification.ts';
-import { rangeVerification } from './operator-ranges.ts';
-import { requestHeaders, type SignedRequest } from './request-headers.ts';
+import { rangeVerification } from './verify/operator-ranges.ts';
+import { requestHeaders, type SignedRequest } from './verify/request-headers.ts';
 
 /** An event as the ingestion API, the tracker and the importers hand it over. */
 export interface IncomingEvent {

@@ -10,7 +10,7 @@ import { get as httpsGet } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { HTTP_MESSAGE_SIGNATURES_DIRECTORY, helpers, jwkToKeyID, type VerificationParams } from 'web-bot-auth';
 import { verifierFromJWK } from 'web-bot-auth/crypto';
-import { isPublicAddress } from '../../lib/public-address.ts';
+import { isPublicAddress } from '../../../lib/public-address.ts';
 
 type KeyVerifier = (data: string, signature: Uint8Array, params: VerificationParams) => void | Promise<void>;
 /** A directory's keys by key id (the JWK thumbprint a signature names). */

@@ -5,8 +5,8 @@
  */
 import { readFileSync } from 'node:fs';
 import type { BlockList } from 'node:net';
-import { addressRanges, inRanges, parseAddressRange, plainAddress } from '../../lib/ip-ranges.ts';
-import { Verification } from '../model/verification.ts';
+import { addressRanges, inRanges, parseAddressRange, plainAddress } from '../../../lib/ip-ranges.ts';
+import { Verification } from '../../model/verification.ts';
 import index from './ip-ranges/index.json' with { type: 'json' };
 
 export interface RangeSource {

@@ -4,11 +4,11 @@
  * `ip-ranges/index.json` is verified this way only by one of that operator's directories.
  */
 import { verify } from 'web-bot-auth';
-import { Verification } from '../model/verification.ts';
+import { Verification } from '../../model/verification.ts';
 import index from './ip-ranges/index.json' with { type: 'json' };
 import type { KeyDirectories } from './key-directories.ts';
 import { claimedOperator } from './operator-ranges.ts';
-import type { PreparedEvent } from './validate.ts';
+import type { PreparedEvent } from '../validate.ts';
 import type { SignedRequest } from './request-headers.ts';
 
 const operatorHosts = new Map(index.signatureAgents.map((entry) => [entry.operator, new Set(entry.hosts)]));
