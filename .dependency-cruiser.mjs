@@ -23,7 +23,7 @@ export default {
       name: 'no-orphans',
       severity: 'error',
       comment: 'A source file nothing imports.',
-      from: { orphan: true, path: '^src/', pathNot: ['\\.d\\.ts$', '^src/cli/main\\.ts$', 'search-worker\\.ts$', '\\.js$'] },
+      from: { orphan: true, path: '^src/', pathNot: ['\\.d\\.ts$', '^src/cli/main\\.ts$', '-worker\\.ts$', '\\.js$'] },
       to: {},
     },
   ],

@@ -86,6 +86,7 @@ async function run(report: Report): Promise<void> {
         state: null,
         signal: new AbortController().signal,
         record: async () => {},
+        stillRunning: async () => true,
       });
       return opened - start;
     };

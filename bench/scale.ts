@@ -83,6 +83,9 @@ async function seedQueue(storage: Storage, count: number): Promise<void> {
         created_at: now,
         updated_at: now,
         archived_at: null,
+        draft: 0,
+        cancelled_at: null,
+        cancelled_by: null,
       };
       await trx
         .insertInto('jobs')

@@ -1,9 +1,13 @@
 import { agentBench } from './agent.ts';
 import { analyticsBench } from './analytics.ts';
+import { captureBench } from './capture.ts';
 import { classifyBench } from './classify.ts';
+import { eventsBench } from './events.ts';
+import { feedbackBench } from './feedback.ts';
 import { jobsBench } from './jobs.ts';
 import type { BenchSuite } from './report.ts';
 import { scaleBench } from './scale.ts';
+import { webhooksBench } from './webhooks.ts';
 
 /** Every benchmark suite, in the order `npm run bench` runs them. */
-export const suites: BenchSuite[] = [agentBench, jobsBench, scaleBench, analyticsBench, classifyBench];
+export const suites: BenchSuite[] = [agentBench, jobsBench, eventsBench, webhooksBench, scaleBench, analyticsBench, classifyBench, captureBench, feedbackBench];

@@ -17,11 +17,14 @@ export function findOrganization(db: Kysely<Database>, id: string): Promise<Orga
   return db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** No organization matched: the database holds none yet, or not the one named. */
+export class MissingOrganizationError extends Error {}
+
 /** The organization a CLI verb acts on: the one named, or the first one created. */
 export async function resolveOrganization(db: Kysely<Database>, id: string | undefined): Promise<OrganizationRow> {
   const organization = id ? await findOrganization(db, id) : (await listOrganizations(db))[0];
   if (!organization) {
-    throw new Error(
+    throw new MissingOrganizationError(
       id
         ? `No organization has the id ${id}; "quire orgs list" shows them.`
         : 'There is no organization yet; run "quire orgs create --name NAME" or start the server once.',

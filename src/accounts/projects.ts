@@ -13,6 +13,8 @@ export interface ProjectSettings {
   docsPath?: string | null;
   model?: string | null;
   trackerDomains?: string[];
+  /** Whether static-asset requests from logs, drains and the proxy are dropped (default true). */
+  skipAssets?: boolean;
 }
 
 /** Returns a sentence describing what is wrong with the settings, or null when they are fine. */
@@ -54,6 +56,7 @@ export async function createProject(db: Kysely<Database>, orgId: string, setting
     model: settings.model ?? null,
     tracker_domains: (settings.trackerDomains ?? []).join(','),
     analytics_secret: randomBytes(32).toString('base64url'),
+    skip_assets: settings.skipAssets === false ? 0 : 1,
     created_at: now,
     updated_at: now,
   };
@@ -69,6 +72,7 @@ export async function updateProject(db: Kysely<Database>, id: string, settings: 
   if (settings.docsPath !== undefined) changes.docs_path = settings.docsPath;
   if (settings.model !== undefined) changes.model = settings.model;
   if (settings.trackerDomains !== undefined) changes.tracker_domains = settings.trackerDomains.join(',');
+  if (settings.skipAssets !== undefined) changes.skip_assets = settings.skipAssets ? 1 : 0;
   await db.updateTable('projects').set(changes).where('id', '=', id).execute();
   noteProjectChange();
   return findProject(db, id);
@@ -93,6 +97,7 @@ export function projectView(row: ProjectRow) {
     docsPath: row.docs_path,
     model: row.model,
     trackerDomains: row.tracker_domains ? row.tracker_domains.split(',') : [],
+    skipAssets: row.skip_assets !== 0,
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
   };

@@ -25,12 +25,19 @@ export function conversationFrom(messages: TranscriptMessage[]): ModelMessage[] 
       notes.push(`(I called ${content.tool}${describeInput(content.input)}.)`);
     } else if (message.role === 'event' && content.type === 'job-completed') {
       notes.push(content.prLink ? `(My changes were pushed and proposed in ${String(content.prLink)}.)` : '(I changed no files.)');
+    } else if (message.role === 'event' && content.type === 'checks' && content.passed === false && Array.isArray(content.problems)) {
+      notes.push(`(Quire's checks of my change found: ${content.problems.map(describeProblem).join('; ')})`);
     } else if (message.role === 'event' && content.type === 'job-failed') {
       notes.push(`(The run stopped with an error: ${String(content.error)})`);
     }
   }
   flush();
   return result;
+}
+
+function describeProblem(problem: unknown): string {
+  const { file, line, message } = (problem ?? {}) as { file?: unknown; line?: unknown; message?: unknown };
+  return `${String(file)}${typeof line === 'number' ? `:${line}` : ''} ${String(message)}`;
 }
 
 function describeInput(input: unknown): string {

@@ -26,12 +26,19 @@ export interface LoopOptions {
   signal: AbortSignal;
   record: JobRun['record'];
   redact: Redactor;
+  /** What earlier loops of the same run used (repair rounds): the limits hold for the run as a whole. */
+  spent?: { usage: TokenUsage; steps: number };
 }
 
 export interface LoopResult {
   /** The model's final answer: the change summary. */
   summary: string;
+  /** Tokens of the run so far, earlier loops included. */
   usage: TokenUsage;
+  /** Model calls of the run so far, earlier loops included. */
+  steps: number;
+  /** The conversation after this loop, to continue it with a repair request. */
+  messages: ModelMessage[];
 }
 
 /**
@@ -40,14 +47,15 @@ export interface LoopResult {
  */
 export async function runLoop(options: LoopOptions): Promise<LoopResult> {
   const { limits, record, redact } = options;
-  const usage: TokenUsage = { inputTokens: 0, outputTokens: 0 };
+  const usage: TokenUsage = { ...(options.spent?.usage ?? { inputTokens: 0, outputTokens: 0 }) };
+  const stepsBefore = options.spent?.steps ?? 0;
   const overBudget: StopCondition<AgentTools> = () => usage.inputTokens + usage.outputTokens > limits.maxTokens;
   const result = await generateText({
     model: options.model,
     tools: options.tools,
     instructions: options.instructions,
     messages: options.messages,
-    stopWhen: [isStepCount(limits.maxSteps), overBudget],
+    stopWhen: [isStepCount(limits.maxSteps - stepsBefore), overBudget],
     maxRetries: limits.maxRetries,
     abortSignal: options.signal,
     // One tool at a time: a write followed by a read of the same file in one step must see the write.
@@ -72,7 +80,7 @@ export async function runLoop(options: LoopOptions): Promise<LoopResult> {
       { usage },
     );
   }
-  return { summary: result.text.trim(), usage };
+  return { summary: result.text.trim(), usage, steps: stepsBefore + result.steps.length, messages: [...options.messages, ...result.response.messages] };
 }
 
 async function recordStep(step: StepResult<AgentTools>, record: JobRun['record'], redact: Redactor): Promise<void> {

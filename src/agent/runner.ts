@@ -3,12 +3,14 @@ import type { CodeHost, PullRequest } from '../code-hosts/types.ts';
 import { CodeHostError } from '../code-hosts/types.ts';
 import type { TokenUsage } from '../jobs/token-usage.ts';
 import { JobFailure, type AgentRunner, type JobRun, type RunOutcome } from '../jobs/runner.ts';
+import { jobBranch } from '../lib/job-branch.ts';
 import type { JobRow } from '../storage/tables/jobs.ts';
 import type { Config } from '../config/config.ts';
-import { WorkspaceGitError, WorkspacePathError, type Workspace, type WorkspaceOptions } from '../workspace/types.ts';
+import { WorkspaceGitError, WorkspacePathError, type ChangeDiff, type Workspace, type WorkspaceOptions } from '../workspace/types.ts';
 import { appendFollowUp, commitMessage, describeChange, type ChangeDescription } from './change-description.ts';
+import { checksSection } from './checks/report.ts';
 import { conversationFrom } from './conversation.ts';
-import { runLoop } from './loop.ts';
+import { workAndCheck, type CheckedWork } from './repair.ts';
 import { checkModel, languageModel } from './models.ts';
 import { systemPrompt } from './prompt.ts';
 import { createRedactor, type Redactor } from './redact.ts';
@@ -45,20 +47,33 @@ export function createRunner(config: Config, dependencies: RunnerDependencies): 
         const { host, repository } = await dependencies.accessFor(run.job);
         const credentials = await host.gitCredentials(repository);
         if (credentials) redact = createRedactor(config, [credentials.password]);
-        workspace = await dependencies.openWorkspace({ repository, ref: run.job.ref, branch: run.job.branch, root: config.dataDir, credentials, signal });
-        const loop = await runLoop({
-          model: languageModel(run.job.model, config),
-          tools: agentTools(workspace.files, config),
-          instructions: systemPrompt({ repository: run.job.repository, baseBranch: workspace.baseBranch, docsPath: run.project.docs_path }),
-          messages: conversationFrom(run.messages),
-          limits: { maxSteps: config.agentMaxSteps, maxTokens: config.agentMaxTokens, maxRetries: config.agentMaxRetries },
+        workspace = await dependencies.openWorkspace({
+          repository,
+          ref: run.job.ref,
+          branch: run.job.branch,
+          // A branch the client named must be new at the job's first run (later runs continue it).
+          newBranch: run.job.branch !== jobBranch(run.job.id) && run.messages.filter((message) => message.role === 'user').length <= 1,
+          root: config.dataDir,
+          credentials,
           signal,
-          record: run.record,
-          redact,
         });
-        usage = loop.usage;
-        const change = describeChange(redact(loop.summary), run.prompt, run.job);
-        return { ...(await publish(run, workspace, host, repository, change)), usage: loop.usage };
+        const work = await workAndCheck(
+          {
+            model: languageModel(run.job.model, config),
+            tools: agentTools(workspace.files, config),
+            instructions: systemPrompt({ repository: run.job.repository, baseBranch: workspace.baseBranch, docsPath: run.project.docs_path }),
+            messages: conversationFrom(run.messages),
+            limits: { maxSteps: config.agentMaxSteps, maxTokens: config.agentMaxTokens, maxRetries: config.agentMaxRetries },
+            signal,
+            record: run.record,
+            redact,
+          },
+          workspace,
+          config,
+        );
+        usage = work.usage;
+        const change = describeChange(redact(work.summary), run.prompt, run.job);
+        return { ...(await publish(run, workspace, host, repository, change, work, redact)), usage: work.usage };
       } catch (error) {
         throw explainFailure(error, run.signal, timeLimit, config, redact, usage);
       } finally {
@@ -67,7 +82,15 @@ export function createRunner(config: Config, dependencies: RunnerDependencies): 
     },
   };
 
-  async function publish(run: JobRun, workspace: Workspace, host: CodeHost, repository: string, change: ChangeDescription): Promise<RunOutcome> {
+  async function publish(
+    run: JobRun,
+    workspace: Workspace,
+    host: CodeHost,
+    repository: string,
+    change: ChangeDescription,
+    work: CheckedWork,
+    redact: Redactor,
+  ): Promise<RunOutcome> {
     const previous = readState(run.state);
     const changeBytes = await workspace.changeBytes();
     if (changeBytes > config.agentMaxChangeBytes) {
@@ -79,19 +102,50 @@ export function createRunner(config: Config, dependencies: RunnerDependencies): 
     if (!committed && previous) return { prLink: previous.pullRequest.url, state: previous };
     // An earlier run may have pushed and then failed to open the pull request: open it now.
     if (!committed && !(await workspace.hasChangesAgainstBase())) return { prLink: null, state: previous };
-    await workspace.push();
+    await pushUnlessCancelled(run, workspace);
+    await run.record('event', changeEvent(await workspace.diffAgainstBase(), redact));
     const description = previous ? { title: previous.pullRequest.title, body: appendFollowUp(previous.pullRequest.body, change) } : change;
+    const problemsRemain = (work.report?.problems.length ?? 0) > 0;
     const pullRequest = await host.openOrUpdatePullRequest({
       repository,
       branch: run.job.branch,
+      jobId: run.job.id,
       base: workspace.baseBranch,
-      ...description,
-      draft: config.pullRequestDraft,
+      title: description.title,
+      // The Checks section describes this run's check of the whole change; the state keeps the body without it.
+      body: work.report ? `${description.body}\n\n${checksSection(work.report, work.rounds)}` : description.body,
+      draft: config.pullRequestDraft || run.job.draft === 1 || problemsRemain,
       existingNumber: previous?.pullRequest.number ?? null,
     });
     const state: RunnerState = { pullRequest: { number: pullRequest.number, url: pullRequest.url, ...description } };
     return { prLink: pullRequest.url, state };
   }
+}
+
+/** Largest diff kept in the transcript (the dashboard shows it); the pull request has the whole change. */
+const maxRecordedDiffBytes = 256 * 1024;
+
+/** The transcript event of a pushed change: what the dashboard's job page shows as the diff. */
+function changeEvent(diff: ChangeDiff, redact: Redactor): Record<string, unknown> {
+  // The diff holds what the model wrote, which may repeat a credential it saw: redacted like every transcript entry.
+  const patch = redact(diff.patch);
+  const truncated = Buffer.byteLength(patch) > maxRecordedDiffBytes;
+  return { type: 'change-pushed', files: diff.files, diff: truncated ? patch.slice(0, maxRecordedDiffBytes) : patch, truncated };
+}
+
+/**
+ * Pushes only while the run still owns its job (asked of the database, since a cancel may come from
+ * another process), and asks again afterwards: a cancel that landed during the push takes the push back.
+ */
+async function pushUnlessCancelled(run: JobRun, workspace: Workspace): Promise<void> {
+  if (!(await run.stillRunning())) throw run.signal.reason;
+  let failure: unknown = null;
+  await workspace.push().catch((error: unknown) => (failure = error));
+  if (!(await run.stillRunning())) {
+    await workspace.retractPush();
+    throw run.signal.reason;
+  }
+  if (failure) throw failure;
 }
 
 function readState(state: unknown): RunnerState | null {

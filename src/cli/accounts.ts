@@ -6,7 +6,7 @@ import { createKey, findKey, keyView, listKeys, parseScopes, revokeKey } from '.
 import { createOrganization, listOrganizations, resolveOrganization } from '../accounts/organizations.ts';
 import { checkProjectSettings, createProject, findProject, listProjects, projectView, updateProject, type ProjectSettings } from '../accounts/projects.ts';
 import { repositoryProblem } from '../code-hosts/access.ts';
-import { withStorage } from './database.ts';
+import { databaseName, withStorage } from './database.ts';
 import { organizationView, registerGrants } from './tenancy.ts';
 import { CliError, print, table } from './output.ts';
 
@@ -19,6 +19,16 @@ interface ProjectFlags {
   docsPath?: string;
   model?: string;
   trackerDomains?: string;
+  skipAssets?: string;
+}
+
+/** `--skip-assets on|off` (also true/false, yes/no). */
+function onOff(value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  const word = value.trim().toLowerCase();
+  if (['on', 'true', 'yes', '1'].includes(word)) return true;
+  if (['off', 'false', 'no', '0'].includes(word)) return false;
+  throw new CliError(`--skip-assets takes on or off; got "${value}".`);
 }
 
 function projectSettings(flags: ProjectFlags): ProjectSettings {
@@ -35,6 +45,7 @@ function projectSettings(flags: ProjectFlags): ProjectSettings {
             .split(',')
             .map((domain) => domain.trim())
             .filter(Boolean),
+    skipAssets: onOff(flags.skipAssets),
   };
   const problem = checkProjectSettings(settings);
   if (problem) throw new CliError(problem);
@@ -47,7 +58,11 @@ function projectOptions(command: Command): Command {
     .option('--ref <ref>', 'branch jobs start from (default: the repository default branch)')
     .option('--docs-path <path>', 'folder of the docs inside the repository')
     .option('--model <provider:model>', 'model of this project, overriding QUIRE_MODEL')
-    .option('--tracker-domains <hosts>', 'comma-separated host names the browser tracker may report from');
+    .option('--tracker-domains <hosts>', 'comma-separated host names the browser tracker may report from')
+    .option(
+      '--skip-assets <on|off>',
+      'on (default): requests for images, scripts, styles, fonts from logs, drains and the proxy are not views; off counts them',
+    );
 }
 
 /** A `list` verb printing an organization's rows as a table, or as JSON with --json. */
@@ -57,10 +72,11 @@ function organizationListing(parent: Command, load: (db: Kysely<Database>, orgId
     .option('--org <id>', 'organization (default: the first one)')
     .option('--json', 'print JSON')
     .action((flags: { org?: string; json?: boolean }) =>
-      withStorage(async ({ db }) => {
+      withStorage(async ({ db }, config) => {
         const organization = await resolveOrganization(db, flags.org);
         const views = await load(db, organization.id);
-        print(flags, views, () => table(views, columns));
+        // An empty listing often means another database than the one meant: say which one this is.
+        print(flags, views, () => (views.length === 0 ? `(none in ${organization.id}, ${databaseName(config)})` : table(views, columns)));
       }),
     );
 }
@@ -119,7 +135,8 @@ export function registerAccounts(program: Command): void {
         print(
           flags,
           view,
-          () => `Updated project ${view.id}: repository ${view.repository ?? '-'}, ref ${view.ref ?? '-'}, model ${view.model ?? '(QUIRE_MODEL)'}.`,
+          () =>
+            `Updated project ${view.id}: repository ${view.repository ?? '-'}, ref ${view.ref ?? '-'}, model ${view.model ?? '(QUIRE_MODEL)'}, static assets ${view.skipAssets ? 'skipped' : 'counted as views'}.`,
         );
       }),
   );
@@ -151,6 +168,10 @@ export function registerAccounts(program: Command): void {
         const expiresAt = flags.expires === undefined ? undefined : new Date(flags.expires);
         if (expiresAt && Number.isNaN(expiresAt.getTime()))
           throw new CliError(`--expires must be an ISO 8601 time such as 2027-01-01T00:00:00Z; got "${flags.expires}".`);
+        if (expiresAt && expiresAt.getTime() <= Date.now())
+          throw new CliError(
+            `--expires ${flags.expires} is in the past, so the key would never work; give a later time, or leave it out for a key that does not expire.`,
+          );
         const projectIds = flags.project
           ?.split(',')
           .map((id) => id.trim())

@@ -6,7 +6,10 @@ import { foldPending } from '../analytics/fold/fold.ts';
 import { existingProjectKey } from '../analytics/ingest/dense-ids.ts';
 import { updateIpRanges } from '../analytics/ingest/verify/ip-range-update.ts';
 import { formats, type FormatName } from '../analytics/importers/formats.ts';
-import { importLog, type ImportSummary } from '../analytics/importers/run.ts';
+import { importLog } from '../analytics/importers/run.ts';
+import type { ImportSummary } from '../analytics/importers/log-batch.ts';
+import { describeSummary } from './summary.ts';
+import { registerTail } from './tail.ts';
 import { storeClassificationVersion } from '../analytics/fold/reclassify.ts';
 import { analyticsProjects, rebuildProject } from '../analytics/fold/rebuild.ts';
 import { createAnalyticsState } from '../analytics/state.ts';
@@ -28,16 +31,10 @@ function progressBar(total: number | undefined) {
   };
 }
 
-function describe(summary: ImportSummary): string {
-  const reasons = Object.entries(summary.reasons).map(([reason, count]) => `  ${count.toLocaleString('en-US')} ${reason}`);
-  return [
-    `Read ${summary.lines.toLocaleString('en-US')} lines: ${summary.accepted.toLocaleString('en-US')} views accepted, ${summary.skipped.toLocaleString('en-US')} skipped.`,
-    ...reasons,
-  ].join('\n');
-}
-
 export function registerAnalytics(program: Command): void {
-  const analytics = program.command('analytics').description('Visitor analytics: import access logs, rebuild visitor sets, refresh crawler IP ranges');
+  const analytics = program
+    .command('analytics')
+    .description('Visitor analytics: import or follow access logs, rebuild visitor sets, refresh crawler IP ranges');
   analytics
     .command('import')
     .description('Import page views from an access log (gzip accepted); importing a file again does not count it twice')
@@ -64,9 +61,10 @@ export function registerAnalytics(program: Command): void {
         if (process.stderr.isTTY) process.stderr.write('\n');
         const key = await existingProjectKey(storage.db, analytics.ids, project.id);
         if (key !== undefined) await foldPending(storage, key);
-        print(flags, summary, () => describe(summary));
+        print(flags, summary, () => describeSummary(summary));
       }),
     );
+  registerTail(analytics);
   analytics
     .command('rebuild')
     .description('Recompute visitor sets from the raw events (after a classification update); the server keeps answering meanwhile')

@@ -3,10 +3,13 @@ import { ConfigError } from '../config/parsers.ts';
 import { registerAccounts } from './accounts.ts';
 import { registerAnalytics } from './analytics.ts';
 import { registerDashboard } from './dashboard.ts';
+import { registerJobs } from './jobs.ts';
 import { withStorage } from './database.ts';
 import { CliError } from './output.ts';
+import { registerProxy } from './proxy.ts';
 import { registerServe } from './serve.ts';
 import { registerConnections } from './tenancy.ts';
+import { registerWebhooks } from './webhooks.ts';
 import { loadMigrations } from '../storage/migrate.ts';
 
 const program = new Command()
@@ -33,6 +36,9 @@ registerAccounts(program);
 registerConnections(program);
 registerDashboard(program);
 registerAnalytics(program);
+registerJobs(program);
+registerProxy(program);
+registerWebhooks(program);
 
 try {
   await program.parseAsync(process.argv);

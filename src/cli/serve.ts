@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config/config.ts';
+import { cliConfig } from './database.ts';
 import { startService } from '../server/service.ts';
 import { createSignInLink, signInUrl } from '../dashboard/sessions.ts';
 
@@ -27,7 +27,7 @@ export function registerServe(program: Command): void {
     .description('Run the HTTP API, dashboard and a worker (the default way to run Quire)')
     .option('--no-worker', 'serve the API only; run workers with "quire worker"')
     .action(async (options: { worker: boolean }) => {
-      const config = loadConfig();
+      const config = cliConfig();
       const service = await startService({ config, api: true, worker: options.worker && config.worker, bootstrap: true });
       const { firstRun } = service;
       // One write, so whoever reads the output sees the first-start block with the listening line.
@@ -43,6 +43,10 @@ export function registerServe(program: Command): void {
           'The key is shown only this once; store it now. Create more with "quire keys create".',
           `The dashboard link signs a browser in once, until ${link.expiresAt.toISOString()}; "quire dashboard link" prints a new one.`,
         );
+      } else {
+        lines.push(
+          `Dashboard: ${service.url}/dashboard (people sign in there with a passkey or password; "npx quire dashboard link" prints a one-time sign-in link).`,
+        );
       }
       process.stdout.write(`${lines.join('\n')}\n`);
       onShutdownSignal(service.stop);
@@ -52,7 +56,7 @@ export function registerServe(program: Command): void {
     .command('worker')
     .description('Run a worker only: claims and runs agent jobs from the shared database')
     .action(async () => {
-      const config = loadConfig();
+      const config = cliConfig();
       const service = await startService({ config, api: false, worker: true });
       process.stdout.write(`Quire worker ${service.worker?.id} started (${service.context.storage.profile.name}, concurrency ${config.workerConcurrency}).\n`);
       onShutdownSignal(service.stop);

@@ -1,3 +1,4 @@
+import { reencryptWebhookSecrets } from '../jobs/webhooks/stored-secrets.ts';
 import type { Command } from 'commander';
 import type { Kysely } from 'kysely';
 import { addConnection, connectionView, listConnections, reencryptConnections, removeConnection } from '../accounts/connections.ts';
@@ -149,11 +150,14 @@ export function registerConnections(program: Command): void {
     );
   connections
     .command('rotate-key')
-    .description('re-encrypt every stored token under QUIRE_SECRET_KEY (old values open with QUIRE_SECRET_KEY_PREVIOUS)')
+    .description('re-encrypt every stored token and webhook secret under QUIRE_SECRET_KEY (old values open with QUIRE_SECRET_KEY_PREVIOUS)')
     .action(() =>
       withStorage(async ({ db }, config) => {
         const count = await reencryptConnections(db, config);
-        process.stdout.write(`Re-encrypted ${count} token(s) under QUIRE_SECRET_KEY; QUIRE_SECRET_KEY_PREVIOUS can now be removed.\n`);
+        const webhooks = await reencryptWebhookSecrets(db, config);
+        process.stdout.write(
+          `Re-encrypted ${count} token(s) and ${webhooks} webhook secret(s) under QUIRE_SECRET_KEY; QUIRE_SECRET_KEY_PREVIOUS can now be removed.\n`,
+        );
       }),
     );
 }

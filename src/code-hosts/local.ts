@@ -3,6 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { publicUrl, type Config } from '../config/config.ts';
 import { runGit } from '../workspace/git.ts';
+import { writeLocalDescription } from './local-description.ts';
 import { CodeHostError, type CodeHost, type CodeHostProvider } from './types.ts';
 
 /** A repository on this machine as a path: `/srv/docs.git` or `file:///srv/docs.git`. */
@@ -18,7 +19,8 @@ export function changePath(jobId: string): string {
 
 /**
  * A local repository has no review tool, so Quire serves one page per change on the dashboard: the
- * job branch's diff against its base, for the job's organization only. The workspace has already pushed the branch there.
+ * job branch's diff against its base, with its title, body and draft state, for the job's organization only. The
+ * workspace has already pushed the branch there.
  */
 export function localHost(config: Config): CodeHost {
   return {
@@ -28,7 +30,7 @@ export function localHost(config: Config): CodeHost {
     },
     async openOrUpdatePullRequest(request) {
       const path = localRepositoryPath(request.repository);
-      const jobId = jobIdOfBranch(request.branch);
+      const jobId = request.jobId ?? jobIdOfBranch(request.branch);
       if (!path || jobId === null) {
         throw new CodeHostError(
           `Quire shows changes only of job branches (${jobBranchPrefix}<job id>) in local repositories; got ${request.branch} in ${request.repository}.`,
@@ -39,6 +41,7 @@ export function localHost(config: Config): CodeHost {
         () => false,
       );
       if (!pushed) throw new CodeHostError(`Branch ${request.branch} is not in ${path}; push it before showing the change.`);
+      await writeLocalDescription(path, jobId, { title: request.title, body: request.body, draft: request.draft ?? false });
       // A local change has no number of its own; the job id names it.
       return { number: 0, url: `${publicUrl(config)}${changePath(jobId)}` };
     },

@@ -6,8 +6,10 @@ import type { GitCredentials } from '../workspace/types.ts';
 export interface PullRequestRequest {
   /** Repository URL as configured on the project. */
   repository: string;
-  /** The job branch (`quire/<job id>`). */
+  /** The job branch (`quire/<job id>`, or the one the create request named). */
   branch: string;
+  /** The job the pull request is for (local repositories name their change page by it). */
+  jobId?: string;
   /** Branch the pull request merges into. */
   base: string;
   title: string;

@@ -10,6 +10,7 @@ import {
   boolean,
   ConfigError,
   integer,
+  modelList,
   optionalText,
   optionalUrl,
   privateKey,
@@ -31,7 +32,7 @@ export const settings = {
     'QUIRE_PUBLIC_URL',
     undefined,
     optionalUrl,
-    'URL clients use to reach Quire; defaults to `http://HOST:PORT`. Used in links Quire prints and serves.',
+    'URL clients use to reach Quire; defaults to `http://HOST:PORT`. Used in links Quire prints and serves, and as the passkey origin (its host name is the WebAuthn relying-party id). Required when HOST is `0.0.0.0` or `::`.',
   ),
   dataDir: setting('QUIRE_DATA_DIR', './data', text, 'Directory of the embedded SQLite database, workspaces and repository mirrors.'),
   databaseUrl: setting<string | undefined>(
@@ -71,6 +72,12 @@ export const settings = {
     integer(1),
     'Browser-tracker views accepted per minute for one project from all addresses together; more get 429.',
   ),
+  feedbackRateLimitPerAddress: setting(
+    'QUIRE_FEEDBACK_RATE_LIMIT_PER_ADDRESS',
+    20,
+    integer(1),
+    'Browser-tracker feedback items accepted per minute from one client address (an IPv6 /64 counts as one address), on top of the view limits; more get 429.',
+  ),
   webBotAuthTimeoutMs: setting(
     'QUIRE_WEB_BOT_AUTH_TIMEOUT_MS',
     3000,
@@ -105,17 +112,78 @@ export const settings = {
     'How long a claimed job stays reserved without a heartbeat before another worker may take it.',
   ),
   jobMaxAttempts: setting('QUIRE_JOB_MAX_ATTEMPTS', 3, integer(1, 100), 'Times a job interrupted by a crash is started before it is failed.'),
+  jobCancelPollMs: setting(
+    'QUIRE_JOB_CANCEL_POLL_MS',
+    500,
+    integer(50, 1000),
+    'How often a worker checks that its running jobs were not cancelled by another process, in milliseconds (a cancel must stop a job within 2 s).',
+  ),
+  eventsPollMs: setting(
+    'QUIRE_EVENTS_POLL_MS',
+    250,
+    integer(10, 10_000),
+    'How often a job event stream with subscribers looks for events recorded by other processes, in milliseconds (this process wakes it at once).',
+  ),
+  eventsHeartbeatSeconds: setting(
+    'QUIRE_EVENTS_HEARTBEAT_SECONDS',
+    15,
+    integer(1, 3600),
+    'Interval of the comment lines that keep an idle job event stream open through proxies, in seconds.',
+  ),
   shutdownGraceSeconds: setting(
     'QUIRE_SHUTDOWN_GRACE_SECONDS',
     30,
     integer(0),
     'On SIGTERM, how long running jobs may finish before they are released to other workers.',
   ),
+  webhooksAllowPrivate: setting(
+    'QUIRE_WEBHOOKS_ALLOW_PRIVATE',
+    false,
+    boolean,
+    'Let webhook endpoints be on loopback, private, link-local and other non-public addresses (tests and closed networks only: an endpoint address is chosen by whoever holds a write key).',
+  ),
+  webhookTimeoutMs: setting(
+    'QUIRE_WEBHOOK_TIMEOUT_MS',
+    10_000,
+    integer(100, 120_000),
+    'How long one webhook delivery attempt waits for the endpoint to answer, in milliseconds; a slower answer counts as a failed attempt.',
+  ),
+  webhookRetryHours: setting(
+    'QUIRE_WEBHOOK_RETRY_HOURS',
+    24,
+    integer(1, 720),
+    'How long a webhook delivery is retried (exponential backoff with jitter) before it is marked failed, in hours.',
+  ),
+  webhookDisableAfterHours: setting(
+    'QUIRE_WEBHOOK_DISABLE_AFTER_HOURS',
+    72,
+    integer(1, 8760),
+    'A webhook endpoint whose every attempt failed for this many hours is disabled, with the reason shown; PATCH it with `{"enabled": true}` to turn it on again.',
+  ),
+  webhookLogDays: setting(
+    'QUIRE_WEBHOOK_LOG_DAYS',
+    30,
+    integer(1, 3650),
+    'Days a delivered or failed webhook delivery and its attempts stay in the delivery log.',
+  ),
+  webhookConcurrency: setting('QUIRE_WEBHOOK_CONCURRENCY', 100, integer(1, 1024), 'Webhook deliveries one process sends at once.'),
+  webhookPollMs: setting(
+    'QUIRE_WEBHOOK_POLL_MS',
+    500,
+    integer(10),
+    'How often a process looks for webhook deliveries queued by other processes, in milliseconds (its own wake it at once).',
+  ),
   model: setting<string | undefined>(
     'QUIRE_MODEL',
     undefined,
     optionalText,
     'Default model of agent jobs as `provider:model` (`anthropic:…`, `openai:…`, `openai-compatible:…`); a project may override it.',
+  ),
+  allowedModels: setting<string[]>(
+    'QUIRE_ALLOWED_MODELS',
+    [],
+    modelList,
+    "Comma list of `provider:model` a job may choose with the create option `model`, besides its project's model (which is always allowed).",
   ),
   anthropicApiKey: setting<string | undefined>('ANTHROPIC_API_KEY', undefined, optionalText, 'API key of `anthropic:` models.'),
   openaiApiKey: setting<string | undefined>(
@@ -159,6 +227,24 @@ export const settings = {
   gitAuthorName: setting('QUIRE_GIT_AUTHOR_NAME', 'Quire', text, 'Author name of the commits agent jobs make.'),
   gitAuthorEmail: setting('QUIRE_GIT_AUTHOR_EMAIL', 'quire@localhost', text, 'Author email of the commits agent jobs make.'),
   pullRequestDraft: setting('QUIRE_PR_DRAFT', false, boolean, 'Open agent pull requests (merge requests) as drafts.'),
+  checkRepairRounds: setting(
+    'QUIRE_CHECK_REPAIR_ROUNDS',
+    2,
+    integer(0, 10),
+    'Times the problems the docs checks find in a change go back to the model before committing; problems left after them open the pull request as a draft that lists them (0 only reports).',
+  ),
+  checkMaxSeconds: setting(
+    'QUIRE_CHECK_MAX_SECONDS',
+    30,
+    integer(1, 3600),
+    'Time one run of the docs checks may take; files not reached by then are listed as not checked in the pull request.',
+  ),
+  checkMaxFileBytes: setting(
+    'QUIRE_CHECK_MAX_FILE_BYTES',
+    1_048_576,
+    integer(1024),
+    'Largest page or configuration file the docs checks parse, in bytes; larger ones are listed as not checked.',
+  ),
   dashboardLinkMinutes: setting('QUIRE_DASHBOARD_LINK_MINUTES', 30, integer(1, 10_080), 'How long a dashboard sign-in link works (it works once), in minutes.'),
   dashboardSessionHours: setting(
     'QUIRE_DASHBOARD_SESSION_HOURS',
@@ -172,6 +258,19 @@ export const settings = {
     integer(1, 8760),
     'A dashboard session not used for this many hours ends before QUIRE_DASHBOARD_SESSION_HOURS.',
   ),
+  invitationHours: setting(
+    'QUIRE_INVITATION_HOURS',
+    72,
+    integer(1, 8760),
+    'How long an invitation link an owner creates on the People page works (it works once), in hours.',
+  ),
+  signInRateLimit: setting(
+    'QUIRE_SIGN_IN_RATE_LIMIT',
+    10,
+    integer(1),
+    'Password sign-in attempts allowed per client address and, separately, per account in each window; more get 429.',
+  ),
+  signInRateWindowSeconds: setting('QUIRE_SIGN_IN_RATE_WINDOW_SECONDS', 900, integer(1), 'Length of the window of QUIRE_SIGN_IN_RATE_LIMIT, in seconds.'),
   githubToken: setting<string | undefined>(
     'GITHUB_TOKEN',
     undefined,
@@ -218,7 +317,7 @@ export const settings = {
     'QUIRE_SECRET_KEY',
     undefined,
     secretKey,
-    "Key that encrypts organizations' code-host tokens at rest (AES-256-GCM): 32 random bytes in base64 (`openssl rand -base64 32`). Needed once a token is connected.",
+    "Key that encrypts organizations' code-host tokens and log drain secrets at rest (AES-256-GCM): 32 random bytes in base64 (`openssl rand -base64 32`). Needed once a token is connected or a drain created.",
   ),
   secretKeyPrevious: setting<Buffer | undefined>(
     'QUIRE_SECRET_KEY_PREVIOUS',
@@ -238,6 +337,8 @@ export const settings = {
 type Settings = typeof settings;
 export type Config = { [K in keyof Settings]: Settings[K]['default'] };
 
+const wildcardHosts = new Set(['0.0.0.0', '::', '0:0:0:0:0:0:0:0']);
+
 /** Reads every setting from `environment` (default `process.env`); `overrides` win over both. */
 export function loadConfig(environment: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const config: Record<string, unknown> = {};
@@ -248,6 +349,12 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env, overrid
   const result = { ...(config as Config), ...overrides };
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(result.logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${result.logLevel}".`);
+  }
+  // Links built from a wildcard address (sign-in links, a local repository's prLink) would lead nowhere.
+  if (result.publicUrl === undefined && wildcardHosts.has(result.host.replace(/^\[|\]$/g, ''))) {
+    throw new ConfigError(
+      `HOST is ${result.host}, which listens on every interface but is no address a browser can open: set QUIRE_PUBLIC_URL to the URL people and clients use to reach Quire (for example http://quire.example.internal:${result.port}), so the links Quire prints and saves work.`,
+    );
   }
   return result;
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { AddressRangeError, parseAddressRanges } from '../lib/ip-ranges.ts';
+import { parseModel } from './model-name.ts';
 
 /** How each setting's text is read; a parser throws a ConfigError that says how to fix the value. */
 
@@ -74,4 +75,17 @@ export function addressList(raw: string, name: string): string[] {
     if (error instanceof AddressRangeError) throw new ConfigError(`${name} must list IP addresses or CIDR ranges such as 10.0.0.0/8,::1; ${error.message}`);
     throw error;
   }
+}
+
+/** A comma list of `provider:model` names (QUIRE_ALLOWED_MODELS). */
+export function modelList(raw: string, name: string): string[] {
+  const models = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  for (const model of models) {
+    const choice = parseModel(model);
+    if ('problem' in choice) throw new ConfigError(`${name}: ${choice.problem}`);
+  }
+  return models;
 }

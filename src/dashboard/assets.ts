@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 const assets: Record<string, { type: string; body: string }> = {
   'dashboard.css': { type: 'text/css; charset=utf-8', body: readFileSync(new URL('./assets/dashboard.css', import.meta.url), 'utf8') },
   'dashboard.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('./assets/dashboard.js', import.meta.url), 'utf8') },
+  'passkeys.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(new URL('./assets/passkeys.js', import.meta.url), 'utf8') },
 };
 
 export function assetRoutes(scope: FastifyInstance): void {

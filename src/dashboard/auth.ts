@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { canManage, findPerson } from '../accounts/people/people.ts';
 import { findProject } from '../accounts/projects.ts';
 import type { ProjectRow } from '../storage/tables/accounts.ts';
 import type { Config } from '../config/config.ts';
@@ -42,18 +43,38 @@ export function requireSession(context: AppContext) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const token = readCookie(request, sessionCookie);
     const session = token ? await findSession(context.storage.db, token, context.config.dashboardIdleHours) : undefined;
-    if (!token || !session) {
+    // A removed person's sessions are deleted with them; the check stands in case one slipped through.
+    const person = session?.person_id ? await findPerson(context.storage.db, session.person_id) : undefined;
+    if (!token || !session || (session.person_id && !person)) {
       if (request.method === 'GET' || request.method === 'HEAD') return reply.redirect('/dashboard/sign-in', 303);
-      throw new ApiError('unauthorized', 'Your dashboard session has ended. Sign in again with a link from "quire dashboard link".');
+      throw new ApiError('unauthorized', 'Your dashboard session has ended. Sign in again at /dashboard/sign-in.');
     }
-    request.viewer = { sessionId: session.id, orgId: session.org_id, csrf: csrfToken(token) };
+    request.viewer = {
+      sessionId: session.id,
+      orgId: session.org_id,
+      csrf: csrfToken(token),
+      personId: person?.id ?? null,
+      name: person?.name ?? 'Operator',
+      role: person?.role ?? 'owner',
+    };
   };
+}
+
+/**
+ * Refuses a member what only owners may do (API keys, code-host credentials, people), on the server:
+ * hiding a button is not a permission check.
+ */
+export function requireOwner(request: FastifyRequest, what: string): Viewer {
+  const viewer = viewerOf(request);
+  if (!canManage(viewer.role)) throw new ApiError('forbidden', `Only an owner of the organization can ${what}; ask an owner to do it, or to make you one.`);
+  return viewer;
 }
 
 /** A `preHandler` hook: every form post must carry the session's CSRF token. */
 export async function requireCsrf(request: FastifyRequest): Promise<void> {
   if (request.method !== 'POST') return;
-  const given = request.body instanceof URLSearchParams ? request.body.get('csrf') : undefined;
+  // Forms carry the token as a field; the passkey script sends it as a header with its JSON.
+  const given = request.body instanceof URLSearchParams ? request.body.get('csrf') : request.headers['x-csrf-token'];
   if (!request.viewer || !sameToken(request.viewer.csrf, given)) {
     throw new ApiError('forbidden', 'This form has expired or did not come from the dashboard. Reload the page and try again.');
   }

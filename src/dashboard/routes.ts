@@ -2,9 +2,13 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { FeatureRoutes } from '../http/context.ts';
 import type { AppContext } from '../http/context.ts';
 import { toApiError } from '../http/error-handler.ts';
+import { accountPages } from './pages/account.ts';
 import { analyticsPages } from './pages/analytics.ts';
+import { invitationPages } from './pages/invitations.ts';
+import { peoplePages } from './pages/people.ts';
 import { changePages } from './pages/changes.ts';
 import { connectionPages } from './pages/connections.ts';
+import { feedbackPages } from './pages/feedback.ts';
 import { assetRoutes } from './assets.ts';
 import { requireCsrf, requireSession } from './auth.ts';
 import { html } from './html.ts';
@@ -13,6 +17,8 @@ import { keyPages } from './pages/keys.ts';
 import { layout, notice, sendPage } from './layout.ts';
 import { projectPages } from './pages/projects.ts';
 import { signInPages } from './pages/sign-in.ts';
+import { deliveryPages } from './pages/webhook-deliveries.ts';
+import { webhookPages } from './pages/webhooks.ts';
 
 /**
  * Headers of every dashboard response: no caching (pages show secrets once), no framing, scripts
@@ -31,17 +37,26 @@ async function securityHeaders(_request: FastifyRequest, reply: FastifyReply): P
 
 function errorPage(context: AppContext) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const { status, message } = toApiError(error);
+    const apiError = toApiError(error);
+    const { status, message } = apiError;
+    reply.headers(apiError.headers);
     if (status >= 500) context.logger.error({ err: error }, 'dashboard request failed');
-    const title = status === 404 ? 'Not found' : status === 401 ? 'Signed out' : status === 403 ? 'Not allowed' : 'Something is not right';
-    const back = request.viewer
-      ? html`<p><a href="/dashboard/keys">Back to the dashboard</a></p>`
-      : html`<p><a href="/dashboard/sign-in">How to sign in</a></p>`;
+    const title =
+      status === 404
+        ? 'Not found'
+        : status === 401
+          ? 'Signed out'
+          : status === 403
+            ? 'Not allowed'
+            : status === 429
+              ? 'Too many attempts'
+              : 'Something is not right';
+    const back = request.viewer ? html`<p><a href="/dashboard/keys">Back to the dashboard</a></p>` : html`<p><a href="/dashboard/sign-in">Sign in</a></p>`;
     return sendPage(reply, layout({ title, viewer: request.viewer, body: html`${notice('error', message)}${back}` }), status);
   };
 }
 
-/** The dashboard: server-rendered pages under /dashboard, signed in with one-time links. */
+/** The dashboard: server-rendered pages under /dashboard, signed in with a passkey, a password or a one-time link. */
 export const dashboardRoutes: FeatureRoutes = async (app, { context }) => {
   await app.register(
     async (scope: FastifyInstance) => {
@@ -68,6 +83,7 @@ export const dashboardRoutes: FeatureRoutes = async (app, { context }) => {
       );
       assetRoutes(scope);
       signInPages(scope, context);
+      invitationPages(scope, context);
       await scope.register(async (signedIn) => {
         signedIn.addHook('onRequest', requireSession(context));
         signedIn.addHook('preHandler', requireCsrf);
@@ -77,7 +93,12 @@ export const dashboardRoutes: FeatureRoutes = async (app, { context }) => {
         connectionPages(signedIn, context);
         jobPages(signedIn, context);
         analyticsPages(signedIn, context);
+        feedbackPages(signedIn, context);
         changePages(signedIn, context);
+        webhookPages(signedIn, context);
+        deliveryPages(signedIn, context);
+        peoplePages(signedIn, context);
+        accountPages(signedIn, context);
       });
     },
     { prefix: '/dashboard' },

@@ -57,19 +57,26 @@ export async function redeemSignInLink(db: Kysely<Database>, linkToken: string, 
       .executeTakeFirst();
     if (claimed.numUpdatedRows === 0n) return null;
     const link = await trx.selectFrom('dashboard_sign_in_links').select('org_id').where('token_hash', '=', tokenHash).executeTakeFirstOrThrow();
-    await trx.deleteFrom('dashboard_sessions').where('expires_at', '<=', now).execute();
-    const token = randomBase62(tokenLength);
-    const row: DashboardSessionRow = {
-      id: newId('ses'),
-      token_hash: hashToken(token),
-      org_id: link.org_id,
-      expires_at: now + sessionHours * 3_600_000,
-      created_at: now,
-      last_seen_at: now,
-    };
-    await trx.insertInto('dashboard_sessions').values(row).execute();
-    return { token, row };
+    // A link is the operator's way in: its session belongs to no person and acts as an owner.
+    return openSession(trx, link.org_id, null, sessionHours, now);
   });
+}
+
+/** Opens a session for a person (or, with null, for the holder of a sign-in link). */
+export async function openSession(db: Kysely<Database>, orgId: string, personId: string | null, sessionHours: number, now = Date.now()): Promise<NewSession> {
+  await db.deleteFrom('dashboard_sessions').where('expires_at', '<=', now).execute();
+  const token = randomBase62(tokenLength);
+  const row: DashboardSessionRow = {
+    id: newId('ses'),
+    token_hash: hashToken(token),
+    org_id: orgId,
+    expires_at: now + sessionHours * 3_600_000,
+    created_at: now,
+    last_seen_at: now,
+    person_id: personId,
+  };
+  await db.insertInto('dashboard_sessions').values(row).execute();
+  return { token, row };
 }
 
 /** Last use is recorded at most this often, so browsing does not write on every request. */
@@ -96,6 +103,16 @@ export async function findSession(db: Kysely<Database>, token: string, idleHours
 
 export async function endSession(db: Kysely<Database>, sessionId: string): Promise<void> {
   await db.deleteFrom('dashboard_sessions').where('id', '=', sessionId).execute();
+}
+
+/**
+ * Signs out everywhere: ends every session of the person, or, for a session opened by a sign-in
+ * link, every link session of the organization. Returns how many ended.
+ */
+export async function endSessionsOf(db: Kysely<Database>, orgId: string, personId: string | null): Promise<number> {
+  const query = db.deleteFrom('dashboard_sessions').where('org_id', '=', orgId);
+  const result = await (personId === null ? query.where('person_id', 'is', null) : query.where('person_id', '=', personId)).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 /**

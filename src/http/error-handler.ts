@@ -12,12 +12,26 @@ const fastifyErrors: Record<string, { code: ErrorCode; message: string }> = {
   FST_ERR_CTP_INVALID_TYPE: { code: 'invalid_request', message: 'The Content-Type header is malformed.' },
 };
 
+/** What each part of a request is called in an error a person reads. */
+const partNames: Record<string, string> = { querystring: 'query parameter', params: 'path parameter', body: 'field', headers: 'header' };
+
 function validationDetails(error: FastifyError): ErrorDetail[] {
   return (error.validation ?? []).map((issue) => {
     const params = issue.params as Record<string, unknown>;
-    const extra = typeof params.additionalProperty === 'string' ? `/${params.additionalProperty}` : '';
-    return { path: `${issue.instancePath}${extra}` || '/', message: extra ? 'is not a known field' : (issue.message ?? 'is invalid') };
+    if (typeof params.additionalProperty !== 'string') return { path: issue.instancePath || '/', message: issue.message ?? 'is invalid' };
+    // The validator runs verbose, so an unknown name can be answered with the names that are known.
+    const { parentSchema } = issue as { parentSchema?: { properties?: object } };
+    const known = Object.keys(parentSchema?.properties ?? {});
+    const message = known.length > 0 ? `is not known; the known ones are ${known.join(', ')}` : 'is not known';
+    return { path: `${issue.instancePath}/${params.additionalProperty}`, message };
   });
+}
+
+/** "The query parameter limit must be <= 100." rather than a validator's "querystring is invalid". */
+function validationMessage(error: FastifyError, first: ErrorDetail): string {
+  const part = partNames[error.validationContext ?? ''] ?? 'request';
+  if (first.path === '/') return `The ${part === 'field' ? 'body' : `${part}s`} ${first.message}.`;
+  return `The ${part} ${first.path.slice(1).replaceAll('/', '.')} ${first.message}.`;
 }
 
 /** Any error as the contract's code, status and sentence; the API and the dashboard both answer with it. */
@@ -25,9 +39,7 @@ export function toApiError(error: FastifyError): ApiError {
   if (error instanceof ApiError) return error;
   if (error.validation) {
     const details = validationDetails(error);
-    const where = error.validationContext ?? 'request';
-    const first = details[0];
-    return new ApiError('invalid_request', `The ${where} is invalid: ${first.path === '/' ? '' : `${first.path.slice(1)} `}${first.message}.`, { details });
+    return new ApiError('invalid_request', validationMessage(error, details[0]), { details });
   }
   const known = error.code ? fastifyErrors[error.code] : undefined;
   if (known) return new ApiError(known.code, known.message);

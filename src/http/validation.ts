@@ -2,7 +2,8 @@ import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 
-const common: Options = { removeAdditional: false, useDefaults: true, allErrors: false, strict: false };
+// verbose: errors carry their schema, so an unknown parameter's error can list the known ones.
+const common: Options = { removeAdditional: false, useDefaults: true, allErrors: false, strict: false, verbose: true };
 
 function withFormats(ajv: Ajv): Ajv {
   (addFormats as unknown as (ajv: Ajv) => Ajv)(ajv);

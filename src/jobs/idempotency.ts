@@ -5,6 +5,7 @@ import { conflict } from '../http/errors.ts';
 import { lockRateLimitBucket } from '../http/rate-limit.ts';
 import type { Database } from '../storage/schema.ts';
 import type { JobRow } from '../storage/tables/jobs.ts';
+import type { CreateOptions } from './create-options.ts';
 
 /** How long an `Idempotency-Key` keeps returning the job it created. */
 const idempotencyWindowMs = 24 * 60 * 60 * 1000;
@@ -12,6 +13,8 @@ const idempotencyWindowMs = 24 * 60 * 60 * 1000;
 export interface IdempotentRequest {
   prompt: string;
   idempotencyKey?: string;
+  /** The create options; part of the request a key stands for. */
+  options?: CreateOptions;
 }
 
 /** Creates and follow-ups of a project take turns under this lock (it is also their rate-limit bucket). */
@@ -19,8 +22,13 @@ export function jobRateBucket(projectId: string): string {
   return `jobs:${projectId}`;
 }
 
-function requestHash(prompt: string): string {
-  return createHash('sha256').update(prompt).digest('hex');
+/** The prompt alone (as before create options existed, so stored keys still match), or the prompt and its options. */
+function requestHash(submission: IdempotentRequest): string {
+  const options = Object.entries(submission.options ?? {})
+    .filter(([, value]) => value !== undefined)
+    .sort(([a], [b]) => a.localeCompare(b));
+  const text = options.length === 0 ? submission.prompt : JSON.stringify([submission.prompt, options]);
+  return createHash('sha256').update(text).digest('hex');
 }
 
 /**
@@ -55,7 +63,7 @@ export async function replayedJob(
       .execute();
     return undefined;
   }
-  if (earlier.request_hash !== requestHash(submission.prompt)) {
+  if (earlier.request_hash !== requestHash(submission)) {
     throw conflict('This Idempotency-Key was already used with a different request body; use a new key for a new request.');
   }
   return trx.selectFrom('jobs').selectAll().where('id', '=', earlier.job_id).executeTakeFirstOrThrow();
@@ -72,6 +80,6 @@ export async function rememberIdempotencyKey(
   if (!submission.idempotencyKey) return;
   await trx
     .insertInto('idempotency_keys')
-    .values({ project_id: projectId, scope, key: submission.idempotencyKey, request_hash: requestHash(submission.prompt), job_id: jobId, created_at: now })
+    .values({ project_id: projectId, scope, key: submission.idempotencyKey, request_hash: requestHash(submission), job_id: jobId, created_at: now })
     .execute();
 }

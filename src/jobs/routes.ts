@@ -3,7 +3,7 @@ import { requireKey, visibleProject } from '../http/auth.ts';
 import type { AppContext } from '../http/context.ts';
 import { sendSerialized } from '../http/json.ts';
 import { rateLimitHeaders } from '../http/rate-limit.ts';
-import { ErrorResponse, IdempotencyHeaders, Job, JobList, JobParams, ListQuery, ProjectParams, PromptBody, Transcript } from './schemas.ts';
+import { CreateBody, ErrorResponse, IdempotencyHeaders, Job, JobList, JobParams, ListQuery, ProjectParams, PromptBody, Transcript } from './schemas.ts';
 import { archiveJob, createJob, followUp, getJob, getJobJson, listJobs } from './service.ts';
 import { listMessages } from './transcript.ts';
 import { jobView } from './view.ts';
@@ -21,15 +21,16 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = asy
       tags,
       summary: 'Create an agent job',
       description:
-        'Queues a job in which the agent works on the prompt; poll the job until it is no longer `active`. Shares the per-project limit with follow-ups.',
+        'Queues a job in which the agent works on the prompt; poll the job until it is no longer `active`, or follow its event stream. Optional `ref`, `branch`, `draft` and `model` choose the job’s base, work branch, pull request kind and model. Shares the per-project limit with follow-ups.',
       params: ProjectParams,
       headers: IdempotencyHeaders,
-      body: PromptBody,
+      body: CreateBody,
       response: { 201: Job, ...errors },
     },
     handler: async (request, reply) => {
       const project = await visibleProject(context, request, request.params.projectId);
-      const { job, rateLimit } = await createJob(context, project, { prompt: request.body.prompt, idempotencyKey: request.headers['idempotency-key'] });
+      const { prompt, ...options } = request.body;
+      const { job, rateLimit } = await createJob(context, project, { prompt, options, idempotencyKey: request.headers['idempotency-key'] });
       return reply.code(201).headers(rateLimitHeaders(rateLimit)).send(jobView(job));
     },
   });

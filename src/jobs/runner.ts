@@ -20,8 +20,13 @@ export interface JobRun {
   messages: TranscriptMessage[];
   /** What the runner saved at the end of the job's previous run (pull request number, …); null at first. */
   state: unknown;
-  /** Aborted when the worker shuts down or loses the job's lease; stop promptly. */
+  /** Aborted when the worker shuts down, loses the job's lease or the job is cancelled; stop promptly. */
   signal: AbortSignal;
+  /**
+   * Asks the database whether this run still owns the job (false once it was cancelled, and then
+   * `signal` is aborted too). Checked right before and after pushing: nothing is pushed after a cancel.
+   */
+  stillRunning(): Promise<boolean>;
   /** Appends to the job's transcript (`GET …/messages`). Never pass secrets. */
   record(role: MessageRole, content: Record<string, unknown>): Promise<void>;
 }

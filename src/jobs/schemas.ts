@@ -37,6 +37,32 @@ export const PromptBody = Type.Object(
   { additionalProperties: false },
 );
 
+export const CreateBody = Type.Object(
+  {
+    prompt: PromptBody.properties.prompt,
+    ref: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'Branch or ref to start from; default the project’s ref, else the default branch.' }),
+    ),
+    branch: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'Work branch: a valid git branch name of letters, digits, `.`, `_`, `-` and `/` that no other job of the project uses (409) and that does not exist in the repository yet (the job fails). Default `quire/<job id>`.',
+      }),
+    ),
+    draft: Type.Optional(Type.Boolean({ description: 'Open the pull request as draft. Default false.' })),
+    model: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: '`provider:model` or a model id, among the project’s model and the models the operator allows (QUIRE_ALLOWED_MODELS); any other is 400.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({ minLength: 1, maxLength: 255, description: 'Replaying the same key and body within 24 h returns the same job and is not counted twice.' }),

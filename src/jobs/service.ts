@@ -9,8 +9,10 @@ import { jobRateBucket, rememberIdempotencyKey, replayedJob, type IdempotentRequ
 import type { Database } from '../storage/schema.ts';
 import { enqueueRun } from './queue/enqueue.ts';
 import type { JobRow, JobStatus } from '../storage/tables/jobs.ts';
-import { appendMessage } from './transcript.ts';
+import { checkBranchUnused, checkRefNames, chooseModel } from './create-options.ts';
+import { announceRecorded, appendMessage, appendStatus } from './transcript.ts';
 import { jobView } from './view.ts';
+import { queueJobEvent } from './webhooks/emit.ts';
 
 export type Submission = IdempotentRequest;
 
@@ -41,11 +43,16 @@ export async function createJob(context: AppContext, project: ProjectRow, submis
     throw new ApiError('project_not_configured', problem ?? `Project ${project.id} is not ready for agent jobs: set its repository and model.`);
   }
   const repository = project.repository;
+  const options = submission.options ?? {};
+  checkRefNames(options);
+  const jobModel = chooseModel(context, model, options.model);
   const result = await context.storage.db.transaction().execute(async (trx) => {
     const now = Date.now();
     const replay = await replayedJob(context, trx, project.id, 'create', submission, now);
-    if (replay) return { job: replay, rateLimit: await takeJobRateLimit(context, trx, project.id, false), replayed: true };
+    if (replay) return { job: replay, rateLimit: await takeJobRateLimit(context, trx, project.id, false), replayed: true, webhooks: 0 };
     const rateLimit = await takeJobRateLimit(context, trx, project.id, true);
+    // Under the project's turn (taken with the rate limit), so two creates cannot both take one branch.
+    if (options.branch !== undefined) await checkBranchUnused(trx, project, options.branch);
     const id = newId('job');
     const job: JobRow = {
       id,
@@ -54,9 +61,10 @@ export async function createJob(context: AppContext, project: ProjectRow, submis
       status: 'active',
       prompt: submission.prompt,
       repository,
-      ref: project.ref,
-      model,
-      branch: jobBranch(id),
+      ref: options.ref ?? project.ref,
+      model: jobModel,
+      branch: options.branch ?? jobBranch(id),
+      draft: options.draft ? 1 : 0,
       pr_link: null,
       error: null,
       runner_state: null,
@@ -65,18 +73,26 @@ export async function createJob(context: AppContext, project: ProjectRow, submis
       created_at: now,
       updated_at: now,
       archived_at: null,
+      cancelled_at: null,
+      cancelled_by: null,
     };
     await trx.insertInto('jobs').values(job).execute();
     await appendMessage(trx, id, 'user', { text: submission.prompt }, now);
+    await appendStatus(trx, job);
     await enqueueRun(context.storage, trx, id, context.config.jobMaxAttempts, now);
     await rememberIdempotencyKey(trx, project.id, 'create', submission, id, now);
-    return { job, rateLimit, replayed: false };
+    const webhooks = await queueJobEvent(trx, job, 'job.created', now);
+    return { job, rateLimit, replayed: false, webhooks };
   });
-  if (!result.replayed) context.events.emit('job-enqueued');
+  if (!result.replayed) {
+    context.events.emit('job-enqueued');
+    announceRecorded(result.job.id);
+  }
+  if (result.webhooks) context.events.emit('webhooks-queued');
   return result;
 }
 
-async function findJobRow(db: Kysely<Database>, project: ProjectRow, jobId: string): Promise<JobRow> {
+export async function findJobRow(db: Kysely<Database>, project: ProjectRow, jobId: string): Promise<JobRow> {
   if (!isId(jobId, 'job')) throw notFound(`Job ${jobId}`);
   const job = await db.selectFrom('jobs').selectAll().where('id', '=', jobId).where('project_id', '=', project.id).executeTakeFirst();
   if (!job) throw notFound(`Job ${jobId}`);
@@ -114,27 +130,37 @@ export async function followUp(context: AppContext, project: ProjectRow, jobId: 
     if (job.status === 'active') throw conflict('The job is still active; wait until it is completed or failed before sending a follow-up.');
     if (job.status === 'archived') throw conflict('The job is archived and takes no more messages; create a new job instead.');
     const rateLimit = await takeJobRateLimit(context, trx, project.id, true);
+    const reopened = { ...job, status: 'active' as const, error: null, updated_at: now };
     await trx.updateTable('jobs').set({ status: 'active', error: null, updated_at: now }).where('id', '=', job.id).execute();
+    await appendStatus(trx, reopened);
     await appendMessage(trx, job.id, 'user', { text: submission.prompt }, now);
     await enqueueRun(context.storage, trx, job.id, context.config.jobMaxAttempts, now);
     await rememberIdempotencyKey(trx, project.id, scope, submission, job.id, now);
-    return { job: { ...job, status: 'active' as const, error: null, updated_at: now }, rateLimit, replayed: false };
+    return { job: reopened, rateLimit, replayed: false };
   });
-  if (!result.replayed) context.events.emit('job-enqueued');
+  if (!result.replayed) {
+    context.events.emit('job-enqueued');
+    announceRecorded(jobId);
+  }
   return result;
 }
 
 /** Archives a completed or failed job (archiving an archived job changes nothing). */
 export async function archiveJob(context: AppContext, project: ProjectRow, jobId: string): Promise<JobRow> {
-  return context.storage.db.transaction().execute(async (trx) => {
+  const { job, webhooks } = await context.storage.db.transaction().execute(async (trx) => {
     const job = await findJobRow(trx, project, jobId);
-    if (job.status === 'archived') return job;
+    if (job.status === 'archived') return { job, webhooks: 0 };
     if (job.status === 'active') throw conflict('The job is still active; wait until it is completed or failed before archiving it.');
     const now = Date.now();
+    const row = { ...job, status: 'archived' as const, archived_at: now, updated_at: now };
     await trx.updateTable('jobs').set({ status: 'archived', archived_at: now, updated_at: now }).where('id', '=', job.id).execute();
     await appendMessage(trx, job.id, 'event', { type: 'job-archived' }, now);
-    return { ...job, status: 'archived' as const, archived_at: now, updated_at: now };
+    await appendStatus(trx, row);
+    return { job: row, webhooks: await queueJobEvent(trx, row, 'job.archived', now) };
   });
+  announceRecorded(job.id);
+  if (webhooks) context.events.emit('webhooks-queued');
+  return job;
 }
 
 export interface ListOptions {

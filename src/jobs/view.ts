@@ -29,6 +29,12 @@ export function jobView(row: JobRow) {
   };
 }
 
+/** A transcript entry as `GET …/messages` returns it (for rows other than `status` rows). */
 export function messageView(row: JobMessageRow): TranscriptMessage {
-  return { seq: row.seq, role: row.role, content: JSON.parse(row.content) as Record<string, unknown>, createdAt: new Date(row.created_at).toISOString() };
+  return {
+    seq: row.seq,
+    role: row.role as TranscriptMessage['role'],
+    content: JSON.parse(row.content) as Record<string, unknown>,
+    createdAt: new Date(row.created_at).toISOString(),
+  };
 }

@@ -1,5 +1,4 @@
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { AppContext } from '../http/context.ts';
@@ -8,19 +7,12 @@ import { features } from './features.ts';
 import { healthRoutes } from './health.ts';
 import { jsonBodyParser, refusePrototypeKeys } from '../http/json.ts';
 import { validatorCompiler } from '../http/validation.ts';
+import { registerReference, withoutFraming } from './reference.ts';
+import { rootRoutes } from './root.ts';
 
 export interface AppOptions {
   /** Called for every route as it is added, with its method and full path (the tenancy test walks them all). */
   onRoute?: (route: Pick<RouteOptions, 'method' | 'url'>) => void;
-}
-
-/**
- * `policy` with `frame-ancestors 'none'` as its only framing rule: no other site may frame a Quire
- * page and trick a signed-in person into clicking on it.
- */
-function withoutFraming(policy: string): string {
-  const directives = policy.split(';').map((directive) => directive.trim());
-  return [...directives.filter((directive) => directive && !directive.toLowerCase().startsWith('frame-ancestors')), "frame-ancestors 'none'"].join('; ');
 }
 
 /** Assembles the HTTP application: parsers, error handling, OpenAPI, and every feature's routes. */
@@ -63,10 +55,11 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
       security: [{ bearerAuth: [] }],
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true, transformStaticCSP: withoutFraming });
+  await registerReference(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes, { context });
+  await app.register(rootRoutes);
   for (const feature of features) await app.register(feature, { context });
   return app;
 }

@@ -3,6 +3,7 @@ import { createAgentSetup } from '../agent/setup.ts';
 import { createAnalyticsState } from '../analytics/state.ts';
 import type { Config } from '../config/config.ts';
 import { createAccountCaches, createEvents, type AppContext } from '../http/context.ts';
+import { JobEventHub } from '../jobs/events/hub.ts';
 import { JobReadCache } from '../jobs/read-cache.ts';
 import type { AgentSetup } from '../jobs/runner.ts';
 import type { Storage } from '../storage/dialect.ts';
@@ -22,14 +23,16 @@ export function createLogger(config: Config): Logger {
 
 /** The one place a process's state is created: shared parts and every feature's own (see http/context.ts). */
 export function createContext(config: Config, storage: Storage, options: ContextOptions = {}): AppContext {
+  const logger = options.logger ?? createLogger(config);
   return {
     config,
     storage,
-    logger: options.logger ?? createLogger(config),
+    logger,
     events: createEvents(),
     accounts: createAccountCaches(config.accountCacheMs),
     agent: options.agent ?? createAgentSetup(config, storage.db),
     jobReads: new JobReadCache(),
+    jobEvents: new JobEventHub({ storage, logger, pollMs: config.eventsPollMs, heartbeatMs: config.eventsHeartbeatSeconds * 1000 }),
     analytics: createAnalyticsState(storage, { allowPrivate: config.webBotAuthAllowPrivate, timeoutMs: config.webBotAuthTimeoutMs }),
   };
 }

@@ -1,8 +1,21 @@
+import { drainRoutes } from '../analytics/drains/routes.ts';
 import { analyticsRoutes } from '../analytics/http/routes.ts';
+import { feedbackRoutes } from '../analytics/http/feedback-routes.ts';
 import { localChangeRoutes } from '../code-hosts/local-routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import type { FeatureRoutes } from '../http/context.ts';
+import { jobLiveRoutes } from '../jobs/live-routes.ts';
 import { jobRoutes } from '../jobs/routes.ts';
+import { webhookRoutes } from '../jobs/webhooks/routes.ts';
 
 /** Every feature's routes, registered in this order by `buildApp`: the one list of what the API serves. */
-export const features: FeatureRoutes[] = [jobRoutes, analyticsRoutes, dashboardRoutes, localChangeRoutes];
+export const features: FeatureRoutes[] = [
+  jobRoutes,
+  jobLiveRoutes,
+  webhookRoutes,
+  analyticsRoutes,
+  feedbackRoutes,
+  drainRoutes,
+  dashboardRoutes,
+  localChangeRoutes,
+];

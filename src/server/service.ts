@@ -4,6 +4,8 @@ import { bootstrapIfEmpty, type FirstRun } from '../accounts/bootstrap.ts';
 import { checkStoredSecrets } from '../accounts/connections.ts';
 import { startWorkspaceSweeper } from '../agent/sweeper.ts';
 import { jobsChannel } from '../jobs/queue/enqueue.ts';
+import { DeliveryLoop } from '../jobs/webhooks/loop.ts';
+import { checkWebhookSecrets } from '../jobs/webhooks/stored-secrets.ts';
 import { Worker } from '../jobs/worker.ts';
 import type { AgentSetup } from '../jobs/runner.ts';
 import { openStorage, type Storage } from '../storage/open.ts';
@@ -30,6 +32,8 @@ export interface RunningService {
   context: AppContext;
   app: FastifyInstance | null;
   worker: Worker | null;
+  /** Sends webhook deliveries; runs wherever a worker does. */
+  deliveries: DeliveryLoop | null;
   /** Base URL the API listens on (with the real port when PORT=0). */
   url: string | null;
   /** Set when this start created the first organization, project and key. */
@@ -58,7 +62,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const storage =
     options.storage ??
     (await openStorage(config, { onConnectionError: (error) => logger.error({ err: error }, 'database connection lost; the pool will reconnect') }));
-  await checkStoredSecrets(storage.db, config).catch(async (error: unknown) => {
+  await Promise.all([checkStoredSecrets(storage.db, config), checkWebhookSecrets(storage.db, config)]).catch(async (error: unknown) => {
     if (!options.storage) await storage.close();
     throw error;
   });
@@ -83,20 +87,33 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const firstRun = options.bootstrap ? await bootstrapIfEmpty(storage, { model: config.model }) : null;
 
   let worker: Worker | null = null;
+  let deliveries: DeliveryLoop | null = null;
   let stopListening = async () => {};
   let stopSweeper = async () => {};
   if (options.worker) {
-    worker = new Worker({
+    const jobWorker = new Worker({
       storage,
       runner: context.agent.runner,
       logger: logger.child({ component: 'worker' }),
       concurrency: config.workerConcurrency,
       leaseMs: config.jobLeaseSeconds * 1000,
       pollMs: config.workerPollMs,
+      cancelPollMs: config.jobCancelPollMs,
+      onJobChanged: () => context.events.emit('webhooks-queued'),
     });
-    context.events.on('job-enqueued', worker.notify);
-    stopListening = await storage.listen(jobsChannel, worker.notify);
-    worker.start();
+    const deliveryLoop = new DeliveryLoop({ storage, config, logger: logger.child({ component: 'webhooks' }) });
+    context.events.on('job-enqueued', jobWorker.notify);
+    context.events.on('job-cancelled', jobWorker.cancel);
+    context.events.on('webhooks-queued', deliveryLoop.notify);
+    // A job created by another process (PostgreSQL) comes with its job.created deliveries queued.
+    stopListening = await storage.listen(jobsChannel, () => {
+      jobWorker.notify();
+      deliveryLoop.notify();
+    });
+    jobWorker.start();
+    deliveryLoop.start();
+    worker = jobWorker;
+    deliveries = deliveryLoop;
     stopSweeper = startWorkspaceSweeper(storage, config.dataDir, logger.child({ component: 'worker' }));
   }
 
@@ -105,6 +122,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     context,
     app,
     worker,
+    deliveries,
     url,
     firstRun,
     stop() {
@@ -112,6 +130,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         await app?.close();
         await stopListening();
         await worker?.stop(config.shutdownGraceSeconds * 1000);
+        await deliveries?.stop();
         await stopSweeper();
         if (!options.storage) await storage.close();
       })();

@@ -22,10 +22,27 @@ export interface DialectProfile {
    * index cost about a page each; PostgreSQL logs rows instead.
    */
   logsWholePages: boolean;
+  /**
+   * Write transactions one process runs side by side for ingestion: SQLite has one writer, so more
+   * would only queue on its lock; PostgreSQL runs each on its own connection and core.
+   */
+  concurrentWrites: number;
+  /** Rows load with `COPY … FROM STDIN` (see postgres/copy.ts). */
+  copyIn: boolean;
 }
 
 export const dialectProfiles: Record<DialectProfile['name'], DialectProfile> = {
-  sqlite: { name: 'sqlite', rowLocks: false, skipLocked: false, setupLock: null, snapshotIsolation: null, arrayParameters: false, logsWholePages: true },
+  sqlite: {
+    name: 'sqlite',
+    rowLocks: false,
+    skipLocked: false,
+    setupLock: null,
+    snapshotIsolation: null,
+    arrayParameters: false,
+    logsWholePages: true,
+    concurrentWrites: 1,
+    copyIn: false,
+  },
   postgres: {
     name: 'postgres',
     rowLocks: true,
@@ -34,6 +51,8 @@ export const dialectProfiles: Record<DialectProfile['name'], DialectProfile> = {
     snapshotIsolation: 'repeatable read',
     arrayParameters: true,
     logsWholePages: false,
+    concurrentWrites: 3,
+    copyIn: true,
   },
 };
 

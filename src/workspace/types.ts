@@ -21,10 +21,19 @@ export interface WorkspaceOptions {
   ref: string | null;
   /** Branch the job works on (`quire/<job id>`); reused when it exists on the remote (follow-ups). */
   branch: string;
+  /** The branch must not exist on the remote yet (a branch the create request named, at the job's first run). */
+  newBranch?: boolean;
   /** Folder for workspaces and repository mirrors (under QUIRE_DATA_DIR). */
   root: string;
   credentials?: GitCredentials;
   signal?: AbortSignal;
+}
+
+export interface ChangeDiff {
+  /** Lines added and removed per file; null counts for binary files. */
+  files: { path: string; added: number | null; removed: number | null }[];
+  /** `git diff` output. */
+  patch: string;
 }
 
 export interface FileEntry {
@@ -53,6 +62,12 @@ export interface WorkspaceFiles {
   search(pattern: string, path?: string): Promise<SearchMatch[]>;
 }
 
+/** A file the job's change adds, modifies or deletes against the base it started from. */
+export interface ChangedFile {
+  path: string;
+  status: 'added' | 'modified' | 'deleted';
+}
+
 export interface Workspace {
   /** Absolute path of the checkout. */
   dir: string;
@@ -66,8 +81,19 @@ export interface Workspace {
    * committed by earlier runs or not (files only moved do not count).
    */
   changeBytes(): Promise<number>;
+  /** Stages every change and lists the files added, modified or deleted against the base (earlier runs' commits included). */
+  changedFiles(): Promise<ChangedFile[]>;
+  /** A file's text as the base had it, or null when it did not exist there or is larger than `maxBytes`. */
+  readBase(path: string, maxBytes: number): Promise<string | null>;
   /** Pushes the job branch to the remote. */
   push(): Promise<void>;
+  /** The committed change of the job branch against where it left the base: files with line counts, and the unified diff. */
+  diffAgainstBase(): Promise<ChangeDiff>;
+  /**
+   * Puts the remote job branch back where it was before `push` (deletes it when it was new), unless
+   * someone else moved it since. For a push that raced a cancel; works after the job's signal aborted.
+   */
+  retractPush(): Promise<void>;
   /** The branch the job started from (resolved default branch when `ref` was null). */
   baseBranch: string;
   /** Removes the checkout. */

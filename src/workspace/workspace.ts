@@ -3,6 +3,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { trimTrailingSlashes } from '../lib/trim.ts';
 import { stagedChangeBytes } from './change-size.ts';
+import { stagedChanges, textAtBase } from './changes.ts';
 import { createWorkspaceFiles } from './files.ts';
 import { displayRepository, explainGitError } from './git-errors.ts';
 import { runGit, type GitOptions } from './git.ts';
@@ -27,7 +28,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   const git: GitOptions & { repository: string } = { cwd: mirror, repository, credentials: options.credentials, signal: options.signal };
   const lock = `${mirror}.lock`;
 
-  const { baseBranch, baseCommit } = await withLock(
+  const { baseBranch, baseCommit, remoteBefore } = await withLock(
     lock,
     async () => {
       await refreshMirror(mirror, git);
@@ -35,22 +36,27 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
       const baseCommit = await resolveRef(mirror, baseBranch);
       if (!baseCommit) {
         throw new WorkspaceGitError(
-          `Branch or ref "${baseBranch}" does not exist in ${displayRepository(repository)}; set the project's ref to an existing branch.`,
+          `Branch or ref "${baseBranch}" does not exist in ${displayRepository(repository)}; start the job from an existing branch (the create option ref, or the project's ref).`,
         );
       }
       const existing = `refs/remotes/origin/${options.branch}`;
-      const continued = await runGit(['rev-parse', '--verify', '--quiet', `${existing}^{commit}`], { cwd: mirror }).then(
-        () => true,
-        () => false,
+      const remoteBefore = await runGit(['rev-parse', '--verify', '--quiet', `${existing}^{commit}`], { cwd: mirror }).then(
+        (sha) => sha.trim(),
+        () => null,
       );
-      const start = continued ? existing : baseCommit;
+      if (remoteBefore && options.newBranch) {
+        throw new WorkspaceGitError(
+          `Branch ${options.branch} already exists in ${displayRepository(repository)}; create the job with another branch name, or without one.`,
+        );
+      }
+      const start = remoteBefore ? existing : baseCommit;
       await removeWorktree(mirror, dir);
       try {
         await runGit(['worktree', 'add', '--quiet', '--no-track', '-B', options.branch, dir, start], git);
       } catch (error) {
         throw explainGitError(error, 'fetch', repository);
       }
-      return { baseBranch, baseCommit };
+      return { baseBranch, baseCommit, remoteBefore };
     },
     options.signal,
   );
@@ -78,12 +84,38 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
       await runGit(['add', '--all'], inWorkspace);
       return stagedChangeBytes(inWorkspace, await mergeBase());
     },
+    async changedFiles() {
+      await runGit(['add', '--all'], inWorkspace);
+      return stagedChanges(inWorkspace, await mergeBase());
+    },
+    async readBase(path: string, maxBytes: number) {
+      return textAtBase(inWorkspace, await mergeBase(), path, maxBytes);
+    },
     async push() {
       try {
         await runGit(['push', '--quiet', 'origin', `refs/heads/${options.branch}:refs/heads/${options.branch}`], inWorkspace);
       } catch (error) {
         throw explainGitError(error, 'push', repository, options.branch);
       }
+    },
+    async diffAgainstBase() {
+      const base = await mergeBase();
+      const numstat = await runGit(['diff', '--numstat', '--no-renames', base, 'HEAD'], inWorkspace);
+      const files = numstat
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => {
+          const [added, removed, ...path] = line.split('\t');
+          return { path: path.join('\t'), added: added === '-' ? null : Number(added), removed: removed === '-' ? null : Number(removed) };
+        });
+      const patch = await runGit(['diff', '--no-color', '--no-ext-diff', '--no-renames', base, 'HEAD'], inWorkspace);
+      return { files, patch };
+    },
+    async retractPush() {
+      const pushed = (await runGit(['rev-parse', 'HEAD'], { cwd: dir })).trim();
+      const target = remoteBefore ? `+${remoteBefore}:refs/heads/${options.branch}` : `:refs/heads/${options.branch}`;
+      const lease = `--force-with-lease=refs/heads/${options.branch}:${pushed}`;
+      await runGit(['push', '--quiet', lease, 'origin', target], { ...inWorkspace, signal: AbortSignal.timeout(60_000) }).catch(() => undefined);
     },
     async dispose() {
       await withLock(lock, async () => {

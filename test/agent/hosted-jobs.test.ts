@@ -22,7 +22,18 @@ const pageWriter: ModelScript = (request, turn) => {
   const followUp = request.messages.findLast((message) => message.role === 'user')?.content === 'Add a second question';
   const content = followUp ? '# FAQ\n\nQ1.\n\nQ2.\n' : '# FAQ\n\nQ1.\n';
   return scriptedTurns(
-    [{ text: '', toolCalls: [{ name: 'write_file', arguments: { path: 'docs/faq.md', content } }] }],
+    [
+      {
+        text: '',
+        toolCalls: [
+          { name: 'write_file', arguments: { path: 'docs/faq.md', content } },
+          {
+            name: 'write_file',
+            arguments: { path: 'mkdocs.yml', content: 'site_name: Acme\nnav:\n  - Home: index.md\n  - Guide: guide.md\n  - FAQ: faq.md\n' },
+          },
+        ],
+      },
+    ],
     followUp ? 'Add a second question' : 'Add an FAQ page\n\n- docs/faq.md: new',
   )(request, turn);
 };

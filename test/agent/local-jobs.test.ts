@@ -92,8 +92,15 @@ describe.each(testDatabases)('agent jobs on a local repository through the API o
       'tool:write_file',
       'tool:edit_file',
       'assistant:',
+      'event:checks',
+      'event:change-pushed',
       'event:job-completed',
     ]);
+    expect(transcript.find((message) => message.content.type === 'change-pushed')?.content).toMatchObject({
+      files: expect.arrayContaining([expect.objectContaining({ path: expect.any(String), added: expect.any(Number) })]),
+      diff: expect.stringContaining('diff --git'),
+      truncated: false,
+    });
 
     const followUp = await quire.followUp(created.body.id, 'Link it from the home page');
     expect(followUp).toMatchObject({ status: 200, body: { status: 'active', prLink: null } });

@@ -11,7 +11,15 @@ const failureOf = (promise: Promise<unknown>) =>
   );
 
 const writePage = scriptedTurns(
-  [{ text: '', toolCalls: [{ name: 'write_file', arguments: { path: 'docs/faq.md', content: '# FAQ\n' } }] }],
+  [
+    {
+      text: '',
+      toolCalls: [
+        { name: 'write_file', arguments: { path: 'docs/faq.md', content: '# FAQ\n' } },
+        { name: 'write_file', arguments: { path: 'mkdocs.yml', content: 'site_name: Acme\nnav:\n  - Home: index.md\n  - Guide: guide.md\n  - FAQ: faq.md\n' } },
+      ],
+    },
+  ],
   'Add an FAQ page\n\n- docs/faq.md',
 );
 

@@ -9,7 +9,7 @@ import type { JobRow, MessageRole } from '../../src/storage/tables/jobs.ts';
 import type { Config } from '../../src/config/config.ts';
 import { openWorkspace } from '../../src/workspace/workspace.ts';
 import { testConfig } from '../support/app.ts';
-import { createBareRepository } from '../support/git-repositories.ts';
+import { createBareRepository, docsFiles } from '../support/git-repositories.ts';
 import { startOpenAiServer, type ModelScript, type OpenAiServer } from '../support/openai-server.ts';
 
 /** A code host that records pull requests, or refuses them like a token without permission. */
@@ -38,14 +38,17 @@ export interface RunnerFixture {
   repository: string;
   /** Transcript entries the runs recorded. */
   transcript: TranscriptMessage[];
-  run(prompt: string, options?: { state?: unknown; signal?: AbortSignal; job?: Partial<JobRow> }): Promise<RunOutcome>;
+  run(prompt: string, options?: { state?: unknown; signal?: AbortSignal; job?: Partial<JobRow>; stillRunning?: () => Promise<boolean> }): Promise<RunOutcome>;
   close(): Promise<void>;
 }
 
-/** The runner with the real workspace and model provider, a local bare repository and a recording code host. */
-export async function runnerFixture(script: ModelScript, overrides: Partial<Config> = {}): Promise<RunnerFixture> {
+/**
+ * The runner with the real workspace and model provider, a local bare repository (holding `files`)
+ * and a recording code host.
+ */
+export async function runnerFixture(script: ModelScript, overrides: Partial<Config> = {}, files: Record<string, string> = docsFiles): Promise<RunnerFixture> {
   const root = mkdtempSync(join(tmpdir(), 'quire-runner-'));
-  const repository = createBareRepository(join(root, 'docs.git'));
+  const repository = createBareRepository(join(root, 'docs.git'), files);
   const model = await startOpenAiServer(script);
   const config = testConfig({ dataDir: join(root, 'data'), openaiBaseUrl: model.url, agentMaxRetries: 0, ...overrides });
   const host = new RecordingCodeHost();
@@ -72,6 +75,9 @@ export async function runnerFixture(script: ModelScript, overrides: Partial<Conf
     created_at: Date.now(),
     updated_at: Date.now(),
     archived_at: null,
+    draft: 0,
+    cancelled_at: null,
+    cancelled_by: null,
   };
   const project = { id: 'prj_1', docs_path: null } as ProjectRow;
   return {
@@ -90,6 +96,7 @@ export async function runnerFixture(script: ModelScript, overrides: Partial<Conf
         state: options.state ?? null,
         signal: options.signal ?? new AbortController().signal,
         record,
+        stillRunning: options.stillRunning ?? (async () => !options.signal?.aborted),
       };
       return runner.run(run).then(
         async (outcome) => {

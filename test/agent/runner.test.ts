@@ -40,14 +40,19 @@ describe('agent runner', () => {
       {
         repository: fixture.repository,
         branch: 'quire/job_01TEST',
+        jobId: 'job_01TEST',
         base: 'main',
         title: 'Document the upgrade command',
-        body: expect.stringMatching(/^- docs\/guide.md: new "Upgrade" section\.\n\nRequested in Quire job job_01TEST:\n\n> Document the upgrade command$/),
+        body: expect.stringMatching(
+          /^- docs\/guide.md: new "Upgrade" section\.\n\nRequested in Quire job job_01TEST:\n\n> Document the upgrade command\n\n## Checks\n\nQuire checked the change before committing it; everything passed:\n\n- Markdown and MDX compile/,
+        ),
         draft: false,
         existingNumber: null,
       },
     ]);
-    expect(fixture.transcript.map((entry) => entry.role)).toEqual(['user', 'tool', 'assistant', 'tool', 'assistant', 'event']);
+    expect(fixture.transcript.map((entry) => entry.role)).toEqual(['user', 'tool', 'assistant', 'tool', 'assistant', 'event', 'event', 'event']);
+    expect(fixture.transcript[5].content).toMatchObject({ type: 'checks', round: 0, passed: true, problems: [] });
+    expect(fixture.transcript[6].content).toMatchObject({ type: 'change-pushed', files: [{ path: 'docs/guide.md', added: 4, removed: 0 }] });
     expect(fixture.transcript[1].content).toMatchObject({
       tool: 'read_file',
       input: { path: 'docs/guide.md' },

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { formats } from '../../src/analytics/importers/formats.ts';
 
-const parse = (line: string) => formats.combined.parse(line, new Map());
+const parse = (line: string) => {
+  const parsed = formats.combined.parse(line, new Map());
+  return 'skip' in parsed ? parsed : { events: parsed.requests };
+};
 const prefix = '203.0.113.7 - - [21/Nov/2026:09:30:00 +0000] "GET ';
 
 describe('combined access-log lines', () => {
@@ -13,6 +16,6 @@ describe('combined access-log lines', () => {
   it('skips a cut-off line of hundreds of kilobytes without backtracking over it', () => {
     // With the earlier pattern this one line took minutes: time grew with the square of its length.
     const lines = [`${prefix}/${'a'.repeat(300_000)}`, `${prefix}/docs ${'x'.repeat(300_000)}`, `${prefix}${'a\\"'.repeat(100_000)}`];
-    for (const line of lines) expect(parse(line)).toEqual({ skip: 'malformed line' });
+    for (const line of lines) expect(parse(line)).toEqual({ skip: 'not a combined log line (unterminated "request")' });
   });
 });

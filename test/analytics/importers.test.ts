@@ -84,11 +84,14 @@ const samples = {
 } satisfies Record<keyof typeof formats, string[]>;
 
 const expected: Record<keyof typeof formats, { accepted: number; reasons: Record<string, number> }> = {
-  combined: { accepted: 3, reasons: { 'not a GET request': 1, 'malformed line': 2 } },
-  cloudflare: { accepted: 2, reasons: { 'not a GET request': 1, 'malformed line': 1 } },
-  vercel: { accepted: 2, reasons: { 'not a request log entry': 1, 'malformed line': 1 } },
-  cloudfront: { accepted: 2, reasons: { 'header line': 2, 'malformed line': 1 } },
-  ndjson: { accepted: 2, reasons: { 'invalid event: path is required: the requested page path, such as /guides/setup.': 1, 'malformed line': 1 } },
+  combined: {
+    accepted: 3,
+    reasons: { 'not a GET or HEAD request': 1, 'not a combined log line (no [time])': 1, 'not a combined log line (invalid time)': 1 },
+  },
+  cloudflare: { accepted: 2, reasons: { 'not a GET or HEAD request': 1, 'malformed line (not a JSON object)': 1 } },
+  vercel: { accepted: 2, reasons: { 'not a request log entry': 1, 'malformed line (not JSON)': 1 } },
+  cloudfront: { accepted: 2, reasons: { 'header line': 2, 'missing CloudFront fields: cs-uri-stem': 1 } },
+  ndjson: { accepted: 2, reasons: { 'no request path': 1, 'malformed line (not a JSON object)': 1 } },
 };
 
 describe.each(testDatabases)('log importers on $dialect', (database) => {
@@ -112,6 +115,7 @@ describe.each(testDatabases)('log importers on $dialect', (database) => {
         accepted: expected[format].accepted,
         skipped: Object.values(expected[format].reasons).reduce((sum, count) => sum + count, 0),
         reasons: expected[format].reasons,
+        notes: {},
       });
       const counted = await page(analytics, tenant.project.id, range);
       expect(counted.totals.total).toBeGreaterThan(0);

@@ -34,6 +34,30 @@ describe('group commit', () => {
     const results = await Promise.allSettled([1, 2, 3].map((call) => writer.write(call)));
     expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
   });
+
+  it('writes up to `concurrency` groups at once, each of at most `maxCalls` calls', async () => {
+    let running = 0;
+    let most = 0;
+    const groups: number[][] = [];
+    const writer = new GroupWriter<number, number>({
+      write: async (calls) => {
+        groups.push(calls);
+        most = Math.max(most, ++running);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        running--;
+        return calls;
+      },
+      size: () => 1,
+      maxSize: 100,
+      concurrency: 3,
+      maxCalls: 1,
+    });
+    const first = writer.write(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await Promise.all([first, ...[2, 3, 4, 5].map((call) => writer.write(call))])).toEqual([1, 2, 3, 4, 5]);
+    expect(groups.every((group) => group.length === 1)).toBe(true);
+    expect(most).toBe(3);
+  });
 });
 
 describe.each(testDatabases)('visitor ids on $dialect', (database) => {
@@ -64,5 +88,45 @@ describe.each(testDatabases)('visitor ids on $dialect', (database) => {
       offset: 0,
     });
     expect(answer.totals).toEqual({ human: 3, ai: 0, total: 3 });
+  });
+
+  it('gives every visitor one id when many calls of one project are written side by side', async () => {
+    const tenant = await createTenant(storage);
+    const analytics = createAnalyticsState(storage);
+    // Twenty calls over the same forty visitors and ten new paths, in different orders.
+    const calls = Array.from({ length: 20 }, (_, call) =>
+      Array.from({ length: 40 }, (_, index) => ({
+        timestamp: Date.UTC(2026, 3, 1, 12),
+        path: `/page-${(index + call) % 10}`,
+        visitorId: `visitor-${(index * 7 + call) % 40}`,
+        userAgent: chrome,
+        referrer: `https://site-${index % 5}.example/`,
+      })),
+    );
+    await Promise.all(calls.map((events) => storeEvents(analytics, tenant.project, prepareAll(events).events)));
+    const answer = await page(analytics, tenant.project.id, {
+      measure: 'visitors',
+      from: Date.UTC(2026, 3, 1),
+      to: Date.UTC(2026, 3, 2),
+      limit: 10,
+      offset: 0,
+    });
+    expect(answer.totals).toEqual({ human: 40, ai: 0, total: 40 });
+    const key = analytics.ids.projects.get(tenant.project.id)!;
+    const tables = storage.profile.logsWholePages ? (['analytics_visitors', 'analytics_recent_visitors'] as const) : (['analytics_visitors'] as const);
+    const rows = [];
+    for (const table of tables) rows.push(...(await storage.db.selectFrom(table).select('visitor_id').where('project_key', '=', key).execute()));
+    expect(rows).toHaveLength(40);
+    expect(new Set(rows.map((row) => row.visitor_id)).size).toBe(40);
+  });
+
+  it('stores text with tabs, line breaks and backslashes exactly as sent', async () => {
+    const tenant = await createTenant(storage);
+    const analytics = createAnalyticsState(storage);
+    const referrer = 'https://example.org/a\\tb\tc\nd\re\\N\\';
+    await storeEvents(analytics, tenant.project, prepareAll([{ path: '/x', visitorId: 'v', userAgent: chrome, referrer }]).events);
+    const key = analytics.ids.projects.get(tenant.project.id)!;
+    const rows = await storage.db.selectFrom('analytics_events').select('referrer').where('project_key', '=', key).execute();
+    expect(rows.map((row) => row.referrer)).toEqual([referrer]);
   });
 });

@@ -60,6 +60,8 @@ describe('quire CLI', () => {
     const second = await serveOnce(port);
     expect(second).toContain('listening on');
     expect(second).not.toContain('quire_');
+    expect(second).toContain(`Dashboard: http://127.0.0.1:${port}/dashboard`);
+    expect(second).toContain('"npx quire dashboard link" prints a one-time sign-in link');
     const keys = JSON.parse((await quire('keys', 'list', '--json')).stdout);
     expect(keys).toHaveLength(1);
     expect(JSON.stringify(keys)).not.toContain(key);
@@ -96,9 +98,10 @@ describe('quire CLI', () => {
       repository: 'https://github.com/acme/handbook',
       ref: 'main',
       model: 'anthropic:claude-sonnet-4-5',
+      skipAssets: true,
     });
-    const updated = JSON.parse((await quire('projects', 'update', project.id, '--ref', 'develop', '--json')).stdout);
-    expect(updated).toMatchObject({ ref: 'develop', repository: 'https://github.com/acme/handbook' });
+    const updated = JSON.parse((await quire('projects', 'update', project.id, '--ref', 'develop', '--skip-assets', 'off', '--json')).stdout);
+    expect(updated).toMatchObject({ ref: 'develop', repository: 'https://github.com/acme/handbook', skipAssets: false });
     const listed = JSON.parse((await quire('projects', 'list', '--org', org.id, '--json')).stdout);
     expect(listed.map((row: { id: string }) => row.id)).toEqual([project.id]);
 
@@ -148,6 +151,7 @@ describe('quire CLI', () => {
     expect(await quireFails('keys', 'revoke', 'key_nope')).toMatch(/No key has the id key_nope/);
     expect(await quireFails('projects', 'list', '--org', 'org_nope')).toMatch(/No organization/);
     expect(await quireFails('projects', 'update', 'prj_nope', '--ref', 'x')).toMatch(/No project/);
+    expect(await quireFails('projects', 'update', 'prj_nope', '--skip-assets', 'maybe')).toMatch(/--skip-assets takes on or off/);
   });
 
   it('serve exits 1 with what to do when its port is taken, instead of running on without a server', async () => {

@@ -10,6 +10,9 @@ import type { Storage } from '../../src/storage/dialect.ts';
 import { scriptedAgent, testConfig } from '../support/app.ts';
 import { testDatabases } from '../support/storage.ts';
 import { launchChromium } from '../support/chromium.ts';
+import { startWebhookReceiver } from '../support/webhook-receiver.ts';
+import { createJob } from '../../src/jobs/service.ts';
+import { Webhook } from 'standardwebhooks';
 import { step } from './browser.ts';
 
 describe('dashboard in Chromium', () => {
@@ -27,13 +30,21 @@ describe('dashboard in Chromium', () => {
     // The agent writes to the transcript, then waits until the test lets it finish, so the page is seen while the job is active.
     const agent = scriptedAgent({
       run: async (run) => {
+        // Armed before the entry is recorded: the page shows it as soon as it commits (event stream).
+        const released = new Promise<void>((resolve) => (releaseJob = resolve));
         await run.record('assistant', { text: `Working on: ${run.prompt}` });
-        await new Promise<void>((resolve) => (releaseJob = resolve));
+        await released;
         await run.record('tool', { tool: 'write_file', input: { path: 'docs/sso.md' }, result: 'written' });
         return { prLink: 'https://github.com/acme/handbook/pull/42' };
       },
     });
-    service = await startService({ config: testConfig({ workerPollMs: 50, githubToken: 'ghp_browserTestToken' }), api: true, worker: true, agent, storage });
+    service = await startService({
+      config: testConfig({ workerPollMs: 50, githubToken: 'ghp_browserTestToken', webhooksAllowPrivate: true, webhookPollMs: 50 }),
+      api: true,
+      worker: true,
+      agent,
+      storage,
+    });
     orgId = (await createOrganization(storage.db, 'Acme')).id;
     // The project the test creates is on GitHub: the operator lets the organization use the server's token.
     await setServerCredentials(storage.db, orgId, true);
@@ -238,5 +249,63 @@ describe('dashboard in Chromium', () => {
       );
       expect(csv.trim().split('\n')).toEqual(['path,human,ai,total', ...expected.visitors.map((row) => `${row.path},${row.human},${row.ai},${row.total}`)]);
     });
+  });
+  it('adds a webhook endpoint showing its secret once, shows its delivery log, redelivers and deletes it', async () => {
+    const project = await storage.db.selectFrom('projects').selectAll().where('name', '=', 'Handbook').executeTakeFirstOrThrow();
+    const receiver = await startWebhookReceiver();
+    try {
+      const secret = await step(page, 'webhook-create', async () => {
+        await page.goto(`${service.url}/dashboard/projects/${project.id}/jobs`);
+        await page.getByRole('link', { name: 'Webhooks' }).click();
+        expect(await page.getByText('No webhook endpoints yet.').count()).toBe(1);
+        await page.getByLabel('URL').fill(`${receiver.url}/quire`);
+        await page.getByRole('checkbox', { name: 'job.completed' }).uncheck();
+        await page.getByLabel('Description (optional)').fill('Team chat');
+        await page.getByRole('button', { name: 'Add endpoint' }).click();
+        const shown = await page.locator('#new-secret ~ p .copyable code').textContent();
+        expect(shown).toMatch(/^whsec_/);
+        const row = page.getByRole('row', { name: /Team chat/ });
+        expect(await row.textContent()).toContain('job.created');
+        expect(await row.textContent()).not.toContain('job.completed');
+        return shown!;
+      });
+      await step(page, 'webhook-refused', async () => {
+        await page.getByLabel('URL').fill('ftp://example.com/hook');
+        await page.getByRole('button', { name: 'Add endpoint' }).click();
+        await expect.poll(() => page.getByRole('alert').textContent()).toContain('http or https');
+      });
+
+      await createJob(service.context, project, { prompt: 'Announce me' });
+      const [received] = await receiver.waitFor(1);
+      expect(new Webhook(secret).verify(received.body, received.headers as Record<string, string>)).toMatchObject({ type: 'job.created' });
+
+      await step(page, 'webhook-deliveries', async () => {
+        await page.goto(`${service.url}/dashboard/projects/${project.id}/webhooks`);
+        expect(await page.locator('body').textContent()).not.toContain(secret);
+        await page.getByRole('link', { name: `${receiver.url}/quire` }).click();
+        await expect
+          .poll(async () => {
+            await page.reload();
+            return page.locator('#deliveries ~ .scroll tbody tr').first().textContent();
+          })
+          .toContain('delivered');
+        const row = page.locator('#deliveries ~ .scroll tbody tr').first();
+        expect(await row.textContent()).toContain('job.created');
+        await row.getByText('1 attempt').click();
+        expect(await row.locator('li').first().textContent()).toMatch(/HTTP 200.* in \d+ ms/);
+        await row.getByRole('button', { name: /Redeliver/ }).click();
+        await expect.poll(() => page.getByRole('status').first().textContent()).toContain('is queued again');
+      });
+      const again = await receiver.waitFor(2);
+      expect(again[1].headers['webhook-id']).toBe(received.headers['webhook-id']);
+
+      await step(page, 'webhook-delete', async () => {
+        await page.getByRole('button', { name: 'Delete endpoint' }).click();
+        await expect.poll(() => page.getByText('No webhook endpoints yet.').count()).toBe(1);
+      });
+    } finally {
+      releaseJob();
+      await receiver.close();
+    }
   });
 });

@@ -75,11 +75,13 @@ describe.each(testDatabases)('job worker on $dialect', (database) => {
     expect(done).toMatchObject({ status: 'completed', pr_link: 'https://github.com/acme/docs/pull/1', input_tokens: 120, output_tokens: 30, error: null });
     expect(JSON.parse(done.runner_state!)).toEqual({ number: 1 });
     const roles = await storage.db.selectFrom('job_messages').select(['role', 'content']).where('job_id', '=', job.id).orderBy('seq').execute();
-    expect(roles.map((row) => `${row.role}:${JSON.parse(row.content).type ?? ''}`)).toEqual([
+    expect(roles.map((row) => `${row.role}:${JSON.parse(row.content).type ?? JSON.parse(row.content).status ?? ''}`)).toEqual([
       'user:',
+      'status:active',
       'event:job-started',
       'assistant:',
       'event:job-completed',
+      'status:completed',
     ]);
     expect(await storage.db.selectFrom('job_queue').select('id').where('job_id', '=', job.id).execute()).toEqual([]);
   });

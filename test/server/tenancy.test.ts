@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addConnection } from '../../src/accounts/connections.ts';
+import { createInvitation } from '../../src/accounts/people/invitations.ts';
+import { createPerson } from '../../src/accounts/people/people.ts';
 import { createJob } from '../../src/jobs/service.ts';
+import { createEndpoint } from '../../src/jobs/webhooks/endpoints.ts';
 import type { AppContext } from '../../src/http/context.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
@@ -14,6 +18,9 @@ import { form, signIn, type SignedIn } from '../dashboard/session.ts';
  * the attacker below. A new public route must be added here on purpose.
  */
 const publicRoutes: Record<string, string> = {
+  'GET /': 'a redirect to the dashboard, or where the API reference is',
+  'GET /favicon.ico': "Quire's icon",
+  'GET /favicon.svg': "Quire's icon",
   'GET /healthz': 'liveness, no data',
   'GET /readyz': 'readiness, no data',
   'GET /openapi.json': 'the API description',
@@ -22,7 +29,15 @@ const publicRoutes: Record<string, string> = {
   'GET /dashboard/assets/:name': 'stylesheet and script of the dashboard',
   'GET /dashboard/sign-in': 'the sign-in page',
   'POST /dashboard/sign-in': 'redeems a one-time sign-in link',
+  'POST /dashboard/sign-in/password': 'password sign-in, rate-limited per address and account',
+  'POST /dashboard/sign-in/passkey/options': 'a WebAuthn challenge, before anyone is signed in',
+  'POST /dashboard/sign-in/passkey': 'passkey sign-in',
+  'GET /dashboard/invitations/:token': 'an invitation link: the token is the secret',
+  'POST /dashboard/invitations/:token': 'accepts an invitation: the token is the secret',
   'GET /changes/:jobId': 'a redirect to /dashboard/changes/:jobId, the same for every id',
+  'POST /v1/analytics/:projectId/drains/:drainId':
+    "a host's log batch, authenticated by the drain's own secret (Vercel's signature, a bearer header or ?secret=)",
+  'GET /v1/analytics/:projectId/drains/:drainId': "Vercel's check of a drain: its verification code, which proves nothing and counts nothing",
 };
 
 interface Route {
@@ -52,19 +67,49 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
   let victimJobId: string;
   let victimKeyId: string;
   let victimConnectionId: string;
+  let victimFeedbackId: string;
+  let victimDrain: { id: string; secret: string };
+  let victimWebhookId: string;
+  let victimDeliveryId: string;
+  let victimPersonId: string;
+  let victimInvitationId: string;
+  const victimPasskeyId = 'victim-passkey-credential';
   const victimToken = `ghp_${randomBytes(18).toString('hex')}`;
   const routes: Route[] = [];
 
   beforeAll(async () => {
     storage = await database.open();
-    context = testContext(storage, { config: { secretKey: randomBytes(32) } });
+    context = testContext(storage, { config: { secretKey: randomBytes(32), webhooksAllowPrivate: true } });
     app = await testApp(context, { onRoute: (route) => collectRoutes(routes, route) });
     victim = await createTenant(storage, { project: { name: 'Victim secret docs', trackerDomains: ['docs.victim.test'] } });
     attacker = await createTenant(storage, { project: { name: 'Attacker docs' } });
     session = await signIn(app, storage, attacker.orgId);
+    victimWebhookId = (await createEndpoint({ db: storage.db, config: context.config }, victim.project, { url: 'http://127.0.0.1:9/victim-hook' })).endpoint.id;
     victimJobId = (await createJob(context, victim.project, { prompt: 'Victim confidential instruction' })).job.id;
+    victimDeliveryId = (await storage.db.selectFrom('webhook_deliveries').select('id').executeTakeFirstOrThrow()).id;
     victimConnectionId = (await addConnection(storage.db, context.config, victim.orgId, { kind: 'github-token', account: 'victim-bot', token: victimToken }))
       .id;
+    await app.inject({
+      method: 'POST',
+      url: `/v1/analytics/${victim.project.id}/events`,
+      headers: victim.auth,
+      payload: { events: [{ kind: 'feedback', path: '/secret', source: 'contextual', comment: 'Victim confidential feedback' }] },
+    });
+    victimFeedbackId = (await storage.db.selectFrom('analytics_feedback').select('id').executeTakeFirstOrThrow()).id;
+    victimDrain = (
+      await app.inject({
+        method: 'POST',
+        url: `/v1/analytics/${victim.project.id}/drains`,
+        headers: victim.auth,
+        payload: { kind: 'ndjson', name: 'Victim drain' },
+      })
+    ).json();
+    victimPersonId = (await createPerson(storage.db, victim.orgId, { name: 'Victim owner', email: 'owner@victim.test', role: 'owner', passwordHash: null })).id;
+    victimInvitationId = (await createInvitation(storage.db, victim.orgId, { role: 'owner', note: 'Victim invitee', hours: 24 })).row.id;
+    await storage.db
+      .insertInto('person_passkeys')
+      .values({ id: victimPasskeyId, person_id: victimPersonId, public_key: 'AAAA', counter: 0, transports: '', created_at: Date.now(), last_used_at: null })
+      .execute();
     victimKeyId = (await storage.db.selectFrom('api_keys').select('id').where('org_id', '=', victim.orgId).executeTakeFirstOrThrow()).id;
   });
   afterAll(async () => {
@@ -83,6 +128,13 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
       changes: victimJobId,
       keys: victimKeyId,
       connections: victimConnectionId,
+      feedback: victimFeedbackId,
+      drains: victimDrain.id,
+      webhooks: victimWebhookId,
+      deliveries: victimDeliveryId,
+      people: victimPersonId,
+      invitations: victimInvitationId,
+      passkeys: victimPasskeyId,
     };
     return url.replace(/([^/]+)\/:(\w+)/g, (_match, segment: string, name: string) => {
       const id = ids[segment];
@@ -94,7 +146,12 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
   /** Every row of every table that names the victim's organization, project or job. */
   async function victimRows(): Promise<string> {
     // Sorted: the order in which the database lists its tables may differ between calls.
-    const tables = (await storage.db.introspection.getTables()).sort((a, b) => a.name.localeCompare(b.name));
+    // Only this test's schema: the shared PostgreSQL may hold other schemas with other tables.
+    const current =
+      storage.profile.name === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(storage.db)).rows[0].schema : undefined;
+    const tables = (await storage.db.introspection.getTables())
+      .filter((table) => current === undefined || table.schema === current)
+      .sort((a, b) => a.name.localeCompare(b.name));
     const owners: [string, string][] = [
       ['org_id', victim.orgId],
       ['project_id', victim.project.id],
@@ -133,11 +190,18 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
       victimConnectionId,
       'victim-bot',
       victimToken,
+      'Victim confidential feedback',
+      victimDrain.secret,
+      'Victim drain',
+      victimWebhookId,
+      'victim-hook',
+      'owner@victim.test',
+      'Victim invitee',
     ];
     // Signing out ends the attacker's session, so it goes last.
     const walk = routes
       .filter((route) => !publicRoutes[`${route.method} ${route.url}`])
-      .sort((a, b) => Number(a.url.endsWith('sign-out')) - Number(b.url.endsWith('sign-out')));
+      .sort((a, b) => Number(a.url.includes('sign-out')) - Number(b.url.includes('sign-out')));
     let walked = 0;
     for (const route of walk) {
       const url = fill(route.url);
@@ -148,7 +212,13 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
         headers['content-type'] = dashboard ? 'application/x-www-form-urlencoded' : 'application/json';
         payload = dashboard
           ? form({ csrf: session.csrf, name: 'Taken over', prompt: 'Leak everything', scopes: 'read', projects: victim.project.id })
-          : JSON.stringify(url.endsWith('/events') ? { events: [{ path: '/stolen', userAgent: 'Mozilla/5.0 Firefox/133.0' }] } : { prompt: 'Leak everything' });
+          : JSON.stringify(
+              url.endsWith('/events')
+                ? { events: [{ path: '/stolen', userAgent: 'Mozilla/5.0 Firefox/133.0' }] }
+                : route.method === 'PATCH'
+                  ? { status: 'dismissed' }
+                  : { prompt: 'Leak everything' },
+            );
       }
       const response = await app.inject({ method: route.method as 'GET', url, headers, payload });
       const label = `${route.method} ${route.url} as ${url}`;
@@ -159,5 +229,9 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
     }
     expect(walked).toBe(walk.length);
     expect(await victimRows()).toBe(before);
+    // Feedback rows name the project by its analytics key, which victimRows does not follow.
+    expect(await storage.db.selectFrom('analytics_feedback').select(['id', 'status', 'comment']).execute()).toEqual([
+      { id: victimFeedbackId, status: 0, comment: 'Victim confidential feedback' },
+    ]);
   });
 });

@@ -9,11 +9,15 @@ import { jsonBodyParser } from '../../http/json.ts';
 import { rateLimited, rateLimitHeaders, takeRateLimit, type RateLimitState } from '../../http/rate-limit.ts';
 import { ingest } from '../ingest/ingest.ts';
 import { allowedHost } from '../ingest/referrers.ts';
+import { collectInteraction } from '../feedback/collect.ts';
 
 const script = readFileSync(new URL('./tracker.js', import.meta.url), 'utf8');
 
-/** A beacon is one small JSON object (its longest fields are two 2 KB addresses); anything larger is not one. */
-const collectBodyLimitBytes = 8192;
+/**
+ * A beacon is one small JSON object: a view's longest fields are two 2 KB addresses, a feedback's a
+ * 10,000-character code snippet and a 2,000-character comment (feedback/kinds.ts); anything larger is not one.
+ */
+const collectBodyLimitBytes = 32_768;
 
 const CollectBody = Type.Object(
   {
@@ -25,6 +29,12 @@ const CollectBody = Type.Object(
     }),
     visitorId: Type.String({ minLength: 1, maxLength: 200 }),
     referrer: Type.Optional(Type.String({ maxLength: 2048 })),
+    kind: Type.Optional(Type.Union([Type.Literal('feedback'), Type.Literal('search')], { description: 'Absent for a page view.' })),
+    data: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description: 'The fields of a feedback or search event (docs/analytics.md); a feedback’s path defaults to the page’s.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -100,6 +110,10 @@ export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> =
       }
       const address = clientAddress(request);
       reply.headers(rateLimitHeaders(await takeCollectLimits(context, project.id, address)));
+      if (body.kind) {
+        await collectInteraction(context, project, address, { ...body.data, kind: body.kind }, page);
+        return reply.code(204).send();
+      }
       const result = await ingest(context.analytics, project, [
         {
           path: page.pathname + page.search,

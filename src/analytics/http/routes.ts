@@ -8,7 +8,8 @@ import { breakdownRoutes } from './breakdown-routes.ts';
 import { collectRoutes } from './collect.ts';
 import { limitReads } from './read-limit.ts';
 import { parseRange } from './range.ts';
-import { ingest, maxEventsPerRequest } from '../ingest/ingest.ts';
+import { maxEventsPerRequest } from '../ingest/ingest.ts';
+import { ingestEvents } from '../feedback/ingest.ts';
 import { page } from '../query/query.ts';
 import type { Measure } from '../query/types.ts';
 import { ErrorResponse, IngestBody, IngestResult, ProjectParams, RangeQuery, ViewsResult, VisitorsResult } from './schemas.ts';
@@ -107,7 +108,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
       if (events.length > maxEventsPerRequest) {
         throw new ApiError('payload_too_large', `This request has ${events.length} events; send at most ${maxEventsPerRequest} per request.`);
       }
-      const result = await ingest(context.analytics, project, events);
+      const result = await ingestEvents(context.analytics, project, events);
       return reply.code(202).send({ accepted: result.accepted, rejected: result.rejected, errors: result.errors });
     },
   });

@@ -40,7 +40,7 @@ export const IngestBody = Type.Object(
   {
     events: Type.Array(Type.Unknown(), {
       description:
-        'Events `{timestamp?, path, userAgent?, ip?, visitorId?, accept?, referrer?, status?, headers?}`; each is checked on its own. `headers` (at most 32 request header names to string values) lets a Web Bot Auth signature verify the view; headers are never stored.',
+        'Events `{timestamp?, path, userAgent?, ip?, visitorId?, accept?, referrer?, status?, headers?, contentType?}`; each is checked on its own. `contentType` is the Content-Type of the response, where known (at most 256 characters). `headers` (at most 32 request header names to string values) lets a Web Bot Auth signature verify the view; headers are never stored.',
     }),
   },
   { additionalProperties: false },

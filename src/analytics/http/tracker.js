@@ -1,4 +1,4 @@
-// Quire page-view tracker. No cookies: a random id kept in this site's localStorage identifies the
+// Quire page-view, feedback and search tracker. No cookies: a random id kept in this site's localStorage identifies the
 // browser (first-party, never shared across sites); without storage each page load gets a new id.
 (function () {
   var script = document.currentScript;
@@ -28,8 +28,11 @@
     var source = /[?&]utm_source=([^&#]+)/.exec(location.search);
     return location.origin + location.pathname + (source ? '?utm_source=' + source[1] : '');
   }
-  function send() {
-    var body = JSON.stringify({ project: project, url: pageAddress(), visitorId: visitor, referrer: document.referrer || undefined });
+  function post(fields) {
+    fields.project = project;
+    fields.url = pageAddress();
+    fields.visitorId = visitor;
+    var body = JSON.stringify(fields);
     // text/plain keeps the beacon a simple request: no CORS preflight, nothing to read back. The
     // referrer policy "origin" makes browsers send this page's Origin even where the page's own
     // policy is no-referrer (they would send "Origin: null", which the collect endpoint refuses).
@@ -39,6 +42,21 @@
       navigator.sendBeacon(endpoint, body);
     }
   }
+  function send() {
+    post({ referrer: document.referrer || undefined });
+  }
+  // quire('feedback', {...}) and quire('search', {...}) for a site's feedback widget and search box;
+  // a search gets a searchId (returned) so its click can be sent later with the same one.
+  function command(kind, data) {
+    if (kind !== 'feedback' && kind !== 'search') return;
+    data = Object.assign({}, data);
+    if (kind === 'search' && !data.searchId) data.searchId = randomId();
+    post({ kind: kind, data: data });
+    return data.searchId;
+  }
+  var queued = (window.quire && window.quire.q) || [];
+  window.quire = command;
+  for (var index = 0; index < queued.length; index++) command.apply(null, queued[index]);
   send();
   // Single-page sites change the path without loading a page.
   var last = location.pathname;

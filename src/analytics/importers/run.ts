@@ -1,28 +1,24 @@
-import { createHash } from 'node:crypto';
-import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { prepareAll, storeEvents, type IngestProject, type IngestState } from '../ingest/ingest.ts';
-import { formats, type FormatName } from './formats.ts';
-
-export interface ImportSummary {
-  lines: number;
-  accepted: number;
-  skipped: number;
-  /** Skipped lines and events by reason. */
-  reasons: Record<string, number>;
-}
+import type { IngestProject, IngestState } from '../ingest/ingest.ts';
+import type { FormatName } from './formats.ts';
+import { LogBatch, type ImportSummary } from './log-batch.ts';
+import { LineSplitter } from './lines.ts';
 
 export interface ImportOptions {
   /** Called with the compressed bytes read so far, at most a few times a second. */
   onProgress?: (bytesRead: number, summary: ImportSummary) => void;
-  /** Lines per transaction (default 10,000): a log is read faster than it is stored, so bigger commits pay. */
+  /** Events per transaction (default 10,000). */
   batchSize?: number;
 }
 
 /** The input's bytes, gunzipped when they start with the gzip magic bytes (so `.gz` files need no flag). */
 async function* decompressed(input: Readable, counted: (bytes: number) => void): AsyncGenerator<Buffer> {
-  const iterator = input[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  // A stream of strings (an object-mode Readable) is read as UTF-8 bytes.
+  const bytes = (async function* () {
+    for await (const chunk of input as AsyncIterable<Buffer | string>) yield typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+  })();
+  const iterator = bytes[Symbol.asyncIterator]();
   const first = await iterator.next();
   if (first.done) return;
   const raw = Readable.from(
@@ -39,63 +35,38 @@ async function* decompressed(input: Readable, counted: (bytes: number) => void):
   else yield* raw;
 }
 
-/** A line's id: the same file imported again yields the same ids, which the database stores once. */
-function lineKey(lineNumber: number, line: string, index: number): string {
-  return createHash('sha256').update(`${lineNumber}\n${index}\n${line}`).digest('base64url').slice(0, 22);
-}
-
-function reasonOf(message: string): string {
-  return `invalid event: ${message.replace(/"[^"]*"/g, '…')}`;
-}
-
-/** Reads a log, stores its page views in batches, and reports what was read, accepted and skipped. */
+/**
+ * Reads a log, stores its page views in batches, and reports what was read, accepted and skipped.
+ * Importing the same file again (or a file a tail already read) stores nothing twice: see line-keys.ts.
+ */
 export async function importLog(
   analytics: IngestState,
-  project: IngestProject,
+  project: IngestProject & { skip_assets?: number },
   format: FormatName,
   input: Readable,
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
-  const parser = formats[format];
-  const state = new Map<string, unknown>();
-  const summary: ImportSummary = { lines: 0, accepted: 0, skipped: 0, reasons: {} };
-  const skip = (reason: string, count = 1) => {
-    summary.skipped += count;
-    summary.reasons[reason] = (summary.reasons[reason] ?? 0) + count;
-  };
+  const batch = new LogBatch(analytics, project, format, options.batchSize);
+  const splitter = new LineSplitter();
   let bytesRead = 0;
   let lastReport = 0;
-  let batch: { input: unknown; key: string }[] = [];
-  const flush = async () => {
-    const { events, errors } = prepareAll(batch.map((entry) => entry.input));
-    const keys = batch.filter((_entry, index) => !errors.some((error) => error.index === index)).map((entry) => entry.key);
-    events.forEach((event, index) => (event.eventKey = keys[index]));
-    for (const error of errors) skip(reasonOf(error.message));
-    const { stored, duplicates } = await storeEvents(analytics, project, events);
-    summary.accepted += stored;
-    if (duplicates > 0) skip('already imported', duplicates);
-    batch = [];
+  const report = () => {
     if (options.onProgress && Date.now() - lastReport > 200) {
       lastReport = Date.now();
-      options.onProgress(bytesRead, summary);
+      options.onProgress(bytesRead, batch.summary);
     }
   };
-  const lines = createInterface({ input: Readable.from(decompressed(input, (bytes) => (bytesRead += bytes))), crlfDelay: Infinity });
-  for await (const line of lines) {
-    summary.lines++;
-    if (line.trim() === '') {
-      skip('empty line');
-      continue;
+  for await (const chunk of decompressed(input, (bytes) => (bytesRead += bytes))) {
+    for (const line of splitter.push(chunk)) {
+      const stored = batch.add(line);
+      if (stored) {
+        await stored;
+        report();
+      }
     }
-    const parsed = parser.parse(line, state);
-    if ('skip' in parsed) {
-      skip(parsed.skip);
-      continue;
-    }
-    parsed.events.forEach((event, index) => batch.push({ input: event, key: lineKey(summary.lines, line, index) }));
-    if (batch.length >= (options.batchSize ?? 10_000)) await flush();
   }
-  await flush();
-  options.onProgress?.(bytesRead, summary);
-  return summary;
+  for (const line of splitter.finish()) await batch.add(line);
+  await batch.flush();
+  options.onProgress?.(bytesRead, batch.summary);
+  return batch.summary;
 }

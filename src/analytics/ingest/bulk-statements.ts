@@ -1,6 +1,7 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { DialectProfile } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
+import { copyValue } from '../../storage/postgres/copy.ts';
 
 export type EventInsert = Database['analytics_events'];
 
@@ -75,6 +76,15 @@ function unnestStatements(rows: EventInsert[], keyed: boolean): CompiledQuery[] 
   return [CompiledQuery.raw(`insert into analytics_events (${columnList}) select * from unnest(${unnest})${keyed ? keyedTail : ''}`, arrays)];
 }
 
+/** Where the database loads rows by COPY, unkeyed events go that way: one statement, the rows as text. */
+function copyStatements(rows: EventInsert[]): CompiledQuery[] {
+  const lines: string[] = new Array(rows.length);
+  rows.forEach((row, index) => {
+    lines[index] = columns.map((column) => copyValue(row[column])).join('\t');
+  });
+  return [CompiledQuery.raw(`copy analytics_events (${columnList}) from stdin`, [`${lines.join('\n')}\n`])];
+}
+
 /**
  * Inserts raw events with prepared multi-row statements instead of the query builder, which spends
  * more time building a thousand-row insert than the database spends storing it. Returns whether a
@@ -83,7 +93,7 @@ function unnestStatements(rows: EventInsert[], keyed: boolean): CompiledQuery[] 
 export async function insertEvents(trx: Kysely<Database>, profile: DialectProfile, rows: EventInsert[]): Promise<(eventKey: string | null) => boolean> {
   const keyed = rows.some((row) => row.event_key !== null);
   const fresh = new Set<string>();
-  const statements = profile.arrayParameters ? unnestStatements : multiRowStatements;
+  const statements = profile.copyIn && !keyed ? copyStatements : profile.arrayParameters ? unnestStatements : multiRowStatements;
   for (const statement of statements(rows, keyed)) {
     const result = await trx.executeQuery<{ event_key: string | null }>(statement);
     if (keyed) for (const row of result.rows) if (row.event_key !== null) fresh.add(row.event_key);

@@ -70,8 +70,8 @@ export async function existingProjectKey(db: Kysely<Database>, dictionary: Dicti
 export type Counter = 'next_visitor' | 'next_path';
 
 /** Reserves `count` consecutive ids from a project counter (the row lock makes concurrent callers take turns). */
-export async function reserve(trx: Kysely<Database>, key: number, counter: Counter, count: number): Promise<number> {
-  const row = await trx
+export async function reserve(db: Kysely<Database>, key: number, counter: Counter, count: number): Promise<number> {
+  const row = await db
     .updateTable('analytics_projects')
     .set({ [counter]: sql`${sql.ref(counter)} + ${count}` })
     .where('project_key', '=', key)
@@ -88,16 +88,21 @@ function chunks<T>(values: T[]): T[][] {
   return result;
 }
 
-/** Ids of normalized paths, assigning new ones inside `trx` (same rules as visitor ids, see identity.ts). */
+/**
+ * Ids of normalized paths, assigning new ones inside `trx` (same rules as visitor ids, see
+ * visitor-identity.ts); ids are reserved through `counters`.
+ */
 export async function pathIds(
   trx: Kysely<Database>,
   dictionary: Dictionary,
   key: number,
   paths: string[],
+  counters: Kysely<Database> = trx,
 ): Promise<{ ids: Map<string, number>; learned: Map<string, number> }> {
   const cache = dictionary.paths.get(key);
   const learned = new Map<string, number>();
-  const missing = [...new Set(paths)].filter((path) => !cache?.has(path));
+  // Sorted: writers side by side insert in one order, so neither waits on a row the other waits for.
+  const missing = [...new Set(paths)].filter((path) => !cache?.has(path)).sort();
   const lookup = async (part: string[]) => {
     const rows = await trx.selectFrom('analytics_paths').select(['path', 'path_id']).where('project_key', '=', key).where('path', 'in', part).execute();
     for (const row of rows) learned.set(row.path, Number(row.path_id));
@@ -105,7 +110,7 @@ export async function pathIds(
   for (const part of chunks(missing)) await lookup(part);
   const fresh = missing.filter((path) => !learned.has(path));
   if (fresh.length > 0) {
-    const first = await reserve(trx, key, 'next_path', fresh.length);
+    const first = await reserve(counters, key, 'next_path', fresh.length);
     for (const part of chunks(fresh.map((path, index) => ({ project_key: key, path, path_id: first + index })))) {
       await trx
         .insertInto('analytics_paths')
@@ -127,7 +132,7 @@ export async function agentIds(
   userAgents: string[],
 ): Promise<{ ids: Map<string, number>; learned: Map<string, number> }> {
   const learned = new Map<string, number>();
-  const missing = [...new Set(userAgents)].filter((agent) => !dictionary.agents.has(agent));
+  const missing = [...new Set(userAgents)].filter((agent) => !dictionary.agents.has(agent)).sort();
   for (const part of chunks(missing)) {
     await trx
       .insertInto('analytics_agents')

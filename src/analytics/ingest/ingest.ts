@@ -74,11 +74,15 @@ export function prepareAll(inputs: unknown[], now = Date.now()): { events: Prepa
 
 /** Stores one call's events and queues their counted views inside `trx`; returns what to cache after commit. */
 async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Dictionary, { project, key, events }: Call) {
+  // Where writers run side by side (PostgreSQL), a counter's row lock held to commit would make them
+  // take turns; ids reserved in their own short transaction leave a gap if ours rolls back, which is harmless.
+  const counters = storage.profile.concurrentWrites > 1 ? storage.db : trx;
   const paths = await pathIds(
     trx,
     dictionary,
     key,
     events.map((event) => event.path),
+    counters,
   );
   const agents = await agentIds(
     trx,
@@ -105,7 +109,7 @@ async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Di
       if (!hashes.has(identity)) hashes.set(identity, visitorHash(project.analytics_secret, event.visitorKey));
     }
   });
-  const assigned = await visitorIds(trx, storage.profile, key, [...new Set(hashes.values())]);
+  const assigned = await visitorIds(trx, storage.profile, key, [...new Set(hashes.values())], counters);
   const learned = new Map([...hashes].map(([identity, hash]) => [identity, assigned.ids.get(hash)!]));
   const rows: EventInsert[] = events.map((event, index) => ({
     project_key: key,
@@ -137,18 +141,15 @@ async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Di
       (kind, entryKey) => breakdowns.add(day, kind, entryKey, row.visitor_id),
     );
   });
-  if (tuples.count > 0 || breakdowns.count > 0) {
+  const queued = tuples.count > 0 || breakdowns.count > 0;
+  if (queued) {
     await trx
       .insertInto('analytics_pending')
       .values({ project_key: key, tuples: Buffer.from(tuples.finish()), breakdowns: breakdowns.count > 0 ? Buffer.from(breakdowns.finish()) : null })
       .execute();
-    await trx
-      .updateTable('analytics_projects')
-      .set((eb) => ({ version: eb('version', '+', 1) }))
-      .where('project_key', '=', key)
-      .execute();
   }
   return {
+    queued,
     result: { stored, duplicates: rows.length - stored },
     paths: paths.learned,
     agents: agents.learned,
@@ -167,8 +168,17 @@ export function createEventWriter(storage: Storage, dictionary: Dictionary, sign
   return new GroupWriter({
     async write(calls) {
       const outcomes = await storage.db.transaction().execute(async (trx) => {
-        const done = [];
+        const done: Awaited<ReturnType<typeof storeCall>>[] = [];
         for (const call of calls) done.push(await storeCall(trx, storage, dictionary, call));
+        // Last and in key order: a project's row stays locked only for the commit, and writers side by side lock rows in one order.
+        const queued = [...new Set(calls.filter((_, index) => done[index].queued).map((call) => call.key))].sort((a, b) => a - b);
+        for (const key of queued) {
+          await trx
+            .updateTable('analytics_projects')
+            .set((eb) => ({ version: eb('version', '+', 1) }))
+            .where('project_key', '=', key)
+            .execute();
+        }
         return done;
       });
       outcomes.forEach((outcome, index) => {
@@ -184,6 +194,11 @@ export function createEventWriter(storage: Storage, dictionary: Dictionary, sign
     },
     size: (call) => call.events.length,
     maxSize: maxEventsPerCommit,
+    concurrency: storage.profile.concurrentWrites,
+    // Side by side, a transaction of one call inserts into the dictionaries in one fixed order (paths,
+    // agents, referrers, visitors, each sorted), so two of them cannot deadlock; several calls in one
+    // transaction would revisit them. The database shares a log flush among concurrent commits itself.
+    maxCalls: storage.profile.concurrentWrites > 1 ? 1 : undefined,
     async afterGroup() {
       // A failed merge leaves the visitors in the recent table, where lookups still find them; the next group retries.
       if (await mergeRecentVisitors(storage, freshVisitors).catch(() => false)) freshVisitors = 0;

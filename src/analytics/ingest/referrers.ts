@@ -61,7 +61,7 @@ export async function referrerIds(
   hosts: string[],
 ): Promise<{ ids: Map<string, number>; learned: Map<string, number> }> {
   const learned = new Map<string, number>();
-  const missing = [...new Set(hosts)].filter((host) => !dictionary.referrers.has(host));
+  const missing = [...new Set(hosts)].filter((host) => !dictionary.referrers.has(host)).sort();
   for (let start = 0; start < missing.length; start += 500) {
     const part = missing.slice(start, start + 500);
     await trx

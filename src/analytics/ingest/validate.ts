@@ -15,6 +15,8 @@ export interface IncomingEvent {
   accept?: string;
   referrer?: string;
   status?: number;
+  /** The response's Content-Type, where the source knows it (the proxy, some drains): the asset rule (assets.ts) reads it. */
+  contentType?: string;
   /** Request header names to values, for Web Bot Auth (never stored). */
   headers?: Record<string, string>;
 }
@@ -52,7 +54,7 @@ function normalized(path: string): NormalizedPath | null {
   return result;
 }
 
-const fields = new Set(['timestamp', 'path', 'userAgent', 'ip', 'visitorId', 'accept', 'referrer', 'status', 'headers']);
+const fields = new Set(['timestamp', 'path', 'userAgent', 'ip', 'visitorId', 'accept', 'referrer', 'status', 'headers', 'contentType']);
 const maxFuture = 24 * 60 * 60 * 1000;
 const earliest = Date.UTC(2000, 0, 1);
 
@@ -98,6 +100,7 @@ export function prepareEvent(input: unknown, now: number): PreparedEvent {
   if (visitorId === '') throw new Error('visitorId must not be empty; leave it out to identify visitors by IP and user agent.');
   const accept = optionalText(event, 'accept', 2048);
   const referrer = optionalText(event, 'referrer', 2048) ?? null;
+  optionalText(event, 'contentType', 256);
   const status = event.status;
   if (status !== undefined && status !== null && !(Number.isInteger(status) && (status as number) >= 100 && (status as number) <= 599)) {
     throw new Error('status must be an HTTP status code from 100 to 599.');

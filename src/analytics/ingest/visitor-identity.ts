@@ -55,15 +55,16 @@ async function lookup(
 }
 
 /**
- * Visitor ids of visitor hashes, assigning new dense ids inside `trx`; also returns how many were
- * new. Concurrent writers may both reserve ids for one hash: the unique key keeps the first, the
- * other's reservation is a harmless gap.
+ * Visitor ids of visitor hashes, assigning new dense ids inside `trx` (reserved through `counters`);
+ * also returns how many were new. Concurrent writers may both reserve ids for one hash: the unique
+ * key keeps the first, the other's reservation is a harmless gap.
  */
 export async function visitorIds(
   trx: Kysely<Database>,
   profile: DialectProfile,
   key: number,
   hashes: string[],
+  counters: Kysely<Database> = trx,
 ): Promise<{ ids: Map<string, number>; fresh: number }> {
   const ids = new Map<string, number>();
   const target: VisitorTable = recentFirst(profile) ? 'analytics_recent_visitors' : 'analytics_visitors';
@@ -76,9 +77,10 @@ export async function visitorIds(
     hashes.filter((hash) => !ids.has(hash)),
     ids,
   );
-  const fresh = hashes.filter((hash) => !ids.has(hash));
+  // Sorted: writers side by side insert in one order, so neither waits on a row the other waits for.
+  const fresh = hashes.filter((hash) => !ids.has(hash)).sort();
   if (fresh.length === 0) return { ids, fresh: 0 };
-  const first = await reserve(trx, key, 'next_visitor', fresh.length);
+  const first = await reserve(counters, key, 'next_visitor', fresh.length);
   const inserted = await insertVisitors(
     trx,
     profile,

@@ -31,24 +31,42 @@ document.addEventListener('click', (event) => {
   if (button) copy(button);
 });
 
-// A job page's live part is re-rendered by the server while the job is active.
+// A job page's live part follows the job's event stream: each batch of events re-renders it from the
+// server (one request however many events arrived meanwhile). The stream replays the job's history
+// first, older status changes included, so whether the job still runs is read from the re-rendered
+// part, and the stream is closed once it no longer does.
 function followJob(container) {
+  if (container.getAttribute('data-status') !== 'active' || !window.EventSource) return;
   const url = container.getAttribute('data-live-url');
-  const poll = async () => {
-    if (container.getAttribute('data-status') !== 'active') return;
+  const events = new window.EventSource(container.getAttribute('data-events-url'));
+  let refreshing = false;
+  let again = false;
+  const refresh = async () => {
+    if (refreshing) {
+      again = true;
+      return;
+    }
+    refreshing = true;
     try {
       const response = await window.fetch(url, { credentials: 'same-origin', headers: { accept: 'text/html' } });
-      if (response.ok) {
-        const status = response.headers.get('x-job-status');
-        container.innerHTML = await response.text();
-        container.setAttribute('data-status', status);
-        if (status !== 'active') announce(`The job is now ${status}.`);
-      }
+      if (!response.ok) return;
+      const status = response.headers.get('x-job-status');
+      const open = [...container.querySelectorAll('details[open] summary')].map((summary) => summary.textContent);
+      container.innerHTML = await response.text();
+      for (const details of container.querySelectorAll('details')) if (open.includes(details.querySelector('summary')?.textContent)) details.open = true;
+      if (status !== container.getAttribute('data-status')) announce(`The job is now ${status}.`);
+      container.setAttribute('data-status', status);
+      if (status !== 'active') events.close();
     } finally {
-      window.setTimeout(poll, 1500);
+      refreshing = false;
+      if (again) {
+        again = false;
+        refresh();
+      }
     }
   };
-  window.setTimeout(poll, 1500);
+  events.addEventListener('message', refresh);
+  events.addEventListener('status', refresh);
 }
 
 for (const container of document.querySelectorAll('[data-live-url]')) followJob(container);

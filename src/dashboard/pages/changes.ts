@@ -2,12 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import { findProject } from '../../accounts/projects.ts';
 import { readLocalChange, type LocalChange } from '../../code-hosts/local-diff.ts';
 import { localRepositoryPath } from '../../code-hosts/local.ts';
-import { jobBranch } from '../../lib/job-branch.ts';
 import type { AppContext } from '../../http/context.ts';
 import { ApiError } from '../../http/errors.ts';
 import { viewerOf } from '../auth.ts';
 import { html, type Html } from '../html.ts';
-import { layout, sendPage } from '../layout.ts';
+import { layout, projectTabs, sendPage } from '../layout.ts';
+import type { ProjectRow } from '../../storage/tables/accounts.ts';
 
 function diffLine(line: string): Html {
   const kind =
@@ -23,9 +23,17 @@ function diffLine(line: string): Html {
   return kind ? html`<span class="${kind}">${line}</span>\n` : html`${line}\n`;
 }
 
-function changeBody(projectName: string, change: LocalChange): Html {
+function changeBody(project: ProjectRow, jobId: string, change: LocalChange): Html {
   const commits = change.commits.map((commit) => html`<li><code>${commit.id}</code> ${commit.subject} <span class="hint">(${commit.author})</span></li>`);
-  return html`<p>${projectName}: changes of the agent job on branch <code>${change.branch}</code> against <code>${change.base}</code>.</p>
+  const description = change.description;
+  return html`${projectTabs(project, 'jobs')}<p><a href="/dashboard/projects/${project.id}/jobs/${jobId}">Back to the job</a></p>
+<p>${project.name}: changes of the agent job on branch <code>${change.branch}</code> against <code>${change.base}</code>. The repository is local, so this page stands in for a pull request: merge the branch with git.</p>
+${
+  description
+    ? html`<h2>${description.draft ? html`<span class="badge draft">Draft</span> ` : ''}${description.title}</h2>
+<pre class="description">${description.body}</pre>`
+    : ''
+}
 <h2>Commits</h2>
 ${commits.length > 0 ? html`<ul>${commits}</ul>` : html`<p>No commits yet.</p>`}
 <h2>Files</h2>
@@ -48,12 +56,12 @@ export function changePages(scope: FastifyInstance, context: AppContext): void {
     const project = job ? await findProject(context.storage.db, job.project_id) : undefined;
     if (!job || !project || project.org_id !== viewerOf(request).orgId) throw missing;
     const repository = project.repository ? localRepositoryPath(project.repository) : null;
-    if (!repository || job.branch !== jobBranch(job.id)) throw missing;
-    const change = await readLocalChange(repository, job.branch, job.ref);
+    if (!repository) throw missing;
+    const change = await readLocalChange(repository, job.id, job.branch, job.ref);
     if (!change) throw missing;
     return sendPage(
       reply,
-      layout({ title: `${change.branch} → ${change.base}`, viewer: viewerOf(request), section: 'projects', body: changeBody(project.name, change) }),
+      layout({ title: `Change of ${project.name}`, viewer: viewerOf(request), section: 'projects', body: changeBody(project, job.id, change) }),
     );
   });
 }

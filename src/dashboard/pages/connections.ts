@@ -7,7 +7,7 @@ import { CodeHostError } from '../../code-hosts/types.ts';
 import type { AppContext } from '../../http/context.ts';
 import { ConfigError } from '../../config/parsers.ts';
 import { ApiError } from '../../http/errors.ts';
-import { field, formOf, viewerOf } from '../auth.ts';
+import { field, formOf, requireOwner } from '../auth.ts';
 import { html, time, type Html } from '../html.ts';
 import { csrfField, layout, notice, sendPage, type Viewer } from '../layout.ts';
 
@@ -47,10 +47,10 @@ async function connectionsPage(context: AppContext, viewer: Viewer, message?: Ht
 }
 
 export function connectionPages(scope: FastifyInstance, context: AppContext): void {
-  scope.get('/connections', async (request, reply) => sendPage(reply, await connectionsPage(context, viewerOf(request))));
+  scope.get('/connections', async (request, reply) => sendPage(reply, await connectionsPage(context, requireOwner(request, 'manage code-host credentials'))));
 
   scope.post('/connections', async (request, reply) => {
-    const viewer = viewerOf(request);
+    const viewer = requireOwner(request, 'manage code-host credentials');
     const form = formOf(request);
     const kind = field(form, 'kind');
     const token = field(form, 'token').trim();
@@ -67,7 +67,7 @@ export function connectionPages(scope: FastifyInstance, context: AppContext): vo
   });
 
   scope.post<{ Params: { id: string } }>('/connections/:id/remove', async (request, reply) => {
-    const viewer = viewerOf(request);
+    const viewer = requireOwner(request, 'manage code-host credentials');
     if (!(await removeConnection(context.storage.db, viewer.orgId, request.params.id)))
       throw new ApiError('not_found', `Connection ${request.params.id} was not found in your organization.`);
     return sendPage(reply, await connectionsPage(context, viewer, notice('success', 'Disconnected; its token is deleted.')));

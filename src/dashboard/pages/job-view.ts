@@ -9,32 +9,100 @@ export function statusBadge(status: JobRow['status']): Html {
   return html`<span class="badge ${status}">${status}</span>`;
 }
 
-/** The job's pull request: the URL itself on the job's page, a short link in lists. */
+/** A local repository's "pull request" is the dashboard's change page: it is called a change. */
+export function isLocalChange(link: string): boolean {
+  return new URL(link, 'http://quire.invalid').pathname.startsWith('/dashboard/changes/');
+}
+
+/** The job's pull request (or change): the URL itself on the job's page, a short link in lists. */
 export function pullRequestLink(job: JobRow, form: 'short' | 'full' = 'short'): Html {
   const link = jobView(job).prLink;
   if (!link) return html`–`;
-  return form === 'full' ? html`<a href="${link}">${link}</a>` : html`<a href="${link}">Pull request<span class="visually-hidden"> of job ${job.id}</span></a>`;
+  if (form === 'full') return html`<a href="${link}">${link}</a>`;
+  return html`<a href="${link}">${isLocalChange(link) ? 'Change' : 'Pull request'}<span class="visually-hidden"> of job ${job.id}</span></a>`;
 }
 
-function describe(message: TranscriptMessage): Html {
+const asText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value ?? null, null, 2));
+const oneLine = (value: unknown, max = 90) => {
+  const flat = asText(value).replaceAll('\n', ' ');
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+};
+
+/** Agent text as paragraphs (blank lines separate them), kept as the model wrote it otherwise. */
+function prose(text: string): Html {
+  return html`${text
+    .split('\n\n')
+    .filter((paragraph) => paragraph.trim() !== '')
+    .map((paragraph) => html`<p>${paragraph}</p>`)}`;
+}
+
+/** What one transcript entry reads as: prompts and agent replies as prose, tool calls as one line, events as small lines. */
+function entry(message: TranscriptMessage): Html {
   const { content } = message;
-  if (typeof content.text === 'string') return html`<pre>${content.text}</pre>`;
+  if (message.role === 'user')
+    return html`<li class="prompt"><span class="who">Prompt</span> · ${time(message.createdAt)}${prose(String(content.text ?? ''))}</li>`;
+  if (message.role === 'assistant') return html`<li class="agent"><span class="who">Agent</span>${prose(String(content.text ?? ''))}</li>`;
   if (message.role === 'tool') {
-    const input = typeof content.input === 'string' ? content.input : JSON.stringify(content.input);
-    const result = typeof content.result === 'string' ? content.result : JSON.stringify(content.result ?? null);
-    return html`<p><code>${String(content.tool)}</code>${content.error ? ' (failed)' : ''}</p><pre>${input}</pre><details><summary>Result</summary><pre>${result}</pre></details>`;
+    const failed = content.error !== undefined;
+    return html`<li class="tool${failed ? ' failed' : ''}"><details><summary><code>${String(content.tool)}</code> ${oneLine(content.input)}${failed ? ' (failed)' : ''}</summary>
+<p class="hint">Input</p><pre>${asText(content.input)}</pre><p class="hint">Result</p><pre>${asText(content.result ?? content.error)}</pre></details></li>`;
   }
   const { type, ...rest } = content;
-  const details = Object.entries(rest).map(([name, value]) => html` · ${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`);
-  return html`<p>${String(type ?? 'event')}${details}</p>`;
+  if (type === 'change-pushed') {
+    const files = Array.isArray(rest.files) ? rest.files.length : 0;
+    return html`<li class="event">${time(message.createdAt)} pushed a change to ${files} file${files === 1 ? '' : 's'}</li>`;
+  }
+  const details = Object.entries(rest)
+    .filter(([, value]) => value !== null && value !== undefined)
+    .map(([name, value]) => html` · ${name}: ${oneLine(value, 300)}`);
+  return html`<li class="event">${time(message.createdAt)} ${String(type ?? 'event')}${details}</li>`;
 }
 
 function transcript(messages: TranscriptMessage[]): Html {
-  const items = messages.map(
-    (message) =>
-      html`<li class="${message.role}"><span class="role">${message.role === 'user' ? 'prompt' : message.role}</span> · ${time(message.createdAt)}${describe(message)}</li>`,
+  return html`<ol class="transcript" aria-label="Transcript">${messages.map(entry)}</ol>`;
+}
+
+interface ChangeFile {
+  path: string;
+  added: number | null;
+  removed: number | null;
+}
+
+function diffLine(line: string): Html {
+  const kind =
+    line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff ')
+      ? 'file'
+      : line.startsWith('+')
+        ? 'add'
+        : line.startsWith('-')
+          ? 'del'
+          : line.startsWith('@@')
+            ? 'hunk'
+            : '';
+  return kind ? html`<span class="${kind}">${line}</span>\n` : html`${line}\n`;
+}
+
+/** The newest pushed change of the job (recorded after each push): files with +/- counts and the unified diff. */
+function change(messages: TranscriptMessage[]): Html {
+  const pushed = messages.findLast((message) => message.role === 'event' && message.content.type === 'change-pushed');
+  if (!pushed) return html`<h2>Change</h2><p>Nothing pushed yet.</p>`;
+  const files = (Array.isArray(pushed.content.files) ? pushed.content.files : []) as ChangeFile[];
+  const count = (value: number | null, sign: string) => (value === null ? 'binary' : `${sign}${value}`);
+  const rows = files.map(
+    (file) =>
+      html`<li><code>${file.path}</code> <span class="added">${count(file.added, '+')}</span> <span class="removed">${count(file.removed, '−')}</span></li>`,
   );
-  return html`<ol class="transcript" aria-label="Transcript">${items}</ol>`;
+  const diff = String(pushed.content.diff ?? '');
+  return html`<h2>Change</h2><p>${files.length} file${files.length === 1 ? '' : 's'} changed, as pushed ${time(pushed.createdAt)}.</p>
+<ul class="files">${rows}</ul>
+<details open><summary>Unified diff</summary><pre class="diff">${diff.split('\n').map(diffLine)}</pre></details>
+${pushed.content.truncated ? html`<p><strong>The diff is cut here because it is too long to show; the pull request has all of it.</strong></p>` : ''}`;
+}
+
+function cancelForm(viewer: Viewer, project: ProjectRow, job: JobRow): Html {
+  if (job.status !== 'active') return html``;
+  return html`<form method="post" action="/dashboard/projects/${project.id}/jobs/${job.id}/cancel" class="actions">${csrfField(viewer)}
+<button type="submit" class="danger">Cancel job</button><span class="hint">Stops the agent; nothing is pushed after the cancel.</span></form>`;
 }
 
 function followUpForm(viewer: Viewer, project: ProjectRow, job: JobRow): Html {
@@ -54,8 +122,11 @@ export function jobLive(viewer: Viewer, project: ProjectRow, job: JobRow, messag
 <dt>Model</dt><dd>${job.model}</dd>
 <dt>Source</dt><dd>${job.repository}${job.ref ? ` @ ${job.ref}` : ''}</dd>
 <dt>Created</dt><dd>${time(job.created_at)} (${age(job.created_at)})</dd>
-<dt>Pull request</dt><dd>${pullRequestLink(job, 'full')}</dd>
+<dt>Branch</dt><dd><code>${job.branch}</code>${job.draft ? ' (draft pull request)' : ''}</dd>
+<dt>${job.pr_link && isLocalChange(job.pr_link) ? 'Change' : 'Pull request'}</dt><dd>${pullRequestLink(job, 'full')}</dd>
 </dl>
+${cancelForm(viewer, project, job)}
+${change(messages)}
 <h2>Transcript</h2>${transcript(messages)}
 ${followUpForm(viewer, project, job)}`;
 }

@@ -6,6 +6,7 @@ import type { AppContext } from '../../http/context.ts';
 import { baseUrl, field, formOf, viewerOf, viewerProject } from '../auth.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, layout, notice, projectTabs, sendPage, type Viewer } from '../layout.ts';
+import { readinessChecklist } from './readiness.ts';
 
 interface FormValues {
   name: string;
@@ -50,20 +51,38 @@ function settingsOf(values: FormValues): ProjectSettings & { name: string } {
   };
 }
 
-function input(name: keyof FormValues, label: string, values: FormValues, hint: string, extra: Html | string = ''): Html {
-  return html`<label for="project-${name}">${label}</label>
-<input id="project-${name}" name="${name}" value="${values[name]}" aria-describedby="project-${name}-hint"${extra}>
-<p class="hint" id="project-${name}-hint">${hint}</p>`;
+/** A problem with one field of the project form, shown beside that field. */
+interface FieldProblem {
+  field: keyof FormValues;
+  message: string;
 }
 
-function projectForm(viewer: Viewer, action: string, values: FormValues, submit: string): Html {
+/** Checks each field on its own, so the message lands beside the field it is about. */
+async function formProblem(context: AppContext, orgId: string, settings: ReturnType<typeof settingsOf>, checkAccess: boolean): Promise<FieldProblem | null> {
+  if (settings.name === '') return { field: 'name', message: 'Give the project a name.' };
+  for (const field of ['name', 'repository', 'model', 'trackerDomains'] as const) {
+    const message = checkProjectSettings({ [field]: settings[field] });
+    if (message) return { field, message };
+  }
+  const access = checkAccess ? await repositoryProblem(context.storage.db, context.config, orgId, settings.repository) : null;
+  return access ? { field: 'repository', message: access } : null;
+}
+
+function input(name: keyof FormValues, label: string, values: FormValues, hint: string, problem: FieldProblem | undefined, extra: Html | string = ''): Html {
+  const invalid = problem?.field === name;
+  return html`<label for="project-${name}">${label}</label>
+<input id="project-${name}" name="${name}" value="${values[name]}" aria-describedby="${invalid ? `project-${name}-error ` : ''}project-${name}-hint"${invalid ? html` aria-invalid="true"` : ''}${extra}>
+<p class="hint" id="project-${name}-hint">${hint}</p>${invalid ? html`<p class="field-error" id="project-${name}-error" role="alert">${problem.message}</p>` : ''}`;
+}
+
+function projectForm(viewer: Viewer, action: string, values: FormValues, submit: string, problem?: FieldProblem): Html {
   return html`<form method="post" action="${action}" class="stack">${csrfField(viewer)}
-${input('name', 'Name', values, 'Shown on the dashboard.', html` required maxlength="200"`)}
-${input('repository', 'Repository', values, 'https:// URL of the documentation repository (or a file:// URL or absolute path of a local one).')}
-${input('ref', 'Ref', values, 'Branch agent jobs start from; empty uses the repository default branch.')}
-${input('docsPath', 'Docs path', values, 'Folder of the documentation inside the repository; empty means the whole repository.')}
-${input('model', 'Model', values, 'provider:model, for example anthropic:claude-sonnet-4-5; empty uses the server default (QUIRE_MODEL).')}
-${input('trackerDomains', 'Allowed tracker domains', values, 'Host names the browser tracker may report from, separated by commas (docs.example.com, *.example.com).')}
+${input('name', 'Name', values, 'Shown on the dashboard.', problem, html` required maxlength="200"`)}
+${input('repository', 'Repository', values, 'https:// URL of the documentation repository (or a file:// URL or absolute path of a local one).', problem)}
+${input('ref', 'Ref', values, 'Branch agent jobs start from; empty uses the repository default branch.', problem)}
+${input('docsPath', 'Docs path', values, 'Folder of the documentation inside the repository; empty means the whole repository.', problem)}
+${input('model', 'Model', values, 'provider:model, for example anthropic:claude-sonnet-4-5; empty uses the server default (QUIRE_MODEL).', problem)}
+${input('trackerDomains', 'Allowed tracker domains', values, 'Host names the browser tracker may report from, separated by commas (docs.example.com, *.example.com).', problem)}
 <button type="submit" class="primary">${submit}</button>
 </form>`;
 }
@@ -75,7 +94,7 @@ function trackerSnippet(base: string, project: ProjectRow): Html {
 <div class="copyable"><pre><code>${snippet}</code></pre><button type="button" data-copy="${snippet}" aria-label="Copy the tracker snippet">Copy</button></div></section>`;
 }
 
-async function listPage(context: AppContext, viewer: Viewer, values: FormValues, error?: string): Promise<Html> {
+async function listPage(context: AppContext, viewer: Viewer, values: FormValues, problem?: FieldProblem): Promise<Html> {
   const projects = await listProjects(context.storage.db, viewer.orgId);
   const rows = projects.map(
     (
@@ -83,16 +102,25 @@ async function listPage(context: AppContext, viewer: Viewer, values: FormValues,
     ) => html`<tr><td><a href="/dashboard/projects/${project.id}">${project.name}</a></td><td><code>${project.id}</code></td><td>${project.repository ?? '–'}</td>
 <td><a href="/dashboard/projects/${project.id}/jobs">Jobs<span class="visually-hidden"> of ${project.name}</span></a> · <a href="/dashboard/projects/${project.id}/analytics">Analytics<span class="visually-hidden"> of ${project.name}</span></a></td></tr>`,
   );
-  const body = html`${error ? notice('error', error) : ''}
+  const body = html`
 <div class="scroll"><table><thead><tr><th scope="col">Name</th><th scope="col">Project id</th><th scope="col">Repository</th><th scope="col">Pages</th></tr></thead><tbody>${rows}</tbody></table></div>
-<h2 id="create">Create a project</h2>${projectForm(viewer, '/dashboard/projects', values, 'Create project')}`;
+<h2 id="create">Create a project</h2>${projectForm(viewer, '/dashboard/projects', values, 'Create project', problem)}`;
   return layout({ title: 'Projects', viewer, section: 'projects', body });
 }
 
-function settingsPage(context: AppContext, viewer: Viewer, base: string, project: ProjectRow, values: FormValues, message?: Html): Html {
+async function settingsPage(
+  context: AppContext,
+  viewer: Viewer,
+  base: string,
+  project: ProjectRow,
+  values: FormValues,
+  message?: Html,
+  problem?: FieldProblem,
+): Promise<Html> {
   const body = html`${projectTabs(project, 'settings')}${message ?? ''}
 <p>Project id: <span class="copyable"><code>${project.id}</code> <button type="button" data-copy="${project.id}" aria-label="Copy the project id">Copy</button></span></p>
-${projectForm(viewer, `/dashboard/projects/${project.id}`, values, 'Save changes')}
+${await readinessChecklist(context, project)}
+${projectForm(viewer, `/dashboard/projects/${project.id}`, values, 'Save changes', problem)}
 ${trackerSnippet(base, project)}`;
   return layout({ title: project.name, viewer, section: 'projects', body });
 }
@@ -106,10 +134,7 @@ export function projectPages(scope: FastifyInstance, context: AppContext): void 
     const viewer = viewerOf(request);
     const values = readForm(formOf(request));
     const settings = settingsOf(values);
-    const problem =
-      settings.name === ''
-        ? 'Give the project a name.'
-        : (checkProjectSettings(settings) ?? (await repositoryProblem(context.storage.db, context.config, viewer.orgId, settings.repository)));
+    const problem = await formProblem(context, viewer.orgId, settings, true);
     if (problem) return sendPage(reply, await listPage(context, viewer, values, problem), 400);
     const project = await createProject(context.storage.db, viewer.orgId, settings);
     return reply.redirect(`/dashboard/projects/${project.id}?saved=created`, 303);
@@ -120,7 +145,7 @@ export function projectPages(scope: FastifyInstance, context: AppContext): void 
     const saved = request.query.saved === 'created' ? 'Project created.' : request.query.saved === 'updated' ? 'Changes saved.' : undefined;
     return sendPage(
       reply,
-      settingsPage(context, viewerOf(request), baseUrl(context, request), project, valuesOf(project), saved ? notice('success', saved) : undefined),
+      await settingsPage(context, viewerOf(request), baseUrl(context, request), project, valuesOf(project), saved ? notice('success', saved) : undefined),
     );
   });
 
@@ -130,12 +155,8 @@ export function projectPages(scope: FastifyInstance, context: AppContext): void 
     const settings = settingsOf(values);
     // An unchanged repository is checked again when a job runs, not on every edit of the name.
     const repositoryChanged = settings.repository !== project.repository;
-    const problem =
-      settings.name === ''
-        ? 'Give the project a name.'
-        : (checkProjectSettings(settings) ??
-          (repositoryChanged ? await repositoryProblem(context.storage.db, context.config, project.org_id, settings.repository) : null));
-    if (problem) return sendPage(reply, settingsPage(context, viewerOf(request), baseUrl(context, request), project, values, notice('error', problem)), 400);
+    const problem = await formProblem(context, project.org_id, settings, repositoryChanged);
+    if (problem) return sendPage(reply, await settingsPage(context, viewerOf(request), baseUrl(context, request), project, values, undefined, problem), 400);
     await updateProject(context.storage.db, project.id, settings);
     return reply.redirect(`/dashboard/projects/${project.id}?saved=updated`, 303);
   });

@@ -1,5 +1,6 @@
 import type { Storage } from '../../storage/dialect.ts';
-import { appendMessage } from '../transcript.ts';
+import { announceRecorded, appendMessage, appendStatus } from '../transcript.ts';
+import { queueJobEvent } from '../webhooks/emit.ts';
 
 export interface ClaimedRun {
   id: string;
@@ -14,7 +15,8 @@ export interface ClaimedRun {
  */
 export async function claimRuns(storage: Storage, workerId: string, count: number, leaseMs: number, now = Date.now()): Promise<ClaimedRun[]> {
   const { db, profile } = storage;
-  return db.transaction().execute(async (trx) => {
+  const failed: string[] = [];
+  const claimed = await db.transaction().execute(async (trx) => {
     const candidates = await trx
       .selectFrom('job_queue')
       .select(['id', 'job_id', 'attempts', 'max_attempts'])
@@ -25,18 +27,22 @@ export async function claimRuns(storage: Storage, workerId: string, count: numbe
       .limit(count)
       .$if(profile.skipLocked, (query) => query.forUpdate().skipLocked())
       .execute();
-    const claimed: ClaimedRun[] = [];
+    const runs: ClaimedRun[] = [];
     for (const candidate of candidates) {
       if (candidate.attempts >= candidate.max_attempts) {
         const error = `The job was interrupted ${candidate.attempts} times (its worker stopped before finishing) and will not be retried. Send a follow-up message to try again.`;
         await trx.deleteFrom('job_queue').where('id', '=', candidate.id).execute();
-        await trx
+        const updated = await trx
           .updateTable('jobs')
           .set({ status: 'failed', error, updated_at: now })
           .where('id', '=', candidate.job_id)
           .where('status', '=', 'active')
-          .execute();
+          .executeTakeFirst();
         await appendMessage(trx, candidate.job_id, 'event', { type: 'job-failed', error }, now);
+        const job = await trx.selectFrom('jobs').selectAll().where('id', '=', candidate.job_id).executeTakeFirstOrThrow();
+        await appendStatus(trx, job);
+        failed.push(candidate.job_id);
+        if (updated.numUpdatedRows > 0n) await queueJobEvent(trx, job, 'job.failed', now);
         continue;
       }
       await trx
@@ -44,8 +50,10 @@ export async function claimRuns(storage: Storage, workerId: string, count: numbe
         .set({ attempts: candidate.attempts + 1, locked_by: workerId, locked_until: now + leaseMs })
         .where('id', '=', candidate.id)
         .execute();
-      claimed.push({ id: candidate.id, jobId: candidate.job_id, attempt: candidate.attempts + 1 });
+      runs.push({ id: candidate.id, jobId: candidate.job_id, attempt: candidate.attempts + 1 });
     }
-    return claimed;
+    return runs;
   });
+  for (const jobId of failed) announceRecorded(jobId);
+  return claimed;
 }

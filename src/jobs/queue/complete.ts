@@ -1,20 +1,25 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
 import type { TokenUsage } from '../token-usage.ts';
-import { appendMessage } from '../transcript.ts';
+import { appendMessage, appendStatus } from '../transcript.ts';
+import { queueJobEvent } from '../webhooks/emit.ts';
 
 export type RunResult =
   { status: 'completed'; prLink: string | null; state?: unknown; usage?: TokenUsage } | { status: 'failed'; error: string; usage?: TokenUsage };
 
 /**
- * Records the outcome of a run and removes it from the queue, in one transaction. Does nothing and
- * returns false when the worker lost the run's lease (another worker owns the job now).
+ * Records the outcome of a run and removes it from the queue, in one transaction with the webhook
+ * deliveries it causes (`job.completed` or `job.failed`, and `pull_request.opened` when the job's
+ * first pull request link is set). Does nothing and returns false when the worker lost the run's
+ * lease (another worker owns the job now, or the job was cancelled). The caller announces the
+ * recorded rows (`announceRecorded`).
  */
 export async function completeRun(db: Kysely<Database>, runId: string, workerId: string, jobId: string, result: RunResult, now = Date.now()): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const removed = await trx.deleteFrom('job_queue').where('id', '=', runId).where('locked_by', '=', workerId).executeTakeFirst();
     if (removed.numDeletedRows === 0n) return false;
     const usage = result.usage ?? { inputTokens: 0, outputTokens: 0 };
+    const before = await trx.selectFrom('jobs').select(['status', 'pr_link']).where('id', '=', jobId).executeTakeFirst();
     await trx
       .updateTable('jobs')
       .set((eb) => ({
@@ -31,6 +36,13 @@ export async function completeRun(db: Kysely<Database>, runId: string, workerId:
       .execute();
     const event = result.status === 'completed' ? { type: 'job-completed', prLink: result.prLink } : { type: 'job-failed', error: result.error };
     await appendMessage(trx, jobId, 'event', event, now);
+    const job = await trx.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow();
+    await appendStatus(trx, job);
+    // A job that is no longer active (cancelled meanwhile) changed nothing here, so nothing is announced.
+    if (before?.status === 'active') {
+      await queueJobEvent(trx, job, result.status === 'completed' ? 'job.completed' : 'job.failed', now);
+      if (result.status === 'completed' && result.prLink !== null && before.pr_link === null) await queueJobEvent(trx, job, 'pull_request.opened', now);
+    }
     return true;
   });
 }

@@ -1,6 +1,7 @@
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
 import { DatabaseUnavailableError } from '../dialect.ts';
+import { copyIn, isCopyIn } from './copy.ts';
 
 /**
  * PostgreSQL: SQLSTATE class 08 (connection exception), too many connections, a server shutting down
@@ -29,7 +30,10 @@ export function reportingUnavailable(pool: pg.Pool): PostgresPool {
       return (client as { processID?: number }).processID;
     },
     // Only the (text, parameters) form: the dialect is given no cursor, so Kysely never streams.
-    query: ((text: string, parameters: readonly unknown[]) => client.query(text, [...parameters]).catch(rethrow)) as unknown as PostgresPoolClient['query'],
+    query: ((text: string, parameters: readonly unknown[]) =>
+      (isCopyIn(text) ? copyIn(client, text, parameters[0] as string) : client.query(text, [...parameters])).catch(
+        rethrow,
+      )) as unknown as PostgresPoolClient['query'],
     release: (destroy) => client.release(destroy),
   });
   return {

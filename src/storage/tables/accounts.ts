@@ -46,6 +46,8 @@ export interface ProjectRow {
   tracker_domains: string;
   /** Per-project HMAC key for visitor ids; never leaves the server. */
   analytics_secret: string;
+  /** 1 (the default): requests for static assets from logs, drains and the proxy are not views (analytics/ingest/assets.ts). */
+  skip_assets: number;
   created_at: number;
   updated_at: number;
 }

@@ -87,6 +87,32 @@ export interface AnalyticsSettingRow {
   value: string;
 }
 
+/** Where `quire analytics tail` stopped in a file (analytics/importers/tail-position.ts). */
+export interface AnalyticsTailPositionRow {
+  project_id: string;
+  /** `device:inode:hash of the first line`: a rotated or replaced file is another identity. */
+  file_identity: string;
+  path: string;
+  /** Byte offset just after the last line stored. */
+  position: number;
+  /** Lines read from the file so far. */
+  lines: number;
+  updated_at: number;
+}
+
+/** A push log drain: where a host posts its request logs for one project (see analytics/drains/). */
+export interface AnalyticsDrainRow {
+  id: string;
+  project_id: string;
+  kind: string;
+  name: string | null;
+  /** The drain's secret, sealed with QUIRE_SECRET_KEY (accounts/secrets.ts): Vercel signs batches with it. */
+  secret: string;
+  /** Vercel's verification code, answered in the `x-vercel-verify` header. */
+  verify_token: string | null;
+  created_at: number;
+}
+
 export interface AnalyticsTables {
   analytics_projects: AnalyticsProjectRow;
   analytics_paths: AnalyticsPathRow;
@@ -100,4 +126,6 @@ export interface AnalyticsTables {
   analytics_settings: AnalyticsSettingRow;
   analytics_referrers: AnalyticsReferrerRow;
   analytics_breakdown_days: AnalyticsBreakdownDayRow;
+  analytics_tail_positions: AnalyticsTailPositionRow;
+  analytics_drains: AnalyticsDrainRow;
 }

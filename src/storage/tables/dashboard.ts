@@ -18,6 +18,8 @@ export interface DashboardSessionRow {
   created_at: number;
   /** Last request with the session, to the minute (see findSession). */
   last_seen_at: number | null;
+  /** The person signed in; null for a session opened by a `quire dashboard link` (the operator, an owner). */
+  person_id: string | null;
 }
 
 /** A key-generation form that was sent (see migration 007). */

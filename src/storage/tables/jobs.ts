@@ -13,8 +13,10 @@ export interface JobRow {
   repository: string;
   ref: string | null;
   model: string;
-  /** Branch the agent works on: `quire/<job id>`. */
+  /** Branch the agent works on: `quire/<job id>` unless the create request named one. */
   branch: string;
+  /** 1 when the pull request is opened as draft (create option `draft`), else 0. */
+  draft: number;
   pr_link: string | null;
   error: string | null;
   /** JSON the runner keeps between runs of one job (pull request number, …). */
@@ -24,14 +26,25 @@ export interface JobRow {
   created_at: number;
   updated_at: number;
   archived_at: number | null;
+  /** When the job's last run was cancelled (`POST …/cancel`); null when it was not. */
+  cancelled_at: number | null;
+  /** Who cancelled it (the API key's or person's name), when known. */
+  cancelled_by: string | null;
 }
 
+/** Roles of the transcript (`GET …/messages`). */
 export type MessageRole = 'user' | 'assistant' | 'tool' | 'event';
+
+/**
+ * A `status` row holds the job object after a status change (JSON). It shares the per-job sequence with
+ * the transcript, so the event stream reads one ordered table, but it is not part of the transcript.
+ */
+export type StoredRole = MessageRole | 'status';
 
 export interface JobMessageRow {
   job_id: string;
   seq: number;
-  role: MessageRole;
+  role: StoredRole;
   /** JSON. */
   content: string;
   created_at: number;

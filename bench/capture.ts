@@ -1,0 +1,145 @@
+/**
+ * Server-side capture: the log importer beside GoAccess on the same combined log, and `quire proxy`
+ * beside direct access to the same static upstream. QUIRE_BENCH_CAPTURE=importer or proxy runs one half;
+ * QUIRE_BENCH_SCALE scales the log (1,000,000 lines at 1), QUIRE_BENCH_SECONDS the load runs.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { combinedLine, datasetShape, generateViews } from './analytics-data.ts';
+import { startBenchProcess } from './processes.ts';
+import { percentile, type BenchSuite, type Report } from './report.ts';
+
+const scale = Number(process.env.QUIRE_BENCH_SCALE ?? '1');
+const seconds = Number(process.env.QUIRE_BENCH_SECONDS ?? 10);
+const part = process.env.QUIRE_BENCH_CAPTURE;
+const logLines = Math.max(1000, Math.round(1_000_000 * scale));
+
+async function writeLog(file: string): Promise<void> {
+  const out = createWriteStream(file);
+  for (const view of generateViews({ ...datasetShape(Math.min(1, scale)), views: logLines })) {
+    if (!out.write(`${combinedLine(view)}\n`)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+  }
+  await new Promise<void>((resolve) => out.end(() => resolve()));
+}
+
+async function timed(command: string, args: string[], env: Record<string, string> = {}): Promise<number> {
+  const started = performance.now();
+  const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'ignore'] });
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${code}`);
+  return (performance.now() - started) / 1000;
+}
+
+/** A fresh SQLite directory with a tenant (created by the analytics bench server's first start). */
+async function freshTenant(): Promise<{ dataDir: string; projectId: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-capture-'));
+  const server = await startBenchProcess('bench/analytics-server.ts', [], { QUIRE_DATA_DIR: dataDir });
+  await server.stop();
+  return { dataDir, projectId: server.info.projectId! };
+}
+
+async function importer(report: Report): Promise<void> {
+  const { dataDir, projectId } = await freshTenant();
+  const file = join(dataDir, 'access.log');
+  await writeLog(file);
+  const goaccess = spawnSync('goaccess', ['--version'], { stdio: 'ignore' }).status === 0;
+  // GoAccess parses and aggregates without writing a report: the same work of reading the log.
+  const reference = goaccess
+    ? {
+        name: 'GoAccess --process-and-exit',
+        value: logLines / (await timed('goaccess', ['--log-format=COMBINED', '--process-and-exit', '--no-progress', file])),
+      }
+    : undefined;
+  if (!goaccess) process.stdout.write('  goaccess is not installed (apt-get install goaccess): the importer figure has no reference in this run\n');
+  const seconds = await timed(process.execPath, ['src/cli/main.ts', 'analytics', 'import', '--project', projectId, '--format', 'combined', file, '--json'], {
+    QUIRE_DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+  });
+  const value = logLines / seconds;
+  report.add({
+    name: `log import, ${logLines.toLocaleString('en-US')} combined lines, stored (SQLite)`,
+    value,
+    unit: 'lines/s',
+    reference,
+    target: reference ? { text: '≥ 2× GoAccess', met: value >= 2 * reference.value } : undefined,
+  });
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** Median time of sequential requests on one kept-alive connection, in milliseconds (autocannon rounds to whole ones). */
+async function medianLatency(url: string, count = 3000): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const times: number[] = [];
+  for (let index = 0; index < count; index++) {
+    const started = performance.now();
+    await new Promise<void>((resolve, reject) =>
+      request(url, { agent }, (response) => {
+        response.resume();
+        response.on('end', resolve);
+      })
+        .on('error', reject)
+        .end(),
+    );
+    times.push(performance.now() - started);
+  }
+  agent.destroy();
+  return percentile(
+    times.sort((a, b) => a - b),
+    0.5,
+  );
+}
+
+/** Throughput with 10 connections (autocannon), and the median latency of one connection (what a request costs unsaturated). */
+async function load(url: string) {
+  await autocannon({ url, connections: 10, duration: 1 });
+  const result = await autocannon({ url, connections: 10, duration: seconds });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return { throughput: result.requests.average, p50: await medianLatency(url) };
+}
+
+async function proxy(report: Report): Promise<void> {
+  const { dataDir, projectId } = await freshTenant();
+  const upstream = await startBenchProcess('bench/capture-server.ts', ['upstream'], {});
+  const proxied = await startBenchProcess('bench/capture-server.ts', ['proxy'], {
+    QUIRE_DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    PROJECT_ID: projectId,
+    UPSTREAM_URL: upstream.info.url,
+  });
+  try {
+    const direct = await load(upstream.info.url);
+    const through = await load(proxied.info.url);
+    report.add({
+      name: 'quire proxy throughput, 10 connections, each request recorded',
+      value: through.throughput,
+      unit: 'requests/s',
+      reference: { name: 'direct to the upstream', value: direct.throughput },
+      target: { text: '≥ 0.8× direct', met: through.throughput >= 0.8 * direct.throughput },
+    });
+    report.add({
+      name: 'quire proxy added p50 latency, one connection',
+      value: through.p50 - direct.p50,
+      unit: 'ms',
+      reference: { name: 'direct p50', value: direct.p50 },
+      target: { text: '≤ 1 ms', met: through.p50 - direct.p50 <= 1 },
+    });
+  } finally {
+    await proxied.stop();
+    await upstream.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export const captureBench: BenchSuite = {
+  name: 'capture',
+  description:
+    'server-side capture: log import beside GoAccess on the same file, quire proxy beside direct access (QUIRE_BENCH_CAPTURE=importer|proxy for one half, QUIRE_BENCH_SCALE, QUIRE_BENCH_SECONDS)',
+  async run(report) {
+    if (part !== 'proxy') await importer(report);
+    if (part !== 'importer') await proxy(report);
+  },
+};

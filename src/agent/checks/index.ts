@@ -1,0 +1,117 @@
+import { configFileProblems, isConfigFile } from './config-files.ts';
+import { docusaurusIds } from './docusaurus.ts';
+import { linkProblems } from './links.ts';
+import { navigationProblems } from './navigation.ts';
+import { createPageAnalyzer, type PageAnalyzer } from './page-analyzer.ts';
+import { Resolver } from './resolver.ts';
+import { findSites, type Site } from './sites.ts';
+import { inside, isPage } from './text.ts';
+import type { ChangeToCheck, CheckLimits, CheckReport, Problem } from './types.ts';
+
+/**
+ * Checks a change before it is committed, as the docs build would: pages compile (Markdown and MDX),
+ * front matter and JSON/YAML files parse, links and images of changed pages resolve, navigation
+ * entries name pages and new pages are in the navigation. Problems the base already had are not the
+ * change's and are left out. Files beyond the limits are reported as skipped, never as passed.
+ */
+export async function checkChange(change: ChangeToCheck, limits: CheckLimits): Promise<CheckReport> {
+  const analyzer = createPageAnalyzer({ pageTimeoutMs: limits.pageTimeoutMs, deadline: limits.deadline, signal: limits.signal });
+  try {
+    const report = await checkWith(analyzer, change, limits);
+    return { ...report, skipped: [...report.skipped, ...analyzer.skipped] };
+  } finally {
+    await analyzer.close();
+  }
+}
+
+async function checkWith(analyzer: PageAnalyzer, change: ChangeToCheck, limits: CheckLimits): Promise<CheckReport> {
+  const problems: Problem[] = [];
+  const skipped: string[] = [];
+  let outOfTime = false;
+  const proceed = (path: string) => {
+    if (limits.signal?.aborted) return false;
+    if (Date.now() <= limits.deadline) return true;
+    if (!outOfTime) skipped.push(`${path} and later files: the checks ran out of time`);
+    outOfTime = true;
+    return false;
+  };
+  const fileProblems = async (path: string, text: string): Promise<Problem[] | null> =>
+    isPage(path) ? ((await analyzer.analyze(path, text))?.problems ?? null) : configFileProblems(path, text);
+  const referencesOf = async (path: string, text: string) => (await analyzer.analyze(path, text))?.references ?? [];
+  const added = new Set(change.changes.filter((file) => file.status === 'added').map((file) => file.path));
+  const deleted = change.changes.filter((file) => file.status === 'deleted').map((file) => file.path);
+  const baseFiles = new Set([...change.files].filter((path) => !added.has(path)).concat(deleted));
+  const present = change.changes.filter((file) => file.status !== 'deleted') as { path: string; status: 'added' | 'modified' }[];
+  const pages = present.filter((file) => isPage(file.path));
+  const configs = present.filter((file) => isConfigFile(file.path));
+
+  for (const file of [...pages, ...configs]) {
+    if (!proceed(file.path)) break;
+    const text = await change.read(file.path);
+    if (text === null) {
+      skipped.push(`${file.path}: larger than ${limits.maxFileBytes} bytes, or not text`);
+      continue;
+    }
+    const found = await fileProblems(file.path, text);
+    if (found === null || found.length === 0) continue;
+    const baseText = file.status === 'modified' ? await change.readBase(file.path) : null;
+    // A file the base already failed to compile or parse was not broken by this change.
+    if (baseText !== null && ((await fileProblems(file.path, baseText)) ?? []).length > 0) continue;
+    problems.push(...found);
+  }
+
+  const sites = await findSites(change.files, change.read);
+  const baseSites = await findSites(baseFiles, change.readBase);
+  const current = new Resolver(sites, change.files, await idsOf(sites, change.files, change.read, limits.deadline));
+  const base = new Resolver(baseSites, baseFiles, await idsOf(baseSites, baseFiles, change.readBase, limits.deadline));
+  const otherPages =
+    deleted.length === 0 ? [] : [...change.files].filter((path) => isPage(path) && !added.has(path) && !pages.some((page) => page.path === path));
+  if (otherPages.length > limits.maxScannedFiles)
+    skipped.push(`links of ${otherPages.length - limits.maxScannedFiles} unchanged pages: more than ${limits.maxScannedFiles} to scan`);
+  problems.push(
+    ...(await linkProblems({
+      changedPages: pages,
+      otherPages: otherPages.slice(0, limits.maxScannedFiles),
+      current,
+      base,
+      read: change.read,
+      readBase: change.readBase,
+      referencesOf,
+      proceed,
+    })),
+  );
+
+  const changedPaths = new Set(change.changes.map((file) => file.path));
+  for (const site of sites) {
+    const touched =
+      (site.navigationFile !== null && changedPaths.has(site.navigationFile)) ||
+      change.changes.some((file) => file.status !== 'modified' && isPage(file.path) && inside(site.contentRoot, file.path) !== null);
+    problems.push(...(await navigationProblems({ site, current, base, addedPages: [...added], touched, read: change.read, readBase: change.readBase })));
+  }
+  return { checked: checkedPhrases(pages.length, configs.length, sites), problems, skipped };
+}
+
+async function idsOf(
+  sites: Site[],
+  files: ReadonlySet<string>,
+  read: (path: string) => Promise<string | null>,
+  deadline: number,
+): Promise<Map<Site, Map<string, string>>> {
+  const ids = new Map<Site, Map<string, string>>();
+  for (const site of sites) if (site.framework === 'docusaurus') ids.set(site, await docusaurusIds(site.contentRoot, files, read, deadline));
+  return ids;
+}
+
+const frameworkNames = { mintlify: 'Mintlify', mkdocs: 'MkDocs', docusaurus: 'Docusaurus' };
+
+function checkedPhrases(pages: number, configs: number, sites: Site[]): string[] {
+  const passed: string[] = [];
+  if (pages > 0) passed.push(`Markdown and MDX compile, front matter is valid YAML (${pages} ${pages === 1 ? 'page' : 'pages'})`);
+  if (configs > 0) passed.push(`JSON and YAML files parse (${configs} ${configs === 1 ? 'file' : 'files'})`);
+  if (pages > 0) passed.push('Internal links and images resolve');
+  for (const site of sites) {
+    const where = site.navigationFile ? `\`${site.navigationFile}\`` : 'autogenerated sidebars';
+    passed.push(`${frameworkNames[site.framework]} navigation (${where}) names existing pages and lists every new page`);
+  }
+  return passed;
+}

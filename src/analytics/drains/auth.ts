@@ -1,0 +1,51 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { AnalyticsDrainRow } from '../../storage/tables/analytics.ts';
+
+/**
+ * Whether a batch comes from the drain's host: `authorized`, `unauthorized`, or (Vercel only) the
+ * `handshake` Vercel sends unsigned when a drain is added, answered with the verification code and
+ * counting nothing.
+ */
+export type DrainAuthentication = 'authorized' | 'unauthorized' | 'handshake';
+
+/** Equal texts in time that does not depend on where they differ (digests first, so lengths may differ too). */
+function sameSecret(given: string, expected: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** The secret the request carries: `Authorization: Bearer …` (a custom header of the host) or `?secret=`. */
+function presentedSecret(request: FastifyRequest): string | undefined {
+  const header = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+  if (header) return header[1];
+  const query = (request.query as Record<string, unknown> | undefined)?.secret;
+  return typeof query === 'string' ? query : undefined;
+}
+
+/** Vercel's `x-vercel-signature`: the hex HMAC-SHA1 of the raw body with the drain's secret. */
+export function vercelSignature(secret: string, body: Buffer): string {
+  return createHmac('sha1', secret).update(body).digest('hex');
+}
+
+/**
+ * Checks the request against the drain's secret. A Vercel signature is checked over the body as sent
+ * and, when it was compressed, over the decompressed body too (`inflate`, bounded by the caller), as
+ * Vercel does not say which of the two it signs.
+ */
+export function authenticate(
+  request: FastifyRequest,
+  drain: Pick<AnalyticsDrainRow, 'kind' | 'verify_token'>,
+  secret: string,
+  raw: Buffer,
+  inflate: () => Buffer | null,
+): DrainAuthentication {
+  const presented = presentedSecret(request);
+  if (presented !== undefined) return sameSecret(presented, secret) ? 'authorized' : 'unauthorized';
+  const signature = request.headers['x-vercel-signature'];
+  if (drain.kind !== 'vercel') return 'unauthorized';
+  if (typeof signature !== 'string') return drain.verify_token === null ? 'unauthorized' : 'handshake';
+  if (sameSecret(signature.toLowerCase(), vercelSignature(secret, raw))) return 'authorized';
+  const inflated = inflate();
+  return inflated !== null && sameSecret(signature.toLowerCase(), vercelSignature(secret, inflated)) ? 'authorized' : 'unauthorized';
+}

@@ -1,0 +1,116 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { findProject } from '../../accounts/projects.ts';
+import { assetRuleOf } from '../ingest/assets.ts';
+import type { SecretBox } from '../../accounts/secrets.ts';
+import type { AppContext } from '../../http/context.ts';
+import { ApiError, notFound } from '../../http/errors.ts';
+import type { AnalyticsDrainRow } from '../../storage/tables/analytics.ts';
+import { ErrorResponse } from '../http/schemas.ts';
+import { authenticate } from './auth.ts';
+import { batchEvents } from './batch-events.ts';
+import { batchRecords, decompressed, isGzip } from './body.ts';
+import { findDrain, resealDrainSecret, type DrainKind } from './drains.ts';
+import { DrainParams, DrainResult } from './schemas.ts';
+import { storeBatch } from './store-batch.ts';
+
+const tags = ['Log drains'];
+const SecretQuery = Type.Object({
+  secret: Type.Optional(Type.String({ maxLength: 200, description: 'The drain’s secret, for hosts that cannot send an Authorization header.' })),
+});
+const nothing = { accepted: 0, duplicates: 0, skipped: 0, reasons: {} };
+
+function unauthorized(kind: DrainKind): ApiError {
+  const how =
+    kind === 'vercel'
+      ? 'Vercel signs each batch with the drain’s secret (x-vercel-signature): set it as the drain’s signature secret in Vercel.'
+      : 'Send the drain’s secret as "Authorization: Bearer <secret>" (Cloudflare: a header_Authorization parameter) or as ?secret=<secret>.';
+  return new ApiError('unauthorized', `This batch does not carry the drain’s secret. ${how}`, {
+    headers: { 'www-authenticate': 'Bearer realm="quire-drain"' },
+  });
+}
+
+/**
+ * Where hosts post their log batches. Public: each drain's own secret is its authentication. The
+ * body is read as bytes whatever its content type (hosts label NDJSON and gzip in many ways), and the
+ * answer comes only after the batch is committed.
+ */
+export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box: SecretBox }> = async (app, { context, box }) => {
+  const { storage, config } = context;
+  const limit = config.ingestBodyLimitBytes;
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limit }, (_request, body, done) => done(null, body));
+
+  /** The drain the path names, with its project; 404 when either is unknown or the drain is another project's. */
+  async function drainOf(projectId: string, drainId: string, reply: FastifyReply) {
+    const drain = await findDrain(storage.db, projectId, drainId);
+    const project = drain && (await context.accounts.projects.get(projectId, () => findProject(storage.db, projectId)));
+    if (!drain || !project) throw notFound(`Drain ${drainId} of project ${projectId}`);
+    // Vercel checks every answer of the endpoint for its verification code.
+    if (drain.kind === 'vercel' && drain.verify_token !== null) reply.header('x-vercel-verify', drain.verify_token);
+    return { drain, project };
+  }
+
+  function secretOf(drain: AnalyticsDrainRow): string {
+    try {
+      return box.open(drain.secret);
+    } catch (error) {
+      context.logger.error({ err: error, drain: drain.id }, 'A drain secret cannot be decrypted with QUIRE_SECRET_KEY or QUIRE_SECRET_KEY_PREVIOUS.');
+      throw new ApiError('unavailable', 'The drain cannot check batches right now; the operator has been told in the logs.');
+    }
+  }
+
+  app.get('/v1/analytics/:projectId/drains/:drainId', {
+    schema: {
+      tags,
+      summary: 'Answer a host’s check of the drain',
+      description: 'Vercel drains with a `verifyToken` answer 200 with the `x-vercel-verify` header; counts nothing.',
+      security: [],
+      params: DrainParams,
+      response: { 200: DrainResult, 404: ErrorResponse },
+    },
+    handler: async (request, reply) => {
+      const { drain } = await drainOf(request.params.projectId, request.params.drainId, reply);
+      if (drain.kind !== 'vercel' || drain.verify_token === null) throw notFound(`A verification answer for drain ${drain.id}`);
+      return nothing;
+    },
+  });
+
+  app.post('/v1/analytics/:projectId/drains/:drainId', {
+    bodyLimit: limit,
+    schema: {
+      tags,
+      summary: 'Receive a host’s log batch',
+      description: `Public; authenticated by the drain’s secret: Vercel’s \`x-vercel-signature\` (hex HMAC-SHA1 of the body), else \`Authorization: Bearer <secret>\` or \`?secret=\`. NDJSON or a JSON array, optionally gzip (\`Content-Encoding: gzip\`), up to ${limit} bytes before and after decompression. Answers 200 once the batch is committed; the same batch sent again is not counted twice; a record that is not a page view is skipped and counted, never the batch's failure.`,
+      security: [],
+      params: DrainParams,
+      querystring: SecretQuery,
+      response: { 200: DrainResult, 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 413: ErrorResponse, 503: ErrorResponse },
+    },
+    handler: async (request, reply) => {
+      const { drain, project } = await drainOf(request.params.projectId, request.params.drainId, reply);
+      const secret = secretOf(drain);
+      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const gzip = isGzip(raw, request.headers['content-encoding']);
+      let body: Buffer | null = gzip ? null : raw;
+      const inflate = () => {
+        if (body === null) body = decompressed(raw, true, limit);
+        return body;
+      };
+      const outcome = authenticate(request, drain, secret, raw, () => {
+        try {
+          return gzip ? inflate() : null;
+        } catch {
+          return null;
+        }
+      });
+      if (outcome === 'unauthorized') throw unauthorized(drain.kind as DrainKind);
+      if (outcome === 'handshake') return nothing;
+      await resealDrainSecret(storage.db, box, drain, secret);
+      const batch = inflate();
+      const events = batchEvents(drain.kind as DrainKind, drain.id, batch, batchRecords(batch.toString('utf8')), assetRuleOf(project));
+      return storeBatch(context.analytics, project, events);
+    },
+  });
+};

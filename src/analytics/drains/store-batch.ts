@@ -1,0 +1,42 @@
+import { maxEventsPerRequest, prepareAll, storeEvents, type IngestProject, type IngestState } from '../ingest/ingest.ts';
+import { verifySignatures } from '../ingest/verify/web-bot-auth.ts';
+import type { BatchEvents } from './batch-events.ts';
+
+/** What a drain answers once its batch is stored. */
+export interface DrainResult {
+  /** Views stored now. */
+  accepted: number;
+  /** Records stored before (the host sent the batch again): not counted twice. */
+  duplicates: number;
+  /** Records that are not page views or could not be read; never the batch's failure. */
+  skipped: number;
+  reasons: Record<string, number>;
+}
+
+/**
+ * Validates the batch's events, checks their signatures and stores them through the ingestion
+ * pipeline, a commit per 10,000 events. Resolves only when every part is committed; if a later part
+ * fails, the host's retry finds the earlier parts by their keys and does not count them again.
+ */
+export async function storeBatch(analytics: IngestState, project: IngestProject, batch: BatchEvents): Promise<DrainResult> {
+  const reasons = { ...batch.skipped };
+  const result: DrainResult = { accepted: 0, duplicates: 0, skipped: 0, reasons };
+  for (let start = 0; start < batch.events.length; start += maxEventsPerRequest) {
+    const part = batch.events.slice(start, start + maxEventsPerRequest);
+    const { events, errors } = prepareAll(part.map((event) => event.input));
+    const failed = new Set(errors.map((error) => error.index));
+    const keys = part.filter((_event, index) => !failed.has(index)).map((event) => event.key);
+    events.forEach((event, index) => (event.eventKey = keys[index]));
+    for (const error of errors) {
+      // Quoted values differ per record; the reason groups them by what to fix.
+      const reason = `invalid event: ${error.message.replace(/"[^"]*"/g, '…')}`;
+      reasons[reason] = (reasons[reason] ?? 0) + 1;
+    }
+    if (events.some((event) => event.signed !== null)) await verifySignatures(analytics.directories, events);
+    const { stored, duplicates } = await storeEvents(analytics, project, events);
+    result.accepted += stored;
+    result.duplicates += duplicates;
+  }
+  result.skipped = Object.values(reasons).reduce((sum, count) => sum + count, 0);
+  return result;
+}

@@ -1,0 +1,40 @@
+import { clientNetwork } from '../../http/client-address.ts';
+import type { AppContext } from '../../http/context.ts';
+import { invalidRequest } from '../../http/errors.ts';
+import { rateLimited, takeRateLimit } from '../../http/rate-limit.ts';
+import type { IngestProject } from '../ingest/ingest.ts';
+import { storeInteractions } from './ingest.ts';
+import { prepareInteraction } from './validate.ts';
+
+/**
+ * A feedback or search event from the browser tracker, after the collect endpoint's origin checks
+ * and view limits. A feedback's path defaults to the page it was sent from, and feedback (which
+ * carries text a person typed) also takes from a tighter per-address budget
+ * (QUIRE_FEEDBACK_RATE_LIMIT_PER_ADDRESS). Throws a 400 that says what to fix.
+ */
+export async function collectInteraction(
+  context: AppContext,
+  project: IngestProject,
+  address: string | undefined,
+  event: Record<string, unknown>,
+  page: URL,
+): Promise<void> {
+  if (event.kind === 'feedback' && event.path === undefined) event.path = page.pathname;
+  let prepared;
+  try {
+    prepared = prepareInteraction(event, Date.now());
+  } catch (error) {
+    throw invalidRequest((error as Error).message);
+  }
+  if (prepared.kind === 'feedback') {
+    const { config, storage } = context;
+    const state = await storage.db
+      .transaction()
+      .execute((trx) =>
+        takeRateLimit(trx, storage.profile, `collect-feedback:${clientNetwork(address)}`, { limit: config.feedbackRateLimitPerAddress, windowMs: 60_000 }),
+      );
+    if (!state.allowed)
+      throw rateLimited(state, `This address has sent ${state.limit} feedback items in the last minute (QUIRE_FEEDBACK_RATE_LIMIT_PER_ADDRESS).`);
+  }
+  await storeInteractions(context.analytics, project, [prepared]);
+}

@@ -1,0 +1,153 @@
+/**
+ * What the proxy keeps of the requests it forwards, without ever making a response wait for it:
+ * `record` only appends to a bounded in-memory list; a background loop hands batches to the store
+ * (a worker thread, store-worker.ts, so even a synchronous SQLite write or a lock held by another
+ * process never blocks the event loop that serves responses). When the store fails, the batch is
+ * kept and retried with backoff; when the list is full, new requests are dropped and counted. Each
+ * request has a key (this process's id and a counter), so a batch retried after a commit whose
+ * answer was lost is stored once.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { RequestFields } from '../importers/request-event.ts';
+
+export interface KeyedRequest {
+  fields: RequestFields;
+  key: string;
+}
+
+/** Stores a batch; rejects when the database is unavailable. */
+export type RequestStore = (batch: KeyedRequest[]) => Promise<{ stored: number; duplicates: number; reasons: Record<string, number> }>;
+
+export interface RecorderOptions {
+  store: RequestStore;
+  logger: Logger;
+  /** Requests held in memory at most (default 100,000); beyond, new ones are dropped and counted. */
+  maxBuffered?: number;
+  /** Requests per batch (default 5,000). */
+  batchSize?: number;
+  /** How long a request may wait for its batch, in milliseconds (default 500). */
+  flushMilliseconds?: number;
+  /** First retry delay after a failed write (default 1,000 ms), doubling up to 30 s. */
+  retryMilliseconds?: number;
+}
+
+/** The proxy's recording counters, as `/.quire/proxy-status` and the shutdown summary show them. */
+export interface RecorderStatus {
+  recorded: number;
+  stored: number;
+  /** Requests that are not views, by reason (static assets, other methods, …). */
+  skipped: Record<string, number>;
+  /** Requests dropped because the in-memory list was full while the database was slow or down. */
+  dropped: number;
+  buffered: number;
+  failedWrites: number;
+  /** The last write error while the database is failing; null once a write succeeded. */
+  databaseError: string | null;
+}
+
+const maxRetryMilliseconds = 30_000;
+const dropLogMilliseconds = 10_000;
+
+export class ProxyRecorder {
+  readonly #options: Required<Omit<RecorderOptions, 'store' | 'logger'>> & Pick<RecorderOptions, 'store' | 'logger'>;
+  readonly #instance = randomBytes(6).toString('base64url');
+  #counter = 0;
+  #buffer: KeyedRequest[] = [];
+  /** The batch being written (or waiting for a retry); it stays counted in `buffered`. */
+  #inFlight: KeyedRequest[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #writing: Promise<void> | undefined;
+  #retryDelay: number;
+  #lastDropLog = 0;
+  #droppedSinceLog = 0;
+  #closed = false;
+  readonly counters: RecorderStatus = { recorded: 0, stored: 0, skipped: {}, dropped: 0, buffered: 0, failedWrites: 0, databaseError: null };
+
+  constructor(options: RecorderOptions) {
+    this.#options = { maxBuffered: 100_000, batchSize: 5_000, flushMilliseconds: 500, retryMilliseconds: 1_000, ...options };
+    this.#retryDelay = this.#options.retryMilliseconds;
+  }
+
+  /** Notes a forwarded request; constant time, never throws, never waits. */
+  record(fields: RequestFields): void {
+    this.counters.recorded++;
+    if (this.#buffer.length + this.#inFlight.length >= this.#options.maxBuffered || this.#closed) {
+      this.counters.dropped++;
+      this.#droppedSinceLog++;
+      const now = Date.now();
+      if (now - this.#lastDropLog >= dropLogMilliseconds) {
+        this.#lastDropLog = now;
+        this.#options.logger.warn(
+          { dropped: this.#droppedSinceLog, droppedTotal: this.counters.dropped, buffered: this.#options.maxBuffered },
+          'recording buffer full (database slow or down): dropping requests; they are still forwarded',
+        );
+        this.#droppedSinceLog = 0;
+      }
+      return;
+    }
+    this.#buffer.push({ fields, key: `px${this.#instance}${(this.#counter++).toString(36).padStart(10, '0')}` });
+    if (this.#buffer.length >= this.#options.batchSize) this.#schedule(0);
+    else this.#schedule(this.#options.flushMilliseconds);
+  }
+
+  status(): RecorderStatus {
+    return { ...this.counters, skipped: { ...this.counters.skipped }, buffered: this.#buffer.length + this.#inFlight.length };
+  }
+
+  #schedule(delay: number): void {
+    if (this.#writing || this.#closed) return;
+    if (this.#timer && delay > 0) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#writing = this.#write().finally(() => {
+        this.#writing = undefined;
+        if (this.#buffer.length > 0 || this.#inFlight.length > 0) this.#schedule(this.#inFlight.length > 0 ? this.#retryDelay : 0);
+      });
+    }, delay);
+    this.#timer.unref();
+  }
+
+  async #write(): Promise<void> {
+    if (this.#inFlight.length === 0) this.#inFlight = this.#buffer.splice(0, this.#options.batchSize);
+    if (this.#inFlight.length === 0) return;
+    try {
+      const result = await this.#options.store(this.#inFlight);
+      this.counters.stored += result.stored;
+      for (const [reason, count] of Object.entries(result.reasons)) this.counters.skipped[reason] = (this.counters.skipped[reason] ?? 0) + count;
+      if (this.counters.databaseError !== null) this.#options.logger.info({ stored: result.stored }, 'database available again: recording resumed');
+      this.counters.databaseError = null;
+      this.#retryDelay = this.#options.retryMilliseconds;
+      this.#inFlight = [];
+    } catch (error) {
+      this.counters.failedWrites++;
+      const message = error instanceof Error ? error.message : String(error);
+      this.#options.logger.warn(
+        { error: message, waiting: this.#buffer.length + this.#inFlight.length, retryInMs: this.#retryDelay },
+        'could not store recorded requests (database slow or down); keeping them and retrying, responses are not affected',
+      );
+      this.counters.databaseError = message;
+      this.#retryDelay = Math.min(this.#retryDelay * 2, maxRetryMilliseconds);
+    }
+  }
+
+  /**
+   * Stops recording and stores what is held, trying for at most `waitMilliseconds`; what could not be
+   * stored by then counts as dropped. Returns the final counters.
+   */
+  async close(waitMilliseconds = 5_000): Promise<RecorderStatus> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    const deadline = Date.now() + waitMilliseconds;
+    while ((this.#buffer.length > 0 || this.#inFlight.length > 0) && Date.now() < deadline) {
+      await (this.#writing ?? (this.#writing = this.#write().finally(() => (this.#writing = undefined))));
+      if (this.#inFlight.length > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(200, Math.max(0, deadline - Date.now()))));
+    }
+    clearTimeout(this.#timer);
+    this.counters.dropped += this.#buffer.length + this.#inFlight.length;
+    this.#buffer = [];
+    this.#inFlight = [];
+    return this.status();
+  }
+}

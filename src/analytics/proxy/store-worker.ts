@@ -1,0 +1,51 @@
+/**
+ * The proxy's database writer, in a worker thread of its own (see recorder.ts): it opens the database
+ * the environment names, and stores each batch of recorded requests through the ingestion pipeline.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { loadConfig } from '../../config/config.ts';
+import { openStorage } from '../../storage/open.ts';
+import { findProject } from '../../accounts/projects.ts';
+import { assetRuleOf } from '../ingest/assets.ts';
+import type { IncomingEvent } from '../ingest/validate.ts';
+import { storeKeyedEvents } from '../importers/log-batch.ts';
+import { requestEvent } from '../importers/request-event.ts';
+import { createAnalyticsState } from '../state.ts';
+import type { KeyedRequest } from './recorder.ts';
+
+export interface StoreWorkerData {
+  projectId: string;
+  /** Environment the database settings are read from (the process's, plus overrides). */
+  env: Record<string, string | undefined>;
+}
+
+export type StoreReply = { id: number; stored: number; duplicates: number; reasons: Record<string, number> } | { id: number; error: string };
+
+const { projectId, env } = workerData as StoreWorkerData;
+const storage = await openStorage(loadConfig(env), { migrate: false });
+const project = await findProject(storage.db, projectId);
+if (!project) throw new Error(`No project has the id ${projectId}.`);
+const analytics = createAnalyticsState(storage);
+const rule = assetRuleOf(project);
+
+parentPort!.on('message', async ({ id, batch }: { id: number; batch: KeyedRequest[] }) => {
+  const reasons: Record<string, number> = {};
+  const skip = (reason: string) => (reasons[reason] = (reasons[reason] ?? 0) + 1);
+  const inputs: IncomingEvent[] = [];
+  const keys: string[] = [];
+  try {
+    for (const { fields, key } of batch) {
+      const event = requestEvent(fields, rule, () => undefined);
+      if ('skip' in event) skip(event.skip);
+      else {
+        inputs.push(event);
+        keys.push(key);
+      }
+    }
+    const { stored, duplicates } = await storeKeyedEvents(analytics, project, inputs, keys, skip);
+    parentPort!.postMessage({ id, stored, duplicates, reasons } satisfies StoreReply);
+  } catch (error) {
+    parentPort!.postMessage({ id, error: error instanceof Error ? error.message : String(error) } satisfies StoreReply);
+  }
+});
+parentPort!.postMessage({ ready: true });

@@ -1,0 +1,38 @@
+import type { Kysely } from 'kysely';
+import { checkSecretKeys, secretBox } from '../../accounts/secrets.ts';
+import type { Config } from '../../config/config.ts';
+import type { Database } from '../../storage/schema.ts';
+
+/** Webhook secrets sealed with QUIRE_SECRET_KEY (secrets kept before a key was set stay as they are: `whsec_…`). */
+async function sealedSecrets(db: Kysely<Database>): Promise<{ id: string; column: 'secret' | 'previous_secret'; value: string }[]> {
+  const rows = await db.selectFrom('webhook_endpoints').select(['id', 'secret', 'previous_secret']).execute();
+  return rows.flatMap((row) =>
+    (['secret', 'previous_secret'] as const).flatMap((column) => {
+      const value = row[column];
+      return value !== null && value.startsWith('v1:') ? [{ id: row.id, column, value }] : [];
+    }),
+  );
+}
+
+/** The start-up check for webhook secrets: each must open with the configured keys (see accounts/secrets.ts). */
+export async function checkWebhookSecrets(db: Kysely<Database>, config: Config): Promise<void> {
+  checkSecretKeys(config, [...new Set((await sealedSecrets(db)).map((entry) => entry.value.split(':')[1]))]);
+}
+
+/** Re-seals every webhook secret under QUIRE_SECRET_KEY (`quire connections rotate-key`); returns how many changed. */
+export async function reencryptWebhookSecrets(db: Kysely<Database>, config: Config): Promise<number> {
+  const box = secretBox(config);
+  let changed = 0;
+  for (const entry of await sealedSecrets(db)) {
+    if (box.isCurrent(entry.value)) continue;
+    const sealed = box.seal(box.open(entry.value));
+    await db
+      .updateTable('webhook_endpoints')
+      .set({ [entry.column]: sealed })
+      .where('id', '=', entry.id)
+      .where(entry.column, '=', entry.value)
+      .execute();
+    changed += 1;
+  }
+  return changed;
+}

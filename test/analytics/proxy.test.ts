@@ -1,0 +1,193 @@
+import { once } from 'node:events';
+import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProxyRecorder, type RecorderStatus } from '../../src/analytics/proxy/recorder.ts';
+import { createProxyServer, statusPath } from '../../src/analytics/proxy/proxy-server.ts';
+import { workerStore } from '../../src/analytics/proxy/worker-store.ts';
+import type { Storage } from '../../src/storage/dialect.ts';
+import { createTenant } from '../support/app.ts';
+import { testDatabases, type TestLocation } from '../support/storage.ts';
+
+const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+const downloadBytes = 8 * 1024 * 1024;
+
+/** The docs site: pages, an asset, an upload that counts what it received, a large streamed download; it remembers request headers. */
+async function startUpstream() {
+  const seen: IncomingHttpHeaders[] = [];
+  const server = createServer((request, response) => {
+    seen.push(request.headers);
+    if (request.url === '/upload') {
+      let bytes = 0;
+      request.on('data', (chunk: Buffer) => (bytes += chunk.length));
+      request.on('end', () => response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ bytes })));
+      return;
+    }
+    if (request.url === '/download') {
+      response.writeHead(200, { 'content-type': 'application/octet-stream' });
+      let sent = 0;
+      const write = () => {
+        while (sent < downloadBytes) {
+          sent += 64 * 1024;
+          if (!response.write(Buffer.alloc(64 * 1024, 7))) return void response.once('drain', write);
+        }
+        response.end();
+      };
+      return write();
+    }
+    if (request.url === '/app.js') return response.writeHead(200, { 'content-type': 'text/javascript' }).end('console.log(1)');
+    response.writeHead(request.url === '/missing' ? 404 : 200, { 'content-type': 'text/html; charset=utf-8' }).end(`<h1>${request.url}</h1>`);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return { server, seen, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+function fetchRaw(url: string, options: { method?: string; headers?: Record<string, string>; body?: Iterable<Buffer> } = {}) {
+  return new Promise<{ status: number; body: Buffer; headers: IncomingHttpHeaders }>((resolve, reject) => {
+    const outgoing = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, body: Buffer.concat(chunks), headers: response.headers }));
+    });
+    outgoing.on('error', reject);
+    for (const chunk of options.body ?? []) outgoing.write(chunk);
+    outgoing.end();
+  });
+}
+
+async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+describe.each(testDatabases)('quire proxy on $dialect', (database) => {
+  let storage: Storage & { location: TestLocation };
+  let upstream: Awaited<ReturnType<typeof startUpstream>>;
+  beforeAll(async () => {
+    storage = await database.open();
+    upstream = await startUpstream();
+  });
+  afterAll(async () => {
+    upstream.server.close();
+    await storage.close();
+  });
+
+  async function startProxy(options: { upstream?: string; maxBuffered?: number } = {}) {
+    const tenant = await createTenant(storage);
+    const logger = pino({ level: 'silent' });
+    const writer = workerStore({ projectId: tenant.project.id, env: { ...process.env, ...storage.location.env } }, logger);
+    const recorder = new ProxyRecorder({ store: writer.store, logger, flushMilliseconds: 20, retryMilliseconds: 50, maxBuffered: options.maxBuffered });
+    const app = await createProxyServer({ upstream: options.upstream ?? upstream.url, recorder, logger });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    const status = async () => JSON.parse((await fetchRaw(`${url}${statusPath}`)).body.toString()) as RecorderStatus;
+    const storedEvents = async () => {
+      const key = (await storage.db.selectFrom('analytics_projects').select('project_key').where('project_id', '=', tenant.project.id).executeTakeFirst())
+        ?.project_key;
+      if (key === undefined) return 0;
+      const row = await storage.db
+        .selectFrom('analytics_events')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('project_key', '=', key)
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    };
+    return {
+      url,
+      recorder,
+      status,
+      storedEvents,
+      stop: async () => {
+        await app.close();
+        const final = await recorder.close(2_000);
+        await writer.close();
+        return final;
+      },
+    };
+  }
+
+  it('forwards requests with their headers plus X-Forwarded-*, and records page views but not assets', async () => {
+    const proxy = await startProxy();
+    const page = await fetchRaw(`${proxy.url}/guides/setup?ref=nav`, {
+      headers: { 'user-agent': chrome, 'x-custom': 'kept', referer: 'https://example.com/' },
+    });
+    expect(page.status).toBe(200);
+    expect(page.body.toString()).toBe('<h1>/guides/setup?ref=nav</h1>');
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    const sent = upstream.seen.at(-1)!;
+    expect(sent).toMatchObject({ 'x-custom': 'kept', 'user-agent': chrome, 'x-forwarded-for': '127.0.0.1', 'x-forwarded-proto': 'http' });
+    expect(sent['x-forwarded-host']).toBe(new URL(proxy.url).host);
+    expect((await fetchRaw(`${proxy.url}/app.js`, { headers: { 'user-agent': chrome } })).status).toBe(200);
+    expect((await fetchRaw(`${proxy.url}/missing`, { headers: { 'user-agent': chrome } })).status).toBe(404);
+    await until(async () => (await proxy.status()).buffered === 0 && (await proxy.status()).recorded === 3);
+    expect(await proxy.status()).toMatchObject({ recorded: 3, stored: 2, skipped: { 'static asset (not a page view)': 1 }, dropped: 0 });
+    expect(await proxy.storedEvents()).toBe(2);
+    await proxy.stop();
+  });
+
+  it('streams request and response bodies', async () => {
+    const proxy = await startProxy();
+    const chunks = Array.from({ length: 64 }, () => Buffer.alloc(128 * 1024, 1));
+    const upload = await fetchRaw(`${proxy.url}/upload`, { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: chunks });
+    expect(upload.status).toBe(201);
+    expect(JSON.parse(upload.body.toString())).toEqual({ bytes: 64 * 128 * 1024 });
+    const chunked = await fetchRaw(`${proxy.url}/upload`, { method: 'PUT', headers: { 'transfer-encoding': 'chunked' }, body: chunks.slice(0, 3) });
+    expect(JSON.parse(chunked.body.toString())).toEqual({ bytes: 3 * 128 * 1024 });
+    const download = await fetchRaw(`${proxy.url}/download`);
+    expect(download.body.length).toBe(downloadBytes);
+    await proxy.stop();
+  });
+
+  it('answers 502 when the upstream is down, and records the request', async () => {
+    const closed = createServer();
+    closed.listen(0, '127.0.0.1');
+    await once(closed, 'listening');
+    const port = (closed.address() as AddressInfo).port;
+    closed.close();
+    const proxy = await startProxy({ upstream: `http://127.0.0.1:${port}` });
+    const response = await fetchRaw(`${proxy.url}/guides/setup`);
+    expect(response.status).toBe(502);
+    expect(JSON.parse(response.body.toString())).toMatchObject({ code: 'bad_gateway' });
+    await until(async () => (await proxy.status()).buffered === 0);
+    expect(await proxy.status()).toMatchObject({ recorded: 1, stored: 1 });
+    await proxy.stop();
+  });
+
+  it('keeps serving while the database is gone, retries, then stores what it held, and counts what it had to drop', async () => {
+    const proxy = await startProxy({ maxBuffered: 30 });
+    await fetchRaw(`${proxy.url}/warm`, { headers: { 'user-agent': chrome } });
+    await until(async () => (await proxy.status()).stored === 1);
+    await storage.db.schema.alterTable('analytics_events').renameTo('analytics_events_away').execute();
+    for (let index = 0; index < 40; index++) {
+      const response = await fetchRaw(`${proxy.url}/page-${index}`, { headers: { 'user-agent': chrome } });
+      expect(response.status).toBe(200);
+    }
+    await until(async () => (await proxy.status()).failedWrites > 0);
+    const during = await proxy.status();
+    expect(during.databaseError).not.toBeNull();
+    expect(during.dropped).toBe(10);
+    await storage.db.schema.alterTable('analytics_events_away').renameTo('analytics_events').execute();
+    await until(async () => (await proxy.status()).buffered === 0);
+    expect(await proxy.status()).toMatchObject({ recorded: 41, stored: 31, dropped: 10, databaseError: null });
+    expect(await proxy.storedEvents()).toBe(31);
+    await proxy.stop();
+  }, 60_000);
+
+  it('answers without waiting while another connection holds the database locked (a slow database)', async () => {
+    const proxy = await startProxy();
+    await fetchRaw(`${proxy.url}/warm`, { headers: { 'user-agent': chrome } });
+    await until(async () => (await proxy.status()).stored === 1);
+    await storage.db.transaction().execute(async (trx) => {
+      // SQLite transactions take the write lock at begin; PostgreSQL needs the table locked.
+      if (database.dialect === 'postgres') await sql`lock table analytics_events in access exclusive mode`.execute(trx);
+      for (let index = 0; index < 20; index++) {
+        expect((await fetchRaw(`${proxy.url}/locked-${index}`, { headers: { 'user-agent': chrome } })).status).toBe(200);
+      }
+      expect((await proxy.status()).stored).toBe(1);
+    });
+    await until(async () => (await proxy.status()).stored === 21);
+    expect(await proxy.stop()).toMatchObject({ recorded: 21, stored: 21, dropped: 0 });
+  }, 60_000);
+});

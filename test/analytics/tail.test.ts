@@ -1,0 +1,130 @@
+import { spawn } from 'node:child_process';
+import { appendFileSync, mkdtempSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ImportSummary } from '../../src/analytics/importers/log-batch.ts';
+import { tailLog } from '../../src/analytics/importers/tail.ts';
+import { createAnalyticsState } from '../../src/analytics/state.ts';
+import type { Storage } from '../../src/storage/dialect.ts';
+import { createTenant } from '../support/app.ts';
+import { testDatabases, type TestLocation } from '../support/storage.ts';
+
+const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+const line = (index: number) =>
+  `203.0.113.${index % 250} - - [21/Nov/2026:08:${String(Math.floor(index / 60) % 60).padStart(2, '0')}:${String(index % 60).padStart(2, '0')} +0000] "GET /page-${index} HTTP/1.1" 200 10 "-" "${chrome}"\n`;
+const lines = (from: number, to: number) => Array.from({ length: to - from }, (_unused, index) => line(from + index)).join('');
+
+/** Waits for a condition, checking every few milliseconds (a hang fails the test by its timeout). */
+async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+describe.each(testDatabases)('analytics tail on $dialect', (database) => {
+  let storage: Storage & { location: TestLocation };
+  let directory: string;
+  beforeAll(async () => {
+    storage = await database.open();
+  });
+  afterAll(async () => storage.close());
+  afterEach(() => rmSync(directory, { recursive: true, force: true }));
+
+  const storedViews = async (projectKey?: number) => {
+    const query = storage.db.selectFrom('analytics_events').select((eb) => eb.fn.countAll<number>().as('count'));
+    const row = await (projectKey === undefined ? query : query.where('project_key', '=', projectKey)).executeTakeFirstOrThrow();
+    return Number(row.count);
+  };
+  const projectKeyOf = async (projectId: string) =>
+    (await storage.db.selectFrom('analytics_projects').select('project_key').where('project_id', '=', projectId).executeTakeFirst())?.project_key;
+
+  /** Starts a tail in this process; `summary()` is the latest stored batch's summary. */
+  async function follow(file: string) {
+    const tenant = await createTenant(storage);
+    const stop = new AbortController();
+    let latest: ImportSummary | undefined;
+    const done = tailLog(createAnalyticsState(storage), tenant.project, 'combined', file, {
+      signal: stop.signal,
+      pollMilliseconds: 10,
+      onBatch: (summary) => (latest = { ...summary }),
+    });
+    return {
+      tenant,
+      summary: () => latest,
+      accepted: () => latest?.accepted ?? 0,
+      stop: async () => {
+        stop.abort();
+        return done;
+      },
+    };
+  }
+
+  it('follows a file across rotation by rename, reading the old file to its end, and holds back a partial last line', async () => {
+    directory = mkdtempSync(join(tmpdir(), 'quire-tail-'));
+    const file = join(directory, 'access.log');
+    writeFileSync(file, lines(0, 5));
+    const tail = await follow(file);
+    await until(() => tail.accepted() === 5);
+    appendFileSync(file, `${lines(5, 7)}${line(7).slice(0, 30)}`);
+    await until(() => tail.accepted() === 7);
+    // The unfinished line is not read; finishing it makes it a view.
+    appendFileSync(file, line(7).slice(30));
+    await until(() => tail.accepted() === 8);
+    // logrotate: rename, then the server writes a new file; the old one gets a last line before it is reopened.
+    renameSync(file, `${file}.1`);
+    appendFileSync(`${file}.1`, line(8));
+    writeFileSync(file, lines(100, 103));
+    await until(() => tail.accepted() === 12);
+    const summary = await tail.stop();
+    expect(summary).toMatchObject({ lines: 12, accepted: 12, skipped: 0 });
+    expect(await storedViews(await projectKeyOf(tail.tenant.project.id))).toBe(12);
+  });
+
+  it('starts again from the beginning after copytruncate', async () => {
+    directory = mkdtempSync(join(tmpdir(), 'quire-tail-'));
+    const file = join(directory, 'access.log');
+    writeFileSync(file, lines(0, 4));
+    const tail = await follow(file);
+    await until(() => tail.accepted() === 4);
+    truncateSync(file, 0);
+    appendFileSync(file, lines(200, 202));
+    await until(() => tail.accepted() === 6);
+    // Even when the truncated file has grown past the old position before the tail looked.
+    truncateSync(file, 0);
+    appendFileSync(file, lines(300, 310));
+    await until(() => tail.accepted() === 16);
+    expect(await tail.stop()).toMatchObject({ accepted: 16, skipped: 0 });
+  });
+
+  it('resumes after the process is killed mid-file without counting a line twice or losing one', async () => {
+    directory = mkdtempSync(join(tmpdir(), 'quire-tail-'));
+    const file = join(directory, 'access.log');
+    const total = 3000;
+    writeFileSync(file, lines(0, total));
+    const tenant = await createTenant(storage);
+    const run = () =>
+      spawn(
+        process.execPath,
+        ['src/cli/main.ts', 'analytics', 'tail', '--project', tenant.project.id, '--format', 'combined', file, '--poll', '20', '--batch-size', '50', '--json'],
+        { env: { ...process.env, ...storage.location.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+    const position = async () =>
+      (await storage.db.selectFrom('analytics_tail_positions').select('position').where('project_id', '=', tenant.project.id).executeTakeFirst())?.position ??
+      0;
+    const first = run();
+    await until(async () => (await position()) > 0);
+    first.kill('SIGKILL');
+    await new Promise((resolve) => first.once('exit', resolve));
+    const second = run();
+    let output = '';
+    second.stdout.on('data', (chunk) => (output += chunk));
+    const key = async () => projectKeyOf(tenant.project.id);
+    await until(async () => (await storedViews(await key())) === total && (await position()) > 0);
+    second.kill('SIGTERM');
+    await new Promise((resolve) => second.once('exit', resolve));
+    expect(await storedViews(await key())).toBe(total);
+    const summary = JSON.parse(output) as ImportSummary;
+    // The second run read only what the first had not stored, give or take the lines of one uncommitted batch.
+    expect(summary.lines).toBeLessThan(total);
+    expect(summary.accepted + (summary.reasons['already imported'] ?? 0)).toBe(summary.lines);
+  });
+});
