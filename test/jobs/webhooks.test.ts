@@ -385,7 +385,8 @@ describe.each(testDatabases)('signed webhooks on $dialect', (database) => {
   });
 
   it('never delivers one attempt twice when two delivery loops share the database', async () => {
-    const server = await receiver();
+    // Slow answers keep each loop's slots busy, so no single loop can take every delivery and the loops really race.
+    const server = await receiver(() => ({ status: 200, delayMs: 200 }));
     const endpoints = [];
     for (let index = 0; index < 5; index++) endpoints.push(await createWebhook(`${server.url}/shared/${index}`, { events: ['job.created'] }));
     // Two more processes with workers (so with delivery loops), as `quire worker` runs them, beside this one's loop.
@@ -395,12 +396,13 @@ describe.each(testDatabases)('signed webhooks on $dialect', (database) => {
         SERVICE_API: '0',
         QUIRE_WEBHOOKS_ALLOW_PRIVATE: 'true',
         QUIRE_WEBHOOK_POLL_MS: '20',
+        QUIRE_WEBHOOK_CONCURRENCY: '10',
       });
       cleanups.push(() => process.stop());
     }
     // A timed-out attempt is sent again (at least once); on a loaded machine 400 ms is too short to tell that from a double delivery.
     // Not woken by this process's events either, so that all three loops race for the same rows by polling.
-    loop(storage, { webhookTimeoutMs: 10_000 }, false);
+    loop(storage, { webhookTimeoutMs: 10_000, webhookConcurrency: 10 }, false);
     for (let index = 0; index < 20; index++) await createJob(context, tenant.project, { prompt: `Job ${index}` });
     await server.waitFor(100);
     await new Promise((resolve) => setTimeout(resolve, 300));
