@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { ConfigError } from '../config/parsers.ts';
 import { registerAccounts } from './accounts.ts';
 import { registerAnalytics } from './analytics.ts';
+import { registerBackup } from './backup.ts';
 import { registerDashboard } from './dashboard.ts';
 import { registerJobs } from './jobs.ts';
 import { withStorage } from './database.ts';
@@ -32,6 +33,7 @@ program
       );
     }),
   );
+registerBackup(program);
 registerAccounts(program);
 registerConnections(program);
 registerDashboard(program);

@@ -331,6 +331,12 @@ export const settings = {
     boolean,
     'Lets the organization created at first start use any local repository and the server-wide GITHUB_* and GITLAB_TOKEN credentials, as a single-organization install wants. Other organizations get only what the operator grants (`quire orgs grant-local`, `quire orgs grant-server-credentials`).',
   ),
+  metricsToken: setting<string | undefined>(
+    'QUIRE_METRICS_TOKEN',
+    undefined,
+    optionalText,
+    'Bearer token a scraper sends to read `GET /metrics` (Prometheus text format); unset, `/metrics` answers 404.',
+  ),
   logLevel: setting('LOG_LEVEL', 'info', text, 'Log level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.'),
 } satisfies Record<string, Setting<unknown>>;
 

@@ -6,6 +6,7 @@ import { installErrorHandler } from '../http/error-handler.ts';
 import { features } from './features.ts';
 import { healthRoutes } from './health.ts';
 import { jsonBodyParser, refusePrototypeKeys } from '../http/json.ts';
+import { installMetrics } from './metrics.ts';
 import { validatorCompiler } from '../http/validation.ts';
 import { registerReference, withoutFraming } from './reference.ts';
 import { rootRoutes } from './root.ts';
@@ -37,6 +38,7 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
   });
   app.decorateRequest('apiKey', null);
   installErrorHandler(app);
+  installMetrics(app, context);
 
   // An empty body with a JSON content type means "no body" (archive, say), not a parse error.
   app.removeContentTypeParser('application/json');

@@ -56,6 +56,15 @@ export const dialectProfiles: Record<DialectProfile['name'], DialectProfile> = {
   },
 };
 
+/** A connection pool's state, as node-postgres counts it. */
+export interface PoolUse {
+  /** Open connections, idle or checked out. */
+  total: number;
+  idle: number;
+  /** Queries waiting for a connection because every one is checked out. */
+  waiting: number;
+}
+
 /** An open database: the query builder, what the engine can do, and how to close it. */
 export interface Storage {
   db: Kysely<Database>;
@@ -77,6 +86,8 @@ export interface Storage {
    * clock are then off.
    */
   changeClock: (() => number) | null;
+  /** Connections of the pool now (PostgreSQL); null on SQLite, which has one connection and no pool. */
+  poolUse: (() => PoolUse) | null;
   close(): Promise<void>;
 }
 

@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { findProject } from '../../accounts/projects.ts';
 import { assetRuleOf } from '../ingest/assets.ts';
+import { reportIngested } from '../ingest/ingested.ts';
 import type { SecretBox } from '../../accounts/secrets.ts';
 import type { AppContext } from '../../http/context.ts';
 import { ApiError, notFound } from '../../http/errors.ts';
@@ -110,7 +111,9 @@ export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box
       await resealDrainSecret(storage.db, box, drain, secret);
       const batch = inflate();
       const events = batchEvents(drain.kind as DrainKind, drain.id, batch, batchRecords(batch.toString('utf8')), assetRuleOf(project));
-      return storeBatch(context.analytics, project, events);
+      const result = await storeBatch(context.analytics, project, events);
+      reportIngested(context, 'drain', result.accepted, result.skipped);
+      return result;
     },
   });
 };

@@ -3,6 +3,7 @@ import type { AppContext } from '../../http/context.ts';
 import { invalidRequest } from '../../http/errors.ts';
 import { rateLimited, takeRateLimit } from '../../http/rate-limit.ts';
 import type { IngestProject } from '../ingest/ingest.ts';
+import { reportIngested } from '../ingest/ingested.ts';
 import { storeInteractions } from './ingest.ts';
 import { prepareInteraction } from './validate.ts';
 
@@ -24,6 +25,7 @@ export async function collectInteraction(
   try {
     prepared = prepareInteraction(event, Date.now());
   } catch (error) {
+    reportIngested(context, 'tracker', 0, 1);
     throw invalidRequest((error as Error).message);
   }
   if (prepared.kind === 'feedback') {

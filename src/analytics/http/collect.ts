@@ -8,6 +8,7 @@ import { ApiError, invalidRequest, notFound } from '../../http/errors.ts';
 import { jsonBodyParser } from '../../http/json.ts';
 import { rateLimited, rateLimitHeaders, takeRateLimit, type RateLimitState } from '../../http/rate-limit.ts';
 import { ingest } from '../ingest/ingest.ts';
+import { reportIngested } from '../ingest/ingested.ts';
 import { allowedHost } from '../ingest/referrers.ts';
 import { collectInteraction } from '../feedback/collect.ts';
 
@@ -112,6 +113,7 @@ export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> =
       reply.headers(rateLimitHeaders(await takeCollectLimits(context, project.id, address)));
       if (body.kind) {
         await collectInteraction(context, project, address, { ...body.data, kind: body.kind }, page);
+        reportIngested(context, 'tracker', 1, 0);
         return reply.code(204).send();
       }
       const result = await ingest(context.analytics, project, [
@@ -124,6 +126,7 @@ export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> =
           accept: request.headers.accept,
         },
       ]);
+      reportIngested(context, 'tracker', result.accepted, result.rejected);
       if (result.rejected > 0) throw invalidRequest(result.errors[0].message);
       return reply.code(204).send();
     },

@@ -9,6 +9,7 @@ import { collectRoutes } from './collect.ts';
 import { limitReads } from './read-limit.ts';
 import { parseRange } from './range.ts';
 import { maxEventsPerRequest } from '../ingest/ingest.ts';
+import { reportIngested } from '../ingest/ingested.ts';
 import { ingestEvents } from '../feedback/ingest.ts';
 import { page } from '../query/query.ts';
 import type { Measure } from '../query/types.ts';
@@ -109,6 +110,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
         throw new ApiError('payload_too_large', `This request has ${events.length} events; send at most ${maxEventsPerRequest} per request.`);
       }
       const result = await ingestEvents(context.analytics, project, events);
+      reportIngested(context, 'api', result.accepted, result.rejected);
       return reply.code(202).send({ accepted: result.accepted, rejected: result.rejected, errors: result.errors });
     },
   });

@@ -47,6 +47,7 @@ export function openPostgres(options: PostgresOptions): Storage {
       return listenForNotifications({ connectionString: options.connectionString, channel, onNotify, onError: options.onConnectionError });
     },
     changeClock: null,
+    poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async close() {
       await db.destroy();
     },

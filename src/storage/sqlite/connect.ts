@@ -177,6 +177,7 @@ export function openSqlite(options: SqliteOptions): Storage {
       database.prepare('select 1').get();
     },
     changeClock: () => connection.changeClock(),
+    poolUse: null,
     async notify() {},
     async listen() {
       return async () => {};
