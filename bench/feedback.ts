@@ -1,4 +1,5 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import pg from 'pg';
 import { feedbackShape, feedbackStart, generateInteractions, interactionEvent, type FeedbackShape } from './feedback-data.ts';
 import { freshDatabase, postgresReachable, type BenchDatabase } from './databases.ts';
 import { startBenchProcess } from './processes.ts';
@@ -67,6 +68,50 @@ async function duckdbEvents(shape: FeedbackShape): Promise<DuckDBConnection> {
   return connection;
 }
 
+const feedbackTables = [
+  'analytics_feedback',
+  'analytics_feedback_days',
+  'analytics_searches',
+  'analytics_search_days',
+  'analytics_search_clicks',
+  'analytics_search_totals',
+];
+
+/**
+ * On PostgreSQL, waits until every feedback and search table large enough for Quire to analyze it
+ * (5,000 rows, storage/statistics.ts) has been analyzed, and no ANALYZE of them runs, twice in a row
+ * half a second apart (one just starting is seen). Right after a bulk load the planner has no
+ * statistics yet and the exports would be timed on plans it guessed; Quire analyzes these tables in
+ * the background once ingestion has written enough, as autovacuum would later, and this waits for
+ * that the way bench/analytics.ts waits for folds.
+ */
+async function waitForStatistics(database: BenchDatabase): Promise<void> {
+  if (database.name !== 'postgres') return;
+  const client = new pg.Client({ connectionString: database.env.DATABASE_URL });
+  await client.connect();
+  try {
+    const deadline = Date.now() + 120_000;
+    for (let quiet = 0; quiet < 2;) {
+      const { rows } = await client.query<{ relname: string }>(
+        `select relname from pg_stat_user_tables
+         where schemaname = current_schema() and relname = any($1) and n_live_tup >= 5000 and last_analyze is null and last_autoanalyze is null
+         union all
+         select relid::regclass::text from pg_stat_progress_analyze
+         where relid in (select relid from pg_stat_user_tables where schemaname = current_schema() and relname = any($1))`,
+        [feedbackTables],
+      );
+      quiet = rows.length === 0 ? quiet + 1 : 0;
+      if (rows.length > 0 && Date.now() > deadline) {
+        process.stdout.write(`  (still not analyzed after 2 minutes: ${rows.map((row) => row.relname).join(', ')}; timing anyway)\n`);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 async function timed<T>(work: () => Promise<T>): Promise<{ elapsed: number; value: T }> {
   const started = performance.now();
   const value = await work();
@@ -79,6 +124,7 @@ async function figures(report: Report, database: BenchDatabase, shape: FeedbackS
     const { url, projectId, key } = server.info as { url: string; projectId: string; key: string };
     const rate = await ingest(url, projectId, key, shape);
     report.add({ name: `feedback and search ingestion, ${database.name}, batches of 1,000`, value: rate, unit: 'events/s' });
+    await waitForStatistics(database);
     const from = feedbackStart;
     const to = feedbackStart + shape.days * dayMs;
     const range = `dateFrom=${day(from)}&dateTo=${day(to)}`;

@@ -1,4 +1,6 @@
+import pino, { type Logger } from 'pino';
 import type { Storage } from '../storage/dialect.ts';
+import { StatisticsKeeper } from '../storage/statistics.ts';
 import { Dictionary } from './ingest/dense-ids.ts';
 import { createEventWriter, type IngestState } from './ingest/ingest.ts';
 import { KeyDirectories, type DirectoryOptions } from './ingest/verify/key-directories.ts';
@@ -15,10 +17,26 @@ export type AnalyticsState = IngestState & QueryState;
 /** Web Bot Auth directories: public hosts over https, answered within 3 seconds, unless the settings say otherwise. */
 const directoryDefaults: DirectoryOptions = { allowPrivate: false, timeoutMs: 3000 };
 
-export function createAnalyticsState(storage: Storage, directories: DirectoryOptions = directoryDefaults): AnalyticsState {
+/** `logger` reports background work that failed (an ANALYZE); by default warnings go to standard output. */
+export function createAnalyticsState(
+  storage: Storage,
+  directories: DirectoryOptions = directoryDefaults,
+  logger: Pick<Logger, 'warn'> = pino({ level: 'warn' }),
+): AnalyticsState {
   const ids = new Dictionary();
   const signals = createAnalyticsSignals();
-  return { storage, ids, signals, caches: new QueryCaches(), writer: createEventWriter(storage, ids, signals), directories: new KeyDirectories(directories) };
+  const statistics = new StatisticsKeeper(storage, {
+    onError: (error) => logger.warn({ err: error }, 'analyzing tables after bulk writes failed; writing more retries'),
+  });
+  return {
+    storage,
+    ids,
+    signals,
+    caches: new QueryCaches(),
+    writer: createEventWriter(storage, ids, signals),
+    directories: new KeyDirectories(directories),
+    statistics,
+  };
 }
 
 declare module '../http/context.ts' {

@@ -33,6 +33,6 @@ export function createContext(config: Config, storage: Storage, options: Context
     agent: options.agent ?? createAgentSetup(config, storage.db),
     jobReads: new JobReadCache(),
     jobEvents: new JobEventHub({ storage, logger, pollMs: config.eventsPollMs, heartbeatMs: config.eventsHeartbeatSeconds * 1000 }),
-    analytics: createAnalyticsState(storage, { allowPrivate: config.webBotAuthAllowPrivate, timeoutMs: config.webBotAuthTimeoutMs }),
+    analytics: createAnalyticsState(storage, { allowPrivate: config.webBotAuthAllowPrivate, timeoutMs: config.webBotAuthTimeoutMs }, logger),
   };
 }

@@ -29,6 +29,12 @@ export interface DialectProfile {
   concurrentWrites: number;
   /** Rows load with `COPY … FROM STDIN` (see postgres/copy.ts). */
   copyIn: boolean;
+  /**
+   * The planner picks plans from statistics that only ANALYZE gathers (PostgreSQL), so tables just
+   * bulk-filled are analyzed by Quire itself (see statistics.ts). SQLite's planner prefers the
+   * indexes whose leading columns a query fixes, which is what Quire's queries are written for.
+   */
+  analyzeAfterBulkWrites: boolean;
 }
 
 export const dialectProfiles: Record<DialectProfile['name'], DialectProfile> = {
@@ -42,6 +48,7 @@ export const dialectProfiles: Record<DialectProfile['name'], DialectProfile> = {
     logsWholePages: true,
     concurrentWrites: 1,
     copyIn: false,
+    analyzeAfterBulkWrites: false,
   },
   postgres: {
     name: 'postgres',
@@ -53,6 +60,7 @@ export const dialectProfiles: Record<DialectProfile['name'], DialectProfile> = {
     logsWholePages: false,
     concurrentWrites: 3,
     copyIn: true,
+    analyzeAfterBulkWrites: true,
   },
 };
 

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { newId } from '../../lib/ids.ts';
 import type { Database } from '../../storage/schema.ts';
+import type { TableWrites } from '../../storage/statistics.ts';
 import { dayOf } from '../model/days.ts';
 import { statusCode } from './kinds.ts';
 import type { PreparedFeedback } from './validate.ts';
@@ -32,9 +33,9 @@ export function deltaOf(item: { at: number; path: string; source: number; status
 
 /**
  * Adds deltas to the per-day counts, merged per key and applied in key order, so concurrent writers
- * on PostgreSQL take row locks in one order and cannot deadlock each other.
+ * on PostgreSQL take row locks in one order and cannot deadlock each other. Returns the rows written.
  */
-export async function applyFeedbackDeltas(trx: Kysely<Database>, projectKey: number, deltas: FeedbackDelta[]): Promise<void> {
+export async function applyFeedbackDeltas(trx: Kysely<Database>, projectKey: number, deltas: FeedbackDelta[]): Promise<number> {
   const merged = new Map<string, FeedbackDelta>();
   for (const delta of deltas) {
     const key = `${delta.day}\u0000${delta.path}\u0000${delta.source}\u0000${delta.status}`;
@@ -59,11 +60,12 @@ export async function applyFeedbackDeltas(trx: Kysely<Database>, projectKey: num
       )
       .execute();
   }
+  return rows.length;
 }
 
-/** Stores feedback items (status `pending`) and counts them on their pages, inside `trx`. */
-export async function storeFeedback(trx: Kysely<Database>, projectKey: number, items: PreparedFeedback[]): Promise<void> {
-  if (items.length === 0) return;
+/** Stores feedback items (status `pending`) and counts them on their pages, inside `trx`; returns the rows written. */
+export async function storeFeedback(trx: Kysely<Database>, projectKey: number, items: PreparedFeedback[]): Promise<TableWrites> {
+  if (items.length === 0) return {};
   const pending = statusCode('pending');
   const rows = items.map((item) => ({
     id: newId('fbk'),
@@ -84,9 +86,10 @@ export async function storeFeedback(trx: Kysely<Database>, projectKey: number, i
       .insertInto('analytics_feedback')
       .values(rows.slice(start, start + 500))
       .execute();
-  await applyFeedbackDeltas(
+  const days = await applyFeedbackDeltas(
     trx,
     projectKey,
     items.map((item) => deltaOf({ ...item, status: pending }, 1)),
   );
+  return { analytics_feedback: rows.length, analytics_feedback_days: days };
 }

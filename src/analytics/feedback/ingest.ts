@@ -9,22 +9,26 @@ export function hasKind(input: unknown): input is Record<string, unknown> {
   return typeof input === 'object' && input !== null && !Array.isArray(input) && Object.hasOwn(input, 'kind');
 }
 
-/** Stores checked feedback and search events in one transaction; resolves once it has committed. */
+/**
+ * Stores checked feedback and search events in one transaction; resolves once it has committed. The
+ * rows written are then counted towards analyzing the tables (storage/statistics.ts).
+ */
 export async function storeInteractions(state: IngestState, project: IngestProject, events: PreparedInteraction[]): Promise<void> {
   if (events.length === 0) return;
   const key = await projectKey(state.storage.db, state.ids, project.id);
-  await state.storage.db.transaction().execute(async (trx) => {
-    await storeFeedback(
+  const written = await state.storage.db.transaction().execute(async (trx) => ({
+    ...(await storeFeedback(
       trx,
       key,
       events.filter((event): event is PreparedFeedback => event.kind === 'feedback'),
-    );
-    await storeSearches(
+    )),
+    ...(await storeSearches(
       trx,
       key,
       events.filter((event): event is PreparedSearch => event.kind === 'search'),
-    );
-  });
+    )),
+  }));
+  state.statistics.wrote(written);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
+import type { TableWrites } from '../../storage/statistics.ts';
 import { dayOf } from '../model/days.ts';
 import type { PreparedSearch } from './validate.ts';
 
@@ -47,8 +48,8 @@ class SearchDeltas {
 
 const byKey = <T>(map: Map<string | number, T>): T[] => [...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, value]) => value);
 
-/** Adds the deltas to the aggregates in key order (so concurrent PostgreSQL writers lock rows in one order). */
-async function applySearchDeltas(trx: Kysely<Database>, projectKey: number, deltas: SearchDeltas): Promise<void> {
+/** Adds the deltas to the aggregates in key order (so concurrent PostgreSQL writers lock rows in one order); returns the rows written. */
+async function applySearchDeltas(trx: Kysely<Database>, projectKey: number, deltas: SearchDeltas): Promise<TableWrites> {
   const days = byKey(deltas.days).map((entry) => ({ project_key: projectKey, ...entry }));
   for (let start = 0; start < days.length; start += 500) {
     await trx
@@ -93,6 +94,7 @@ async function applySearchDeltas(trx: Kysely<Database>, projectKey: number, delt
         })),
       )
       .execute();
+  return { analytics_search_days: days.length, analytics_search_clicks: clicks.length, analytics_search_totals: totals.length };
 }
 
 /** Inserts searches; those whose `searchId` is already stored are skipped (the first one stands). Returns the inserted ones. */
@@ -129,9 +131,10 @@ async function insertSearches(trx: Kysely<Database>, projectKey: number, searche
  * Stores searches inside `trx` and updates the aggregates. An event with a `searchId` already stored
  * and a `clickedPath` is the click of that search: it marks the search clicked (its first click only)
  * instead of counting a new search; with an unknown `searchId`, it is a new search that was clicked.
+ * Returns the rows written.
  */
-export async function storeSearches(trx: Kysely<Database>, projectKey: number, events: PreparedSearch[]): Promise<void> {
-  if (events.length === 0) return;
+export async function storeSearches(trx: Kysely<Database>, projectKey: number, events: PreparedSearch[]): Promise<TableWrites> {
+  if (events.length === 0) return {};
   const deltas = new SearchDeltas();
   const clicks = events.filter((event) => event.searchId !== null && event.clickedPath !== null);
   const known = new Set<string>();
@@ -152,6 +155,7 @@ export async function storeSearches(trx: Kysely<Database>, projectKey: number, e
     if (search.clickedPath !== null) deltas.click(search.at, search.query, search.clickedPath);
   }
   // The other clicks follow a stored search (of an earlier request, or earlier in this one).
+  let marks = 0;
   for (const click of clicks.filter((event) => !inserted.has(event))) {
     const marked = await trx
       .updateTable('analytics_searches')
@@ -161,7 +165,10 @@ export async function storeSearches(trx: Kysely<Database>, projectKey: number, e
       .where('clicked_path', 'is', null)
       .returning(['at', 'query'])
       .executeTakeFirst();
-    if (marked) deltas.click(Number(marked.at), marked.query, click.clickedPath!);
+    if (!marked) continue;
+    marks++;
+    deltas.click(Number(marked.at), marked.query, click.clickedPath!);
   }
-  await applySearchDeltas(trx, projectKey, deltas);
+  const written = await applySearchDeltas(trx, projectKey, deltas);
+  return { ...written, analytics_searches: inserted.size + marks };
 }

@@ -147,5 +147,8 @@ export const feedbackRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> 
   });
 
   const purging = startPurging(context);
-  app.addHook('onClose', async () => purging.stop());
+  app.addHook('onClose', async () => {
+    await purging.stop();
+    await context.analytics.statistics.settled();
+  });
 };

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import type { Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
+import type { StatisticsKeeper } from '../../storage/statistics.ts';
 import { dayOf } from '../model/days.ts';
 import { RecordWriter } from '../model/varint.ts';
 import type { AnalyticsSignals } from '../model/signals.ts';
@@ -55,6 +56,8 @@ export interface IngestState {
   writer: EventWriter;
   /** Web Bot Auth key directories this process has fetched. */
   directories: KeyDirectories;
+  /** Analyzes tables this process has filled quickly (feedback and searches; see storage/statistics.ts). */
+  statistics: StatisticsKeeper;
 }
 
 /** Validates raw inputs (a parse failure arrives as an Error) into events and per-event errors. */
