@@ -33,7 +33,7 @@ export function createAnalyticsState(
     ids,
     signals,
     caches: new QueryCaches(),
-    writer: createEventWriter(storage, ids, signals),
+    writer: createEventWriter(storage, ids, signals, statistics),
     directories: new KeyDirectories(directories),
     statistics,
   };

@@ -164,9 +164,9 @@ async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Di
 
 /**
  * Writes calls in shared transactions; the id caches learn new ids only once a transaction has
- * committed, and `signals` hears of each project with new events.
+ * committed, `signals` hears of each project with new events, and `statistics` of new visitors.
  */
-export function createEventWriter(storage: Storage, dictionary: Dictionary, signals: AnalyticsSignals): EventWriter {
+export function createEventWriter(storage: Storage, dictionary: Dictionary, signals: AnalyticsSignals, statistics?: StatisticsKeeper): EventWriter {
   let freshVisitors = 0;
   return new GroupWriter({
     async write(calls) {
@@ -184,6 +184,8 @@ export function createEventWriter(storage: Storage, dictionary: Dictionary, sign
         }
         return done;
       });
+      // The visitor index grows fastest: looked up by hash with stale statistics, it would be scanned whole.
+      statistics?.wrote({ analytics_visitors: outcomes.reduce((sum, outcome) => sum + outcome.freshVisitors, 0) });
       outcomes.forEach((outcome, index) => {
         const { key } = calls[index];
         dictionary.learnPaths(key, outcome.paths);
