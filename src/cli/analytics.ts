@@ -7,7 +7,7 @@ import { existingProjectKey } from '../analytics/ingest/dense-ids.ts';
 import { updateIpRanges } from '../analytics/ingest/verify/ip-range-update.ts';
 import { formats, type FormatName } from '../analytics/importers/formats.ts';
 import { importLog } from '../analytics/importers/run.ts';
-import type { ImportSummary } from '../analytics/importers/log-batch.ts';
+import type { ImportSummary } from '../analytics/importers/line-parser.ts';
 import { describeSummary } from './summary.ts';
 import { registerTail } from './tail.ts';
 import { storeClassificationVersion } from '../analytics/fold/reclassify.ts';

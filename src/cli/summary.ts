@@ -1,4 +1,4 @@
-import type { ImportSummary } from '../analytics/importers/log-batch.ts';
+import type { ImportSummary } from '../analytics/importers/line-parser.ts';
 
 /** A log summary as lines: totals, then each reason for skipping, then each change made to keep a view. */
 export function describeSummary(summary: ImportSummary): string {

@@ -3,7 +3,7 @@ import { findProject } from '../accounts/projects.ts';
 import { foldPending } from '../analytics/fold/fold.ts';
 import { existingProjectKey } from '../analytics/ingest/dense-ids.ts';
 import { formats, type FormatName } from '../analytics/importers/formats.ts';
-import type { ImportSummary } from '../analytics/importers/log-batch.ts';
+import type { ImportSummary } from '../analytics/importers/line-parser.ts';
 import { tailLog } from '../analytics/importers/tail.ts';
 import { createAnalyticsState } from '../analytics/state.ts';
 import { withStorage } from './database.ts';

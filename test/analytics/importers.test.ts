@@ -133,4 +133,37 @@ describe.each(testDatabases)('log importers on $dialect', (database) => {
       expect((await page(analytics, tenant.project.id, { ...range, measure: 'views' })).totals).toEqual(views.totals);
     },
   );
+
+  it('reads a log cut anywhere into chunks, in many batches, as it reads it whole', async () => {
+    // Lines cut mid-line and mid-character (a multi-byte path), stored in batches of 7 events while
+    // the reading thread parses ahead: every line counted once, every view stored once.
+    const tenant: Tenant = await createTenant(storage);
+    const analytics = createAnalyticsState(storage);
+    const lines = Array.from({ length: 500 }, (_, index) => {
+      const minute = String(index % 60).padStart(2, '0');
+      const path = index % 5 === 0 ? `/guides/über-${index % 40}` : `/guides/page-${index % 40}`;
+      const method = index % 50 === 1 ? 'POST' : 'GET';
+      return `203.0.113.${index % 200} - - [21/Nov/2026:08:${minute}:00 +0000] "${method} ${path} HTTP/1.1" 200 10 "-" "${chrome} v${index % 30}"`;
+    });
+    const bytes = Buffer.from(`${lines.join('\n')}\nnot a log line\n`);
+    const chunks: Buffer[] = [];
+    for (let start = 0, size = 1; start < bytes.length; start += size, size = (size * 7) % 97 || 1) chunks.push(bytes.subarray(start, start + size));
+    const posts = lines.filter((line) => line.includes('"POST ')).length;
+
+    const summary = await importLog(analytics, tenant.project, 'combined', Readable.from(chunks), { batchSize: 7 });
+    expect(summary).toEqual({
+      lines: 501,
+      accepted: 500 - posts,
+      skipped: posts + 1,
+      reasons: { 'not a GET or HEAD request': posts, 'not a combined log line (no [time])': 1 },
+      notes: {},
+    });
+    const views = await page(analytics, tenant.project.id, { ...range, measure: 'views' });
+    expect(views.totals.total).toBe(500 - posts);
+    expect(views.rows.map((row) => row.path)).toContain('/guides/über-0');
+
+    // Whole and gzipped this time: the same lines, all known.
+    const again = await importLog(analytics, tenant.project, 'combined', Readable.from([gzipSync(bytes)]));
+    expect(again).toMatchObject({ lines: 501, accepted: 0, reasons: { 'already imported': 500 - posts } });
+  });
 });

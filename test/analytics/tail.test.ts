@@ -3,7 +3,7 @@ import { appendFileSync, mkdtempSync, renameSync, rmSync, truncateSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { ImportSummary } from '../../src/analytics/importers/log-batch.ts';
+import type { ImportSummary } from '../../src/analytics/importers/line-parser.ts';
 import { tailLog } from '../../src/analytics/importers/tail.ts';
 import { createAnalyticsState } from '../../src/analytics/state.ts';
 import type { Storage } from '../../src/storage/dialect.ts';

@@ -1,44 +1,21 @@
 /**
- * The part of reading a log that import and tail share: lines in, parsed into requests, turned into
- * events by the one rule (request-event.ts), keyed by file and offset (line-keys.ts), stored in
- * batches through the ingestion pipeline, and counted in a summary whose reasons name each cause.
+ * Reading a log and storing it, in one thread (a tail's pace is the writer's, not the reader's):
+ * lines go through the LineParser (line-parser.ts) and its events are stored in batches through the
+ * ingestion pipeline. A file import reads in a thread of its own instead (read-thread.ts).
  */
 import { prepareAll, storeEvents, type IngestProject, type IngestState } from '../ingest/ingest.ts';
 import { assetRuleOf } from '../ingest/assets.ts';
-import type { IncomingEvent } from '../ingest/validate.ts';
+import type { IncomingEvent, PreparedEvent } from '../ingest/validate.ts';
 import { verifySignatures } from '../ingest/verify/web-bot-auth.ts';
-import { formats, type FormatName } from './formats.ts';
-import { fileFingerprint, lineKey } from './line-keys.ts';
+import type { FormatName } from './formats.ts';
+import { countSkipped, invalidReason, LineParser, type ImportSummary } from './line-parser.ts';
 import type { Line } from './lines.ts';
-import { requestEvent } from './request-event.ts';
-
-export interface ImportSummary {
-  lines: number;
-  accepted: number;
-  skipped: number;
-  /** Skipped lines and events by reason (static assets, other methods, malformed lines, duplicates, …). */
-  reasons: Record<string, number>;
-  /** Views kept with a change, by reason (an invalid client IP dropped, a path escaped). */
-  notes: Record<string, number>;
-}
-
-export const emptySummary = (): ImportSummary => ({ lines: 0, accepted: 0, skipped: 0, reasons: {}, notes: {} });
 
 /** Events per transaction (default 10,000): a log is read faster than it is stored, so bigger commits pay. */
-const defaultBatchSize = 10_000;
+export const defaultBatchSize = 10_000;
 
 export class LogBatch {
-  readonly summary = emptySummary();
-  #events: IncomingEvent[] = [];
-  #keys: string[] = [];
-  readonly #parse: (typeof formats)[FormatName]['parse'];
-  readonly #state = new Map<string, unknown>();
-  readonly #rule;
-  readonly #note = (reason: string) => (this.summary.notes[reason] = (this.summary.notes[reason] ?? 0) + 1);
-  #fingerprint: string | undefined;
-  /** Byte offset after the last line added: once flushed, everything before it is stored. */
-  #end = 0;
-
+  readonly #parser: LineParser;
   readonly #analytics: IngestState;
   readonly #project: IngestProject;
   readonly #batchSize: number;
@@ -47,53 +24,45 @@ export class LogBatch {
     this.#analytics = analytics;
     this.#project = project;
     this.#batchSize = batchSize;
-    this.#parse = formats[format].parse;
-    this.#rule = assetRuleOf(project);
+    this.#parser = new LineParser(format, assetRuleOf(project));
+  }
+
+  get summary(): ImportSummary {
+    return this.#parser.summary;
   }
 
   /** The file's fingerprint (a hash of its first line); taken from the line at offset 0 when not set. */
   set fingerprint(value: string) {
-    this.#fingerprint = value;
+    this.#parser.fingerprint = value;
   }
 
   get size(): number {
-    return this.#events.length;
+    return this.#parser.size;
   }
 
   skip(reason: string, count = 1): void {
-    this.summary.skipped += count;
-    this.summary.reasons[reason] = (this.summary.reasons[reason] ?? 0) + count;
+    this.#parser.skip(reason, count);
   }
 
   /** Parses a line; resolves once any batch it completed is stored. */
   add(line: Line): Promise<number> | undefined {
-    this.summary.lines++;
-    this.#end = line.end;
-    if (line.offset === 0 && this.#fingerprint === undefined) this.#fingerprint = fileFingerprint(line.text);
-    if (line.text.trim() === '') return void this.skip('empty line');
-    const parsed = this.#parse(line.text, this.#state);
-    if ('skip' in parsed) return void this.skip(parsed.skip);
-    parsed.requests.forEach((fields, index) => {
-      const event = requestEvent(fields, this.#rule, this.#note);
-      if ('skip' in event) return this.skip(event.skip);
-      this.#events.push(event);
-      this.#keys.push(lineKey(this.#fingerprint ?? '', line.offset, line.text, index));
-    });
-    return this.#events.length >= this.#batchSize ? this.flush() : undefined;
+    return this.#parser.add(line) >= this.#batchSize ? this.flush() : undefined;
   }
 
   /** Stores the batch; returns the byte offset everything before which is now stored. */
   async flush(): Promise<number> {
-    const end = this.#end;
-    const inputs = this.#events;
-    const keys = this.#keys;
-    this.#events = [];
-    this.#keys = [];
-    const { stored, duplicates } = await storeKeyedEvents(this.#analytics, this.#project, inputs, keys, (reason) => this.skip(reason));
-    this.summary.accepted += stored;
-    if (duplicates > 0) this.skip('already imported', duplicates);
+    const { events, end } = this.#parser.take();
+    await storeParsed(this.#analytics, this.#project, events, this.summary);
     return end;
   }
+}
+
+/** Stores events a LineParser prepared, and counts in `summary` those stored and those imported before. */
+export async function storeParsed(analytics: IngestState, project: IngestProject, events: PreparedEvent[], summary: ImportSummary): Promise<void> {
+  if (events.some((event) => event.signed !== null)) await verifySignatures(analytics.directories, events);
+  const { stored, duplicates } = await storeEvents(analytics, project, events);
+  summary.accepted += stored;
+  if (duplicates > 0) countSkipped(summary, 'already imported', duplicates);
 }
 
 /**
@@ -114,7 +83,7 @@ export async function storeKeyedEvents(
     if (errors[error]?.index === index) error++;
     else events[kept++].eventKey = keys[index];
   });
-  for (const problem of errors) skip(`invalid event: ${problem.message.replace(/"[^"]*"/g, '…')}`);
+  for (const problem of errors) skip(invalidReason(problem.message));
   if (events.some((event) => event.signed !== null)) await verifySignatures(analytics.directories, events);
   return storeEvents(analytics, project, events);
 }

@@ -1,9 +1,12 @@
 import { Readable } from 'node:stream';
+import { Worker } from 'node:worker_threads';
 import { createGunzip } from 'node:zlib';
+import { assetRuleOf } from '../ingest/assets.ts';
 import type { IngestProject, IngestState } from '../ingest/ingest.ts';
 import type { FormatName } from './formats.ts';
-import { LogBatch, type ImportSummary } from './log-batch.ts';
-import { LineSplitter } from './lines.ts';
+import type { ImportSummary, ParsedBatch } from './line-parser.ts';
+import { defaultBatchSize, storeParsed } from './log-batch.ts';
+import type { ReadMessage, ReadThreadData } from './read-thread.ts';
 
 export interface ImportOptions {
   /** Called with the compressed bytes read so far, at most a few times a second. */
@@ -11,6 +14,9 @@ export interface ImportOptions {
   /** Events per transaction (default 10,000). */
   batchSize?: number;
 }
+
+/** Bytes handed to the reading thread and not yet read by it: enough for a few batches while one is stored. */
+const maxUnreadBytes = 16 * 1024 * 1024;
 
 /** The input's bytes, gunzipped when they start with the gzip magic bytes (so `.gz` files need no flag). */
 async function* decompressed(input: Readable, counted: (bytes: number) => void): AsyncGenerator<Buffer> {
@@ -35,8 +41,86 @@ async function* decompressed(input: Readable, counted: (bytes: number) => void):
   else yield* raw;
 }
 
+/** The reading thread (read-thread.ts) seen from the storing side: bytes go in, parsed batches come out in order. */
+class ReadingThread {
+  readonly #worker: Worker;
+  readonly #batches: ParsedBatch[] = [];
+  #unread = 0;
+  #summary: ImportSummary | undefined;
+  #ended = false;
+  #failure: Error | undefined;
+  #wake: (() => void) | undefined;
+
+  constructor(data: ReadThreadData) {
+    this.#worker = new Worker(new URL('./read-thread.ts', import.meta.url), { workerData: data });
+    this.#worker.on('message', (message: ReadMessage) => {
+      if (message.kind === 'read') this.#unread -= message.bytes;
+      else if (message.kind === 'batch') this.#batches.push(message.batch);
+      else this.#ended = true;
+      if (message.kind !== 'read') this.#summary = message.summary;
+      this.#notify();
+    });
+    this.#worker.on('error', (error) => this.#fail(error));
+    this.#worker.on('exit', () => this.#fail(new Error('the import stopped reading the log before its end')));
+  }
+
+  /** What the thread has counted: lines, skipped lines by reason, notes. */
+  get summary(): ImportSummary | undefined {
+    return this.#summary;
+  }
+
+  get unread(): number {
+    return this.#unread;
+  }
+
+  get ended(): boolean {
+    return this.#ended && this.#batches.length === 0;
+  }
+
+  write(chunk: Buffer): void {
+    this.#unread += chunk.byteLength;
+    // A copy of its own to hand over: a chunk may be a view of a larger shared buffer, which a message would copy whole.
+    const own = new Uint8Array(chunk);
+    this.#worker.postMessage(own, [own.buffer]);
+  }
+
+  end(): void {
+    this.#worker.postMessage(null);
+  }
+
+  /** The next parsed batch, if one is waiting. */
+  take(): ParsedBatch | undefined {
+    if (this.#failure) throw this.#failure;
+    return this.#batches.shift();
+  }
+
+  /** Resolves at the thread's next message. */
+  changed(): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    return new Promise((resolve) => (this.#wake = resolve));
+  }
+
+  close(): Promise<number> {
+    this.#failure ??= new Error('closed');
+    return this.#worker.terminate();
+  }
+
+  #fail(error: Error): void {
+    if (this.#ended) return;
+    this.#failure ??= error;
+    this.#notify();
+  }
+
+  #notify(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+}
+
 /**
  * Reads a log, stores its page views in batches, and reports what was read, accepted and skipped.
+ * The log is read and parsed in a thread of its own (read-thread.ts) while this one stores.
  * Importing the same file again (or a file a tail already read) stores nothing twice: see line-keys.ts.
  */
 export async function importLog(
@@ -46,27 +130,55 @@ export async function importLog(
   input: Readable,
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
-  const batch = new LogBatch(analytics, project, format, options.batchSize);
-  const splitter = new LineSplitter();
+  const reading = new ReadingThread({
+    format,
+    rule: assetRuleOf(project),
+    secret: project.analytics_secret,
+    batchSize: options.batchSize ?? defaultBatchSize,
+  });
+  // Accepted and already-imported events are counted here; the reading thread counts the rest.
+  const stored: ImportSummary = { lines: 0, accepted: 0, skipped: 0, reasons: {}, notes: {} };
+  const summary = () => merged(reading.summary, stored);
   let bytesRead = 0;
   let lastReport = 0;
-  const report = () => {
-    if (options.onProgress && Date.now() - lastReport > 200) {
-      lastReport = Date.now();
-      options.onProgress(bytesRead, batch.summary);
-    }
-  };
-  for await (const chunk of decompressed(input, (bytes) => (bytesRead += bytes))) {
-    for (const line of splitter.push(chunk)) {
-      const stored = batch.add(line);
-      if (stored) {
-        await stored;
-        report();
+  const storeWaiting = async () => {
+    for (let batch = reading.take(); batch; batch = reading.take()) {
+      await storeParsed(analytics, project, batch.events, stored);
+      if (options.onProgress && Date.now() - lastReport > 200) {
+        lastReport = Date.now();
+        options.onProgress(bytesRead, summary());
       }
     }
+  };
+  try {
+    for await (const chunk of decompressed(input, (bytes) => (bytesRead += bytes))) {
+      reading.write(chunk);
+      await storeWaiting();
+      while (reading.unread > maxUnreadBytes) {
+        await reading.changed();
+        await storeWaiting();
+      }
+    }
+    reading.end();
+    while (!reading.ended) {
+      await reading.changed();
+      await storeWaiting();
+    }
+  } finally {
+    await reading.close();
   }
-  for (const line of splitter.finish()) await batch.add(line);
-  await batch.flush();
-  options.onProgress?.(bytesRead, batch.summary);
-  return batch.summary;
+  options.onProgress?.(bytesRead, summary());
+  return summary();
+}
+
+function merged(read: ImportSummary | undefined, stored: ImportSummary): ImportSummary {
+  const reasons = { ...read?.reasons };
+  for (const [reason, count] of Object.entries(stored.reasons)) reasons[reason] = (reasons[reason] ?? 0) + count;
+  return {
+    lines: read?.lines ?? 0,
+    accepted: stored.accepted,
+    skipped: (read?.skipped ?? 0) + stored.skipped,
+    reasons,
+    notes: { ...read?.notes },
+  };
 }

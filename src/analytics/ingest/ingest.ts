@@ -109,7 +109,7 @@ async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Di
     if (id !== undefined) visitorOf[index] = id;
     else {
       identities[index] = identity;
-      if (!hashes.has(identity)) hashes.set(identity, visitorHash(project.analytics_secret, event.visitorKey));
+      if (!hashes.has(identity)) hashes.set(identity, event.visitorHash ?? visitorHash(project.analytics_secret, event.visitorKey));
     }
   });
   const assigned = await visitorIds(trx, storage.profile, key, [...new Set(hashes.values())], counters);

@@ -38,6 +38,8 @@ export interface PreparedEvent {
   verification: Verification;
   /** The request as signed, when the event carries headers; checked and dropped before storing. */
   signed: SignedRequest | null;
+  /** The visitor key's hash, when the importer's reading thread computed it with this project's secret. */
+  visitorHash?: string;
 }
 
 /** A site has few distinct paths, so their normalized forms are remembered (bounded, as path spellings are not). */

@@ -1,0 +1,114 @@
+/**
+ * The reading half of an import: lines in, parsed into requests, turned into events by the one rule
+ * (request-event.ts), validated, keyed by file and offset (line-keys.ts), and counted in a summary
+ * whose reasons name each cause. It holds no connection, so it runs in the importer's reading thread
+ * (read-thread.ts) as well as beside the writer of a tail (log-batch.ts).
+ */
+import type { AssetRule } from '../ingest/assets.ts';
+import { prepareEvent, type PreparedEvent } from '../ingest/validate.ts';
+import { visitorHash } from '../ingest/visitor-identity.ts';
+import { formats, type FormatName } from './formats.ts';
+import { fileFingerprint, lineKey } from './line-keys.ts';
+import type { Line } from './lines.ts';
+import { requestEvent } from './request-event.ts';
+
+export interface ImportSummary {
+  lines: number;
+  accepted: number;
+  skipped: number;
+  /** Skipped lines and events by reason (static assets, other methods, malformed lines, duplicates, …). */
+  reasons: Record<string, number>;
+  /** Views kept with a change, by reason (an invalid client IP dropped, a path escaped). */
+  notes: Record<string, number>;
+}
+
+const emptySummary = (): ImportSummary => ({ lines: 0, accepted: 0, skipped: 0, reasons: {}, notes: {} });
+
+/** Adds `count` events skipped for `reason` to a summary. */
+export function countSkipped(summary: ImportSummary, reason: string, count = 1): void {
+  summary.skipped += count;
+  summary.reasons[reason] = (summary.reasons[reason] ?? 0) + count;
+}
+
+/** Validated, keyed events of consecutive lines, and the byte offset after the last of those lines. */
+export interface ParsedBatch {
+  events: PreparedEvent[];
+  end: number;
+}
+
+export class LineParser {
+  readonly summary = emptySummary();
+  #events: PreparedEvent[] = [];
+  readonly #parse: (typeof formats)[FormatName]['parse'];
+  readonly #state = new Map<string, unknown>();
+  readonly #rule: AssetRule;
+  readonly #secret: string | undefined;
+  readonly #note = (reason: string) => (this.summary.notes[reason] = (this.summary.notes[reason] ?? 0) + 1);
+  #fingerprint: string | undefined;
+  /** Byte offset after the last line added. */
+  #end = 0;
+
+  /**
+   * With the project's analytics secret, each event's visitor hash is computed here (see
+   * PreparedEvent.visitorHash), where a reading thread has the time the writer lacks.
+   */
+  constructor(format: FormatName, rule: AssetRule, secret?: string) {
+    this.#parse = formats[format].parse;
+    this.#rule = rule;
+    this.#secret = secret;
+  }
+
+  /** The file's fingerprint (a hash of its first line); taken from the line at offset 0 when not set. */
+  set fingerprint(value: string) {
+    this.#fingerprint = value;
+  }
+
+  /** Events waiting to be taken. */
+  get size(): number {
+    return this.#events.length;
+  }
+
+  skip(reason: string, count = 1): void {
+    countSkipped(this.summary, reason, count);
+  }
+
+  /** Parses a line into the waiting events; returns how many events wait. */
+  add(line: Line, now = Date.now()): number {
+    this.summary.lines++;
+    this.#end = line.end;
+    if (line.offset === 0 && this.#fingerprint === undefined) this.#fingerprint = fileFingerprint(line.text);
+    if (line.text.trim() === '') {
+      this.skip('empty line');
+      return this.#events.length;
+    }
+    const parsed = this.#parse(line.text, this.#state);
+    if ('skip' in parsed) {
+      this.skip(parsed.skip);
+      return this.#events.length;
+    }
+    parsed.requests.forEach((fields, index) => {
+      const input = requestEvent(fields, this.#rule, this.#note);
+      if ('skip' in input) return this.skip(input.skip);
+      let event: PreparedEvent;
+      try {
+        event = prepareEvent(input, now);
+      } catch (error) {
+        return this.skip(invalidReason((error as Error).message));
+      }
+      event.eventKey = lineKey(this.#fingerprint ?? '', line.offset, line.text, index);
+      if (this.#secret !== undefined) event.visitorHash = visitorHash(this.#secret, event.visitorKey);
+      this.#events.push(event);
+    });
+    return this.#events.length;
+  }
+
+  /** The waiting events, and the offset everything before which has been read. */
+  take(): ParsedBatch {
+    const events = this.#events;
+    this.#events = [];
+    return { events, end: this.#end };
+  }
+}
+
+/** A summary reason for an event validation refused: its message without the quoted values, so equal causes count together. */
+export const invalidReason = (message: string): string => `invalid event: ${message.replace(/"[^"]*"/g, '…')}`;
