@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ipDropped } from '../../src/analytics/importers/request-event.ts';
 import { page } from '../../src/analytics/query/query.ts';
 import type { AppContext } from '../../src/http/context.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
@@ -133,7 +134,7 @@ describe.each(testDatabases)('push log drains on $dialect', (database) => {
       const body = fixture('vercel.json');
       const first = await send(drain, body, { 'content-type': 'application/json', 'x-vercel-signature': sign(drain.secret, body) });
       expect(first.statusCode, first.body).toBe(200);
-      expect(first.json()).toEqual({ accepted: 1, duplicates: 0, skipped: 1, reasons: { 'not a request log entry': 1 } });
+      expect(first.json()).toEqual({ accepted: 1, duplicates: 0, skipped: 1, reasons: { 'not a request log entry': 1 }, notes: {} });
       const again = await send(drain, body, { 'content-type': 'application/json', 'x-vercel-signature': sign(drain.secret, body) });
       expect(again.json()).toMatchObject({ accepted: 0, duplicates: 1 });
       // The NDJSON delivery of the same request is the same view (Vercel's request id keys it).
@@ -207,7 +208,7 @@ describe.each(testDatabases)('push log drains on $dialect', (database) => {
     it("accepts Logpush's gzipped destination test without counting it", async () => {
       const response = await send(drain, gzipSync('{"content":"tests"}'), { 'content-encoding': 'gzip', authorization: `Bearer ${drain.secret}` });
       expect(response.statusCode).toBe(200);
-      expect(response.json()).toEqual({ accepted: 0, duplicates: 0, skipped: 1, reasons: { 'Logpush destination test': 1 } });
+      expect(response.json()).toEqual({ accepted: 0, duplicates: 0, skipped: 1, reasons: { 'Logpush destination test': 1 }, notes: {} });
     });
 
     it('stores gzip NDJSON of http_requests with the bearer header, skipping and counting what is no page view', async () => {
@@ -220,6 +221,8 @@ describe.each(testDatabases)('push log drains on $dialect', (database) => {
       expect(result).toMatchObject({ accepted: 3, duplicates: 0, skipped: 2 });
       expect(result.reasons['no request path']).toBe(1);
       expect(result.reasons['not a GET or HEAD request']).toBe(1);
+      // …and the answer says so, as an import's summary does.
+      expect(result.notes).toEqual({ [ipDropped]: 1 });
       // Logpush retries a failed upload with the same file: nothing counts twice.
       expect((await send(drain, body, headers)).json()).toMatchObject({ accepted: 0, duplicates: 3 });
       const views = await page(context.analytics, owner.project.id, {
@@ -258,7 +261,7 @@ describe.each(testDatabases)('push log drains on $dialect', (database) => {
     // Hosts label their batches in many ways, or not at all.
     const response = await send(drain, fixture('netlify.ndjson'), { 'content-type': undefined }, `${path(drain)}?secret=${drain.secret}`);
     expect(response.statusCode, response.body).toBe(200);
-    expect(response.json()).toEqual({ accepted: 2, duplicates: 0, skipped: 1, reasons: { 'not a traffic log entry': 1 } });
+    expect(response.json()).toEqual({ accepted: 2, duplicates: 0, skipped: 1, reasons: { 'not a traffic log entry': 1 }, notes: {} });
     const views = await page(context.analytics, owner.project.id, {
       measure: 'views',
       from: Date.UTC(2026, 10, 21),

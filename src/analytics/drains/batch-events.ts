@@ -15,6 +15,8 @@ export interface BatchEvents {
   events: KeyedEvent[];
   /** Records that are not page views, or could not be read, by reason. */
   skipped: Record<string, number>;
+  /** Views kept with a change (an invalid client IP dropped, a path escaped), by reason. */
+  notes: Record<string, number>;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -34,8 +36,9 @@ const digest = (text: string) => createHash('sha256').update(text).digest('base6
  * digest and the record's place in it, scoped to the drain.
  */
 export function batchEvents(kind: DrainKind, drainId: string, body: Buffer, records: BatchRecord[], rule: AssetRule): BatchEvents {
-  const batch: BatchEvents = { events: [], skipped: {} };
+  const batch: BatchEvents = { events: [], skipped: {}, notes: {} };
   const skip = (reason: string) => (batch.skipped[reason] = (batch.skipped[reason] ?? 0) + 1);
+  const note = (reason: string) => (batch.notes[reason] = (batch.notes[reason] ?? 0) + 1);
   const seen = new Set<string>();
   const bodyDigest = createHash('sha256').update(body).digest('base64url');
   records.forEach((record, index) => {
@@ -47,12 +50,14 @@ export function batchEvents(kind: DrainKind, drainId: string, body: Buffer, reco
     // The rule shared with logs and the proxy: only GET and HEAD of pages are views (static assets by
     // path and content type, per the project's setting); a bad IP or path is repaired, not refused.
     const { requestId: _requestId, ...fields } = request;
-    const event = requestEvent(fields, rule, () => {});
+    const notes: string[] = [];
+    const event = requestEvent(fields, rule, (reason) => notes.push(reason));
     if ('skip' in event) return skip(event.skip);
     const key = request.requestId === undefined ? positionKey() : `h${digest(`${kind}\n${request.requestId}`)}`;
     // Vercel logs a request once per log line of its function, each with the same proxy fields.
     if (seen.has(key)) return skip('request already in this batch');
     seen.add(key);
+    notes.forEach(note);
     batch.events.push({ input: event, key });
   });
   return batch;

@@ -20,7 +20,7 @@ const tags = ['Log drains'];
 const SecretQuery = Type.Object({
   secret: Type.Optional(Type.String({ maxLength: 200, description: 'The drain’s secret, for hosts that cannot send an Authorization header.' })),
 });
-const nothing = { accepted: 0, duplicates: 0, skipped: 0, reasons: {} };
+const nothing = { accepted: 0, duplicates: 0, skipped: 0, reasons: {}, notes: {} };
 
 function unauthorized(kind: DrainKind): ApiError {
   const how =

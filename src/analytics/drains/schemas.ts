@@ -38,4 +38,7 @@ export const DrainResult = Type.Object({
   duplicates: Type.Integer({ minimum: 0, description: 'Records stored before (the host sent the batch again), not counted twice.' }),
   skipped: Type.Integer({ minimum: 0, description: 'Records that are not page views or could not be read.' }),
   reasons: Type.Record(Type.String(), Type.Integer(), { description: 'Skipped records by reason.' }),
+  notes: Type.Record(Type.String(), Type.Integer(), {
+    description: 'Views kept with a change, by reason: a client IP that is not an address dropped, a path that is not valid percent-encoding kept escaped.',
+  }),
 });

@@ -11,6 +11,8 @@ export interface DrainResult {
   /** Records that are not page views or could not be read; never the batch's failure. */
   skipped: number;
   reasons: Record<string, number>;
+  /** Views kept with a change (an invalid client IP dropped, a path escaped), by reason. */
+  notes: Record<string, number>;
 }
 
 /**
@@ -20,7 +22,7 @@ export interface DrainResult {
  */
 export async function storeBatch(analytics: IngestState, project: IngestProject, batch: BatchEvents): Promise<DrainResult> {
   const reasons = { ...batch.skipped };
-  const result: DrainResult = { accepted: 0, duplicates: 0, skipped: 0, reasons };
+  const result: DrainResult = { accepted: 0, duplicates: 0, skipped: 0, reasons, notes: { ...batch.notes } };
   for (let start = 0; start < batch.events.length; start += maxEventsPerRequest) {
     const part = batch.events.slice(start, start + maxEventsPerRequest);
     const { events, errors } = prepareAll(part.map((event) => event.input));
