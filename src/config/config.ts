@@ -122,7 +122,7 @@ export const settings = {
     'QUIRE_EVENTS_POLL_MS',
     250,
     integer(10, 10_000),
-    'How often a job event stream with subscribers looks for events recorded by other processes, in milliseconds (this process wakes it at once).',
+    "How often a job event stream with subscribers looks for events recorded by other processes, in milliseconds (this process wakes it at once; on PostgreSQL other processes' notifications do too, and the poll only catches a lost one).",
   ),
   eventsHeartbeatSeconds: setting(
     'QUIRE_EVENTS_HEARTBEAT_SECONDS',
@@ -171,7 +171,7 @@ export const settings = {
     'QUIRE_WEBHOOK_POLL_MS',
     500,
     integer(10),
-    'How often a process looks for webhook deliveries queued by other processes, in milliseconds (its own wake it at once).',
+    "How often a process looks for webhook deliveries queued by other processes, in milliseconds (its own wake it at once; on PostgreSQL other processes' notifications do too).",
   ),
   model: setting<string | undefined>(
     'QUIRE_MODEL',

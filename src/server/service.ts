@@ -3,7 +3,9 @@ import type { Logger } from 'pino';
 import { bootstrapIfEmpty, type FirstRun } from '../accounts/bootstrap.ts';
 import { checkStoredSecrets } from '../accounts/connections.ts';
 import { startWorkspaceSweeper } from '../agent/sweeper.ts';
+import { relayRecordedRows } from '../jobs/events/relay.ts';
 import { jobsChannel } from '../jobs/queue/enqueue.ts';
+import { webhooksChannel } from '../jobs/webhooks/emit.ts';
 import { DeliveryLoop } from '../jobs/webhooks/loop.ts';
 import { checkWebhookSecrets } from '../jobs/webhooks/stored-secrets.ts';
 import { Worker } from '../jobs/worker.ts';
@@ -67,6 +69,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     throw error;
   });
   const context = createContext(config, storage, { logger, agent: options.agent });
+  // Other processes (PostgreSQL) hear at once of job events and webhook deliveries this one records.
+  const stopRelay = relayRecordedRows(storage, logger);
+  const relayWebhooks = () =>
+    void storage.notify(storage.db, webhooksChannel).catch((error: unknown) => {
+      logger.warn({ err: error }, 'could not notify other processes of queued webhook deliveries; they find them at their next poll');
+    });
+  context.events.on('webhooks-queued', relayWebhooks);
+  const stopRelays = () => {
+    stopRelay();
+    context.events.off('webhooks-queued', relayWebhooks);
+  };
 
   // Listen first: a process that cannot serve must not take jobs, nor create and print a first key nobody sees.
   let app: FastifyInstance | null = null;
@@ -77,6 +90,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       await app.listen({ port: config.port, host: config.host });
     } catch (error) {
       await app.close();
+      stopRelays();
       if (!options.storage) await storage.close();
       throw listenFailure(error, config);
     }
@@ -106,10 +120,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     context.events.on('job-cancelled', jobWorker.cancel);
     context.events.on('webhooks-queued', deliveryLoop.notify);
     // A job created by another process (PostgreSQL) comes with its job.created deliveries queued.
-    stopListening = await storage.listen(jobsChannel, () => {
+    const stopJobs = await storage.listen(jobsChannel, () => {
       jobWorker.notify();
       deliveryLoop.notify();
     });
+    // Deliveries queued by another process (a cancel or a redelivery through its API, say).
+    const stopWebhooks = await storage.listen(webhooksChannel, () => deliveryLoop.notify());
+    stopListening = async () => {
+      await stopJobs();
+      await stopWebhooks();
+    };
     jobWorker.start();
     deliveryLoop.start();
     worker = jobWorker;
@@ -132,6 +152,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         await worker?.stop(config.shutdownGraceSeconds * 1000);
         await deliveries?.stop();
         await stopSweeper();
+        stopRelays();
         if (!options.storage) await storage.close();
       })();
       return stopping;

@@ -80,12 +80,16 @@ export interface Storage {
   /** Checks that the database answers (used by `/readyz`). */
   ping(): Promise<void>;
   /**
-   * Wakes `listen`ers of `channel` in every process once `trx` commits (PostgreSQL NOTIFY).
-   * Does nothing on SQLite, where one process serves and wakes its workers in memory.
+   * Wakes `listen`ers of `channel` in every process once `trx` commits (PostgreSQL NOTIFY), once per
+   * payload (default: one empty payload). Does nothing on SQLite, where one process serves and wakes
+   * its workers in memory.
    */
-  notify(trx: Kysely<Database>, channel: string): Promise<void>;
-  /** Calls `onNotify` whenever another process notifies `channel`; returns how to stop listening. */
-  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  notify(trx: Kysely<Database>, channel: string, payloads?: readonly string[]): Promise<void>;
+  /**
+   * Calls `onNotify` with the payload whenever a process notifies `channel`, and with an empty payload
+   * after (re)connecting, when notifications may have been missed; returns how to stop listening.
+   */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   /**
    * A number that changes whenever committed data may have changed since it was last read: on
    * SQLite, every write of this process at once, and every commit of another one from the next

@@ -233,6 +233,34 @@ describe.each(testDatabases)('job events and cancel on $dialect', (database) => 
     }
   });
 
+  it.runIf(database.dialect === 'postgres')('streams the rows a worker in another process records as they commit, not at the next poll', async () => {
+    // The stream polls every 10 s here: only the worker's notifications can bring its rows in time.
+    const slowContext = testContext(storage, { config: { eventsPollMs: 10_000 } });
+    const slowApp = await testApp(slowContext);
+    const slowBase = await slowApp.listen({ port: 0, host: '127.0.0.1' });
+    const child: ChildProcess = spawn(process.execPath, ['test/support/worker-process.ts'], {
+      env: { ...process.env, ...storage.location.env, QUIRE_TEST_WORKER_STEPS: '3', LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const job = (await create(tenant, { prompt: 'finish' })).body;
+      const started = Date.now();
+      const { events } = await openEvents(`${slowBase}/v2/agent/${tenant.project.id}/job/${job.id}/events`, tenant.auth);
+      const received: { text: string; at: number }[] = [];
+      for await (const event of events) {
+        const text = (event.data.content as { text?: string } | undefined)?.text ?? (event.data.status as string | undefined);
+        if (text) received.push({ text, at: Date.now() });
+      }
+      expect(received.map((event) => event.text)).toEqual(['finish', 'active', 'step 1', 'step 2', 'step 3', 'completed']);
+      // Three steps 50 ms apart and a start: well inside one poll interval, however slow the worker is to start.
+      expect(received.at(-1)!.at - received.find((event) => event.text === 'step 1')!.at).toBeLessThan(5_000);
+      expect(Date.now() - started).toBeLessThan(9_000);
+    } finally {
+      child.kill('SIGKILL');
+      await slowApp.close();
+    }
+  });
+
   describe('create options', () => {
     let configured: AppContext;
     let optionsApp: FastifyInstance;

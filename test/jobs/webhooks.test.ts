@@ -384,6 +384,40 @@ describe.each(testDatabases)('signed webhooks on $dialect', (database) => {
     expect(server.received).toHaveLength(0);
   });
 
+  it.runIf(database.dialect === 'postgres')('wakes the delivery loop of another process at once when a delivery is queued through the API', async () => {
+    const server = await receiver();
+    const endpoint = await createWebhook(`${server.url}/notified`, { events: ['job.created'] });
+    // An API process without a worker, and a worker process that looks for deliveries only every 10 s.
+    const api = await startServiceProcess({ ...storage.location.env, SERVICE_WORKER: '0', QUIRE_WEBHOOKS_ALLOW_PRIVATE: 'true' });
+    cleanups.push(() => api.stop());
+    const worker = await startServiceProcess({
+      ...storage.location.env,
+      SERVICE_API: '0',
+      QUIRE_WEBHOOKS_ALLOW_PRIVATE: 'true',
+      QUIRE_WEBHOOK_POLL_MS: '10000',
+    });
+    cleanups.push(() => worker.stop());
+    const created = await fetch(`${api.url}/v2/agent/${tenant.project.id}/job`, {
+      method: 'POST',
+      headers: { ...tenant.auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'Notify' }),
+    });
+    expect(created.status).toBe(201);
+    const [first] = await until(
+      () => deliveries(endpoint.id),
+      (list) => list[0]?.status === 'delivered',
+    );
+    // A redelivery queued by the API process: only its notification can wake the worker's loop before its next look.
+    const started = Date.now();
+    const redeliver = await fetch(`${api.url}/v2/agent/${tenant.project.id}/webhooks/${endpoint.id}/deliveries/${first.id}/redeliver`, {
+      method: 'POST',
+      headers: tenant.auth,
+    });
+    expect(redeliver.status).toBe(200);
+    await server.waitFor(2);
+    expect(Date.now() - started).toBeLessThan(3_000);
+  });
+
   it('never delivers one attempt twice when two delivery loops share the database', async () => {
     // Slow answers keep each loop's slots busy, so no single loop can take every delivery and the loops really race.
     const server = await receiver(() => ({ status: 200, delayMs: 200 }));

@@ -96,6 +96,20 @@ describe.each(testDatabases)('storage conformance on $dialect', (database) => {
     expect(woken - settled).toBe(database.dialect === 'postgres' ? 1 : 0);
   });
 
+  it('carries payloads to listeners, one notification each, where the backend notifies across processes', async () => {
+    const first = await fresh();
+    const listener = await another(first.location);
+    const payloads: string[] = [];
+    const stop = await listener.listen('conformance_payloads', (payload) => payloads.push(payload));
+    await first.notify(first.db, 'conformance_payloads', ['job_1']);
+    await first.notify(first.db, 'conformance_payloads', ['job_2', 'job_3', "it's"]);
+    for (let attempt = 0; attempt < 50 && payloads.length < 5 && database.dialect === 'postgres'; attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    await stop();
+    // The first, empty payload is the wake-up on connecting.
+    expect(payloads).toEqual(database.dialect === 'postgres' ? ['', 'job_1', 'job_2', 'job_3', "it's"] : []);
+  });
+
   it('moves the change clock on its own writes and on other connections’ commits, where it has one', async () => {
     const first = await fresh();
     if (first.changeClock === null) {

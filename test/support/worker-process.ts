@@ -7,6 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
+import { relayRecordedRows } from '../../src/jobs/events/relay.ts';
 import { Worker } from '../../src/jobs/worker.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { openStorage } from '../../src/storage/open.ts';
@@ -15,6 +16,8 @@ import type { JobRun, RunOutcome } from '../../src/jobs/runner.ts';
 const config = loadConfig();
 const storage = await openStorage(config);
 const steps = Number(process.env.QUIRE_TEST_WORKER_STEPS ?? '0');
+// As `quire worker` does: other processes' event streams hear of the rows it records (PostgreSQL).
+relayRecordedRows(storage, pino({ level: 'silent' }));
 
 async function stepping(run: JobRun): Promise<RunOutcome> {
   for (let step = 1; step <= steps; step++) {

@@ -3,6 +3,7 @@ import type { Storage } from '../../storage/dialect.ts';
 import type { JobStatus } from '../../storage/tables/jobs.ts';
 import { recordedRows } from '../transcript.ts';
 import { readFrames, type Frame } from './frames.ts';
+import { jobEventsChannel } from './relay.ts';
 
 /** One client of a job's stream: where it is in the job's sequence, and how to reach it. */
 export interface Subscriber {
@@ -19,7 +20,7 @@ export interface Subscriber {
 export interface HubOptions {
   storage: Storage;
   logger: Logger;
-  /** How often channels look for rows other processes recorded. */
+  /** How often channels look for rows other processes recorded (on PostgreSQL, notifications wake them sooner). */
   pollMs: number;
   /** Interval of comment lines to every subscriber. */
   heartbeatMs: number;
@@ -40,15 +41,18 @@ const terminal = (status: JobStatus) => status !== 'active';
 /**
  * Fans each job's events out to all its subscribers: one database read per job and wake-up, whatever
  * the number of subscribers, each frame serialized once. Woken at once by rows this process records
- * (`recordedRows`), and every `pollMs` for rows of other processes (on SQLite only when the change
- * clock moved). A subscriber is closed once it has been sent everything and the job's status is not
- * `active`.
+ * (`recordedRows`); on PostgreSQL by other processes' notifications (relay.ts), from the first
+ * subscriber until `close`; and every `pollMs` for rows of other processes whose notification was lost
+ * (on SQLite only when the change clock moved). A subscriber is closed once it has been sent
+ * everything and the job's status is not `active`.
  */
 export class JobEventHub {
   readonly #options: HubOptions;
   readonly #channels = new Map<string, Channel>();
   #timers: NodeJS.Timeout[] = [];
   #clock: number | undefined;
+  /** Listening for other processes' notifications (PostgreSQL); resolves to how to stop. */
+  #listening: Promise<() => Promise<void>> | undefined;
 
   constructor(options: HubOptions) {
     this.#options = options;
@@ -57,6 +61,7 @@ export class JobEventHub {
   /** Starts sending `subscriber` the job's rows after its cursor; returns how to stop. */
   subscribe(jobId: string, subscriber: Subscriber): () => void {
     if (this.#channels.size === 0) this.#start();
+    this.#listening ??= this.#listen();
     let channel = this.#channels.get(jobId);
     if (!channel) {
       channel = { jobId, subscribers: new Set(), reading: false, dirty: false };
@@ -67,11 +72,16 @@ export class JobEventHub {
     return () => this.#remove(jobId, subscriber);
   }
 
-  /** Ends every stream (the server is closing). */
-  close(): void {
+  /** Ends every stream and stops listening (the server is closing). */
+  async close(): Promise<void> {
     for (const channel of this.#channels.values()) for (const subscriber of channel.subscribers) subscriber.end();
     this.#channels.clear();
     this.#stop();
+    const listening = this.#listening;
+    this.#listening = undefined;
+    await (
+      await listening
+    )?.();
   }
 
   get subscriberCount(): number {
@@ -88,6 +98,20 @@ export class JobEventHub {
   }
 
   #onRecorded = (jobId: string): void => this.#wake(jobId);
+
+  /** A notification names a job; an empty one (after reconnecting) may stand for any. */
+  #listen(): Promise<() => Promise<void>> {
+    const { storage, logger } = this.#options;
+    return storage
+      .listen(jobEventsChannel, (jobId) => {
+        if (jobId !== '') return this.#wake(jobId);
+        for (const id of this.#channels.keys()) this.#wake(id);
+      })
+      .catch((error: unknown) => {
+        logger.warn({ err: error }, 'could not listen for job events of other processes; streams find them by polling');
+        return async () => {};
+      });
+  }
 
   #start(): void {
     recordedRows.on('recorded', this.#onRecorded);

@@ -41,6 +41,9 @@ export async function queueJobEvent(trx: Kysely<Database>, job: JobRow, type: We
   return rows.length;
 }
 
+/** The PostgreSQL channel on which a process says it queued deliveries, so other processes' delivery loops look at once. */
+export const webhooksChannel = 'quire_webhooks';
+
 declare module '../../http/context.ts' {
   interface QuireEvents {
     /** Webhook deliveries were committed by this process; its delivery loop looks at once. */

@@ -40,8 +40,9 @@ export function openPostgres(options: PostgresOptions): Storage {
     async ping() {
       await sql`select 1`.execute(db);
     },
-    async notify(trx, channel) {
-      await sql`select pg_notify(${channel}, '')`.execute(trx);
+    async notify(trx, channel, payloads = ['']) {
+      if (payloads.length === 1) await sql`select pg_notify(${channel}, ${payloads[0]})`.execute(trx);
+      else if (payloads.length > 1) await sql`select pg_notify(${channel}, payload) from unnest(${[...payloads]}::text[]) as payload`.execute(trx);
     },
     listen(channel, onNotify) {
       return listenForNotifications({ connectionString: options.connectionString, channel, onNotify, onError: options.onConnectionError });

@@ -3,7 +3,8 @@ import pg from 'pg';
 export interface ListenOptions {
   connectionString: string;
   channel: string;
-  onNotify: () => void;
+  /** The notification's payload; empty after (re)connecting, when some may have been missed. */
+  onNotify: (payload: string) => void;
   onError?: (error: Error) => void;
 }
 
@@ -32,7 +33,7 @@ export async function listenForNotifications(options: ListenOptions): Promise<()
       setTimeout(() => void connect().catch(() => {}), delayMs);
       delayMs = Math.min(delayMs * 2, 10_000);
     };
-    next.on('notification', (message) => message.channel === options.channel && options.onNotify());
+    next.on('notification', (message) => message.channel === options.channel && options.onNotify(message.payload ?? ''));
     next.on('error', fail);
     try {
       await next.connect();
@@ -44,7 +45,7 @@ export async function listenForNotifications(options: ListenOptions): Promise<()
       client = next;
       delayMs = 100;
       // Work may have been enqueued while we were not listening.
-      options.onNotify();
+      options.onNotify('');
     } catch (error) {
       fail(error as Error);
     }
