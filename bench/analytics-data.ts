@@ -6,6 +6,7 @@
  * well-known ones and a long tail), both derived from the visitor and view numbers so the random
  * sequence, and with it every other figure, stays as it was.
  */
+import { random, zipf } from './random.ts';
 
 export interface DatasetShape {
   views: number;
@@ -86,41 +87,19 @@ function referrerOf(index: number): string | null {
   return pick < 70 ? knownReferrers[pick % knownReferrers.length] : `site-${(hash >>> 9) % tailReferrers}.example.org`;
 }
 
-/** mulberry32: small, fast, and the same sequence on every machine. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Yields the views in order; `path(i)` and `visitorId(i)` name them. */
 export function* generateViews(shape: DatasetShape, seed = 20261121): Generator<View> {
   const next = random(seed);
-  // Zipf-like: cumulative weights 1/(rank+1), searched by bisection.
-  const cumulative = new Float64Array(shape.paths);
-  let sum = 0;
-  for (let rank = 0; rank < shape.paths; rank++) cumulative[rank] = sum += 1 / (rank + 1);
+  const page = zipf(shape.paths, next);
   const aiVisitors = Math.round(shape.visitors * 0.27);
   const perDay = shape.views / shape.days;
   for (let index = 0; index < shape.views; index++) {
     const day = Math.floor(index / perDay);
-    const target = next() * sum;
-    let low = 0;
-    let high = shape.paths - 1;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if (cumulative[middle] < target) low = middle + 1;
-      else high = middle;
-    }
+    const path = page();
     const visitor = Math.floor(next() * shape.visitors);
     const markdown = visitor >= aiVisitors && next() < 0.04;
     const ai = visitor < aiVisitors || markdown ? 1 : 0;
-    yield { at: benchStart + day * 86_400_000 + Math.floor(next() * 86_400_000), path: low, visitor, ai, markdown, referrer: ai ? null : referrerOf(index) };
+    yield { at: benchStart + day * 86_400_000 + Math.floor(next() * 86_400_000), path, visitor, ai, markdown, referrer: ai ? null : referrerOf(index) };
   }
 }
 

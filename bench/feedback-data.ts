@@ -4,6 +4,7 @@
  * distinct queries, a long tail as on a large docs site); about one search in four is clicked and one
  * in eight finds nothing.
  */
+import { random, zipf } from './random.ts';
 
 export interface FeedbackShape {
   events: number;
@@ -28,35 +29,6 @@ const sources = ['code_snippet', 'contextual', 'agent', 'thumbs_only'] as const;
 export type BenchEvent =
   | { kind: 'feedback'; at: number; path: string; source: (typeof sources)[number]; helpful: boolean | null; comment: string; code: string | null }
   | { kind: 'search'; at: number; query: string; hits: number; clickedPath: string | null };
-
-/** mulberry32: small, fast, and the same sequence on every machine. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function zipf(size: number, next: () => number): () => number {
-  const cumulative = new Float64Array(size);
-  let sum = 0;
-  for (let rank = 0; rank < size; rank++) cumulative[rank] = sum += 1 / (rank + 1);
-  return () => {
-    const target = next() * sum;
-    let low = 0;
-    let high = size - 1;
-    while (low < high) {
-      const middle = (low + high) >> 1;
-      if (cumulative[middle] < target) low = middle + 1;
-      else high = middle;
-    }
-    return low;
-  };
-}
 
 export function* generateInteractions(shape: FeedbackShape, seed = 20261122): Generator<BenchEvent> {
   const next = random(seed);

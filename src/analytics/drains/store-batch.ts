@@ -1,5 +1,6 @@
-import { maxEventsPerRequest, prepareAll, storeEvents, type IngestProject, type IngestState } from '../ingest/ingest.ts';
-import { verifySignatures } from '../ingest/verify/web-bot-auth.ts';
+import { maxEventsPerRequest, type IngestProject, type IngestState } from '../ingest/ingest.ts';
+import type { IncomingEvent } from '../ingest/validate.ts';
+import { storeKeyedEvents } from '../importers/log-batch.ts';
 import type { BatchEvents } from './batch-events.ts';
 
 /** What a drain answers once its batch is stored. */
@@ -25,17 +26,13 @@ export async function storeBatch(analytics: IngestState, project: IngestProject,
   const result: DrainResult = { accepted: 0, duplicates: 0, skipped: 0, reasons, notes: { ...batch.notes } };
   for (let start = 0; start < batch.events.length; start += maxEventsPerRequest) {
     const part = batch.events.slice(start, start + maxEventsPerRequest);
-    const { events, errors } = prepareAll(part.map((event) => event.input));
-    const failed = new Set(errors.map((error) => error.index));
-    const keys = part.filter((_event, index) => !failed.has(index)).map((event) => event.key);
-    events.forEach((event, index) => (event.eventKey = keys[index]));
-    for (const error of errors) {
-      // Quoted values differ per record; the reason groups them by what to fix.
-      const reason = `invalid event: ${error.message.replace(/"[^"]*"/g, '…')}`;
-      reasons[reason] = (reasons[reason] ?? 0) + 1;
-    }
-    if (events.some((event) => event.signed !== null)) await verifySignatures(analytics.directories, events);
-    const { stored, duplicates } = await storeEvents(analytics, project, events);
+    const { stored, duplicates } = await storeKeyedEvents(
+      analytics,
+      project,
+      part.map((event) => event.input as IncomingEvent),
+      part.map((event) => event.key),
+      (reason) => (reasons[reason] = (reasons[reason] ?? 0) + 1),
+    );
     result.accepted += stored;
     result.duplicates += duplicates;
   }

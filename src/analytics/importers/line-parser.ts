@@ -22,7 +22,7 @@ export interface ImportSummary {
   notes: Record<string, number>;
 }
 
-const emptySummary = (): ImportSummary => ({ lines: 0, accepted: 0, skipped: 0, reasons: {}, notes: {} });
+export const emptySummary = (): ImportSummary => ({ lines: 0, accepted: 0, skipped: 0, reasons: {}, notes: {} });
 
 /** Adds `count` events skipped for `reason` to a summary. */
 export function countSkipped(summary: ImportSummary, reason: string, count = 1): void {

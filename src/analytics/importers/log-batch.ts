@@ -3,10 +3,9 @@
  * lines go through the LineParser (line-parser.ts) and its events are stored in batches through the
  * ingestion pipeline. A file import reads in a thread of its own instead (read-thread.ts).
  */
-import { prepareAll, storeEvents, type IngestProject, type IngestState } from '../ingest/ingest.ts';
+import { prepareAll, storeVerified, type IngestProject, type IngestState } from '../ingest/ingest.ts';
 import { assetRuleOf } from '../ingest/assets.ts';
 import type { IncomingEvent, PreparedEvent } from '../ingest/validate.ts';
-import { verifySignatures } from '../ingest/verify/web-bot-auth.ts';
 import type { FormatName } from './formats.ts';
 import { countSkipped, invalidReason, LineParser, type ImportSummary } from './line-parser.ts';
 import type { Line } from './lines.ts';
@@ -59,15 +58,15 @@ export class LogBatch {
 
 /** Stores events a LineParser prepared, and counts in `summary` those stored and those imported before. */
 export async function storeParsed(analytics: IngestState, project: IngestProject, events: PreparedEvent[], summary: ImportSummary): Promise<void> {
-  if (events.some((event) => event.signed !== null)) await verifySignatures(analytics.directories, events);
-  const { stored, duplicates } = await storeEvents(analytics, project, events);
+  const { stored, duplicates } = await storeVerified(analytics, project, events);
   summary.accepted += stored;
   if (duplicates > 0) countSkipped(summary, 'already imported', duplicates);
 }
 
 /**
  * Validates events, gives each its key, checks Web Bot Auth signatures of those that carry headers,
- * and stores them; an invalid event is skipped under a reason that quotes what to fix.
+ * and stores them; an invalid event is skipped under a reason that says what to fix. Drains and the
+ * proxy store their keyed requests through it too.
  */
 export async function storeKeyedEvents(
   analytics: IngestState,
@@ -84,6 +83,5 @@ export async function storeKeyedEvents(
     else events[kept++].eventKey = keys[index];
   });
   for (const problem of errors) skip(invalidReason(problem.message));
-  if (events.some((event) => event.signed !== null)) await verifySignatures(analytics.directories, events);
-  return storeEvents(analytics, project, events);
+  return storeVerified(analytics, project, events);
 }

@@ -4,7 +4,7 @@ import { createGunzip } from 'node:zlib';
 import { assetRuleOf } from '../ingest/assets.ts';
 import type { IngestProject, IngestState } from '../ingest/ingest.ts';
 import type { FormatName } from './formats.ts';
-import type { ImportSummary, ParsedBatch } from './line-parser.ts';
+import { emptySummary, type ImportSummary, type ParsedBatch } from './line-parser.ts';
 import { defaultBatchSize, storeParsed } from './log-batch.ts';
 import type { ReadMessage, ReadThreadData } from './read-thread.ts';
 
@@ -137,7 +137,7 @@ export async function importLog(
     batchSize: options.batchSize ?? defaultBatchSize,
   });
   // Accepted and already-imported events are counted here; the reading thread counts the rest.
-  const stored: ImportSummary = { lines: 0, accepted: 0, skipped: 0, reasons: {}, notes: {} };
+  const stored = emptySummary();
   const summary = () => merged(reading.summary, stored);
   let bytesRead = 0;
   let lastReport = 0;

@@ -221,10 +221,15 @@ export async function storeEvents(state: IngestState, project: IngestProject, ev
   return state.writer.write({ project, key, events });
 }
 
+/** Checks the Web Bot Auth signatures of events that carry headers, then stores them (`storeEvents`). */
+export async function storeVerified(state: IngestState, project: IngestProject, events: PreparedEvent[]): Promise<Stored> {
+  await verifySignatures(state.directories, events);
+  return storeEvents(state, project, events);
+}
+
 /** The whole pipeline for API and tracker calls: validate, check signatures, store, report per event. */
 export async function ingest(state: IngestState, project: IngestProject, inputs: unknown[]): Promise<IngestResult> {
   const { events, errors } = prepareAll(inputs);
-  await verifySignatures(state.directories, events);
-  const { stored, duplicates } = await storeEvents(state, project, events);
+  const { stored, duplicates } = await storeVerified(state, project, events);
   return { accepted: stored, rejected: errors.length, errors, duplicates };
 }

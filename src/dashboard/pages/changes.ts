@@ -5,23 +5,10 @@ import { localRepositoryPath } from '../../code-hosts/local.ts';
 import type { AppContext } from '../../http/context.ts';
 import { ApiError } from '../../http/errors.ts';
 import { viewerOf } from '../auth.ts';
+import { diffLines } from '../diff.ts';
 import { html, type Html } from '../html.ts';
 import { layout, projectTabs, sendPage } from '../layout.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
-
-function diffLine(line: string): Html {
-  const kind =
-    line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff ')
-      ? 'file'
-      : line.startsWith('+')
-        ? 'add'
-        : line.startsWith('-')
-          ? 'del'
-          : line.startsWith('@@')
-            ? 'hunk'
-            : '';
-  return kind ? html`<span class="${kind}">${line}</span>\n` : html`${line}\n`;
-}
 
 function changeBody(project: ProjectRow, jobId: string, change: LocalChange): Html {
   const commits = change.commits.map((commit) => html`<li><code>${commit.id}</code> ${commit.subject} <span class="hint">(${commit.author})</span></li>`);
@@ -39,7 +26,7 @@ ${commits.length > 0 ? html`<ul>${commits}</ul>` : html`<p>No commits yet.</p>`}
 <h2>Files</h2>
 <pre>${change.stat || 'No files changed.'}</pre>
 <h2>Diff</h2>
-<pre class="diff">${change.diff.split('\n').map(diffLine)}</pre>
+<pre class="diff">${diffLines(change.diff)}</pre>
 ${change.truncated ? html`<p><strong>The diff is cut here because it is too long to show; inspect the branch with git for the rest.</strong></p>` : ''}`;
 }
 

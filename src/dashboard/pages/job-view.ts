@@ -2,6 +2,7 @@ import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import type { TranscriptMessage } from '../../jobs/runner.ts';
 import type { JobRow } from '../../storage/tables/jobs.ts';
 import { jobView } from '../../jobs/view.ts';
+import { diffLines } from '../diff.ts';
 import { age, html, time, type Html } from '../html.ts';
 import { csrfField, type Viewer } from '../layout.ts';
 
@@ -68,20 +69,6 @@ interface ChangeFile {
   removed: number | null;
 }
 
-function diffLine(line: string): Html {
-  const kind =
-    line.startsWith('+++') || line.startsWith('---') || line.startsWith('diff ')
-      ? 'file'
-      : line.startsWith('+')
-        ? 'add'
-        : line.startsWith('-')
-          ? 'del'
-          : line.startsWith('@@')
-            ? 'hunk'
-            : '';
-  return kind ? html`<span class="${kind}">${line}</span>\n` : html`${line}\n`;
-}
-
 /** The newest pushed change of the job (recorded after each push): files with +/- counts and the unified diff. */
 function change(messages: TranscriptMessage[]): Html {
   const pushed = messages.findLast((message) => message.role === 'event' && message.content.type === 'change-pushed');
@@ -95,7 +82,7 @@ function change(messages: TranscriptMessage[]): Html {
   const diff = String(pushed.content.diff ?? '');
   return html`<h2>Change</h2><p>${files.length} file${files.length === 1 ? '' : 's'} changed, as pushed ${time(pushed.createdAt)}.</p>
 <ul class="files">${rows}</ul>
-<details open><summary>Unified diff</summary><pre class="diff">${diff.split('\n').map(diffLine)}</pre></details>
+<details open><summary>Unified diff</summary><pre class="diff">${diffLines(diff)}</pre></details>
 ${pushed.content.truncated ? html`<p><strong>The diff is cut here because it is too long to show; the pull request has all of it.</strong></p>` : ''}`;
 }
 
