@@ -6,11 +6,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { combinedLine, datasetShape, generateViews } from './analytics-data.ts';
-import { startBenchProcess } from './processes.ts';
+import { startBenchProcess, type BenchProcess } from './processes.ts';
 import { percentile, type BenchSuite, type Report } from './report.ts';
 
 const scale = Number(process.env.QUIRE_BENCH_SCALE ?? '1');
@@ -93,13 +93,26 @@ async function medianLatency(url: string, count = 3000): Promise<number> {
   );
 }
 
-/** Throughput with 10 connections (autocannon), and the median latency of one connection (what a request costs unsaturated). */
-async function load(url: string) {
+/**
+ * Throughput with 10 connections (autocannon), the median latency of one connection (what a request
+ * costs unsaturated), and the CPU time each process spent per request under load, in microseconds:
+ * the load generator (this process) and each of `processes`.
+ */
+async function load(url: string, processes: BenchProcess[]) {
   await autocannon({ url, connections: 10, duration: 1 });
+  const before = { own: process.cpuUsage(), others: processes.map((each) => each.cpuSeconds()) };
   const result = await autocannon({ url, connections: 10, duration: seconds });
+  const own = process.cpuUsage(before.own);
+  const requests = result.requests.total;
+  const cpu = {
+    loadGenerator: (own.user + own.system) / requests,
+    processes: processes.map((each, index) => ((each.cpuSeconds() - before.others[index]!) * 1e6) / requests),
+  };
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return { throughput: result.requests.average, p50: await medianLatency(url) };
+  return { throughput: result.requests.average, p50: await medianLatency(url), cpu };
 }
+
+const microseconds = (value: number) => `${value.toFixed(0)} µs`;
 
 async function proxy(report: Report): Promise<void> {
   const { dataDir, projectId } = await freshTenant();
@@ -111,8 +124,19 @@ async function proxy(report: Report): Promise<void> {
     UPSTREAM_URL: upstream.info.url,
   });
   try {
-    const direct = await load(upstream.info.url);
-    const through = await load(proxied.info.url);
+    const direct = await load(upstream.info.url, [upstream]);
+    const through = await load(proxied.info.url, [upstream, proxied]);
+    // Every process here shares the machine's cores: the CPU each spends per request bounds the
+    // throughput any proxy can reach beside them, whatever it does.
+    const [upstreamCpu, proxyCpu] = through.cpu.processes as [number, number];
+    const cores = availableParallelism();
+    const directCpu = direct.cpu.loadGenerator + direct.cpu.processes[0]!;
+    process.stdout.write(
+      `  CPU per request through the proxy: load generator ${microseconds(through.cpu.loadGenerator)}, upstream ${microseconds(upstreamCpu)}, ` +
+        `proxy ${microseconds(proxyCpu)} (its recording thread included); direct: ${microseconds(directCpu)} in all.\n` +
+        `  On ${cores} cores these allow at most ${Math.round((cores * 1e6) / (through.cpu.loadGenerator + upstreamCpu + proxyCpu)).toLocaleString('en-US')} requests/s through the proxy; ` +
+        `0.8× direct would need the proxy at ${microseconds(Math.max(0, (cores * 1e6) / (0.8 * direct.throughput) - through.cpu.loadGenerator - upstreamCpu))} or less.\n`,
+    );
     report.add({
       name: 'quire proxy throughput, 10 connections, each request recorded',
       value: through.throughput,

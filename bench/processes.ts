@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 export interface BenchProcess {
@@ -6,7 +7,16 @@ export interface BenchProcess {
   info: { url: string; projectId?: string; projectIds?: string[]; key?: string; jobId?: string };
   /** Largest resident set seen, in bytes (sampled from /proc while it runs). */
   peakRss(): number;
+  /** CPU time the process has used so far, all its threads, in seconds (from /proc). */
+  cpuSeconds(): number;
   stop(): Promise<void>;
+}
+
+/** User plus system CPU time of a process, in seconds: fields 14 and 15 of /proc/PID/stat, in clock ticks of 1/100 s. */
+export function processCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** Starts a benchmark server process and waits for the JSON line it prints when ready. */
@@ -19,19 +29,18 @@ export async function startBenchProcess(script: string, args: string[], env: Rec
   });
   let peak = 0;
   const sampler = setInterval(() => {
-    import('node:fs').then(({ readFileSync }) => {
-      try {
-        const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-        if (match) peak = Math.max(peak, Number(match[1]) * 1024);
-      } catch {
-        // the process ended between samples
-      }
-    });
+    try {
+      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
+      if (match) peak = Math.max(peak, Number(match[1]) * 1024);
+    } catch {
+      // the process ended between samples
+    }
   }, 200);
   return {
     child,
     info: JSON.parse(line),
     peakRss: () => peak,
+    cpuSeconds: () => processCpuSeconds(child.pid!),
     async stop() {
       clearInterval(sampler);
       if (child.exitCode !== null) return;

@@ -37,6 +37,9 @@ async function startUpstream() {
       };
       return write();
     }
+    if (request.url === '/hop') {
+      return response.writeHead(200, { connection: 'x-upstream-private', 'x-upstream-private': 'secret', 'x-kept': 'yes' }).end('hop');
+    }
     if (request.url === '/app.js') return response.writeHead(200, { 'content-type': 'text/javascript' }).end('console.log(1)');
     response.writeHead(request.url === '/missing' ? 404 : 200, { 'content-type': 'text/html; charset=utf-8' }).end(`<h1>${request.url}</h1>`);
   });
@@ -45,9 +48,11 @@ async function startUpstream() {
   return { server, seen, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-function fetchRaw(url: string, options: { method?: string; headers?: Record<string, string>; body?: Iterable<Buffer> } = {}) {
+function fetchRaw(url: string, options: { method?: string; headers?: Record<string, string>; body?: Iterable<Buffer>; path?: string } = {}) {
   return new Promise<{ status: number; body: Buffer; headers: IncomingHttpHeaders }>((resolve, reject) => {
-    const outgoing = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers }, (response) => {
+    const target = new URL(url);
+    const requestOptions = { host: target.hostname, port: target.port, path: options.path ?? `${target.pathname}${target.search}` };
+    const outgoing = httpRequest({ ...requestOptions, method: options.method ?? 'GET', headers: options.headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => resolve({ status: response.statusCode!, body: Buffer.concat(chunks), headers: response.headers }));
@@ -124,6 +129,26 @@ describe.each(testDatabases)('quire proxy on $dialect', (database) => {
     await until(async () => (await proxy.status()).buffered === 0 && (await proxy.status()).recorded === 3);
     expect(await proxy.status()).toMatchObject({ recorded: 3, stored: 2, skipped: { 'static asset (not a page view)': 1 }, dropped: 0 });
     expect(await proxy.storedEvents()).toBe(2);
+    await proxy.stop();
+  });
+
+  it('drops hop-by-hop headers both ways and refuses targets outside the site', async () => {
+    const proxy = await startProxy();
+    const before = upstream.seen.length;
+    const answer = await fetchRaw(`${proxy.url}/hop`, { headers: { connection: 'x-client-private', 'x-client-private': '1', 'x-end-to-end': '2' } });
+    expect(answer.body.toString()).toBe('hop');
+    expect(answer.headers['x-kept']).toBe('yes');
+    expect(answer.headers['x-upstream-private']).toBeUndefined();
+    const sent = upstream.seen.at(-1)!;
+    expect(sent['x-end-to-end']).toBe('2');
+    expect(sent['x-client-private']).toBeUndefined();
+    expect(sent.host).toBe(new URL(upstream.url).host);
+    for (const target of ['/docs/%2e%2e/%2e%2e/etc/passwd', '/docs/../../etc/passwd', 'http://other.example/', '//other.example/x']) {
+      const refused = await fetchRaw(`${proxy.url}/`, { path: target });
+      expect(refused.status, target).toBe(400);
+      expect(JSON.parse(refused.body.toString())).toMatchObject({ code: 'bad_request' });
+    }
+    expect(upstream.seen.length).toBe(before + 1);
     await proxy.stop();
   });
 
