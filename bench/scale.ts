@@ -11,6 +11,9 @@ import type { BenchSuite, Report } from './report.ts';
 
 const seconds = Number(process.env.QUIRE_BENCH_SECONDS ?? 5);
 const queueJobs = Number(process.env.QUIRE_BENCH_QUEUE_JOBS ?? 3000);
+/** QUIRE_BENCH_SCALE_PART=creates|queue|analytics runs one part of this suite. */
+const part = process.env.QUIRE_BENCH_SCALE_PART;
+const runs = (name: 'creates' | 'queue' | 'analytics') => part === undefined || part === name;
 // Real limits (100 creates per project per hour), spread over enough projects for the load.
 const projects = 400;
 const quiet = { LOG_LEVEL: 'silent', QUIRE_WORKER_POLL_MS: '50' };
@@ -176,6 +179,12 @@ async function run(report: Report): Promise<void> {
     process.stdout.write('  PostgreSQL is not reachable (QUIRE_BENCH_POSTGRES_URL); scale-out figures skipped.\n');
     return;
   }
+  if (runs('creates')) await creates(report);
+  if (runs('queue')) await queue(report);
+  if (runs('analytics')) await analytics(report);
+}
+
+async function creates(report: Report): Promise<void> {
   const sqliteCreates = await measure('sqlite', (database) => createThroughput(database, 1));
   for (const count of [1, 2, 4]) {
     const creates = await measure('postgres', (database) => createThroughput(database, count));
@@ -186,6 +195,9 @@ async function run(report: Report): Promise<void> {
       reference: { name: 'SQLite, 1 process', value: sqliteCreates },
     });
   }
+}
+
+async function queue(report: Report): Promise<void> {
   const sqliteQueue = await measure('sqlite', (database) => queueThroughput(database, 1));
   for (const count of [1, 2, 4]) {
     const queue = await measure('postgres', (database) => queueThroughput(database, count));
@@ -196,7 +208,9 @@ async function run(report: Report): Promise<void> {
       reference: { name: 'SQLite, 1 worker', value: sqliteQueue },
     });
   }
+}
 
+async function analytics(report: Report): Promise<void> {
   process.stdout.write(`  analytics dataset: ${analyticsShape.views.toLocaleString('en-US')} views over ${analyticsShape.days} days (QUIRE_BENCH_SCALE)\n`);
   const sqlite = await measure('sqlite', (database) => analyticsOn(database, 1, true));
   const postgres = await measure('postgres', (database) => analyticsOn(database, 1, true));
@@ -222,6 +236,6 @@ async function run(report: Report): Promise<void> {
 
 export const scaleBench: BenchSuite = {
   name: 'scale',
-  description: `PostgreSQL scale-out beside the SQLite default (${seconds} s of creates over ${projects} projects, ${queueJobs} queued jobs, analytics ingestion and the 90-day visitors query)`,
+  description: `PostgreSQL scale-out beside the SQLite default (${seconds} s of creates over ${projects} projects, ${queueJobs} queued jobs, analytics ingestion and the 90-day visitors query; QUIRE_BENCH_SCALE_PART=creates|queue|analytics for one part)`,
   run,
 };

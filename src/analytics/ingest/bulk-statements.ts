@@ -76,13 +76,19 @@ function unnestStatements(rows: EventInsert[], keyed: boolean): CompiledQuery[] 
   return [CompiledQuery.raw(`insert into analytics_events (${columnList}) select * from unnest(${unnest})${keyed ? keyedTail : ''}`, arrays)];
 }
 
-/** Where the database loads rows by COPY, unkeyed events go that way: one statement, the rows as text. */
+/** A value COPY reads as null or a number: `\N`, or the number's digits. */
+const copyNumber = (value: number | null) => (value === null ? '\\N' : value);
+
+/**
+ * Where the database loads rows by COPY, unkeyed events go that way: one statement, the rows as text,
+ * written one template per row (the same columns as `columns`; only the two text columns need escaping).
+ */
 function copyStatements(rows: EventInsert[]): CompiledQuery[] {
-  const lines: string[] = new Array(rows.length);
-  rows.forEach((row, index) => {
-    lines[index] = columns.map((column) => copyValue(row[column])).join('\t');
-  });
-  return [CompiledQuery.raw(`copy analytics_events (${columnList}) from stdin`, [`${lines.join('\n')}\n`])];
+  let text = '';
+  for (const row of rows) {
+    text += `${row.project_key}\t${row.at}\t${row.path_id}\t${row.agent_id}\t${row.visitor_id}\t${row.markdown}\t${copyNumber(row.status)}\t${copyValue(row.referrer)}\t${copyValue(row.event_key)}\t${row.verification}\t${copyNumber(row.referrer_id)}\n`;
+  }
+  return [CompiledQuery.raw(`copy analytics_events (${columnList}) from stdin`, [text])];
 }
 
 /**
