@@ -5,13 +5,14 @@
  * cores, instead of taking turns on one.
  *
  * Messages in: a chunk of bytes (Uint8Array), then `null` at the end of the input.
- * Messages out: ReadMessage.
+ * Messages out: ReadMessage, batches packed in columns (packed-batch.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { AssetRule } from '../ingest/assets.ts';
 import type { FormatName } from './formats.ts';
-import { LineParser, type ImportSummary, type ParsedBatch } from './line-parser.ts';
+import { LineParser, type ImportSummary } from './line-parser.ts';
 import { LineSplitter } from './lines.ts';
+import { packBatch, type PackedBatch } from './packed-batch.ts';
 
 export interface ReadThreadData {
   format: FormatName;
@@ -24,7 +25,7 @@ export interface ReadThreadData {
 export type ReadMessage =
   /** A chunk was read: its bytes are no longer waiting. */
   | { kind: 'read'; bytes: number }
-  | { kind: 'batch'; batch: ParsedBatch; summary: ImportSummary }
+  | { kind: 'batch'; batch: PackedBatch; summary: ImportSummary }
   /** The input ended and every batch has been sent. */
   | { kind: 'end'; summary: ImportSummary };
 
@@ -38,9 +39,9 @@ port.on('message', (chunk: Uint8Array | null) => {
   const now = Date.now();
   const lines = chunk === null ? splitter.finish() : splitter.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
   for (const line of lines) {
-    if (parser.add(line, now) >= batchSize) send({ kind: 'batch', batch: parser.take(), summary: parser.summary });
+    if (parser.add(line, now) >= batchSize) send({ kind: 'batch', batch: packBatch(parser.take()), summary: parser.summary });
   }
   if (chunk !== null) return send({ kind: 'read', bytes: chunk.byteLength });
-  if (parser.size > 0) send({ kind: 'batch', batch: parser.take(), summary: parser.summary });
+  if (parser.size > 0) send({ kind: 'batch', batch: packBatch(parser.take()), summary: parser.summary });
   send({ kind: 'end', summary: parser.summary });
 });

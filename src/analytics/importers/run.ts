@@ -7,6 +7,7 @@ import type { FormatName } from './formats.ts';
 import { emptySummary, type ImportSummary, type ParsedBatch } from './line-parser.ts';
 import { defaultBatchSize, storeParsed } from './log-batch.ts';
 import type { ReadMessage, ReadThreadData } from './read-thread.ts';
+import { unpackBatch, type PackedBatch } from './packed-batch.ts';
 
 export interface ImportOptions {
   /** Called with the compressed bytes read so far, at most a few times a second. */
@@ -44,7 +45,7 @@ async function* decompressed(input: Readable, counted: (bytes: number) => void):
 /** The reading thread (read-thread.ts) seen from the storing side: bytes go in, parsed batches come out in order. */
 class ReadingThread {
   readonly #worker: Worker;
-  readonly #batches: ParsedBatch[] = [];
+  readonly #batches: PackedBatch[] = [];
   #unread = 0;
   #summary: ImportSummary | undefined;
   #ended = false;
@@ -91,7 +92,8 @@ class ReadingThread {
   /** The next parsed batch, if one is waiting. */
   take(): ParsedBatch | undefined {
     if (this.#failure) throw this.#failure;
-    return this.#batches.shift();
+    const packed = this.#batches.shift();
+    return packed && unpackBatch(packed);
   }
 
   /** Resolves at the thread's next message. */

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { packBatch, unpackBatch } from '../../src/analytics/importers/packed-batch.ts';
+import type { PreparedEvent } from '../../src/analytics/ingest/validate.ts';
+
+const chrome = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+
+describe('packed batches (reading thread to storing thread)', () => {
+  it('give back every field of every event, including absent ones and signed requests', () => {
+    const events: PreparedEvent[] = [
+      {
+        at: 1_767_225_600_123,
+        path: '/docs/a',
+        markdown: false,
+        userAgent: chrome,
+        visitorKey: { ip: '203.0.113.9', userAgent: chrome },
+        status: 200,
+        referrer: 'https://example.com/x',
+        utmSource: 'news',
+        eventKey: 'abcdefgh0000000001',
+        verification: 1,
+        signed: null,
+        visitorHash: 'AbCdEfGhIjKlMnOpQrStUv',
+      },
+      {
+        at: 1_767_225_600_999,
+        path: '/docs/a.md',
+        markdown: true,
+        userAgent: 'GPTBot/1.2',
+        visitorKey: { visitorId: 'tracker-id' },
+        status: null,
+        referrer: null,
+        utmSource: null,
+        eventKey: null,
+        verification: 2,
+        signed: { path: '/docs/a.md', headers: { signature: 'sig1=:AAAA:', 'signature-agent': '"https://chatgpt.com"' } },
+      },
+      {
+        at: 0,
+        path: '/docs/a',
+        markdown: false,
+        userAgent: '',
+        visitorKey: {},
+        status: 0,
+        referrer: '',
+        utmSource: '',
+        eventKey: '',
+        verification: 0,
+        signed: null,
+      },
+    ];
+    // Through a real message's cloning, as between the threads.
+    const packed = structuredClone(packBatch({ events, end: 4096 }));
+    expect(packed.texts.filter((text) => text === '/docs/a')).toHaveLength(1);
+    const { events: back, end } = unpackBatch(packed);
+    expect(end).toBe(4096);
+    expect(back).toStrictEqual(events);
+  });
+});
