@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
 import { newId } from '../src/lib/ids.ts';
 import { jobsChannel } from '../src/jobs/queue/enqueue.ts';
@@ -6,7 +7,7 @@ import { openStorage, type Storage } from '../src/storage/open.ts';
 import { datasetShape } from './analytics-data.ts';
 import { ingest, visitorsPage, waitForFolds, type VisitorsAnswer } from './analytics.ts';
 import { freshDatabase, postgresReachable, type BenchDatabase } from './databases.ts';
-import { startBenchProcess, type BenchProcess } from './processes.ts';
+import { processesCpuSeconds, startBenchProcess, type BenchProcess } from './processes.ts';
 import type { BenchSuite, Report } from './report.ts';
 
 const seconds = Number(process.env.QUIRE_BENCH_SECONDS ?? 5);
@@ -131,6 +132,8 @@ async function queueThroughput(database: BenchDatabase, count: number): Promise<
 
 interface AnalyticsRun {
   eventsPerSecond: number;
+  /** CPU time per event during ingestion, in microseconds: this process (the client), the API processes, a local PostgreSQL server. */
+  cpu: { client: number; api: number; database: number };
   first?: VisitorsAnswer;
   next?: VisitorsAnswer;
 }
@@ -146,17 +149,26 @@ async function analyticsOn(database: BenchDatabase, count: number, query: boolea
   const apis = [first, ...rest];
   try {
     const { projectId, key } = first.info as { projectId: string; key: string };
+    const before = { client: process.cpuUsage(), api: apis.map((api) => api.cpuSeconds()), database: processesCpuSeconds('postgres') };
     const eventsPerSecond = await ingest(
       apis.map((api) => api.info.url),
       projectId,
       key,
       analyticsShape,
     );
-    if (!query) return { eventsPerSecond };
+    const client = process.cpuUsage(before.client);
+    const perEvent = (seconds: number) => (seconds * 1e6) / analyticsShape.views;
+    const cpu = {
+      client: perEvent((client.user + client.system) / 1e6),
+      api: perEvent(apis.reduce((sum, api, index) => sum + api.cpuSeconds() - before.api[index]!, 0)),
+      database: database.name === 'postgres' ? perEvent(processesCpuSeconds('postgres') - before.database) : 0,
+    };
+    if (!query) return { eventsPerSecond, cpu };
     await waitForFolds(database.env);
     await new Promise((resolve) => setTimeout(resolve, settleMs));
     return {
       eventsPerSecond,
+      cpu,
       first: await visitorsPage(first.info.url, projectId, key, analyticsShape, 90, 0),
       next: await visitorsPage(first.info.url, projectId, key, analyticsShape, 90, 50),
     };
@@ -216,6 +228,19 @@ async function analytics(report: Report): Promise<void> {
   const postgres = await measure('postgres', (database) => analyticsOn(database, 1, true));
   const postgresTwo = await measure('postgres', (database) => analyticsOn(database, 2, false));
   const sqliteIngest = { name: 'SQLite, 1 process', value: sqlite.eventsPerSecond };
+  // Client, API and database share this machine's cores, and one API process works on one thread
+  // (its CPU time is nearly all its event loop's): the CPU each spends per event bounds the rate.
+  const cores = availableParallelism();
+  for (const [name, { cpu }] of [
+    ['SQLite', sqlite],
+    ['PostgreSQL, 1 API process', postgres],
+  ] as const) {
+    const bound = Math.min((cores * 1e6) / (cpu.client + cpu.api + cpu.database), 1e6 / cpu.api);
+    process.stdout.write(
+      `  CPU per ingested event, ${name}: client ${cpu.client.toFixed(1)} µs, API process ${cpu.api.toFixed(1)} µs, PostgreSQL server ${cpu.database.toFixed(1)} µs; ` +
+        `at most ${Math.round(bound).toLocaleString('en-US')} events/s on ${cores} cores with one API thread\n`,
+    );
+  }
   report.add({ name: 'ingestion events/s, PostgreSQL, 1 API process', value: postgres.eventsPerSecond, unit: 'events/s', reference: sqliteIngest });
   report.add({ name: 'ingestion events/s, PostgreSQL, 2 API processes', value: postgresTwo.eventsPerSecond, unit: 'events/s', reference: sqliteIngest });
   const same =
