@@ -17,8 +17,20 @@ const downloadBytes = 8 * 1024 * 1024;
 /** The docs site: pages, an asset, an upload that counts what it received, a large streamed download; it remembers request headers. */
 async function startUpstream() {
   const seen: IncomingHttpHeaders[] = [];
+  /** Responses of /endless that ended, by how: 'finished' or 'closed' (the proxy let go of the request). */
+  const endless: string[] = [];
   const server = createServer((request, response) => {
     seen.push(request.headers);
+    if (request.url === '/hang') return;
+    if (request.url === '/endless') {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      const timer = setInterval(() => response.write('<p>more</p>'), 10);
+      response.once('close', () => {
+        clearInterval(timer);
+        endless.push(response.writableFinished ? 'finished' : 'closed');
+      });
+      return;
+    }
     if (request.url === '/upload') {
       let bytes = 0;
       request.on('data', (chunk: Buffer) => (bytes += chunk.length));
@@ -45,7 +57,7 @@ async function startUpstream() {
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return { server, seen, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  return { server, seen, endless, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 function fetchRaw(url: string, options: { method?: string; headers?: Record<string, string>; body?: Iterable<Buffer>; path?: string } = {}) {
@@ -79,12 +91,12 @@ describe.each(testDatabases)('quire proxy on $dialect', (database) => {
     await storage.close();
   });
 
-  async function startProxy(options: { upstream?: string; maxBuffered?: number } = {}) {
+  async function startProxy(options: { upstream?: string; maxBuffered?: number; timeoutMilliseconds?: number } = {}) {
     const tenant = await createTenant(storage);
     const logger = pino({ level: 'silent' });
     const writer = workerStore({ projectId: tenant.project.id, env: { ...process.env, ...storage.location.env } }, logger);
     const recorder = new ProxyRecorder({ store: writer.store, logger, flushMilliseconds: 20, retryMilliseconds: 50, maxBuffered: options.maxBuffered });
-    const app = await createProxyServer({ upstream: options.upstream ?? upstream.url, recorder, logger });
+    const app = await createProxyServer({ upstream: options.upstream ?? upstream.url, recorder, logger, timeoutMilliseconds: options.timeoutMilliseconds });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const status = async () => JSON.parse((await fetchRaw(`${url}${statusPath}`)).body.toString()) as RecorderStatus;
@@ -177,6 +189,29 @@ describe.each(testDatabases)('quire proxy on $dialect', (database) => {
     expect(JSON.parse(response.body.toString())).toMatchObject({ code: 'bad_gateway' });
     await until(async () => (await proxy.status()).buffered === 0);
     expect(await proxy.status()).toMatchObject({ recorded: 1, stored: 1 });
+    await proxy.stop();
+  });
+
+  it('answers 504 when the upstream does not answer in time, and lets go of the upstream when the client leaves', async () => {
+    const proxy = await startProxy({ timeoutMilliseconds: 300 });
+    const hung = await fetchRaw(`${proxy.url}/hang`);
+    expect(hung.status).toBe(504);
+    expect(JSON.parse(hung.body.toString())).toMatchObject({ code: 'gateway_timeout' });
+    // A client that reads the first bytes of an endless answer and leaves: the upstream request ends with it.
+    const before = upstream.endless.length;
+    await new Promise<void>((resolve, reject) => {
+      const target = new URL(`${proxy.url}/endless`);
+      const outgoing = httpRequest({ host: target.hostname, port: target.port, path: target.pathname }, (response) => {
+        response.once('data', () => {
+          outgoing.destroy();
+          resolve();
+        });
+      });
+      outgoing.on('error', (error) => (outgoing.destroyed ? undefined : reject(error)));
+      outgoing.end();
+    });
+    await until(() => upstream.endless.length > before);
+    expect(upstream.endless.at(-1)).toBe('closed');
     await proxy.stop();
   });
 
