@@ -147,9 +147,10 @@ describe.each(testDatabases)('Web Bot Auth on $dialect', (database) => {
     userAgent = 'ExampleAgent/1.0 (+https://agent.example)',
     ip = '198.51.100.9',
     through = app,
+    requestPath = path,
   ) => {
     const marker = `/${crypto.randomUUID()}`;
-    const signedPath = headers.host === host ? path : marker;
+    const signedPath = headers.host === host ? requestPath : marker;
     const response = await through.inject({
       method: 'POST',
       url: `/v1/analytics/${tenant.project.id}/events`,
@@ -186,6 +187,41 @@ describe.each(testDatabases)('Web Bot Auth on $dialect', (database) => {
     expect(await verificationOf(headers)).toBe(Verification.verified);
     await sleep(2000);
     expect(await verificationOf(headers)).toBe(Verification.unknown);
+  });
+
+  it('does not verify a signature replayed by another visitor or for another path; the same request seen twice still verifies', async () => {
+    // A lifetime no other test uses: this signature is this test's alone.
+    const headers = await signedHeaders(bot.privateJwk, directory.origin, 299_000);
+    const agent = 'ExampleAgent/1.0 (+https://agent.example)';
+    expect(await verificationOf(headers, agent, '198.51.100.20')).toBe(Verification.verified);
+    // The same request captured twice (a drain and the proxy, say): same visitor, same path.
+    expect(await verificationOf(headers, agent, '198.51.100.20')).toBe(Verification.verified);
+    // Copied and sent from elsewhere, or with another user agent: another visitor.
+    expect(await verificationOf(headers, agent, '203.0.113.66')).toBe(Verification.unknown);
+    expect(await verificationOf(headers, 'ExampleAgent/2.0', '198.51.100.20')).toBe(Verification.unknown);
+    // The signature does not cover the path: moved to another page by its first presenter, it is still a replay.
+    expect(await verificationOf(headers, agent, '198.51.100.20', app, '/pricing')).toBe(Verification.unknown);
+  });
+
+  it('lets only the first of two visitors presenting one signature in one request verify', async () => {
+    const headers = await signedHeaders(bot.privateJwk, directory.origin, 298_000);
+    const marker = `/${crypto.randomUUID()}`;
+    const agent = 'ExampleAgent/1.0 (+https://agent.example)';
+    const response = await app.inject({
+      method: 'POST',
+      url: `/v1/analytics/${tenant.project.id}/events`,
+      headers: { ...tenant.auth, 'content-type': 'application/json' },
+      payload: JSON.stringify({
+        events: [
+          { path, userAgent: agent, ip: '198.51.100.30', headers, referrer: marker },
+          { path, userAgent: agent, ip: '198.51.100.31', headers, referrer: marker },
+          { path, userAgent: agent, ip: '198.51.100.30', headers, referrer: marker },
+        ],
+      }),
+    });
+    expect(response.json()).toMatchObject({ accepted: 3 });
+    const rows = await storage.db.selectFrom('analytics_events').select('verification').where('referrer', '=', marker).execute();
+    expect(rows.map((row) => Number(row.verification)).sort()).toEqual([Verification.unknown, Verification.verified, Verification.verified]);
   });
 
   it('does not verify a signature moved to another site or with a Signature-Agent changed after signing', async () => {

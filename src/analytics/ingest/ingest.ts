@@ -15,6 +15,7 @@ import type { KeyDirectories } from './verify/key-directories.ts';
 import { referrerIds, referringHost } from './referrers.ts';
 import { prepareEvent, type PreparedEvent } from './validate.ts';
 import { identityKey, mergeRecentVisitors, visitorHash, visitorIds } from './visitor-identity.ts';
+import { refuseReplays } from './verify/replays.ts';
 import { verifySignatures } from './verify/web-bot-auth.ts';
 
 export const maxEventsPerRequest = 10_000;
@@ -221,9 +222,12 @@ export async function storeEvents(state: IngestState, project: IngestProject, ev
   return state.writer.write({ project, key, events });
 }
 
-/** Checks the Web Bot Auth signatures of events that carry headers, then stores them (`storeEvents`). */
+/** Checks the Web Bot Auth signatures of events that carry headers, and that none is a replay, then stores them (`storeEvents`). */
 export async function storeVerified(state: IngestState, project: IngestProject, events: PreparedEvent[]): Promise<Stored> {
-  await verifySignatures(state.directories, events);
+  const verified = await verifySignatures(state.directories, events);
+  if (verified.length > 0) {
+    await refuseReplays(state.storage.db, await projectKey(state.storage.db, state.ids, project.id), project.analytics_secret, verified);
+  }
   return storeEvents(state, project, events);
 }
 

@@ -113,6 +113,19 @@ export interface AnalyticsDrainRow {
   created_at: number;
 }
 
+/** A Web Bot Auth signature that verified, and who first presented it (see analytics/ingest/verify/replays.ts). */
+export interface AnalyticsSignatureSeenRow {
+  project_key: number;
+  /** SHA-256 of the Signature header's value, 22 characters of base64url. */
+  signature_hash: string;
+  /** The visitor hash of the first event that presented it. */
+  visitor_hash: string;
+  /** The path it was presented for. */
+  path: string;
+  /** When it stops being remembered: its `expires`, at most a week after it was first seen (epoch ms). */
+  expires_at: number;
+}
+
 export interface AnalyticsTables {
   analytics_projects: AnalyticsProjectRow;
   analytics_paths: AnalyticsPathRow;
@@ -128,4 +141,5 @@ export interface AnalyticsTables {
   analytics_breakdown_days: AnalyticsBreakdownDayRow;
   analytics_tail_positions: AnalyticsTailPositionRow;
   analytics_drains: AnalyticsDrainRow;
+  analytics_signatures_seen: AnalyticsSignatureSeenRow;
 }

@@ -9,6 +9,7 @@ import index from './ip-ranges/index.json' with { type: 'json' };
 import type { KeyDirectories } from './key-directories.ts';
 import { claimedOperator } from './operator-ranges.ts';
 import type { PreparedEvent } from '../validate.ts';
+import type { SignatureVerified } from './replays.ts';
 import type { SignedRequest } from './request-headers.ts';
 
 const operatorHosts = new Map(index.signatureAgents.map((entry) => [entry.operator, new Set(entry.hosts)]));
@@ -47,13 +48,20 @@ async function validSignature(directories: KeyDirectories, signed: SignedRequest
   }
 }
 
-/** Marks the events whose signature checks out as verified; the others keep what their IP ranges said. */
-export async function verifySignatures(directories: KeyDirectories, events: PreparedEvent[]): Promise<void> {
+/**
+ * Marks the events whose signature checks out as verified; the others keep what their IP ranges said.
+ * Returns the events it verified with what they had before, for the replay check (replays.ts).
+ */
+export async function verifySignatures(directories: KeyDirectories, events: PreparedEvent[]): Promise<SignatureVerified[]> {
   // Most events carry no headers: they cost one filter pass, no promise each.
   const signed = events.filter((event) => event.signed !== null);
-  await Promise.all(
-    signed.map(async (event) => {
-      if (await validSignature(directories, event.signed!, event.userAgent)) event.verification = Verification.verified;
-    }),
-  );
+  const valid = await Promise.all(signed.map((event) => validSignature(directories, event.signed!, event.userAgent)));
+  // In the events' order: of two events presenting one signature, the earlier is its first presenter.
+  const verified: SignatureVerified[] = [];
+  signed.forEach((event, index) => {
+    if (!valid[index]) return;
+    verified.push({ event, before: event.verification });
+    event.verification = Verification.verified;
+  });
+  return verified;
 }
