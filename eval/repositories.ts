@@ -13,6 +13,19 @@ export function mkdocsSite(): Record<string, string> {
   };
 }
 
+/** The MkDocs site with deploy guides two folders down (`docs/guides/deploy/`), linking up to the root and to each other. */
+export function nestedMkdocsSite(): Record<string, string> {
+  const site = mkdocsSite();
+  return {
+    ...site,
+    'mkdocs.yml': `${site['mkdocs.yml']}  - Guides:\n      - Deploy:\n          - Kubernetes: guides/deploy/kubernetes.md\n          - Docker: guides/deploy/docker.md\n`,
+    'docs/guides/deploy/kubernetes.md':
+      '# Kubernetes\n\nInstall the tool first (see [installation](../../setup.md)), then apply the manifest. Without a cluster, use [Docker](docker.md).\n',
+    'docs/guides/deploy/docker.md':
+      '# Docker\n\nRun `docker run acme/widgets`. On a cluster, see [Kubernetes](kubernetes.md); settings are in [configuration](../../configuration.md).\n',
+  };
+}
+
 export const mintlifyNavigation = (pages: { start: string[]; reference: string[] }) =>
   `${JSON.stringify(
     {

@@ -1,9 +1,11 @@
 import { changed, checksPass, contains, lacks, missing, nowhere, onlyChanged, replacedEverywhere } from '../grading.ts';
-import { mkdocsSite } from '../repositories.ts';
+import { mkdocsSite, nestedMkdocsSite } from '../repositories.ts';
 import { move, read, write, type EvalTask } from '../task.ts';
 
 const site = mkdocsSite();
 const navWith = (extra: string) => `${site['mkdocs.yml']}${extra}`;
+/** The site with guides two folders down, linking up to the root and across to each other. */
+const nestedSite = nestedMkdocsSite();
 
 export const mkdocsTasks: EvalTask[] = [
   {
@@ -101,6 +103,45 @@ export const mkdocsTasks: EvalTask[] = [
       ...missing(outcome.branch, 'docs/setup.md'),
       ...contains(outcome.branch, 'docs/installation.md', '# Installation'),
       ...nowhere(outcome.branch, 'setup.md'),
+      ...(await checksPass(outcome)),
+    ],
+  },
+  {
+    name: 'mkdocs-move-nested-page',
+    framework: 'mkdocs',
+    files: nestedSite,
+    prompts: [
+      'Move the Kubernetes guide from docs/guides/deploy/kubernetes.md to docs/platforms/kubernetes.md, and fix every link and navigation entry so nothing breaks.',
+    ],
+    solution: [
+      {
+        steps: [
+          [{ name: 'search', arguments: { pattern: 'kubernetes\\.md' } }, read('docs/guides/deploy/kubernetes.md')],
+          [move('docs/guides/deploy/kubernetes.md', 'docs/platforms/kubernetes.md')],
+          [
+            // One folder up instead of two, and the sibling is now in another folder.
+            write(
+              'docs/platforms/kubernetes.md',
+              nestedSite['docs/guides/deploy/kubernetes.md']!.replace('(../../setup.md)', '(../setup.md)').replace(
+                '(docker.md)',
+                '(../guides/deploy/docker.md)',
+              ),
+            ),
+            write('docs/guides/deploy/docker.md', nestedSite['docs/guides/deploy/docker.md']!.replace('(kubernetes.md)', '(../../platforms/kubernetes.md)')),
+            write('mkdocs.yml', nestedSite['mkdocs.yml']!.replace('guides/deploy/kubernetes.md', 'platforms/kubernetes.md')),
+          ],
+        ],
+        answer:
+          'Move the Kubernetes guide to docs/platforms\n\n- moved docs/guides/deploy/kubernetes.md\n- fixed its relative links, the link from the Docker guide and the navigation',
+      },
+    ],
+    grade: async (outcome) => [
+      ...changed(outcome),
+      ...missing(outcome.branch, 'docs/guides/deploy/kubernetes.md'),
+      ...contains(outcome.branch, 'docs/platforms/kubernetes.md', '# Kubernetes'),
+      ...contains(outcome.branch, 'mkdocs.yml', 'platforms/kubernetes.md'),
+      ...nowhere(outcome.branch, 'guides/deploy/kubernetes.md'),
+      // Links are graded by the checks: every relative link must resolve from the page's new folder.
       ...(await checksPass(outcome)),
     ],
   },

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { runEval } from '../../eval/harness.ts';
-import { mintlifySite, mkdocsSite } from '../../eval/repositories.ts';
+import { mintlifySite, mkdocsSite, nestedMkdocsSite } from '../../eval/repositories.ts';
 import { scoreTable } from '../../eval/report.ts';
 import { evalTasks } from '../../eval/tasks/index.ts';
-import { read, remove, write, type ScriptedRun } from '../../eval/task.ts';
+import { move, read, remove, write, type ScriptedRun } from '../../eval/task.ts';
 
 /** Answers a careless model gives: each must be graded as failing. */
 const badSolutions: Record<string, ScriptedRun[]> = {
@@ -21,6 +21,22 @@ const badSolutions: Record<string, ScriptedRun[]> = {
     },
   ],
   'mintlify-remove-page': [{ steps: [[remove('legacy-api.mdx')]], answer: 'Remove the legacy API page' }],
+  // Moved with its links copied as they were: they pointed two folders up and to a sibling that is not there.
+  'mkdocs-move-nested-page': [
+    {
+      steps: [
+        [move('docs/guides/deploy/kubernetes.md', 'docs/platforms/kubernetes.md')],
+        [
+          write('mkdocs.yml', nestedMkdocsSite()['mkdocs.yml']!.replace('guides/deploy/kubernetes.md', 'platforms/kubernetes.md')),
+          write(
+            'docs/guides/deploy/docker.md',
+            nestedMkdocsSite()['docs/guides/deploy/docker.md']!.replace('(kubernetes.md)', '(../../platforms/kubernetes.md)'),
+          ),
+        ],
+      ],
+      answer: 'Move the Kubernetes guide',
+    },
+  ],
 };
 
 describe('the evaluation set with scripted models', () => {
@@ -60,6 +76,7 @@ describe('the evaluation set with scripted models', () => {
         'docs.json still contains "legacy-api"',
         expect.stringMatching(/links to `\/legacy-api`, a page this change deleted/),
       ]),
+      'mkdocs-move-nested-page': expect.arrayContaining([expect.stringMatching(/^docs\/platforms\/kubernetes\.md:\d+ .*\.\.\/\.\.\/setup\.md/)]),
     });
     expect(scoreTable(scores, 'bad')).toContain(`Total: 0/${tasks.length} passed (0%)`);
   });
