@@ -49,6 +49,16 @@ async function startUpstream() {
       };
       return write();
     }
+    if (request.url === '/cookies') {
+      return response
+        .writeHead(200, [
+          ['set-cookie', 'a=1'],
+          ['set-cookie', 'b=2'],
+          ['content-type', 'text/html'],
+          ['content-length', '5'],
+        ])
+        .end('hello');
+    }
     if (request.url === '/hop') {
       return response.writeHead(200, { connection: 'x-upstream-private', 'x-upstream-private': 'secret', 'x-kept': 'yes' }).end('hop');
     }
@@ -161,6 +171,13 @@ describe.each(testDatabases)('quire proxy on $dialect', (database) => {
       expect(JSON.parse(refused.body.toString())).toMatchObject({ code: 'bad_request' });
     }
     expect(upstream.seen.length).toBe(before + 1);
+    // Repeated response headers stay repeated; HEAD answers headers only.
+    const cookies = await fetchRaw(`${proxy.url}/cookies`);
+    expect(cookies.headers['set-cookie']).toEqual(['a=1', 'b=2']);
+    const head = await fetchRaw(`${proxy.url}/cookies`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers['content-length']).toBe('5');
+    expect(head.body.length).toBe(0);
     await proxy.stop();
   });
 
