@@ -141,6 +141,17 @@ describe.each(testDatabases)('Web Bot Auth on $dialect', (database) => {
     await storage.close();
   });
 
+  /** Posts events to the project's ingestion endpoint; answers the response body. */
+  const postEvents = async (events: unknown[], through = app) => {
+    const response = await through.inject({
+      method: 'POST',
+      url: `/v1/analytics/${tenant.project.id}/events`,
+      headers: { ...tenant.auth, 'content-type': 'application/json' },
+      payload: JSON.stringify({ events }),
+    });
+    return response.json() as { accepted: number; rejected: number; errors: unknown[] };
+  };
+
   /** Posts one signed view and answers the verification stored for it. */
   const verificationOf = async (
     headers: Record<string, string>,
@@ -151,13 +162,7 @@ describe.each(testDatabases)('Web Bot Auth on $dialect', (database) => {
   ) => {
     const marker = `/${crypto.randomUUID()}`;
     const signedPath = headers.host === host ? requestPath : marker;
-    const response = await through.inject({
-      method: 'POST',
-      url: `/v1/analytics/${tenant.project.id}/events`,
-      headers: { ...tenant.auth, 'content-type': 'application/json' },
-      payload: JSON.stringify({ events: [{ path: signedPath, userAgent, ip, headers, referrer: marker }] }),
-    });
-    expect(response.json()).toEqual({ accepted: 1, rejected: 0, errors: [] });
+    expect(await postEvents([{ path: signedPath, userAgent, ip, headers, referrer: marker }], through)).toEqual({ accepted: 1, rejected: 0, errors: [] });
     const row = await storage.db.selectFrom('analytics_events').select('verification').where('referrer', '=', marker).executeTakeFirstOrThrow();
     return Number(row.verification);
   };
@@ -207,19 +212,12 @@ describe.each(testDatabases)('Web Bot Auth on $dialect', (database) => {
     const headers = await signedHeaders(bot.privateJwk, directory.origin, 298_000);
     const marker = `/${crypto.randomUUID()}`;
     const agent = 'ExampleAgent/1.0 (+https://agent.example)';
-    const response = await app.inject({
-      method: 'POST',
-      url: `/v1/analytics/${tenant.project.id}/events`,
-      headers: { ...tenant.auth, 'content-type': 'application/json' },
-      payload: JSON.stringify({
-        events: [
-          { path, userAgent: agent, ip: '198.51.100.30', headers, referrer: marker },
-          { path, userAgent: agent, ip: '198.51.100.31', headers, referrer: marker },
-          { path, userAgent: agent, ip: '198.51.100.30', headers, referrer: marker },
-        ],
-      }),
-    });
-    expect(response.json()).toMatchObject({ accepted: 3 });
+    const answer = await postEvents([
+      { path, userAgent: agent, ip: '198.51.100.30', headers, referrer: marker },
+      { path, userAgent: agent, ip: '198.51.100.31', headers, referrer: marker },
+      { path, userAgent: agent, ip: '198.51.100.30', headers, referrer: marker },
+    ]);
+    expect(answer).toMatchObject({ accepted: 3 });
     const rows = await storage.db.selectFrom('analytics_events').select('verification').where('referrer', '=', marker).execute();
     expect(rows.map((row) => Number(row.verification)).sort()).toEqual([Verification.unknown, Verification.verified, Verification.verified]);
   });
@@ -249,20 +247,13 @@ describe.each(testDatabases)('Web Bot Auth on $dialect', (database) => {
   });
 
   it('rejects an event whose headers are not a small object of strings', async () => {
-    const response = await app.inject({
-      method: 'POST',
-      url: `/v1/analytics/${tenant.project.id}/events`,
-      headers: { ...tenant.auth, 'content-type': 'application/json' },
-      payload: JSON.stringify({
-        events: [
-          { path: '/a', headers: Object.fromEntries(Array.from({ length: 33 }, (_value, index) => [`x-header-${index}`, 'v'])) },
-          { path: '/a', headers: { host: 42 } },
-          { path: '/a', headers: { 'bad header': 'v' } },
-          { path: '/a', headers: ['host'] },
-          { path: '/a', headers: { 'x-long': 'v'.repeat(5000) } },
-        ],
-      }),
-    });
-    expect(response.json()).toMatchObject({ accepted: 0, rejected: 5 });
+    const answer = await postEvents([
+      { path: '/a', headers: Object.fromEntries(Array.from({ length: 33 }, (_value, index) => [`x-header-${index}`, 'v'])) },
+      { path: '/a', headers: { host: 42 } },
+      { path: '/a', headers: { 'bad header': 'v' } },
+      { path: '/a', headers: ['host'] },
+      { path: '/a', headers: { 'x-long': 'v'.repeat(5000) } },
+    ]);
+    expect(answer).toMatchObject({ accepted: 0, rejected: 5 });
   });
 });
