@@ -1,11 +1,12 @@
 import { once } from 'node:events';
-import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProxyRecorder, type RecorderStatus } from '../../src/analytics/proxy/recorder.ts';
-import { createProxyServer, statusPath } from '../../src/analytics/proxy/proxy-server.ts';
+import { createProxyServer, statusPath, upgradeReason } from '../../src/analytics/proxy/proxy-server.ts';
 import { workerStore } from '../../src/analytics/proxy/worker-store.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant } from '../support/app.ts';
@@ -64,6 +65,14 @@ async function startUpstream() {
     }
     if (request.url === '/app.js') return response.writeHead(200, { 'content-type': 'text/javascript' }).end('console.log(1)');
     response.writeHead(request.url === '/missing' ? 404 : 200, { 'content-type': 'text/html; charset=utf-8' }).end(`<h1>${request.url}</h1>`);
+  });
+  // Upgrades: /refuse-upgrade is answered 403; anything else switches to a protocol that echoes every byte.
+  server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+    seen.push(request.headers);
+    if (request.url === '/refuse-upgrade') return void socket.end('HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\ncontent-length: 4\r\n\r\nnope');
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nupgrade: ${request.headers.upgrade}\r\nconnection: Upgrade\r\nx-upstream: yes\r\n\r\n`);
+    if (head.length > 0) socket.write(head);
+    socket.pipe(socket);
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -178,6 +187,37 @@ describe.each(testDatabases)('quire proxy on $dialect', (database) => {
     expect(head.status).toBe(200);
     expect(head.headers['content-length']).toBe('5');
     expect(head.body.length).toBe(0);
+    await proxy.stop();
+  });
+
+  it('joins an upgraded connection (WebSocket) to the upstream both ways, relays a refused upgrade, and counts neither as a view', async () => {
+    const proxy = await startProxy();
+    const upgrade = (path: string) =>
+      new Promise<{ status: number; headers: IncomingHttpHeaders; socket?: Socket; body?: string }>((resolve, reject) => {
+        const target = new URL(proxy.url);
+        const outgoing = httpRequest({ host: target.hostname, port: target.port, path, headers: { connection: 'Upgrade', upgrade: 'echo-test' } });
+        outgoing.on('upgrade', (answer, socket) => resolve({ status: answer.statusCode!, headers: answer.headers, socket }));
+        outgoing.on('response', (answer) => {
+          let body = '';
+          answer.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          answer.on('end', () => resolve({ status: answer.statusCode!, headers: answer.headers, body }));
+        });
+        outgoing.on('error', reject);
+        outgoing.end();
+      });
+    const joined = await upgrade('/live');
+    expect(joined.status).toBe(101);
+    expect(joined.headers).toMatchObject({ upgrade: 'echo-test', 'x-upstream': 'yes' });
+    expect(upstream.seen.at(-1)).toMatchObject({ upgrade: 'echo-test', 'x-forwarded-for': '127.0.0.1' });
+    joined.socket!.write('ping');
+    const [echoed] = (await once(joined.socket!, 'data')) as [Buffer];
+    expect(echoed.toString()).toBe('ping');
+    joined.socket!.destroy();
+    const refused = await upgrade('/refuse-upgrade');
+    expect(refused).toMatchObject({ status: 403, body: 'nope' });
+    expect((await upgrade('/../../etc')).status).toBe(400);
+    await until(async () => (await proxy.status()).recorded === 2);
+    expect(await proxy.status()).toMatchObject({ recorded: 2, stored: 0, skipped: { [upgradeReason]: 2 } });
     await proxy.stop();
   });
 

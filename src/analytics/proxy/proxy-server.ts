@@ -5,14 +5,17 @@
  * (plus X-Forwarded-For, -Host and -Proto), hop-by-hop headers dropped both ways (RFC 9110 §7.6.1).
  * Recording is one append to the recorder's list once the upstream's status is known (recorder.ts);
  * nothing about it can delay or fail a response. An unreachable upstream is a 502 (504 when it timed
- * out); the proxy never retries on its own.
+ * out); the proxy never retries on its own. Connection upgrades (WebSocket) are joined to the
+ * upstream's byte for byte (`upgrade` below).
  *
  * Why not a framework here: on two cores the proxy shares the CPU with the site it fronts, and every
  * microsecond it spends per request is throughput lost. A framework's routing, hooks and reply
  * objects cost about half of the proxy's time per request (docs/analytics.md gives the figures).
  */
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { Pool, errors, type Dispatcher } from 'undici';
 import type { ProxyRecorder } from './recorder.ts';
@@ -101,6 +104,22 @@ function unsafeTarget(url: string): boolean {
   return path.includes('/../') || path.endsWith('/..');
 }
 
+/** Why an upgraded connection is not a view, as the proxy's counters say. */
+export const upgradeReason = 'connection upgrade, such as a WebSocket (not a page view)';
+
+const statusLine = (answer: IncomingMessage) => `HTTP/1.1 ${answer.statusCode} ${answer.statusMessage ?? ''}\r\n`;
+
+function rawHeaderLines(raw: string[]): string {
+  let lines = '';
+  for (let index = 0; index < raw.length; index += 2) lines += `${raw[index]}: ${raw[index + 1]}\r\n`;
+  return lines;
+}
+
+function refuseUpgrade(socket: Duplex, status: number, text: string): void {
+  if (socket.writable) socket.end(`HTTP/1.1 ${status} ${text}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+  else socket.destroy();
+}
+
 function answerJson(response: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }).end(text);
@@ -124,16 +143,22 @@ export async function createProxyServer(options: ProxyOptions): Promise<ProxySer
     return request.socket.remoteAddress ?? '';
   };
 
-  function forward(request: IncomingMessage, response: ServerResponse): void {
-    const started = Date.now();
-    const ip = clientAddress(request);
-    const path = request.url ?? '/';
+  /** The request's end-to-end headers as the upstream gets them: X-Forwarded-* added, Host the upstream's. */
+  const upstreamRequestHeaders = (request: IncomingMessage): IncomingHttpHeaders => {
     const headers = endToEnd(request.headers);
     const prior = header(request.headers, 'x-forwarded-for');
     headers['x-forwarded-for'] = prior ? `${prior}, ${request.socket.remoteAddress ?? ''}` : (request.socket.remoteAddress ?? '');
     headers['x-forwarded-host'] = header(request.headers, 'host') ?? '';
     headers['x-forwarded-proto'] = header(request.headers, 'x-forwarded-proto') ?? 'http';
     headers['host'] = origin.host;
+    return headers;
+  };
+
+  function forward(request: IncomingMessage, response: ServerResponse): void {
+    const started = Date.now();
+    const ip = clientAddress(request);
+    const path = request.url ?? '/';
+    const headers = upstreamRequestHeaders(request);
     const hasBody =
       request.headers['content-length'] !== undefined ? request.headers['content-length'] !== '0' : request.headers['transfer-encoding'] !== undefined;
 
@@ -197,12 +222,69 @@ export async function createProxyServer(options: ProxyOptions): Promise<ProxySer
     );
   }
 
+  /**
+   * A connection upgrade (WebSocket): the handshake goes upstream through Node's HTTP client, as
+   * undici's pool hands over only complete responses. On 101 the two connections are joined byte for
+   * byte; any other answer is relayed and the connection closed. An upgrade is not a page view: it is
+   * counted under its reason, never stored.
+   */
+  const upgraded = new Set<Duplex>();
+  function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const url = request.url ?? '/';
+    socket.on('error', () => socket.destroy());
+    if (unsafeTarget(url)) return refuseUpgrade(socket, 400, 'Bad Request');
+    recorder.skip(upgradeReason);
+    const headers = upstreamRequestHeaders(request);
+    headers['connection'] = 'upgrade';
+    headers['upgrade'] = request.headers['upgrade'];
+    const outgoing = (origin.protocol === 'https:' ? httpsRequest : httpRequest)({
+      hostname: origin.hostname,
+      port: origin.port || undefined,
+      path: url,
+      method: request.method,
+      headers,
+      timeout,
+    });
+    socket.once('close', () => outgoing.destroy());
+    // Joined connections are no HTTP exchange the server waits for at close: they are ended there.
+    upgraded.add(socket);
+    socket.once('close', () => upgraded.delete(socket));
+    outgoing.on('upgrade', (answer, upstream, upstreamHead) => {
+      upstream.setTimeout(0);
+      upstream.on('error', () => socket.destroy());
+      socket.on('error', () => upstream.destroy());
+      socket.once('close', () => upstream.destroy());
+      upstream.once('close', () => socket.destroy());
+      socket.write(statusLine(answer) + rawHeaderLines(answer.rawHeaders) + '\r\n');
+      if (upstreamHead.length > 0) socket.write(upstreamHead);
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(socket).pipe(upstream);
+    });
+    outgoing.on('response', (answer) => {
+      // Refused: relay the answer with its body delimited by the connection's end.
+      const kept: string[] = [];
+      for (let index = 0; index < answer.rawHeaders.length; index += 2) {
+        const name = answer.rawHeaders[index]!.toLowerCase();
+        if (!hopByHop.has(name) && name !== 'content-length') kept.push(answer.rawHeaders[index]!, answer.rawHeaders[index + 1]!);
+      }
+      socket.write(statusLine(answer) + rawHeaderLines(kept) + 'connection: close\r\n\r\n');
+      answer.pipe(socket);
+    });
+    outgoing.on('timeout', () => outgoing.destroy(new Error('the upstream did not answer the upgrade in time')));
+    outgoing.on('error', (error) => {
+      logger.warn({ error: error.message, path: url }, 'upstream did not answer an upgrade');
+      refuseUpgrade(socket, 502, 'Bad Gateway');
+    });
+    outgoing.end();
+  }
+
   const server = createServer((request, response) => {
     const url = request.url ?? '/';
     if (url === statusPath && isLoopback(request.socket.remoteAddress)) return answerJson(response, 200, recorder.status());
     if (unsafeTarget(url)) return answerJson(response, 400, { error: 'The request target must be a path on this site.', code: 'bad_request' });
     forward(request, response);
   });
+  server.on('upgrade', upgrade);
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     if (socket.writable && error.code !== 'ECONNRESET') socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
     else socket.destroy();
@@ -228,6 +310,7 @@ export async function createProxyServer(options: ProxyOptions): Promise<ProxySer
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
+        for (const socket of upgraded) socket.destroy();
       });
       await pool.close();
     },

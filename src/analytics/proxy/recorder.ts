@@ -91,6 +91,12 @@ export class ProxyRecorder {
     else this.#schedule(this.#options.flushMilliseconds);
   }
 
+  /** Counts a forwarded request that is not a view and has nothing to store (an upgraded connection). */
+  skip(reason: string): void {
+    this.counters.recorded++;
+    this.counters.skipped[reason] = (this.counters.skipped[reason] ?? 0) + 1;
+  }
+
   status(): RecorderStatus {
     return { ...this.counters, skipped: { ...this.counters.skipped }, buffered: this.#buffer.length + this.#inFlight.length };
   }
