@@ -169,8 +169,8 @@ export async function createProxyServer(options: ProxyOptions): Promise<ProxySer
       if (!finished && controller && !controller.aborted) controller.abort(new Error('the client closed the connection'));
     });
     const handler: Dispatcher.DispatchHandler = {
-      onRequestStart(started) {
-        controller = started;
+      onRequestStart(requestController) {
+        controller = requestController;
       },
       onResponseStart(_controller, statusCode, upstreamHeaders) {
         // 1xx answers (other than the final one) are the proxy's own business with each side.
