@@ -10,7 +10,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { combinedLine, datasetShape, generateViews } from './analytics-data.ts';
-import { startBenchProcess, type BenchProcess } from './processes.ts';
+import { startBenchProcess, statCpuSeconds, type BenchProcess } from './processes.ts';
 import { percentile, type BenchSuite, type Report } from './report.ts';
 
 const scale = Number(process.env.QUIRE_BENCH_SCALE ?? '1');
@@ -42,8 +42,7 @@ async function timed(command: string, args: string[], env: Record<string, string
   const code = await new Promise((resolve) => child.once('exit', resolve));
   const seconds = (performance.now() - started) / 1000;
   if (code !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${code}`);
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { seconds, cpuSeconds: (Number(fields[13]) + Number(fields[14])) / 100 };
+  return { seconds, cpuSeconds: statCpuSeconds(stat).children };
 }
 
 /** A fresh SQLite directory with a tenant (created by the analytics bench server's first start). */

@@ -12,11 +12,18 @@ export interface BenchProcess {
   stop(): Promise<void>;
 }
 
-/** User plus system CPU time of a process, in seconds: fields 14 and 15 of /proc/PID/stat, in clock ticks of 1/100 s. */
-export function processCpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+/**
+ * The CPU times (user plus system) of a /proc/PID/stat line, in seconds: the process's own, all its
+ * threads (fields 14 and 15), and its waited-for children's (fields 16 and 17); in ticks of 1/100 s.
+ */
+export function statCpuSeconds(stat: string): { own: number; children: number } {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return { own: (Number(fields[11]) + Number(fields[12])) / 100, children: (Number(fields[13]) + Number(fields[14])) / 100 };
+}
+
+/** CPU time a running process has used so far, all its threads, in seconds. */
+export function processCpuSeconds(pid: number): number {
+  return statCpuSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8')).own;
 }
 
 /** CPU time of every process named `name` on this machine (such as a local PostgreSQL's server processes), in seconds. */

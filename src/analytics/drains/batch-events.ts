@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { cloudflareRequest, netlifyRequest, vercelRequest, type HostRequest, type NotARequest } from '../ingest/host-records.ts';
 import type { AssetRule } from '../ingest/assets.ts';
-import { requestEvent } from '../importers/request-event.ts';
+import { countReason, requestEvent } from '../importers/request-event.ts';
 import type { BatchRecord } from './body.ts';
 import type { DrainKind } from './drains.ts';
 
@@ -37,8 +37,8 @@ const digest = (text: string) => createHash('sha256').update(text).digest('base6
  */
 export function batchEvents(kind: DrainKind, drainId: string, body: Buffer, records: BatchRecord[], rule: AssetRule): BatchEvents {
   const batch: BatchEvents = { events: [], skipped: {}, notes: {} };
-  const skip = (reason: string) => (batch.skipped[reason] = (batch.skipped[reason] ?? 0) + 1);
-  const note = (reason: string) => (batch.notes[reason] = (batch.notes[reason] ?? 0) + 1);
+  const skip = (reason: string) => countReason(batch.skipped, reason);
+  const note = (reason: string) => countReason(batch.notes, reason);
   const seen = new Set<string>();
   const bodyDigest = createHash('sha256').update(body).digest('base64url');
   records.forEach((record, index) => {

@@ -1,6 +1,7 @@
 import { maxEventsPerRequest, type IngestProject, type IngestState } from '../ingest/ingest.ts';
 import type { IncomingEvent } from '../ingest/validate.ts';
 import { storeKeyedEvents } from '../importers/log-batch.ts';
+import { countReason } from '../importers/request-event.ts';
 import type { BatchEvents } from './batch-events.ts';
 
 /** What a drain answers once its batch is stored. */
@@ -31,7 +32,7 @@ export async function storeBatch(analytics: IngestState, project: IngestProject,
       project,
       part.map((event) => event.input as IncomingEvent),
       part.map((event) => event.key),
-      (reason) => (reasons[reason] = (reasons[reason] ?? 0) + 1),
+      (reason) => countReason(reasons, reason),
     );
     result.accepted += stored;
     result.duplicates += duplicates;

@@ -10,7 +10,7 @@ import { visitorHash } from '../ingest/visitor-identity.ts';
 import { formats, type FormatName } from './formats.ts';
 import { fileFingerprint, lineKey } from './line-keys.ts';
 import type { Line } from './lines.ts';
-import { requestEvent } from './request-event.ts';
+import { countReason, requestEvent } from './request-event.ts';
 
 export interface ImportSummary {
   lines: number;
@@ -27,7 +27,7 @@ export const emptySummary = (): ImportSummary => ({ lines: 0, accepted: 0, skipp
 /** Adds `count` events skipped for `reason` to a summary. */
 export function countSkipped(summary: ImportSummary, reason: string, count = 1): void {
   summary.skipped += count;
-  summary.reasons[reason] = (summary.reasons[reason] ?? 0) + count;
+  countReason(summary.reasons, reason, count);
 }
 
 /** Validated, keyed events of consecutive lines, and the byte offset after the last of those lines. */
@@ -43,7 +43,7 @@ export class LineParser {
   readonly #state = new Map<string, unknown>();
   readonly #rule: AssetRule;
   readonly #secret: string | undefined;
-  readonly #note = (reason: string) => (this.summary.notes[reason] = (this.summary.notes[reason] ?? 0) + 1);
+  readonly #note = (reason: string) => countReason(this.summary.notes, reason);
   #fingerprint: string | undefined;
   /** Byte offset after the last line added. */
   #end = 0;

@@ -26,6 +26,19 @@ export interface LogFormat {
   parse(line: string, state: Map<string, unknown>): ParsedLine;
 }
 
+/** Counts by reason, as summaries, drain answers and the proxy's counters keep them. */
+export type ReasonCounts = Record<string, number>;
+
+/** Adds `count` under `reason`. */
+export function countReason(counts: ReasonCounts, reason: string, count = 1): void {
+  counts[reason] = (counts[reason] ?? 0) + count;
+}
+
+/** Adds every count of `from` to `into`. */
+export function addCounts(into: ReasonCounts, from: ReasonCounts): void {
+  for (const [reason, count] of Object.entries(from)) countReason(into, reason, count);
+}
+
 /** Reasons for events kept with a change (counted beside skipped lines in summaries). */
 export const ipDropped = 'client IP dropped (not an IPv4 or IPv6 address); visitor identified by user agent';
 export const pathEscaped = 'path kept escaped (invalid percent-encoding or control characters)';

@@ -8,6 +8,7 @@ import { emptySummary, type ImportSummary, type ParsedBatch } from './line-parse
 import { defaultBatchSize, storeParsed } from './log-batch.ts';
 import type { ReadMessage, ReadThreadData } from './read-thread.ts';
 import { unpackBatch, type PackedBatch } from './packed-batch.ts';
+import { addCounts } from './request-event.ts';
 
 export interface ImportOptions {
   /** Called with the compressed bytes read so far, at most a few times a second. */
@@ -175,7 +176,7 @@ export async function importLog(
 
 function merged(read: ImportSummary | undefined, stored: ImportSummary): ImportSummary {
   const reasons = { ...read?.reasons };
-  for (const [reason, count] of Object.entries(stored.reasons)) reasons[reason] = (reasons[reason] ?? 0) + count;
+  addCounts(reasons, stored.reasons);
   return {
     lines: read?.lines ?? 0,
     accepted: stored.accepted,

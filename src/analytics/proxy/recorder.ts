@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { RequestFields } from '../importers/request-event.ts';
+import { addCounts, countReason, type RequestFields } from '../importers/request-event.ts';
 
 export interface KeyedRequest {
   fields: RequestFields;
@@ -94,7 +94,7 @@ export class ProxyRecorder {
   /** Counts a forwarded request that is not a view and has nothing to store (an upgraded connection). */
   skip(reason: string): void {
     this.counters.recorded++;
-    this.counters.skipped[reason] = (this.counters.skipped[reason] ?? 0) + 1;
+    countReason(this.counters.skipped, reason);
   }
 
   status(): RecorderStatus {
@@ -121,7 +121,7 @@ export class ProxyRecorder {
     try {
       const result = await this.#options.store(this.#inFlight);
       this.counters.stored += result.stored;
-      for (const [reason, count] of Object.entries(result.reasons)) this.counters.skipped[reason] = (this.counters.skipped[reason] ?? 0) + count;
+      addCounts(this.counters.skipped, result.reasons);
       if (this.counters.databaseError !== null) this.#options.logger.info({ stored: result.stored }, 'database available again: recording resumed');
       this.counters.databaseError = null;
       this.#retryDelay = this.#options.retryMilliseconds;

@@ -9,7 +9,7 @@ import { findProject } from '../../accounts/projects.ts';
 import { assetRuleOf } from '../ingest/assets.ts';
 import type { IncomingEvent } from '../ingest/validate.ts';
 import { storeKeyedEvents } from '../importers/log-batch.ts';
-import { requestEvent } from '../importers/request-event.ts';
+import { countReason, requestEvent } from '../importers/request-event.ts';
 import { createAnalyticsState } from '../state.ts';
 import type { KeyedRequest } from './recorder.ts';
 
@@ -30,7 +30,7 @@ const rule = assetRuleOf(project);
 
 parentPort!.on('message', async ({ id, batch }: { id: number; batch: KeyedRequest[] }) => {
   const reasons: Record<string, number> = {};
-  const skip = (reason: string) => (reasons[reason] = (reasons[reason] ?? 0) + 1);
+  const skip = (reason: string) => countReason(reasons, reason);
   const inputs: IncomingEvent[] = [];
   const keys: string[] = [];
   try {
