@@ -5,6 +5,7 @@ import type { Duplex } from 'node:stream';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pathEscaped } from '../../src/analytics/importers/request-event.ts';
 import { ProxyRecorder, type RecorderStatus } from '../../src/analytics/proxy/recorder.ts';
 import { createProxyServer, statusPath, upgradeReason } from '../../src/analytics/proxy/proxy-server.ts';
 import { workerStore } from '../../src/analytics/proxy/worker-store.ts';
@@ -157,9 +158,17 @@ describe.each(testDatabases)('quire proxy on $dialect', (database) => {
     expect(sent['x-forwarded-host']).toBe(new URL(proxy.url).host);
     expect((await fetchRaw(`${proxy.url}/app.js`, { headers: { 'user-agent': chrome } })).status).toBe(200);
     expect((await fetchRaw(`${proxy.url}/missing`, { headers: { 'user-agent': chrome } })).status).toBe(404);
-    await until(async () => (await proxy.status()).buffered === 0 && (await proxy.status()).recorded === 3);
-    expect(await proxy.status()).toMatchObject({ recorded: 3, stored: 2, skipped: { 'static asset (not a page view)': 1 }, dropped: 0 });
-    expect(await proxy.storedEvents()).toBe(2);
+    // Not valid percent-encoding: forwarded as sent, stored under an escaped path, and noted.
+    expect((await fetchRaw(`${proxy.url}/guides/100%zz`, { headers: { 'user-agent': chrome } })).status).toBe(200);
+    await until(async () => (await proxy.status()).buffered === 0 && (await proxy.status()).recorded === 4);
+    expect(await proxy.status()).toMatchObject({
+      recorded: 4,
+      stored: 3,
+      skipped: { 'static asset (not a page view)': 1 },
+      notes: { [pathEscaped]: 1 },
+      dropped: 0,
+    });
+    expect(await proxy.storedEvents()).toBe(3);
     await proxy.stop();
   });
 

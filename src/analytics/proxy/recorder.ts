@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { addCounts, countReason, type RequestFields } from '../importers/request-event.ts';
+import { addCounts, countReason, type ReasonCounts, type RequestFields } from '../importers/request-event.ts';
 
 export interface KeyedRequest {
   fields: RequestFields;
@@ -17,7 +17,7 @@ export interface KeyedRequest {
 }
 
 /** Stores a batch; rejects when the database is unavailable. */
-export type RequestStore = (batch: KeyedRequest[]) => Promise<{ stored: number; duplicates: number; reasons: Record<string, number> }>;
+export type RequestStore = (batch: KeyedRequest[]) => Promise<{ stored: number; duplicates: number; reasons: ReasonCounts; notes: ReasonCounts }>;
 
 export interface RecorderOptions {
   store: RequestStore;
@@ -37,7 +37,9 @@ export interface RecorderStatus {
   recorded: number;
   stored: number;
   /** Requests that are not views, by reason (static assets, other methods, …). */
-  skipped: Record<string, number>;
+  skipped: ReasonCounts;
+  /** Views stored with a change, by reason (a path kept escaped), as imports and drains count them. */
+  notes: ReasonCounts;
   /** Requests dropped because the in-memory list was full while the database was slow or down. */
   dropped: number;
   buffered: number;
@@ -62,7 +64,7 @@ export class ProxyRecorder {
   #lastDropLog = 0;
   #droppedSinceLog = 0;
   #closed = false;
-  readonly counters: RecorderStatus = { recorded: 0, stored: 0, skipped: {}, dropped: 0, buffered: 0, failedWrites: 0, databaseError: null };
+  readonly counters: RecorderStatus = { recorded: 0, stored: 0, skipped: {}, notes: {}, dropped: 0, buffered: 0, failedWrites: 0, databaseError: null };
 
   constructor(options: RecorderOptions) {
     this.#options = { maxBuffered: 100_000, batchSize: 5_000, flushMilliseconds: 500, retryMilliseconds: 1_000, ...options };
@@ -98,7 +100,12 @@ export class ProxyRecorder {
   }
 
   status(): RecorderStatus {
-    return { ...this.counters, skipped: { ...this.counters.skipped }, buffered: this.#buffer.length + this.#inFlight.length };
+    return {
+      ...this.counters,
+      skipped: { ...this.counters.skipped },
+      notes: { ...this.counters.notes },
+      buffered: this.#buffer.length + this.#inFlight.length,
+    };
   }
 
   #schedule(delay: number): void {
@@ -122,6 +129,7 @@ export class ProxyRecorder {
       const result = await this.#options.store(this.#inFlight);
       this.counters.stored += result.stored;
       addCounts(this.counters.skipped, result.reasons);
+      addCounts(this.counters.notes, result.notes);
       if (this.counters.databaseError !== null) this.#options.logger.info({ stored: result.stored }, 'database available again: recording resumed');
       this.counters.databaseError = null;
       this.#retryDelay = this.#options.retryMilliseconds;

@@ -9,7 +9,7 @@ import { findProject } from '../../accounts/projects.ts';
 import { assetRuleOf } from '../ingest/assets.ts';
 import type { IncomingEvent } from '../ingest/validate.ts';
 import { storeKeyedEvents } from '../importers/log-batch.ts';
-import { countReason, requestEvent } from '../importers/request-event.ts';
+import { countReason, requestEvent, type ReasonCounts } from '../importers/request-event.ts';
 import { createAnalyticsState } from '../state.ts';
 import type { KeyedRequest } from './recorder.ts';
 
@@ -19,7 +19,7 @@ export interface StoreWorkerData {
   env: Record<string, string | undefined>;
 }
 
-export type StoreReply = { id: number; stored: number; duplicates: number; reasons: Record<string, number> } | { id: number; error: string };
+export type StoreReply = { id: number; stored: number; duplicates: number; reasons: ReasonCounts; notes: ReasonCounts } | { id: number; error: string };
 
 const { projectId, env } = workerData as StoreWorkerData;
 const storage = await openStorage(loadConfig(env), { migrate: false });
@@ -29,13 +29,15 @@ const analytics = createAnalyticsState(storage);
 const rule = assetRuleOf(project);
 
 parentPort!.on('message', async ({ id, batch }: { id: number; batch: KeyedRequest[] }) => {
-  const reasons: Record<string, number> = {};
+  const reasons: ReasonCounts = {};
+  const notes: ReasonCounts = {};
   const skip = (reason: string) => countReason(reasons, reason);
+  const note = (reason: string) => countReason(notes, reason);
   const inputs: IncomingEvent[] = [];
   const keys: string[] = [];
   try {
     for (const { fields, key } of batch) {
-      const event = requestEvent(fields, rule, () => undefined);
+      const event = requestEvent(fields, rule, note);
       if ('skip' in event) skip(event.skip);
       else {
         inputs.push(event);
@@ -43,7 +45,7 @@ parentPort!.on('message', async ({ id, batch }: { id: number; batch: KeyedReques
       }
     }
     const { stored, duplicates } = await storeKeyedEvents(analytics, project, inputs, keys, skip);
-    parentPort!.postMessage({ id, stored, duplicates, reasons } satisfies StoreReply);
+    parentPort!.postMessage({ id, stored, duplicates, reasons, notes } satisfies StoreReply);
   } catch (error) {
     parentPort!.postMessage({ id, error: error instanceof Error ? error.message : String(error) } satisfies StoreReply);
   }
