@@ -5,7 +5,7 @@ import { jobsChannel } from '../src/jobs/queue/enqueue.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { openStorage, type Storage } from '../src/storage/open.ts';
 import { datasetShape } from './analytics-data.ts';
-import { ingest, visitorsPage, waitForFolds, type VisitorsAnswer } from './analytics.ts';
+import { ingest, ingestionBodies, visitorsPage, waitForFolds, type VisitorsAnswer } from './analytics.ts';
 import { freshDatabase, postgresReachable, type BenchDatabase } from './databases.ts';
 import { processesCpuSeconds, startBenchProcess, type BenchProcess } from './processes.ts';
 import type { BenchSuite, Report } from './report.ts';
@@ -149,12 +149,13 @@ async function analyticsOn(database: BenchDatabase, count: number, query: boolea
   const apis = [first, ...rest];
   try {
     const { projectId, key } = first.info as { projectId: string; key: string };
+    const bodies = ingestionBodies(analyticsShape);
     const before = { client: process.cpuUsage(), api: apis.map((api) => api.cpuSeconds()), database: processesCpuSeconds('postgres') };
     const eventsPerSecond = await ingest(
       apis.map((api) => api.info.url),
       projectId,
       key,
-      analyticsShape,
+      bodies,
     );
     const client = process.cpuUsage(before.client);
     const perEvent = (seconds: number) => (seconds * 1e6) / analyticsShape.views;

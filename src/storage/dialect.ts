@@ -29,6 +29,8 @@ export interface DialectProfile {
   concurrentWrites: number;
   /** Rows load with `COPY … FROM STDIN` (see postgres/copy.ts). */
   copyIn: boolean;
+  /** A WITH clause may insert or update (PostgreSQL), so writes that go together share one statement and one round trip. */
+  modifyingCtes: boolean;
   /**
    * The planner picks plans from statistics that only ANALYZE gathers (PostgreSQL), so tables just
    * bulk-filled are analyzed by Quire itself (see statistics.ts). SQLite's planner prefers the
@@ -48,6 +50,7 @@ export const dialectProfiles: Record<DialectProfile['name'], DialectProfile> = {
     logsWholePages: true,
     concurrentWrites: 1,
     copyIn: false,
+    modifyingCtes: false,
     analyzeAfterBulkWrites: false,
   },
   postgres: {
@@ -60,6 +63,7 @@ export const dialectProfiles: Record<DialectProfile['name'], DialectProfile> = {
     logsWholePages: false,
     concurrentWrites: 3,
     copyIn: true,
+    modifyingCtes: true,
     analyzeAfterBulkWrites: true,
   },
 };

@@ -35,7 +35,7 @@ describe('group commit', () => {
     expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
   });
 
-  it('writes up to `concurrency` groups at once, each of at most `maxCalls` calls', async () => {
+  it('writes up to `concurrency` groups at once, each of calls with one `groupKey`', async () => {
     let running = 0;
     let most = 0;
     const groups: number[][] = [];
@@ -50,12 +50,12 @@ describe('group commit', () => {
       size: () => 1,
       maxSize: 100,
       concurrency: 3,
-      maxCalls: 1,
+      groupKey: (call) => call % 2,
     });
     const first = writer.write(1);
     await new Promise((resolve) => setImmediate(resolve));
     expect(await Promise.all([first, ...[2, 3, 4, 5].map((call) => writer.write(call))])).toEqual([1, 2, 3, 4, 5]);
-    expect(groups.every((group) => group.length === 1)).toBe(true);
+    expect(groups).toEqual([[1], [2, 4], [3, 5]]);
     expect(most).toBe(3);
   });
 });
@@ -118,6 +118,58 @@ describe.each(testDatabases)('visitor ids on $dialect', (database) => {
     for (const table of tables) rows.push(...(await storage.db.selectFrom(table).select('visitor_id').where('project_key', '=', key).execute()));
     expect(rows).toHaveLength(40);
     expect(new Set(rows.map((row) => row.visitor_id)).size).toBe(40);
+  });
+
+  it('gives new visitors distinct ids when two processes write one project side by side', async () => {
+    const tenant = await createTenant(storage);
+    // Two processes: each has its own caches and, where writers run side by side, its own id blocks.
+    const processes = [createAnalyticsState(storage), createAnalyticsState(storage)];
+    const visit = (visitor: string) => ({ timestamp: Date.UTC(2026, 4, 1, 12), path: '/guide', visitorId: visitor, userAgent: chrome });
+    await Promise.all(
+      Array.from({ length: 8 }, (_, call) =>
+        storeEvents(processes[call % 2], tenant.project, prepareAll(Array.from({ length: 25 }, (_, index) => visit(`p${call % 2}-v${call}-${index}`))).events),
+      ),
+    );
+    const key = processes[0].ids.projects.get(tenant.project.id)!;
+    const tables = storage.profile.logsWholePages ? (['analytics_visitors', 'analytics_recent_visitors'] as const) : (['analytics_visitors'] as const);
+    const rows = [];
+    for (const table of tables) rows.push(...(await storage.db.selectFrom(table).select('visitor_id').where('project_key', '=', key).execute()));
+    expect(rows).toHaveLength(200);
+    expect(new Set(rows.map((row) => Number(row.visitor_id))).size).toBe(200);
+    const answer = await page(processes[1], tenant.project.id, {
+      measure: 'visitors',
+      from: Date.UTC(2026, 4, 1),
+      to: Date.UTC(2026, 4, 2),
+      limit: 10,
+      offset: 0,
+    });
+    expect(answer.totals).toEqual({ human: 200, ai: 0, total: 200 });
+  });
+
+  it('answers calls written in one transaction each with its own counts, a key shared by two stored once', async () => {
+    const tenant = await createTenant(storage);
+    const analytics = createAnalyticsState(storage);
+    const keyed = (keys: string[]) =>
+      prepareAll(keys.map((key) => ({ timestamp: Date.UTC(2026, 4, 2, 12), path: `/${key}`, visitorId: key, userAgent: chrome }))).events.map(
+        (event, index) => ({ ...event, eventKey: keys[index] }),
+      );
+    // Queued in one turn of the event loop, the two calls share a transaction.
+    const results = await Promise.all([
+      storeEvents(analytics, tenant.project, keyed(['k1', 'k2'])),
+      storeEvents(analytics, tenant.project, keyed(['k2', 'k3'])),
+    ]);
+    expect(results).toEqual([
+      { stored: 2, duplicates: 0 },
+      { stored: 1, duplicates: 1 },
+    ]);
+    const answer = await page(analytics, tenant.project.id, {
+      measure: 'views',
+      from: Date.UTC(2026, 4, 2),
+      to: Date.UTC(2026, 4, 3),
+      limit: 10,
+      offset: 0,
+    });
+    expect(answer.totals).toEqual({ human: 3, ai: 0, total: 3 });
   });
 
   it('stores text with tabs, line breaks and backslashes exactly as sent', async () => {

@@ -94,7 +94,7 @@ function copyStatements(rows: EventInsert[]): CompiledQuery[] {
 /**
  * Inserts raw events with prepared multi-row statements instead of the query builder, which spends
  * more time building a thousand-row insert than the database spends storing it. Returns whether a
- * row's event key was new (rows without a key always are).
+ * row's event key was new (rows without a key always are), asked once per row in order.
  */
 export async function insertEvents(trx: Kysely<Database>, profile: DialectProfile, rows: EventInsert[]): Promise<(eventKey: string | null) => boolean> {
   const keyed = rows.some((row) => row.event_key !== null);
@@ -104,7 +104,8 @@ export async function insertEvents(trx: Kysely<Database>, profile: DialectProfil
     const result = await trx.executeQuery<{ event_key: string | null }>(statement);
     if (keyed) for (const row of result.rows) if (row.event_key !== null) fresh.add(row.event_key);
   }
-  return (eventKey) => eventKey === null || fresh.has(eventKey);
+  // A key stored now counts for its first row only: calls written together may carry one key twice.
+  return (eventKey) => eventKey === null || fresh.delete(eventKey);
 }
 
 export type VisitorTable = 'analytics_visitors' | 'analytics_recent_visitors';

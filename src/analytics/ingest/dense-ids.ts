@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
+import { IdentityCache } from './identity-cache.ts';
 
 /**
  * Maps what views name (projects, paths, user agents, visitor keys) to dense integers, so events and
@@ -13,24 +14,10 @@ export class Dictionary {
   readonly agents = new Map<string, number>();
   /** Referring host to referrer id (shared by every project, like agents). */
   readonly referrers = new Map<string, number>();
-  /** Identity key (see identity.ts) to visitor id, per project. */
-  readonly identities = new Map<number, Map<string, number>>();
-  /** Bounds the identity cache (about 70 bytes an entry); a miss costs an HMAC and one indexed lookup. */
-  readonly identityCacheLimit = 1_500_000;
-  #identityCount = 0;
-
-  learnIdentities(projectKey: number, entries: Iterable<[string, number]>): void {
-    let cache = this.identities.get(projectKey);
-    if (!cache) this.identities.set(projectKey, (cache = new Map()));
-    for (const [identity, id] of entries) {
-      if (this.#identityCount >= this.identityCacheLimit) {
-        for (const map of this.identities.values()) map.clear();
-        this.#identityCount = 0;
-      }
-      cache.set(identity, id);
-      this.#identityCount++;
-    }
-  }
+  /** Id blocks of the project counters, where reservations commit on their own. */
+  readonly blocks = new IdBlocks();
+  /** Visitor ids of visitor keys, per project (see visitor-identity.ts). */
+  readonly identities = new IdentityCache();
 
   learnPaths(projectKey: number, entries: Iterable<[string, number]>): void {
     let byName = this.paths.get(projectKey);
@@ -80,6 +67,36 @@ export async function reserve(db: Kysely<Database>, key: number, counter: Counte
   return Number((row as Record<Counter, number>)[counter]) - count;
 }
 
+/** Reserves `count` consecutive ids of a counter of the project being written; returns the first. */
+export type ReserveIds = (counter: Counter, count: number) => Promise<number>;
+
+/** Ids a counter reservation takes at least, where reservations commit on their own (see IdBlocks). */
+const blockSize = 4096;
+
+/**
+ * Ids handed out from blocks this process reserved, for writers side by side (PostgreSQL), whose
+ * reservations commit on their own: one round trip per block rather than one per call. A block's ids
+ * are this process's alone, so they never go to two callers; those left when the process stops, or
+ * when a call needs more than its block holds, are a harmless gap. Never used where a reservation
+ * would roll back with its transaction: the block would be handed out again.
+ */
+export class IdBlocks {
+  readonly #blocks = new Map<string, { next: number; end: number }>();
+
+  async take(db: Kysely<Database>, key: number, counter: Counter, count: number): Promise<number> {
+    const name = `${key} ${counter}`;
+    const block = this.#blocks.get(name);
+    if (block !== undefined && block.end - block.next >= count) {
+      block.next += count;
+      return block.next - count;
+    }
+    const size = Math.max(count, blockSize);
+    const first = await reserve(db, key, counter, size);
+    this.#blocks.set(name, { next: first + count, end: first + size });
+    return first;
+  }
+}
+
 const chunkSize = 500;
 
 function chunks<T>(values: T[]): T[][] {
@@ -90,14 +107,14 @@ function chunks<T>(values: T[]): T[][] {
 
 /**
  * Ids of normalized paths, assigning new ones inside `trx` (same rules as visitor ids, see
- * visitor-identity.ts); ids are reserved through `counters`.
+ * visitor-identity.ts); ids are reserved through `reserveIds`.
  */
 export async function pathIds(
   trx: Kysely<Database>,
   dictionary: Dictionary,
   key: number,
   paths: string[],
-  counters: Kysely<Database> = trx,
+  reserveIds: ReserveIds = (counter, count) => reserve(trx, key, counter, count),
 ): Promise<{ ids: Map<string, number>; learned: Map<string, number> }> {
   const cache = dictionary.paths.get(key);
   const learned = new Map<string, number>();
@@ -110,7 +127,7 @@ export async function pathIds(
   for (const part of chunks(missing)) await lookup(part);
   const fresh = missing.filter((path) => !learned.has(path));
   if (fresh.length > 0) {
-    const first = await reserve(counters, key, 'next_path', fresh.length);
+    const first = await reserveIds('next_path', fresh.length);
     for (const part of chunks(fresh.map((path, index) => ({ project_key: key, path, path_id: first + index })))) {
       await trx
         .insertInto('analytics_paths')

@@ -14,15 +14,21 @@ export interface GroupWriterOptions<Call, Result> {
   maxSize: number;
   /** Groups written at once (default 1: one transaction at a time, as SQLite's single writer needs). */
   concurrency?: number;
-  /** Calls a group holds at most (default: as many as `maxSize` allows). */
-  maxCalls?: number;
+  /** Calls of one group share this key (default: any calls may share a group). */
+  groupKey?(call: Call): unknown;
   /** Housekeeping between groups, after the callers of the last one were answered. */
   afterGroup?(): Promise<void>;
 }
 
+interface Queued<Call, Result> {
+  call: Call;
+  resolve: (result: Result) => void;
+  reject: (error: unknown) => void;
+}
+
 export class GroupWriter<Call, Result> {
   readonly #options: GroupWriterOptions<Call, Result>;
-  #queue: { call: Call; resolve: (result: Result) => void; reject: (error: unknown) => void }[] = [];
+  #queue: Queued<Call, Result>[] = [];
   #drains = 0;
 
   constructor(options: GroupWriterOptions<Call, Result>) {
@@ -40,13 +46,21 @@ export class GroupWriter<Call, Result> {
   }
 
   async #drain(): Promise<void> {
-    const { write, size, maxSize, maxCalls = Infinity, afterGroup } = this.#options;
+    const { write, size, maxSize, groupKey, afterGroup } = this.#options;
     while (this.#queue.length > 0) {
+      // The first queued call and those after it with its key, in order, while they fit; the others wait for the next group.
+      const key = groupKey?.(this.#queue[0].call);
       let total = 0;
-      let count = 0;
-      while (count < Math.min(this.#queue.length, maxCalls) && (count === 0 || total + size(this.#queue[count].call) <= maxSize))
-        total += size(this.#queue[count++].call);
-      const group = this.#queue.splice(0, count);
+      let full = false;
+      const group: Queued<Call, Result>[] = [];
+      const rest: Queued<Call, Result>[] = [];
+      for (const entry of this.#queue) {
+        const taken = group.length === 0 || (!full && (groupKey === undefined || groupKey(entry.call) === key) && total + size(entry.call) <= maxSize);
+        if (taken) total += size(entry.call);
+        else full ||= groupKey === undefined || groupKey(entry.call) === key;
+        (taken ? group : rest).push(entry);
+      }
+      this.#queue = rest;
       try {
         const results = await write(group.map((entry) => entry.call));
         group.forEach((entry, index) => entry.resolve(results[index]));

@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
+import type { Insertable, Kysely, QueryCreator } from 'kysely';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
-import type { Storage } from '../../storage/dialect.ts';
+import type { DialectProfile, Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
 import type { StatisticsKeeper } from '../../storage/statistics.ts';
 import { dayOf } from '../model/days.ts';
@@ -9,7 +9,7 @@ import type { AnalyticsSignals } from '../model/signals.ts';
 import { insertEvents, type EventInsert } from './bulk-statements.ts';
 import { breakdownEntries } from './breakdown-entries.ts';
 import { countedClass } from './classify.ts';
-import { agentIds, pathIds, projectKey, type Dictionary } from './dense-ids.ts';
+import { agentIds, pathIds, projectKey, reserve, type Dictionary, type ReserveIds } from './dense-ids.ts';
 import { GroupWriter } from './group-commit.ts';
 import type { KeyDirectories } from './verify/key-directories.ts';
 import { referrerIds, referringHost } from './referrers.ts';
@@ -76,17 +76,26 @@ export function prepareAll(inputs: unknown[], now = Date.now()): { events: Prepa
   return { events, errors };
 }
 
-/** Stores one call's events and queues their counted views inside `trx`; returns what to cache after commit. */
-async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Dictionary, { project, key, events }: Call) {
+/**
+ * Stores the events of calls of one project and queues their counted views inside `trx`, as one
+ * call would be; returns each call's result and what to cache after commit.
+ */
+async function storeCalls(trx: Kysely<Database>, storage: Storage, dictionary: Dictionary, calls: Call[]) {
+  const { project, key } = calls[0];
+  const events = calls.length === 1 ? calls[0].events : calls.flatMap((call) => call.events);
   // Where writers run side by side (PostgreSQL), a counter's row lock held to commit would make them
-  // take turns; ids reserved in their own short transaction leave a gap if ours rolls back, which is harmless.
-  const counters = storage.profile.concurrentWrites > 1 ? storage.db : trx;
+  // take turns: ids come from blocks reserved in their own short transactions, and a rollback of ours
+  // leaves a harmless gap. Where writers take turns (SQLite), ids are reserved inside `trx`.
+  const reserveIds: ReserveIds =
+    storage.profile.concurrentWrites > 1
+      ? (counter, count) => dictionary.blocks.take(storage.db, key, counter, count)
+      : (counter, count) => reserve(trx, key, counter, count);
   const paths = await pathIds(
     trx,
     dictionary,
     key,
     events.map((event) => event.path),
-    counters,
+    reserveIds,
   );
   const agents = await agentIds(
     trx,
@@ -99,28 +108,32 @@ async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Di
     dictionary,
     hosts.filter((host) => host !== null),
   );
-  const known = dictionary.identities.get(key);
-  // Returning visitors are resolved from the cache here; the others are hashed once per key and looked up together.
+  const agentOf = events.map((event) => agents.ids.get(event.userAgent)!);
+  // Returning visitors come from the cache; the others are hashed once per visitor key and looked up together.
   const visitorOf = new Float64Array(events.length);
-  const identities: string[] = new Array(events.length);
-  const hashes = new Map<string, string>();
+  const missed: number[] = [];
+  const hashOf = new Map<string, string>();
+  const missedHashes: string[] = [];
   events.forEach((event, index) => {
-    const identity = identityKey(event.visitorKey, agents.ids.get(event.userAgent)!);
-    const id = known?.get(identity);
-    if (id !== undefined) visitorOf[index] = id;
-    else {
-      identities[index] = identity;
-      if (!hashes.has(identity)) hashes.set(identity, event.visitorHash ?? visitorHash(project.analytics_secret, event.visitorKey));
+    const id = dictionary.identities.get(key, event.visitorKey, agentOf[index]);
+    if (id !== undefined) {
+      visitorOf[index] = id;
+      return;
     }
+    const identity = identityKey(event.visitorKey, agentOf[index]);
+    let hash = hashOf.get(identity);
+    if (hash === undefined) hashOf.set(identity, (hash = event.visitorHash ?? visitorHash(project.analytics_secret, event.visitorKey)));
+    missed.push(index);
+    missedHashes.push(hash);
   });
-  const assigned = await visitorIds(trx, storage.profile, key, [...new Set(hashes.values())], counters);
-  const learned = new Map([...hashes].map(([identity, hash]) => [identity, assigned.ids.get(hash)!]));
+  const assigned = await visitorIds(trx, storage.profile, key, [...hashOf.values()], reserveIds);
+  missed.forEach((index, at) => (visitorOf[index] = assigned.ids.get(missedHashes[at])!));
   const rows: EventInsert[] = events.map((event, index) => ({
     project_key: key,
     at: event.at,
     path_id: paths.ids.get(event.path)!,
-    agent_id: agents.ids.get(event.userAgent)!,
-    visitor_id: identities[index] === undefined ? visitorOf[index] : learned.get(identities[index])!,
+    agent_id: agentOf[index],
+    visitor_id: visitorOf[index],
     markdown: event.markdown ? 1 : 0,
     status: event.status,
     referrer: event.referrer,
@@ -132,10 +145,10 @@ async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Di
   // Counted views (model/pending-batch.ts) and breakdown entries (model/breakdown-batch.ts) of the call.
   const tuples = new RecordWriter();
   const breakdowns = new RecordWriter();
-  let stored = 0;
+  const fresh = new Uint8Array(rows.length);
   rows.forEach((row, index) => {
     if (!inserted(row.event_key)) return;
-    stored++;
+    fresh[index] = 1;
     const { userAgent, markdown } = events[index];
     const classCode = countedClass(userAgent, markdown, row.status, events[index].verification);
     const day = dayOf(row.at);
@@ -145,22 +158,51 @@ async function storeCall(trx: Kysely<Database>, storage: Storage, dictionary: Di
       (kind, entryKey) => breakdowns.add(day, kind, entryKey, row.visitor_id),
     );
   });
-  const queued = tuples.count > 0 || breakdowns.count > 0;
-  if (queued) {
-    await trx
-      .insertInto('analytics_pending')
-      .values({ project_key: key, tuples: Buffer.from(tuples.finish()), breakdowns: breakdowns.count > 0 ? Buffer.from(breakdowns.finish()) : null })
-      .execute();
-  }
+  const pending: PendingInsert | null =
+    tuples.count > 0 || breakdowns.count > 0
+      ? { project_key: key, tuples: Buffer.from(tuples.finish()), breakdowns: breakdowns.count > 0 ? Buffer.from(breakdowns.finish()) : null }
+      : null;
   return {
-    queued,
-    result: { stored, duplicates: rows.length - stored },
+    pending,
+    results: callResults(calls, fresh),
     paths: paths.learned,
     agents: agents.learned,
     referrers: referrers.learned,
-    identities: learned,
+    /** The visitors that were not cached, to cache once the transaction commits. */
+    learned: missed.map((index) => ({ key: events[index].visitorKey, agentId: agentOf[index], visitorId: visitorOf[index] })),
     freshVisitors: assigned.fresh,
   };
+}
+
+/** Each call's stored and duplicate counts, from whether each row of the calls' events was new (1) or not (0). */
+function callResults(calls: Call[], fresh: Uint8Array): Stored[] {
+  let start = 0;
+  return calls.map(({ events }) => {
+    let stored = 0;
+    for (let index = start; index < start + events.length; index++) stored += fresh[index];
+    start += events.length;
+    return { stored, duplicates: events.length - stored };
+  });
+}
+
+type PendingInsert = Insertable<Database['analytics_pending']>;
+
+/**
+ * Queues a project's counted views for the fold and moves its version on (what cached answers are
+ * checked against): one statement where the database allows it.
+ */
+async function queueBatch(trx: Kysely<Database>, profile: DialectProfile, batch: PendingInsert): Promise<void> {
+  const bump = (db: QueryCreator<Database>) =>
+    db
+      .updateTable('analytics_projects')
+      .set((eb) => ({ version: eb('version', '+', 1) }))
+      .where('project_key', '=', batch.project_key);
+  if (profile.modifyingCtes) {
+    await bump(trx.with('queued', (db) => db.insertInto('analytics_pending').values(batch))).execute();
+    return;
+  }
+  await trx.insertInto('analytics_pending').values(batch).execute();
+  await bump(trx).execute();
 }
 
 /**
@@ -171,40 +213,38 @@ export function createEventWriter(storage: Storage, dictionary: Dictionary, sign
   let freshVisitors = 0;
   return new GroupWriter({
     async write(calls) {
+      const projects = [...new Set(calls.map((call) => call.key))].sort((a, b) => a - b).map((key) => calls.filter((call) => call.key === key));
       const outcomes = await storage.db.transaction().execute(async (trx) => {
-        const done: Awaited<ReturnType<typeof storeCall>>[] = [];
-        for (const call of calls) done.push(await storeCall(trx, storage, dictionary, call));
+        // A project's calls are stored as one: the dictionaries and the events table see one sorted batch.
+        const done: Awaited<ReturnType<typeof storeCalls>>[] = [];
+        for (const projectCalls of projects) done.push(await storeCalls(trx, storage, dictionary, projectCalls));
         // Last and in key order: a project's row stays locked only for the commit, and writers side by side lock rows in one order.
-        const queued = [...new Set(calls.filter((_, index) => done[index].queued).map((call) => call.key))].sort((a, b) => a - b);
-        for (const key of queued) {
-          await trx
-            .updateTable('analytics_projects')
-            .set((eb) => ({ version: eb('version', '+', 1) }))
-            .where('project_key', '=', key)
-            .execute();
-        }
+        for (const { pending } of done) if (pending !== null) await queueBatch(trx, storage.profile, pending);
         return done;
       });
       // The visitor index grows fastest: looked up by hash with stale statistics, it would be scanned whole.
       statistics?.wrote({ analytics_visitors: outcomes.reduce((sum, outcome) => sum + outcome.freshVisitors, 0) });
+      const results = new Map<Call, Stored>();
       outcomes.forEach((outcome, index) => {
-        const { key } = calls[index];
+        const { key } = projects[index][0];
         dictionary.learnPaths(key, outcome.paths);
         for (const [agent, id] of outcome.agents) dictionary.agents.set(agent, id);
         for (const [host, id] of outcome.referrers) dictionary.referrers.set(host, id);
-        dictionary.learnIdentities(key, outcome.identities);
+        for (const entry of outcome.learned) dictionary.identities.set(key, entry.key, entry.agentId, entry.visitorId);
         freshVisitors += outcome.freshVisitors;
+        projects[index].forEach((call, at) => results.set(call, outcome.results[at]));
+        signals.emit('events-committed', key);
       });
-      for (const key of new Set(calls.map((call) => call.key))) signals.emit('events-committed', key);
-      return outcomes.map((outcome) => outcome.result);
+      return calls.map((call) => results.get(call)!);
     },
     size: (call) => call.events.length,
     maxSize: maxEventsPerCommit,
     concurrency: storage.profile.concurrentWrites,
-    // Side by side, a transaction of one call inserts into the dictionaries in one fixed order (paths,
-    // agents, referrers, visitors, each sorted), so two of them cannot deadlock; several calls in one
-    // transaction would revisit them. The database shares a log flush among concurrent commits itself.
-    maxCalls: storage.profile.concurrentWrites > 1 ? 1 : undefined,
+    // Side by side, a transaction of one project inserts into the dictionaries in one fixed order (paths,
+    // agents, referrers, visitors, each sorted), so two of them cannot deadlock; calls of several projects
+    // in one transaction would revisit the shared ones (agents, referrers). The database shares a log
+    // flush among concurrent commits itself.
+    groupKey: storage.profile.concurrentWrites > 1 ? (call) => call.key : undefined,
     async afterGroup() {
       // A failed merge leaves the visitors in the recent table, where lookups still find them; the next group retries.
       if (await mergeRecentVisitors(storage, freshVisitors).catch(() => false)) freshVisitors = 0;

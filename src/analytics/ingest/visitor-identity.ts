@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { DialectProfile, Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
 import { insertVisitors, selectVisitors, type VisitorTable } from './bulk-statements.ts';
-import { reserve } from './dense-ids.ts';
+import { reserve, type ReserveIds } from './dense-ids.ts';
 
 /** What identifies a visitor in an event: the tracker's id, or the IP address and user agent. */
 export interface VisitorKey {
@@ -26,8 +26,8 @@ export function visitorHash(secret: string, event: VisitorKey): string {
 }
 
 /**
- * A short in-memory name for the same visitor key, with the user agent replaced by its dense id: it
- * keys the identity cache, so a returning visitor costs one map lookup instead of an HMAC and a query.
+ * A short in-memory name for the same visitor key, with the user agent replaced by its dense id: the
+ * visitors of a call that the identity cache (identity-cache.ts) does not hold are hashed once each.
  */
 export function identityKey(event: VisitorKey, agentId: number): string {
   return event.visitorId !== undefined ? `i${event.visitorId}` : `a${agentId} ${event.ip ?? ''}`;
@@ -55,7 +55,7 @@ async function lookup(
 }
 
 /**
- * Visitor ids of visitor hashes, assigning new dense ids inside `trx` (reserved through `counters`);
+ * Visitor ids of visitor hashes, assigning new dense ids inside `trx` (reserved through `reserveIds`);
  * also returns how many were new. Concurrent writers may both reserve ids for one hash: the unique
  * key keeps the first, the other's reservation is a harmless gap.
  */
@@ -64,7 +64,7 @@ export async function visitorIds(
   profile: DialectProfile,
   key: number,
   hashes: string[],
-  counters: Kysely<Database> = trx,
+  reserveIds: ReserveIds = (counter, count) => reserve(trx, key, counter, count),
 ): Promise<{ ids: Map<string, number>; fresh: number }> {
   const ids = new Map<string, number>();
   const target: VisitorTable = recentFirst(profile) ? 'analytics_recent_visitors' : 'analytics_visitors';
@@ -80,7 +80,7 @@ export async function visitorIds(
   // Sorted: writers side by side insert in one order, so neither waits on a row the other waits for.
   const fresh = hashes.filter((hash) => !ids.has(hash)).sort();
   if (fresh.length === 0) return { ids, fresh: 0 };
-  const first = await reserve(counters, key, 'next_visitor', fresh.length);
+  const first = await reserveIds('next_visitor', fresh.length);
   const inserted = await insertVisitors(
     trx,
     profile,

@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { IdentityCache } from '../../src/analytics/ingest/identity-cache.ts';
+
+describe('identity cache', () => {
+  it('keys visitors by tracker id, else by user agent and IP address, per project', () => {
+    const cache = new IdentityCache();
+    cache.set(1, { visitorId: 'abc' }, 7, 10);
+    cache.set(1, { ip: '203.0.113.5' }, 7, 11);
+    expect(cache.get(1, { visitorId: 'abc', ip: '198.51.100.1' }, 9)).toBe(10);
+    expect(cache.get(1, { ip: '203.0.113.5' }, 7)).toBe(11);
+    // Another user agent at the same address is another visitor; another project knows nobody.
+    expect(cache.get(1, { ip: '203.0.113.5' }, 8)).toBeUndefined();
+    expect(cache.get(2, { visitorId: 'abc' }, 7)).toBeUndefined();
+    // An IP address that happens to equal a tracker id is not that visitor.
+    expect(cache.get(1, { ip: 'abc' }, 7)).toBeUndefined();
+  });
+
+  it('starts over when it holds `limit` visitors', () => {
+    const cache = new IdentityCache(2);
+    cache.set(1, { visitorId: 'a' }, 1, 1);
+    cache.set(2, { visitorId: 'b' }, 1, 2);
+    cache.set(1, { visitorId: 'c' }, 1, 3);
+    expect([cache.get(1, { visitorId: 'a' }, 1), cache.get(2, { visitorId: 'b' }, 1), cache.get(1, { visitorId: 'c' }, 1)]).toEqual([undefined, undefined, 3]);
+  });
+});
