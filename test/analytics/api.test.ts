@@ -145,6 +145,37 @@ describe.each(testDatabases)('analytics API on $dialect', (database) => {
       expect(large.json().code).toBe('payload_too_large');
     });
 
+    it('answers a body large enough for a parse thread as it answers a small one', async () => {
+      // 800 events (about 150 kB, parsed in a thread): every 100th is refused, with its own index.
+      const events = Array.from({ length: 800 }, (_, index) =>
+        index % 100 === 7
+          ? { path: '/x', ip: 'not-an-ip' }
+          : { timestamp: '2026-04-01T10:00:00Z', path: `/large/${index % 40}`, visitorId: `large-${index % 300}`, userAgent: chrome },
+      );
+      const large = await post({ events });
+      expect(large.statusCode).toBe(202);
+      expect(large.json()).toMatchObject({ accepted: 792, rejected: 8 });
+      expect(large.json().errors.map((error: { index: number }) => error.index)).toEqual(Array.from({ length: 8 }, (_, index) => index * 100 + 7));
+      const answer = await get('dateFrom=2026-04-01&dateTo=2026-04-02');
+      // Visitors large-7, large-107 and large-207 came only in refused events.
+      expect(answer.json().totals).toEqual({ human: 297, ai: 0, total: 297 });
+      // Malformed large bodies get the answers small ones get.
+      for (const [body, small] of [
+        [
+          { events, color: 'red' },
+          { events: [], color: 'red' },
+        ],
+        [{ events: 'x'.repeat(100_000) }, { events: 'x' }],
+      ]) {
+        const refused = await post(body);
+        expect(refused.statusCode).toBe(400);
+        expect(refused.json().error).toBe((await post(small)).json().error);
+      }
+      expect((await post(`${JSON.stringify({ events })}]`)).json()).toMatchObject({ code: 'invalid_request', error: 'The body is not valid JSON.' });
+      const ndjson = await post(`${events.map((event) => JSON.stringify(event)).join('\n')}\n{not json`, { 'content-type': 'application/x-ndjson' });
+      expect(ndjson.json()).toMatchObject({ accepted: 792, rejected: 9 });
+    });
+
     it('answers 403 to a key without the ingest scope and 404 to a foreign project', async () => {
       const readOnly = await createTenant(storage, { scopes: ['read'] });
       const refused = await app.inject({ method: 'POST', url: `/v1/analytics/${readOnly.project.id}/events`, headers: readOnly.auth, payload: { events: [] } });

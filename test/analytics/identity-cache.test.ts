@@ -22,4 +22,14 @@ describe('identity cache', () => {
     cache.set(1, { visitorId: 'c' }, 1, 3);
     expect([cache.get(1, { visitorId: 'a' }, 1), cache.get(2, { visitorId: 'b' }, 1), cache.get(1, { visitorId: 'c' }, 1)]).toEqual([undefined, undefined, 3]);
   });
+
+  it('finds every one of many visitors after its tables have grown, and none it was not given', () => {
+    const cache = new IdentityCache();
+    const key = (index: number) => (index % 3 === 0 ? { ip: `10.${index >> 16}.${(index >> 8) & 255}.${index & 255}` } : { visitorId: `visitor-${index}` });
+    for (let index = 0; index < 60_000; index++) cache.set(1 + (index % 2), key(index), index % 5, index);
+    const found = Array.from({ length: 60_000 }, (_, index) => cache.get(1 + (index % 2), key(index), index % 5));
+    expect(found.every((visitorId, index) => visitorId === index)).toBe(true);
+    const absent = Array.from({ length: 60_000 }, (_, index) => cache.get(1 + (index % 2), key(index + 60_000), index % 5));
+    expect(absent.filter((visitorId) => visitorId !== undefined)).toEqual([]);
+  });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareAll, storeEvents } from '../../src/analytics/ingest/ingest.ts';
 import { mergeRecentVisitors } from '../../src/analytics/ingest/visitor-identity.ts';
+import { projectKey } from '../../src/analytics/ingest/dense-ids.ts';
 import { page } from '../../src/analytics/query/query.ts';
 import { GroupWriter } from '../../src/analytics/ingest/group-commit.ts';
 import { createAnalyticsState } from '../../src/analytics/state.ts';
@@ -153,7 +154,8 @@ describe.each(testDatabases)('visitor ids on $dialect', (database) => {
       prepareAll(keys.map((key) => ({ timestamp: Date.UTC(2026, 4, 2, 12), path: `/${key}`, visitorId: key, userAgent: chrome }))).events.map(
         (event, index) => ({ ...event, eventKey: keys[index] }),
       );
-    // Queued in one turn of the event loop, the two calls share a transaction.
+    // With the project's key cached, the two calls queue in one turn of the event loop and share a transaction.
+    await projectKey(storage.db, analytics.ids, tenant.project.id);
     const results = await Promise.all([
       storeEvents(analytics, tenant.project, keyed(['k1', 'k2'])),
       storeEvents(analytics, tenant.project, keyed(['k2', 'k3'])),

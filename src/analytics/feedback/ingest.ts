@@ -1,5 +1,6 @@
 import { projectKey } from '../ingest/dense-ids.ts';
-import { ingest, type EventError, type IngestProject, type IngestResult, type IngestState } from '../ingest/ingest.ts';
+import { storeVerified, type EventError, type IngestProject, type IngestResult, type IngestState } from '../ingest/ingest.ts';
+import { prepareEvent, type PreparedEvent } from '../ingest/validate.ts';
 import { storeFeedback } from './feedback-store.ts';
 import { storeSearches } from './search-store.ts';
 import { prepareInteraction, type PreparedFeedback, type PreparedInteraction, type PreparedSearch } from './validate.ts';
@@ -31,32 +32,43 @@ export async function storeInteractions(state: IngestState, project: IngestProje
   state.statistics.wrote(written);
 }
 
+/** A request's events checked, not yet stored: page views, feedback and searches, and the errors by position. */
+export interface PreparedRequest {
+  views: PreparedEvent[];
+  interactions: PreparedInteraction[];
+  /** Per-event errors by index in the request, in order. */
+  errors: EventError[];
+}
+
 /**
- * The events API's pipeline: events with a `kind` are taken out here, before anything else looks at
- * them, and stored by this module; the page views go through `ingest` untouched, and their error
- * indexes are mapped back to positions in the request. A request of views only is handed on as it is.
+ * The events API's checks, without I/O (so they can run in a parse thread, see ../http/parse-pool.ts):
+ * events with a `kind` are feedback or searches, the others page views; an input that is an Error
+ * (an NDJSON line that did not parse) is that event's error.
  */
-export async function ingestEvents(state: IngestState, project: IngestProject, inputs: unknown[], now = Date.now()): Promise<IngestResult> {
-  if (!inputs.some(hasKind)) return ingest(state, project, inputs);
-  const views: unknown[] = [];
-  const viewIndexes: number[] = [];
+export function prepareRequest(inputs: unknown[], now = Date.now()): PreparedRequest {
+  const views: PreparedEvent[] = [];
   const interactions: PreparedInteraction[] = [];
   const errors: EventError[] = [];
   inputs.forEach((input, index) => {
-    if (!hasKind(input)) {
-      views.push(input);
-      viewIndexes.push(index);
-      return;
-    }
     try {
-      interactions.push(prepareInteraction(input, now));
+      if (input instanceof Error) throw input;
+      if (hasKind(input)) interactions.push(prepareInteraction(input, now));
+      else views.push(prepareEvent(input, now));
     } catch (error) {
       errors.push({ index, message: (error as Error).message });
     }
   });
-  const viewed = views.length > 0 ? await ingest(state, project, views) : { accepted: 0, rejected: 0, errors: [], duplicates: 0 };
+  return { views, interactions, errors };
+}
+
+/** Stores a prepared request: page views (signatures checked) first, then feedback and searches; resolves once both have committed. */
+export async function storePrepared(state: IngestState, project: IngestProject, { views, interactions, errors }: PreparedRequest): Promise<IngestResult> {
+  const { stored, duplicates } = await storeVerified(state, project, views);
   await storeInteractions(state, project, interactions);
-  for (const error of viewed.errors) errors.push({ index: viewIndexes[error.index], message: error.message });
-  errors.sort((a, b) => a.index - b.index);
-  return { accepted: viewed.accepted + interactions.length, rejected: errors.length, errors, duplicates: viewed.duplicates };
+  return { accepted: stored + interactions.length, rejected: errors.length, errors, duplicates };
+}
+
+/** The events API's pipeline: check every event, then store what passed. */
+export async function ingestEvents(state: IngestState, project: IngestProject, inputs: unknown[], now = Date.now()): Promise<IngestResult> {
+  return storePrepared(state, project, prepareRequest(inputs, now));
 }

@@ -2,36 +2,20 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireKey, visibleProject } from '../../http/auth.ts';
 import type { AppContext } from '../../http/context.ts';
-import { ApiError } from '../../http/errors.ts';
 import { jsonBodyParser, nestsTooDeep, tooDeep } from '../../http/json.ts';
 import { breakdownRoutes } from './breakdown-routes.ts';
 import { collectRoutes } from './collect.ts';
 import { limitReads } from './read-limit.ts';
 import { parseRange } from './range.ts';
-import { maxEventsPerRequest } from '../ingest/ingest.ts';
-import { reportIngested } from '../ingest/ingested.ts';
-import { ingestEvents } from '../feedback/ingest.ts';
 import { page } from '../query/query.ts';
 import type { Measure } from '../query/types.ts';
-import { ErrorResponse, IngestBody, IngestResult, ProjectParams, RangeQuery, ViewsResult, VisitorsResult } from './schemas.ts';
+import { ErrorResponse, ProjectParams, RangeQuery, ViewsResult, VisitorsResult } from './schemas.ts';
+import { eventsRoute } from './events-route.ts';
+import { parseNdjson } from './events-body.ts';
 import { startBackgroundLoop } from '../fold/background.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 413: ErrorResponse, 429: ErrorResponse };
 const tags = ['Visitor analytics'];
-
-/** NDJSON: one event per line; a line that is not JSON becomes that event's error, not the request's. */
-function parseNdjson(text: string): unknown[] {
-  return text
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => {
-      try {
-        return JSON.parse(line);
-      } catch {
-        return new Error('This line is not valid JSON.');
-      }
-    });
-}
 
 export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = async (app, { context }) => {
   const { config } = context;
@@ -92,29 +76,7 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
     },
   });
 
-  app.post('/v1/analytics/:projectId/events', {
-    onRequest: requireKey(context, 'ingest'),
-    bodyLimit: config.ingestBodyLimitBytes,
-    schema: {
-      tags,
-      summary: 'Ingest page views',
-      description: `JSON \`{"events": [...]}\` or NDJSON (\`Content-Type: application/x-ndjson\`), up to ${maxEventsPerRequest.toLocaleString('en-US')} events. Each event is validated on its own; the answer comes after the accepted events are committed.`,
-      params: ProjectParams,
-      body: IngestBody,
-      response: { 202: IngestResult, ...errors },
-    },
-    handler: async (request, reply) => {
-      const project = await visibleProject(context, request, request.params.projectId);
-      const { events } = request.body;
-      if (events.length > maxEventsPerRequest) {
-        throw new ApiError('payload_too_large', `This request has ${events.length} events; send at most ${maxEventsPerRequest} per request.`);
-      }
-      const result = await ingestEvents(context.analytics, project, events);
-      reportIngested(context, 'api', result.accepted, result.rejected);
-      return reply.code(202).send({ accepted: result.accepted, rejected: result.rejected, errors: result.errors });
-    },
-  });
-
+  await app.register(eventsRoute, { context });
   await app.register(collectRoutes, { context });
   await app.register(breakdownRoutes, { context });
   const background = startBackgroundLoop(context.analytics, { logger: context.logger, retentionDays: config.analyticsRetentionDays });

@@ -1,0 +1,58 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { requireKey, visibleProject } from '../../http/auth.ts';
+import type { AppContext } from '../../http/context.ts';
+import { ApiError, invalidRequest } from '../../http/errors.ts';
+import { tooDeep } from '../../http/json.ts';
+import { storePrepared } from '../feedback/ingest.ts';
+import { maxEventsPerRequest } from '../ingest/ingest.ts';
+import { reportIngested } from '../ingest/ingested.ts';
+import { unpackRequest, type ParsedEventsBody } from './events-body.ts';
+import { ParsePool } from './parse-pool.ts';
+import { ErrorResponse, IngestBody, IngestResult, ProjectParams } from './schemas.ts';
+
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 413: ErrorResponse, 429: ErrorResponse };
+
+/**
+ * `POST /v1/analytics/:projectId/events`, in a context of its own: its bodies are parsed and checked by
+ * a parse pool (parse-pool.ts) into prepared events, and schema validation sees the body with its
+ * events array emptied (events-body.ts), so the answers to a malformed body stay what they were.
+ */
+export const eventsRoute: FastifyPluginAsyncTypebox<{ context: AppContext }> = async (app, { context }) => {
+  const { config } = context;
+  const pool = new ParsePool();
+  app.addHook('onClose', () => pool.close());
+  const parsedBodies = new WeakMap<FastifyRequest, ParsedEventsBody & { failure?: undefined }>();
+  const parser = (ndjson: boolean) => async (request: FastifyRequest, body: string | Buffer) => {
+    const parsed = await pool.parse(body.toString(), ndjson);
+    if (parsed.failure !== undefined) throw parsed.failure === 'too-deep' ? tooDeep() : invalidRequest('The body is not valid JSON.');
+    parsedBodies.set(request, parsed);
+    return parsed.body;
+  };
+  app.removeContentTypeParser(['application/json', 'application/x-ndjson']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parser(false));
+  app.addContentTypeParser('application/x-ndjson', { parseAs: 'string', bodyLimit: config.ingestBodyLimitBytes }, parser(true));
+
+  app.post('/v1/analytics/:projectId/events', {
+    onRequest: requireKey(context, 'ingest'),
+    bodyLimit: config.ingestBodyLimitBytes,
+    schema: {
+      tags: ['Visitor analytics'],
+      summary: 'Ingest page views',
+      description: `JSON \`{"events": [...]}\` or NDJSON (\`Content-Type: application/x-ndjson\`), up to ${maxEventsPerRequest.toLocaleString('en-US')} events. Each event is validated on its own; the answer comes after the accepted events are committed.`,
+      params: ProjectParams,
+      body: IngestBody,
+      response: { 202: IngestResult, ...errors },
+    },
+    handler: async (request, reply) => {
+      const project = await visibleProject(context, request, request.params.projectId);
+      const parsed = parsedBodies.get(request)!;
+      if (parsed.count > maxEventsPerRequest) {
+        throw new ApiError('payload_too_large', `This request has ${parsed.count} events; send at most ${maxEventsPerRequest} per request.`);
+      }
+      const result = await storePrepared(context.analytics, project, unpackRequest(parsed.prepared!));
+      reportIngested(context, 'api', result.accepted, result.rejected);
+      return reply.code(202).send({ accepted: result.accepted, rejected: result.rejected, errors: result.errors });
+    },
+  });
+};
