@@ -32,4 +32,16 @@ describe('identity cache', () => {
     const absent = Array.from({ length: 60_000 }, (_, index) => cache.get(1 + (index % 2), key(index + 60_000), index % 5));
     expect(absent.filter((visitorId) => visitorId !== undefined)).toEqual([]);
   });
+
+  it('forgets that it held every visitor of a project once it starts over, even mid-write', () => {
+    const cache = new IdentityCache(3);
+    const before = cache.generation;
+    cache.markComplete(1, 10, before);
+    expect(cache.completeAt(1)).toBe(10);
+    for (const visitor of ['a', 'b', 'c', 'd']) cache.set(1, { visitorId: visitor }, 1, 1);
+    expect(cache.completeAt(1)).toBeUndefined();
+    // A write that began before the cache started over cannot record it as complete.
+    cache.markComplete(1, 14, before);
+    expect(cache.completeAt(1)).toBeUndefined();
+  });
 });

@@ -147,6 +147,27 @@ describe.each(testDatabases)('visitor ids on $dialect', (database) => {
     expect(answer.totals).toEqual({ human: 200, ai: 0, total: 200 });
   });
 
+  it("keeps one id per visitor when another process adds visitors between a process's writes", async () => {
+    const tenant = await createTenant(storage);
+    const [first, second] = [createAnalyticsState(storage), createAnalyticsState(storage)];
+    const visit = (visitor: string, hour: number) => ({ timestamp: Date.UTC(2026, 4, 3, hour), path: '/guide', visitorId: visitor, userAgent: chrome });
+    // The first process writes a fresh project (its cache then holds every visitor), the second adds
+    // one the first has not seen, and the first sees that visitor again: it must find the stored id.
+    await storeEvents(first, tenant.project, prepareAll([visit('a', 1), visit('b', 1)]).events);
+    await storeEvents(second, tenant.project, prepareAll([visit('c', 2)]).events);
+    await storeEvents(first, tenant.project, prepareAll([visit('c', 3), visit('d', 3)]).events);
+    await storeEvents(first, tenant.project, prepareAll([visit('e', 4), visit('a', 4)]).events);
+    const key = first.ids.projects.get(tenant.project.id)!;
+    const tables = storage.profile.logsWholePages ? (['analytics_visitors', 'analytics_recent_visitors'] as const) : (['analytics_visitors'] as const);
+    const rows = [];
+    for (const table of tables)
+      rows.push(...(await storage.db.selectFrom(table).select(['visitor_hash', 'visitor_id']).where('project_key', '=', key).execute()));
+    expect(rows).toHaveLength(5);
+    expect(new Set(rows.map((row) => Number(row.visitor_id))).size).toBe(5);
+    const answer = await page(first, tenant.project.id, { measure: 'visitors', from: Date.UTC(2026, 4, 3), to: Date.UTC(2026, 4, 4), limit: 10, offset: 0 });
+    expect(answer.totals).toEqual({ human: 5, ai: 0, total: 5 });
+  });
+
   it('answers calls written in one transaction each with its own counts, a key shared by two stored once', async () => {
     const tenant = await createTenant(storage);
     const analytics = createAnalyticsState(storage);

@@ -67,6 +67,15 @@ export async function reserve(db: Kysely<Database>, key: number, counter: Counte
   return Number((row as Record<Counter, number>)[counter]) - count;
 }
 
+/** The first id a project counter gives (the columns' default, migration 003): the value of a counter that gave none. */
+export const firstId = 1;
+
+/** A project counter's value: the next id it will give. */
+export async function counterValue(db: Kysely<Database>, key: number, counter: Counter): Promise<number> {
+  const row = await db.selectFrom('analytics_projects').select(counter).where('project_key', '=', key).executeTakeFirstOrThrow();
+  return Number((row as Record<Counter, number>)[counter]);
+}
+
 /** Reserves `count` consecutive ids of a counter of the project being written; returns the first. */
 export type ReserveIds = (counter: Counter, count: number) => Promise<number>;
 

@@ -87,7 +87,10 @@ class IdentityTable {
  */
 export class IdentityCache {
   readonly #projects = new Map<number, IdentityTable>();
+  /** Per project, the visitor counter at which this cache held every visitor of the project. */
+  readonly #complete = new Map<number, number>();
   #count = 0;
+  #generation = 0;
   readonly limit: number;
 
   constructor(limit = 1_500_000) {
@@ -113,8 +116,28 @@ export class IdentityCache {
     this.#count += table.size - before;
   }
 
+  /**
+   * The project's visitor counter (`next_visitor`) at which this cache holds every visitor of the
+   * project, so a key it misses is a new visitor; undefined unless recorded.
+   */
+  completeAt(projectKey: number): number | undefined {
+    return this.#complete.get(projectKey);
+  }
+
+  /** Changes whenever the cache starts over. */
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /** Records `completeAt`, unless the cache started over since `generation` (it then lost visitors). */
+  markComplete(projectKey: number, counter: number, generation: number): void {
+    if (generation === this.#generation) this.#complete.set(projectKey, counter);
+  }
+
   clear(): void {
     this.#projects.clear();
+    this.#complete.clear();
     this.#count = 0;
+    this.#generation++;
   }
 }

@@ -9,7 +9,7 @@ import type { AnalyticsSignals } from '../model/signals.ts';
 import { insertEvents, type EventInsert } from './bulk-statements.ts';
 import { breakdownEntries } from './breakdown-entries.ts';
 import { countedClass } from './classify.ts';
-import { agentIds, pathIds, projectKey, reserve, type Dictionary, type ReserveIds } from './dense-ids.ts';
+import { agentIds, counterValue, firstId, pathIds, projectKey, reserve, type Dictionary, type ReserveIds } from './dense-ids.ts';
 import { GroupWriter } from './group-commit.ts';
 import type { KeyDirectories } from './verify/key-directories.ts';
 import { referrerIds, referringHost } from './referrers.ts';
@@ -86,10 +86,10 @@ async function storeCalls(trx: Kysely<Database>, storage: Storage, dictionary: D
   // Where writers run side by side (PostgreSQL), a counter's row lock held to commit would make them
   // take turns: ids come from blocks reserved in their own short transactions, and a rollback of ours
   // leaves a harmless gap. Where writers take turns (SQLite), ids are reserved inside `trx`.
-  const reserveIds: ReserveIds =
-    storage.profile.concurrentWrites > 1
-      ? (counter, count) => dictionary.blocks.take(storage.db, key, counter, count)
-      : (counter, count) => reserve(trx, key, counter, count);
+  const sideBySide = storage.profile.concurrentWrites > 1;
+  const reserveIds: ReserveIds = sideBySide
+    ? (counter, count) => dictionary.blocks.take(storage.db, key, counter, count)
+    : (counter, count) => reserve(trx, key, counter, count);
   const paths = await pathIds(
     trx,
     dictionary,
@@ -126,7 +126,14 @@ async function storeCalls(trx: Kysely<Database>, storage: Storage, dictionary: D
     missed.push(index);
     missedHashes.push(hash);
   });
-  const assigned = await visitorIds(trx, storage.profile, key, [...hashOf.values()], reserveIds);
+  // Where ids are reserved inside `trx` (writers take turns), a visitor counter that has not moved since
+  // this process's cache held every visitor of the project (or that never gave an id) means a visitor the
+  // cache missed is new: it is not looked up (the common case of a first import, nearly all new visitors).
+  const cache = dictionary.identities;
+  const generation = cache.generation;
+  const counterBefore = !sideBySide && hashOf.size > 0 ? await counterValue(trx, key, 'next_visitor') : null;
+  const allNew = counterBefore !== null && counterBefore === (cache.completeAt(key) ?? firstId);
+  const assigned = await visitorIds(trx, storage.profile, key, [...hashOf.values()], reserveIds, allNew);
   missed.forEach((index, at) => (visitorOf[index] = assigned.ids.get(missedHashes[at])!));
   const rows: EventInsert[] = events.map((event, index) => ({
     project_key: key,
@@ -170,6 +177,8 @@ async function storeCalls(trx: Kysely<Database>, storage: Storage, dictionary: D
     referrers: referrers.learned,
     /** The visitors that were not cached, to cache once the transaction commits. */
     learned: missed.map((index) => ({ key: events[index].visitorKey, agentId: agentOf[index], visitorId: visitorOf[index] })),
+    /** Once learned, the cache holds every visitor of the project up to this counter. */
+    complete: allNew && counterBefore !== null ? { counter: counterBefore + assigned.fresh, generation } : null,
     freshVisitors: assigned.fresh,
   };
 }
@@ -231,6 +240,7 @@ export function createEventWriter(storage: Storage, dictionary: Dictionary, sign
         for (const [agent, id] of outcome.agents) dictionary.agents.set(agent, id);
         for (const [host, id] of outcome.referrers) dictionary.referrers.set(host, id);
         for (const entry of outcome.learned) dictionary.identities.set(key, entry.key, entry.agentId, entry.visitorId);
+        if (outcome.complete) dictionary.identities.markComplete(key, outcome.complete.counter, outcome.complete.generation);
         freshVisitors += outcome.freshVisitors;
         projects[index].forEach((call, at) => results.set(call, outcome.results[at]));
         signals.emit('events-committed', key);

@@ -57,7 +57,8 @@ async function lookup(
 /**
  * Visitor ids of visitor hashes, assigning new dense ids inside `trx` (reserved through `reserveIds`);
  * also returns how many were new. Concurrent writers may both reserve ids for one hash: the unique
- * key keeps the first, the other's reservation is a harmless gap.
+ * key keeps the first, the other's reservation is a harmless gap. With `allNew` (the caller knows no
+ * hash is stored: see storeCalls), they are not looked up first.
  */
 export async function visitorIds(
   trx: Kysely<Database>,
@@ -65,18 +66,21 @@ export async function visitorIds(
   key: number,
   hashes: string[],
   reserveIds: ReserveIds = (counter, count) => reserve(trx, key, counter, count),
+  allNew = false,
 ): Promise<{ ids: Map<string, number>; fresh: number }> {
   const ids = new Map<string, number>();
   const target: VisitorTable = recentFirst(profile) ? 'analytics_recent_visitors' : 'analytics_visitors';
-  if (target === 'analytics_recent_visitors') await lookup(trx, profile, target, key, hashes, ids);
-  await lookup(
-    trx,
-    profile,
-    'analytics_visitors',
-    key,
-    hashes.filter((hash) => !ids.has(hash)),
-    ids,
-  );
+  if (!allNew) {
+    if (target === 'analytics_recent_visitors') await lookup(trx, profile, target, key, hashes, ids);
+    await lookup(
+      trx,
+      profile,
+      'analytics_visitors',
+      key,
+      hashes.filter((hash) => !ids.has(hash)),
+      ids,
+    );
+  }
   // Sorted: writers side by side insert in one order, so neither waits on a row the other waits for.
   const fresh = hashes.filter((hash) => !ids.has(hash)).sort();
   if (fresh.length === 0) return { ids, fresh: 0 };
