@@ -55,7 +55,7 @@ export function nestsTooDeep(text: string, lines = false): boolean {
   return false;
 }
 
-export function tooDeep(): ApiError {
+function tooDeep(): ApiError {
   return invalidRequest(
     `The body nests arrays or objects more than ${maxJsonDepth} levels deep, which no Quire operation takes; send the fields the operation documents.`,
   );
@@ -72,22 +72,37 @@ export function refusePrototypeKeys(key: string, value: unknown): unknown {
   return value;
 }
 
+/** Why a JSON text is refused: nested too deeply (checked before parsing), or not JSON. */
+export type JsonFailure = 'too-deep' | 'not-json';
+
 /**
- * The one JSON body parser: an empty body is no body, one nested too deeply is refused before it is
- * parsed, and anything that does not parse is a 400 with the contract's body. `reviver` is left out
- * where bodies run to megabytes and are read field by field (event ingestion).
+ * Parses a JSON body's text: an empty body is no body (undefined), one nested too deeply is refused
+ * before it is parsed. A plain result rather than an error, so a worker thread can send it back.
+ */
+export function parseJsonText(text: string, reviver?: (key: string, value: unknown) => unknown): { value: unknown } | { failure: JsonFailure } {
+  if (text.trim() === '') return { value: undefined };
+  if (nestsTooDeep(text)) return { failure: 'too-deep' };
+  try {
+    return { value: JSON.parse(text, reviver) };
+  } catch {
+    return { failure: 'not-json' };
+  }
+}
+
+/** The contract's 400 for a refused JSON text. */
+export function jsonFailure(failure: JsonFailure): ApiError {
+  return failure === 'too-deep' ? tooDeep() : invalidRequest('The body is not valid JSON.');
+}
+
+/**
+ * The one JSON body parser (see parseJsonText): anything that does not parse is a 400 with the
+ * contract's body. `reviver` is left out where bodies run to megabytes and are read field by field
+ * (event ingestion).
  */
 export function jsonBodyParser(reviver?: (key: string, value: unknown) => unknown) {
   return (_request: unknown, body: string | Buffer, done: (error: Error | null, body?: unknown) => void): void => {
-    const text = body.toString();
-    if (text.trim() === '') return done(null, undefined);
-    if (nestsTooDeep(text)) return done(tooDeep(), undefined);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text, reviver);
-    } catch {
-      return done(invalidRequest('The body is not valid JSON.'), undefined);
-    }
-    done(null, parsed);
+    const parsed = parseJsonText(body.toString(), reviver);
+    if ('failure' in parsed) return done(jsonFailure(parsed.failure), undefined);
+    done(null, parsed.value);
   };
 }

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { sql, type KyselyPlugin, type RawNode } from 'kysely';
 import pino from 'pino';
-import { ingestEvents } from '../../src/analytics/feedback/ingest.ts';
+import { prepareRequest, storePrepared } from '../../src/analytics/feedback/ingest.ts';
 import { createAnalyticsState } from '../../src/analytics/state.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, type Tenant } from '../support/app.ts';
@@ -55,11 +55,11 @@ describeOnPostgres('planner statistics of feedback and searches on PostgreSQL', 
   it('analyzes the tables after a large write, and not after a tiny one', async () => {
     const warnings: string[] = [];
     const state = createAnalyticsState(storage, undefined, recordingLogger(warnings));
-    expect(await ingestEvents(state, tenant.project, interactions(5), now)).toMatchObject({ accepted: 10, rejected: 0 });
+    expect(await storePrepared(state, tenant.project, prepareRequest(interactions(5), now))).toMatchObject({ accepted: 10, rejected: 0 });
     await state.statistics.settled();
     expect(await analyzed(storage)).toEqual([]);
 
-    expect(await ingestEvents(state, tenant.project, interactions(6000), now)).toMatchObject({ accepted: 12_000, rejected: 0 });
+    expect(await storePrepared(state, tenant.project, prepareRequest(interactions(6000), now))).toMatchObject({ accepted: 12_000, rejected: 0 });
     await state.statistics.settled();
     // Feedback items and searches passed 5,000 rows; the per-day aggregates stay small here.
     expect(await analyzed(storage)).toEqual(expect.arrayContaining(['analytics_feedback', 'analytics_searches']));
@@ -71,7 +71,7 @@ describeOnPostgres('planner statistics of feedback and searches on PostgreSQL', 
     const warnings: string[] = [];
     const failing = { ...storage, db: storage.db.withPlugin(refuseAnalyze) };
     const state = createAnalyticsState(failing, undefined, recordingLogger(warnings));
-    expect(await ingestEvents(state, tenant.project, interactions(6000), now)).toMatchObject({ accepted: 12_000, rejected: 0 });
+    expect(await storePrepared(state, tenant.project, prepareRequest(interactions(6000), now))).toMatchObject({ accepted: 12_000, rejected: 0 });
     await state.statistics.settled();
     expect(warnings).toHaveLength(1);
     expect(JSON.parse(warnings[0])).toMatchObject({

@@ -1,5 +1,5 @@
 import { projectKey } from '../ingest/dense-ids.ts';
-import { storeVerified, type EventError, type IngestProject, type IngestResult, type IngestState } from '../ingest/ingest.ts';
+import { checkEach, storeVerified, type EventError, type IngestProject, type IngestResult, type IngestState } from '../ingest/ingest.ts';
 import { prepareEvent, type PreparedEvent } from '../ingest/validate.ts';
 import { storeFeedback } from './feedback-store.ts';
 import { storeSearches } from './search-store.ts';
@@ -46,18 +46,13 @@ export interface PreparedRequest {
  * (an NDJSON line that did not parse) is that event's error.
  */
 export function prepareRequest(inputs: unknown[], now = Date.now()): PreparedRequest {
+  const { checked, errors } = checkEach(inputs, (input) => (hasKind(input) ? prepareInteraction(input, now) : prepareEvent(input, now)));
   const views: PreparedEvent[] = [];
   const interactions: PreparedInteraction[] = [];
-  const errors: EventError[] = [];
-  inputs.forEach((input, index) => {
-    try {
-      if (input instanceof Error) throw input;
-      if (hasKind(input)) interactions.push(prepareInteraction(input, now));
-      else views.push(prepareEvent(input, now));
-    } catch (error) {
-      errors.push({ index, message: (error as Error).message });
-    }
-  });
+  for (const event of checked) {
+    if ('kind' in event) interactions.push(event);
+    else views.push(event);
+  }
   return { views, interactions, errors };
 }
 
@@ -66,9 +61,4 @@ export async function storePrepared(state: IngestState, project: IngestProject, 
   const { stored, duplicates } = await storeVerified(state, project, views);
   await storeInteractions(state, project, interactions);
   return { accepted: stored + interactions.length, rejected: errors.length, errors, duplicates };
-}
-
-/** The events API's pipeline: check every event, then store what passed. */
-export async function ingestEvents(state: IngestState, project: IngestProject, inputs: unknown[], now = Date.now()): Promise<IngestResult> {
-  return storePrepared(state, project, prepareRequest(inputs, now));
 }

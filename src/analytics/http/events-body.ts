@@ -1,4 +1,4 @@
-import { nestsTooDeep } from '../../http/json.ts';
+import { nestsTooDeep, parseJsonText, type JsonFailure } from '../../http/json.ts';
 import { prepareRequest, type PreparedRequest } from '../feedback/ingest.ts';
 import type { EventError } from '../ingest/ingest.ts';
 import { maxEventsPerRequest } from '../ingest/ingest.ts';
@@ -20,9 +20,13 @@ export interface PackedRequest {
   errors: EventError[];
 }
 
-/** NDJSON: one event per line; a line that is not JSON becomes that event's error, not the request's. */
-export function parseNdjson(text: string): unknown[] {
-  return text
+/**
+ * NDJSON as `{ events }`: one event per line; a line that is not JSON becomes that event's error, not
+ * the request's. Nesting is checked line by line before anything is parsed.
+ */
+export function parseNdjsonText(text: string): { value: { events: unknown[] } } | { failure: JsonFailure } {
+  if (nestsTooDeep(text, true)) return { failure: 'too-deep' };
+  const events = text
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => {
@@ -32,24 +36,14 @@ export function parseNdjson(text: string): unknown[] {
         return new Error('This line is not valid JSON.');
       }
     });
+  return { value: { events } };
 }
 
 /** Parses and checks a JSON (`{"events": [...]}`) or NDJSON body; the same wherever it runs. */
 export function parseEventsBody(text: string, ndjson: boolean, now: number): ParsedEventsBody {
-  let parsed: unknown;
-  if (ndjson) {
-    if (nestsTooDeep(text, true)) return { failure: 'too-deep' };
-    parsed = { events: parseNdjson(text) };
-  } else {
-    // An empty body is no body: validation then says the body is required.
-    if (text.trim() === '') return { body: undefined, count: 0 };
-    if (nestsTooDeep(text)) return { failure: 'too-deep' };
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      return { failure: 'not-json' };
-    }
-  }
+  const json = ndjson ? parseNdjsonText(text) : parseJsonText(text);
+  if ('failure' in json) return json;
+  const parsed = json.value;
   const events = typeof parsed === 'object' && parsed !== null ? (parsed as { events?: unknown }).events : undefined;
   if (!Array.isArray(events)) return { body: parsed, count: 0 };
   const body = { ...(parsed as object), events: [] };
@@ -60,13 +54,4 @@ export function parseEventsBody(text: string, ndjson: boolean, now: number): Par
 
 export function unpackRequest({ views, interactions, errors }: PackedRequest): PreparedRequest {
   return { views: unpackBatch(views).events, interactions, errors };
-}
-
-/** The buffers of a parsed body's columns, moved (not copied) to the thread that receives it. */
-export function transferables(parsed: ParsedEventsBody): ArrayBuffer[] {
-  if (parsed.failure !== undefined || parsed.prepared === undefined) return [];
-  const { views } = parsed.prepared;
-  return [views.at, views.status, views.markdown, views.verification, views.path, views.userAgent, views.visitorAgent, views.referrer, views.utmSource].map(
-    (column) => column.buffer as ArrayBuffer,
-  );
 }

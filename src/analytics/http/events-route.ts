@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { requireKey, visibleProject } from '../../http/auth.ts';
 import type { AppContext } from '../../http/context.ts';
-import { ApiError, invalidRequest } from '../../http/errors.ts';
-import { tooDeep } from '../../http/json.ts';
+import { ApiError } from '../../http/errors.ts';
+import { jsonFailure } from '../../http/json.ts';
 import { storePrepared } from '../feedback/ingest.ts';
 import { maxEventsPerRequest } from '../ingest/ingest.ts';
 import { reportIngested } from '../ingest/ingested.ts';
@@ -25,7 +25,7 @@ export const eventsRoute: FastifyPluginAsyncTypebox<{ context: AppContext }> = a
   const parsedBodies = new WeakMap<FastifyRequest, ParsedEventsBody & { failure?: undefined }>();
   const parser = (ndjson: boolean) => async (request: FastifyRequest, body: string | Buffer) => {
     const parsed = await pool.parse(body.toString(), ndjson);
-    if (parsed.failure !== undefined) throw parsed.failure === 'too-deep' ? tooDeep() : invalidRequest('The body is not valid JSON.');
+    if (parsed.failure !== undefined) throw jsonFailure(parsed.failure);
     parsedBodies.set(request, parsed);
     return parsed.body;
   };

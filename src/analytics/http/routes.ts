@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireKey, visibleProject } from '../../http/auth.ts';
 import type { AppContext } from '../../http/context.ts';
-import { jsonBodyParser, nestsTooDeep, tooDeep } from '../../http/json.ts';
+import { jsonBodyParser, jsonFailure } from '../../http/json.ts';
 import { breakdownRoutes } from './breakdown-routes.ts';
 import { collectRoutes } from './collect.ts';
 import { limitReads } from './read-limit.ts';
@@ -11,7 +11,7 @@ import { page } from '../query/query.ts';
 import type { Measure } from '../query/types.ts';
 import { ErrorResponse, ProjectParams, RangeQuery, ViewsResult, VisitorsResult } from './schemas.ts';
 import { eventsRoute } from './events-route.ts';
-import { parseNdjson } from './events-body.ts';
+import { parseNdjsonText } from './events-body.ts';
 import { startBackgroundLoop } from '../fold/background.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 413: ErrorResponse, 429: ErrorResponse };
@@ -27,9 +27,9 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser());
   app.addContentTypeParser('application/x-ndjson', { parseAs: 'string', bodyLimit: config.ingestBodyLimitBytes }, (_request, body, done) => {
-    const text = body.toString();
-    if (nestsTooDeep(text, true)) return done(tooDeep(), undefined);
-    done(null, { events: parseNdjson(text) });
+    const parsed = parseNdjsonText(body.toString());
+    if ('failure' in parsed) return done(jsonFailure(parsed.failure), undefined);
+    done(null, parsed.value);
   });
 
   async function exportPage(

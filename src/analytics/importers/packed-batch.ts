@@ -86,6 +86,12 @@ export function packBatch({ events, end }: ParsedBatch): PackedBatch {
   return packed;
 }
 
+/** The buffers of a packed batch's typed columns: posted in a transfer list, they move to the receiving thread instead of being copied. */
+export function packedBuffers(packed: PackedBatch): ArrayBuffer[] {
+  const { at, status, markdown, verification, path, userAgent, visitorAgent, referrer, utmSource } = packed;
+  return [at, status, markdown, verification, path, userAgent, visitorAgent, referrer, utmSource].map((column) => column.buffer as ArrayBuffer);
+}
+
 export function unpackBatch(packed: PackedBatch): ParsedBatch {
   const { texts } = packed;
   const text = (index: number) => (index === -1 ? null : texts[index]!);

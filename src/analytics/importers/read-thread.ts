@@ -12,7 +12,7 @@ import type { AssetRule } from '../ingest/assets.ts';
 import type { FormatName } from './formats.ts';
 import { LineParser, type ImportSummary } from './line-parser.ts';
 import { LineSplitter } from './lines.ts';
-import { packBatch, type PackedBatch } from './packed-batch.ts';
+import { packBatch, packedBuffers, type PackedBatch } from './packed-batch.ts';
 
 export interface ReadThreadData {
   format: FormatName;
@@ -33,7 +33,7 @@ const { format, rule, secret, batchSize } = workerData as ReadThreadData;
 const splitter = new LineSplitter();
 const parser = new LineParser(format, rule, secret);
 const port = parentPort!;
-const send = (message: ReadMessage) => port.postMessage(message);
+const send = (message: ReadMessage) => port.postMessage(message, message.kind === 'batch' ? packedBuffers(message.batch) : []);
 
 port.on('message', (chunk: Uint8Array | null) => {
   const now = Date.now();

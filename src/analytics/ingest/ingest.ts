@@ -61,19 +61,28 @@ export interface IngestState {
   statistics: StatisticsKeeper;
 }
 
-/** Validates raw inputs (a parse failure arrives as an Error) into events and per-event errors. */
-export function prepareAll(inputs: unknown[], now = Date.now()): { events: PreparedEvent[]; errors: EventError[] } {
-  const events: PreparedEvent[] = [];
+/**
+ * Checks raw inputs one by one with `check` (a parse failure arrives as an Error): what passed, in
+ * order, and each refused input's index and message.
+ */
+export function checkEach<T>(inputs: unknown[], check: (input: unknown) => T): { checked: T[]; errors: EventError[] } {
+  const checked: T[] = [];
   const errors: EventError[] = [];
   inputs.forEach((input, index) => {
     try {
       if (input instanceof Error) throw input;
-      events.push(prepareEvent(input, now));
+      checked.push(check(input));
     } catch (error) {
       errors.push({ index, message: (error as Error).message });
     }
   });
-  return { events, errors };
+  return { checked, errors };
+}
+
+/** Validates raw inputs into events and per-event errors. */
+export function prepareAll(inputs: unknown[], now = Date.now()): { events: PreparedEvent[]; errors: EventError[] } {
+  const { checked, errors } = checkEach(inputs, (input) => prepareEvent(input, now));
+  return { events: checked, errors };
 }
 
 /**
