@@ -71,6 +71,24 @@ describe.each(testDatabases)('visitor ids on $dialect', (database) => {
     await storage.close();
   });
 
+  /** The visitor ids a project has stored, in both visitor tables where there are two. */
+  const storedVisitorIds = async (key: number) => {
+    const tables = storage.profile.logsWholePages ? (['analytics_visitors', 'analytics_recent_visitors'] as const) : (['analytics_visitors'] as const);
+    const ids: number[] = [];
+    for (const table of tables) {
+      for (const row of await storage.db.selectFrom(table).select('visitor_id').where('project_key', '=', key).execute()) ids.push(Number(row.visitor_id));
+    }
+    return ids;
+  };
+  /** An export's totals over [from, to). */
+  const totals = async (
+    state: ReturnType<typeof createAnalyticsState>,
+    projectId: string,
+    from: number,
+    to: number,
+    measure: 'visitors' | 'views' = 'visitors',
+  ) => (await page(state, projectId, { measure, from, to, limit: 10, offset: 0 })).totals;
+
   it('keeps a visitor id after recent visitors are merged and the identity cache is gone', async () => {
     const tenant = await createTenant(storage);
     const analytics = createAnalyticsState(storage);
@@ -81,14 +99,7 @@ describe.each(testDatabases)('visitor ids on $dialect', (database) => {
     await storeEvents(analytics, tenant.project, prepareAll([visit('a', 2), visit('c', 2)]).events);
     analytics.ids.identities.clear();
     await storeEvents(analytics, tenant.project, prepareAll([visit('c', 3), visit('b', 3)]).events);
-    const answer = await page(analytics, tenant.project.id, {
-      measure: 'visitors',
-      from: Date.UTC(2026, 2, 1),
-      to: Date.UTC(2026, 2, 4),
-      limit: 10,
-      offset: 0,
-    });
-    expect(answer.totals).toEqual({ human: 3, ai: 0, total: 3 });
+    expect(await totals(analytics, tenant.project.id, Date.UTC(2026, 2, 1), Date.UTC(2026, 2, 4))).toEqual({ human: 3, ai: 0, total: 3 });
   });
 
   it('gives every visitor one id when many calls of one project are written side by side', async () => {
@@ -105,20 +116,11 @@ describe.each(testDatabases)('visitor ids on $dialect', (database) => {
       })),
     );
     await Promise.all(calls.map((events) => storeEvents(analytics, tenant.project, prepareAll(events).events)));
-    const answer = await page(analytics, tenant.project.id, {
-      measure: 'visitors',
-      from: Date.UTC(2026, 3, 1),
-      to: Date.UTC(2026, 3, 2),
-      limit: 10,
-      offset: 0,
-    });
-    expect(answer.totals).toEqual({ human: 40, ai: 0, total: 40 });
+    expect(await totals(analytics, tenant.project.id, Date.UTC(2026, 3, 1), Date.UTC(2026, 3, 2))).toEqual({ human: 40, ai: 0, total: 40 });
     const key = analytics.ids.projects.get(tenant.project.id)!;
-    const tables = storage.profile.logsWholePages ? (['analytics_visitors', 'analytics_recent_visitors'] as const) : (['analytics_visitors'] as const);
-    const rows = [];
-    for (const table of tables) rows.push(...(await storage.db.selectFrom(table).select('visitor_id').where('project_key', '=', key).execute()));
-    expect(rows).toHaveLength(40);
-    expect(new Set(rows.map((row) => row.visitor_id)).size).toBe(40);
+    const ids = await storedVisitorIds(key);
+    expect(ids).toHaveLength(40);
+    expect(new Set(ids).size).toBe(40);
   });
 
   it('gives new visitors distinct ids when two processes write one project side by side', async () => {
@@ -132,19 +134,10 @@ describe.each(testDatabases)('visitor ids on $dialect', (database) => {
       ),
     );
     const key = processes[0].ids.projects.get(tenant.project.id)!;
-    const tables = storage.profile.logsWholePages ? (['analytics_visitors', 'analytics_recent_visitors'] as const) : (['analytics_visitors'] as const);
-    const rows = [];
-    for (const table of tables) rows.push(...(await storage.db.selectFrom(table).select('visitor_id').where('project_key', '=', key).execute()));
-    expect(rows).toHaveLength(200);
-    expect(new Set(rows.map((row) => Number(row.visitor_id))).size).toBe(200);
-    const answer = await page(processes[1], tenant.project.id, {
-      measure: 'visitors',
-      from: Date.UTC(2026, 4, 1),
-      to: Date.UTC(2026, 4, 2),
-      limit: 10,
-      offset: 0,
-    });
-    expect(answer.totals).toEqual({ human: 200, ai: 0, total: 200 });
+    const ids = await storedVisitorIds(key);
+    expect(ids).toHaveLength(200);
+    expect(new Set(ids).size).toBe(200);
+    expect(await totals(processes[1], tenant.project.id, Date.UTC(2026, 4, 1), Date.UTC(2026, 4, 2))).toEqual({ human: 200, ai: 0, total: 200 });
   });
 
   it("keeps one id per visitor when another process adds visitors between a process's writes", async () => {
@@ -158,14 +151,10 @@ describe.each(testDatabases)('visitor ids on $dialect', (database) => {
     await storeEvents(first, tenant.project, prepareAll([visit('c', 3), visit('d', 3)]).events);
     await storeEvents(first, tenant.project, prepareAll([visit('e', 4), visit('a', 4)]).events);
     const key = first.ids.projects.get(tenant.project.id)!;
-    const tables = storage.profile.logsWholePages ? (['analytics_visitors', 'analytics_recent_visitors'] as const) : (['analytics_visitors'] as const);
-    const rows = [];
-    for (const table of tables)
-      rows.push(...(await storage.db.selectFrom(table).select(['visitor_hash', 'visitor_id']).where('project_key', '=', key).execute()));
-    expect(rows).toHaveLength(5);
-    expect(new Set(rows.map((row) => Number(row.visitor_id))).size).toBe(5);
-    const answer = await page(first, tenant.project.id, { measure: 'visitors', from: Date.UTC(2026, 4, 3), to: Date.UTC(2026, 4, 4), limit: 10, offset: 0 });
-    expect(answer.totals).toEqual({ human: 5, ai: 0, total: 5 });
+    const ids = await storedVisitorIds(key);
+    expect(ids).toHaveLength(5);
+    expect(new Set(ids).size).toBe(5);
+    expect(await totals(first, tenant.project.id, Date.UTC(2026, 4, 3), Date.UTC(2026, 4, 4))).toEqual({ human: 5, ai: 0, total: 5 });
   });
 
   it('answers calls written in one transaction each with its own counts, a key shared by two stored once', async () => {
@@ -185,14 +174,7 @@ describe.each(testDatabases)('visitor ids on $dialect', (database) => {
       { stored: 2, duplicates: 0 },
       { stored: 1, duplicates: 1 },
     ]);
-    const answer = await page(analytics, tenant.project.id, {
-      measure: 'views',
-      from: Date.UTC(2026, 4, 2),
-      to: Date.UTC(2026, 4, 3),
-      limit: 10,
-      offset: 0,
-    });
-    expect(answer.totals).toEqual({ human: 3, ai: 0, total: 3 });
+    expect(await totals(analytics, tenant.project.id, Date.UTC(2026, 4, 2), Date.UTC(2026, 4, 3), 'views')).toEqual({ human: 3, ai: 0, total: 3 });
   });
 
   it('stores text with tabs, line breaks and backslashes exactly as sent', async () => {
