@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { sql } from 'kysely';
 import pino from 'pino';
@@ -64,6 +64,13 @@ async function startUpstream() {
     if (request.url === '/hop') {
       return response.writeHead(200, { connection: 'x-upstream-private', 'x-upstream-private': 'secret', 'x-kept': 'yes' }).end('hop');
     }
+    if (request.url === '/trailers') {
+      // A chunked answer whose checksum follows the body, with a field no trailer may carry.
+      response.writeHead(200, { 'content-type': 'text/plain', trailer: 'x-checksum' });
+      response.write('part one, ');
+      response.addTrailers({ 'x-checksum': 'sha-256=abc', 'content-type': 'text/html' });
+      return response.end('part two');
+    }
     if (request.url === '/app.js') return response.writeHead(200, { 'content-type': 'text/javascript' }).end('console.log(1)');
     response.writeHead(request.url === '/missing' ? 404 : 200, { 'content-type': 'text/html; charset=utf-8' }).end(`<h1>${request.url}</h1>`);
   });
@@ -81,13 +88,13 @@ async function startUpstream() {
 }
 
 function fetchRaw(url: string, options: { method?: string; headers?: Record<string, string>; body?: Iterable<Buffer>; path?: string } = {}) {
-  return new Promise<{ status: number; body: Buffer; headers: IncomingHttpHeaders }>((resolve, reject) => {
+  return new Promise<{ status: number; body: Buffer; headers: IncomingHttpHeaders; trailers: NodeJS.Dict<string> }>((resolve, reject) => {
     const target = new URL(url);
     const requestOptions = { host: target.hostname, port: target.port, path: options.path ?? `${target.pathname}${target.search}` };
     const outgoing = httpRequest({ ...requestOptions, method: options.method ?? 'GET', headers: options.headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode!, body: Buffer.concat(chunks), headers: response.headers }));
+      response.on('end', () => resolve({ status: response.statusCode!, body: Buffer.concat(chunks), headers: response.headers, trailers: response.trailers }));
     });
     outgoing.on('error', reject);
     for (const chunk of options.body ?? []) outgoing.write(chunk);
@@ -196,6 +203,34 @@ describe.each(testDatabases)('quire proxy on $dialect', (database) => {
     expect(head.status).toBe(200);
     expect(head.headers['content-length']).toBe('5');
     expect(head.body.length).toBe(0);
+    await proxy.stop();
+  });
+
+  it('relays the upstream trailers after a chunked body, and leaves them out where the client cannot take them', async () => {
+    const proxy = await startProxy();
+    const answer = await fetchRaw(`${proxy.url}/trailers`, { headers: { te: 'trailers' } });
+    expect(answer.body.toString()).toBe('part one, part two');
+    expect(answer.headers['trailer']).toBe('x-checksum');
+    expect(answer.trailers).toEqual({ 'x-checksum': 'sha-256=abc' });
+    expect(upstream.seen.at(-1)).toMatchObject({ te: 'trailers' });
+    // Request trailers are not forwarded, so none are announced upstream.
+    const upload = await fetchRaw(`${proxy.url}/upload`, {
+      method: 'PUT',
+      headers: { 'transfer-encoding': 'chunked', trailer: 'x-request-sum' },
+      body: [Buffer.from('body')],
+    });
+    expect(JSON.parse(upload.body.toString())).toEqual({ bytes: 4 });
+    expect(upstream.seen.at(-1)!['trailer']).toBeUndefined();
+    // An HTTP/1.0 client gets the body delimited by the connection's close: no Trailer field, no trailers.
+    const target = new URL(proxy.url);
+    const socket = connect(Number(target.port), target.hostname);
+    socket.write('GET /trailers HTTP/1.0\r\nhost: docs.example\r\n\r\n');
+    let raw = '';
+    for await (const chunk of socket) raw += (chunk as Buffer).toString();
+    const [head, body] = raw.split('\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 200 /);
+    expect(head.toLowerCase()).not.toContain('trailer');
+    expect(body).toBe('part one, part two');
     await proxy.stop();
   });
 

@@ -2,7 +2,8 @@
  * `quire proxy`: a reverse proxy in front of a docs site that records every request it forwards.
  * Forwarding is undici's connection pool driven from Node's own HTTP server, with nothing between
  * them: any method, request and response bodies streamed with backpressure, end-to-end headers kept
- * (plus X-Forwarded-For, -Host and -Proto), hop-by-hop headers dropped both ways (RFC 9110 §7.6.1).
+ * (plus X-Forwarded-For, -Host and -Proto), hop-by-hop headers dropped both ways (RFC 9110 §7.6.1),
+ * the upstream's response trailers relayed after the body where the client's answer is chunked.
  * Recording is one append to the recorder's list once the upstream's status is known (recorder.ts);
  * nothing about it can delay or fail a response. An unreachable upstream is a 502 (504 when it timed
  * out); the proxy never retries on its own. Connection upgrades (WebSocket) are joined to the
@@ -46,7 +47,20 @@ export const statusPath = '/.quire/proxy-status';
 const signedHeaders = ['signature', 'signature-input', 'signature-agent', 'host', 'user-agent', 'accept', 'date', 'content-type', 'content-digest'];
 
 /** Headers that describe one connection, not the message: never forwarded in either direction. */
-const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'http2-settings', 'expect']);
+const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'http2-settings', 'expect']);
+
+/** Fields a trailer section must not carry (RFC 9110 §6.5.1): they frame, route or authenticate the message. */
+const notTrailers = new Set([
+  ...hopByHop,
+  'trailer',
+  'content-length',
+  'content-type',
+  'content-encoding',
+  'host',
+  'authorization',
+  'set-cookie',
+  'cache-control',
+]);
 
 const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
   const value = headers[name];
@@ -78,6 +92,17 @@ function endToEnd(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   }
   // "TE: trailers" is the one TE value that means something end to end.
   if (headers['te'] === 'trailers') kept['te'] = 'trailers';
+  return kept;
+}
+
+/** The upstream's trailer fields that may follow a response's body, or undefined when there are none. */
+function forwardedTrailers(trailers: IncomingHttpHeaders | undefined): Record<string, string | string[]> | undefined {
+  let kept: Record<string, string | string[]> | undefined;
+  for (const name in trailers) {
+    const value = trailers[name];
+    if (value === undefined || notTrailers.has(name)) continue;
+    (kept ??= {})[name] = value;
+  }
   return kept;
 }
 
@@ -151,6 +176,8 @@ export async function createProxyServer(options: ProxyOptions): Promise<ProxySer
     headers['x-forwarded-host'] = header(request.headers, 'host') ?? '';
     headers['x-forwarded-proto'] = header(request.headers, 'x-forwarded-proto') ?? 'http';
     headers['host'] = origin.host;
+    // The request's body goes upstream as a stream, without its trailers: none are announced.
+    delete headers['trailer'];
     return headers;
   };
 
@@ -164,6 +191,8 @@ export async function createProxyServer(options: ProxyOptions): Promise<ProxySer
 
     let controller: Dispatcher.DispatchController | undefined;
     let finished = false;
+    /** The answer goes to the client in chunks, so the upstream's trailers can follow it. */
+    let chunked = false;
     response.once('close', () => {
       // The client went away before the answer was complete: stop the upstream request too.
       if (!finished && controller && !controller.aborted) controller.abort(new Error('the client closed the connection'));
@@ -187,7 +216,17 @@ export async function createProxyServer(options: ProxyOptions): Promise<ProxySer
           contentType: header(upstreamHeaders, 'content-type') || undefined,
           headers: signatureHeaders(request.headers),
         });
-        response.writeHead(statusCode, endToEnd(upstreamHeaders));
+        const headers = endToEnd(upstreamHeaders);
+        // Trailers need a chunked answer: announced only where the client gets one (Node refuses the
+        // Trailer field otherwise), and sent after the body by onResponseEnd.
+        chunked =
+          response.useChunkedEncodingByDefault &&
+          headers['content-length'] === undefined &&
+          request.method !== 'HEAD' &&
+          statusCode !== 204 &&
+          statusCode !== 304;
+        if (!chunked) delete headers['trailer'];
+        response.writeHead(statusCode, headers);
       },
       onResponseData(dataController, chunk) {
         if (!response.write(chunk)) {
@@ -195,8 +234,10 @@ export async function createProxyServer(options: ProxyOptions): Promise<ProxySer
           response.once('drain', () => dataController.resume());
         }
       },
-      onResponseEnd() {
+      onResponseEnd(_controller, upstreamTrailers) {
         finished = true;
+        const trailers = chunked ? forwardedTrailers(upstreamTrailers) : undefined;
+        if (trailers) response.addTrailers(trailers);
         response.end();
       },
       onResponseError(_controller, error) {
