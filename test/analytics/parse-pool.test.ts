@@ -1,7 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { prepareDrainBatch, type DrainBatchInput } from '../../src/analytics/drains/prepare-batch.ts';
 import { prepareRequest } from '../../src/analytics/feedback/ingest.ts';
-import { parseEventsBody, unpackRequest } from '../../src/analytics/http/events-body.ts';
-import { ParsePool } from '../../src/analytics/http/parse-pool.ts';
+import { eventsBodyTask, parseEventsBody, unpackRequest } from '../../src/analytics/http/events-body.ts';
+import { ParsePool } from '../../src/lib/parse-pool.ts';
+import { unpackBatch } from '../../src/analytics/importers/packed-batch.ts';
 
 const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const now = Date.UTC(2026, 5, 1);
@@ -20,12 +24,14 @@ const events = Array.from({ length: 2000 }, (_, index) => {
   };
 });
 const text = JSON.stringify({ events });
+const eventsThread = new URL('../../src/analytics/http/parse-thread.ts', import.meta.url);
+const drainThread = new URL('../../src/analytics/drains/parse-thread.ts', import.meta.url);
 
 describe('parse pool', () => {
   it('prepares a large body in a thread exactly as the event loop would', async () => {
-    const pool = new ParsePool(1);
+    const pool = new ParsePool(eventsThread, eventsBodyTask, 1);
     try {
-      const parsed = await pool.parse(text, false, now);
+      const parsed = await pool.run({ text, ndjson: false, now }, text.length);
       if (parsed.failure !== undefined) throw new Error(parsed.failure);
       expect(parsed.count).toBe(2000);
       expect(parsed.body).toEqual({ events: [] });
@@ -39,10 +45,53 @@ describe('parse pool', () => {
   });
 
   it('answers a body whose thread went away, parsing it where it arrived', async () => {
-    const pool = new ParsePool(1);
-    const pending = pool.parse(text, false, now);
+    const pool = new ParsePool(eventsThread, eventsBodyTask, 1);
+    const pending = pool.run({ text, ndjson: false, now }, text.length);
     await pool.close();
     const parsed = await pending;
     expect(parsed).toEqual(parseEventsBody(text, false, now));
+  });
+
+  /** Cloudflare's documented records, each sent 500 times with its own ray id, gzipped as Logpush sends them. */
+  const cloudflare = readFileSync(new URL('./fixtures/drains/cloudflare.ndjson', import.meta.url), 'utf8')
+    .trim()
+    .split('\n');
+  const records = Array.from({ length: 500 }, (_, copy) =>
+    cloudflare.map((line) => {
+      const record = JSON.parse(line) as Record<string, unknown>;
+      return JSON.stringify(record.RayID === undefined ? record : { ...record, RayID: `${String(record.RayID)}-${copy}` });
+    }),
+  ).flat();
+  const drainInput = (body: Buffer): DrainBatchInput => ({
+    kind: 'cloudflare',
+    drainId: 'drn_test',
+    body,
+    gzip: true,
+    limit: 64 * 1024 * 1024,
+    rule: { skipAssets: true },
+    now: Date.UTC(2026, 10, 22),
+  });
+
+  it('prepares a large drain batch in a thread exactly as the event loop would, failures included', async () => {
+    const pool = new ParsePool(drainThread, prepareDrainBatch, 1);
+    try {
+      const body = gzipSync(records.join('\n'));
+      const threaded = await pool.run(drainInput(body), 1024 * 1024);
+      const inline = prepareDrainBatch(drainInput(body));
+      if (threaded.failure !== undefined || inline.failure !== undefined) throw new Error('the batch should be read');
+      expect(threaded.skipped).toEqual(inline.skipped);
+      expect(threaded.notes).toEqual(inline.notes);
+      const events = unpackBatch(threaded.events).events;
+      expect(events.length).toBeGreaterThan(1000);
+      expect(events).toEqual(unpackBatch(inline.events).events);
+      expect(new Set(events.map((event) => event.eventKey)).size).toBe(events.length);
+      // A body that expands past the limit is refused the same way from a thread.
+      const bomb = gzipSync(Buffer.alloc(1024 * 1024));
+      const refused = await pool.run({ ...drainInput(bomb), limit: 64 * 1024 }, 1024 * 1024);
+      expect(refused).toEqual(prepareDrainBatch({ ...drainInput(bomb), limit: 64 * 1024 }));
+      expect(refused.failure?.code).toBe('payload_too_large');
+    } finally {
+      await pool.close();
+    }
   });
 });

@@ -10,10 +10,12 @@ import { ApiError, notFound } from '../../http/errors.ts';
 import type { AnalyticsDrainRow } from '../../storage/tables/analytics.ts';
 import { ErrorResponse } from '../http/schemas.ts';
 import { authenticate } from './auth.ts';
-import { batchEvents } from './batch-events.ts';
-import { batchRecords, decompressed, isGzip } from './body.ts';
+import { unpackBatch } from '../importers/packed-batch.ts';
+import { ParsePool } from '../../lib/parse-pool.ts';
+import { decompressed, isGzip } from './body.ts';
 import { findDrain, resealDrainSecret, type DrainKind } from './drains.ts';
 import { DrainParams, DrainResult } from './schemas.ts';
+import { prepareDrainBatch } from './prepare-batch.ts';
 import { storeBatch } from './store-batch.ts';
 
 const tags = ['Log drains'];
@@ -40,6 +42,8 @@ function unauthorized(kind: DrainKind): ApiError {
 export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box: SecretBox }> = async (app, { context, box }) => {
   const { storage, config } = context;
   const limit = config.ingestBodyLimitBytes;
+  const pool = new ParsePool(new URL('./parse-thread.ts', import.meta.url), prepareDrainBatch);
+  app.addHook('onClose', () => pool.close());
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limit }, (_request, body, done) => done(null, body));
 
@@ -109,9 +113,11 @@ export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box
       if (outcome === 'unauthorized') throw unauthorized(drain.kind as DrainKind);
       if (outcome === 'handshake') return nothing;
       await resealDrainSecret(storage.db, box, drain, secret);
-      const batch = inflate();
-      const events = batchEvents(drain.kind as DrainKind, drain.id, batch, batchRecords(batch.toString('utf8')), assetRuleOf(project));
-      const result = await storeBatch(context.analytics, project, events);
+      // Decompressing, reading and checking the records runs in a parse thread for a large batch.
+      const input = { kind: drain.kind as DrainKind, drainId: drain.id, rule: assetRuleOf(project), limit, now: Date.now() };
+      const prepared = await pool.run({ ...input, body: body ?? raw, gzip: body === null }, gzip ? raw.length * 8 : raw.length);
+      if (prepared.failure !== undefined) throw new ApiError(prepared.failure.code, prepared.failure.message);
+      const result = await storeBatch(context.analytics, project, { ...prepared, events: unpackBatch(prepared.events).events });
       reportIngested(context, 'drain', result.accepted, result.skipped);
       return result;
     },

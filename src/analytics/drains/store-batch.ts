@@ -1,8 +1,6 @@
-import { maxEventsPerRequest, type IngestProject, type IngestState } from '../ingest/ingest.ts';
-import type { IncomingEvent } from '../ingest/validate.ts';
-import { storeKeyedEvents } from '../importers/log-batch.ts';
-import { countReason } from '../importers/request-event.ts';
-import type { BatchEvents } from './batch-events.ts';
+import { maxEventsPerRequest, storeVerified, type IngestProject, type IngestState } from '../ingest/ingest.ts';
+import type { PreparedEvent } from '../ingest/validate.ts';
+import type { ReasonCounts } from '../importers/request-event.ts';
 
 /** What a drain answers once its batch is stored. */
 export interface DrainResult {
@@ -18,25 +16,21 @@ export interface DrainResult {
 }
 
 /**
- * Validates the batch's events, checks their signatures and stores them through the ingestion
- * pipeline, a commit per 10,000 events. Resolves only when every part is committed; if a later part
- * fails, the host's retry finds the earlier parts by their keys and does not count them again.
+ * Checks the signatures of a batch's prepared events (prepare-batch.ts) and stores them through the
+ * ingestion pipeline, a commit per 10,000 events. Resolves only when every part is committed; if a
+ * later part fails, the host's retry finds the earlier parts by their keys and does not count them again.
  */
-export async function storeBatch(analytics: IngestState, project: IngestProject, batch: BatchEvents): Promise<DrainResult> {
-  const reasons = { ...batch.skipped };
-  const result: DrainResult = { accepted: 0, duplicates: 0, skipped: 0, reasons, notes: { ...batch.notes } };
+export async function storeBatch(
+  analytics: IngestState,
+  project: IngestProject,
+  batch: { events: PreparedEvent[]; skipped: ReasonCounts; notes: ReasonCounts },
+): Promise<DrainResult> {
+  const result: DrainResult = { accepted: 0, duplicates: 0, skipped: 0, reasons: { ...batch.skipped }, notes: { ...batch.notes } };
   for (let start = 0; start < batch.events.length; start += maxEventsPerRequest) {
-    const part = batch.events.slice(start, start + maxEventsPerRequest);
-    const { stored, duplicates } = await storeKeyedEvents(
-      analytics,
-      project,
-      part.map((event) => event.input as IncomingEvent),
-      part.map((event) => event.key),
-      (reason) => countReason(reasons, reason),
-    );
+    const { stored, duplicates } = await storeVerified(analytics, project, batch.events.slice(start, start + maxEventsPerRequest));
     result.accepted += stored;
     result.duplicates += duplicates;
   }
-  result.skipped = Object.values(reasons).reduce((sum, count) => sum + count, 0);
+  result.skipped = Object.values(result.reasons).reduce((sum, count) => sum + count, 0);
   return result;
 }

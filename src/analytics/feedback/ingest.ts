@@ -41,7 +41,7 @@ export interface PreparedRequest {
 }
 
 /**
- * The events API's checks, without I/O (so they can run in a parse thread, see ../http/parse-pool.ts):
+ * The events API's checks, without I/O (so they can run in a parse thread, see ../http/parse-thread.ts):
  * events with a `kind` are feedback or searches, the others page views; an input that is an Error
  * (an NDJSON line that did not parse) is that event's error.
  */

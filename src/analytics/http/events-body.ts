@@ -52,6 +52,9 @@ export function parseEventsBody(text: string, ndjson: boolean, now: number): Par
   return { body, count: events.length, prepared: { views: packBatch({ events: views, end: 0 }), interactions, errors } };
 }
 
+/** parseEventsBody as a parse pool's task (lib/parse-pool.ts). */
+export const eventsBodyTask = ({ text, ndjson, now }: { text: string; ndjson: boolean; now: number }): ParsedEventsBody => parseEventsBody(text, ndjson, now);
+
 export function unpackRequest({ views, interactions, errors }: PackedRequest): PreparedRequest {
   return { views: unpackBatch(views).events, interactions, errors };
 }

@@ -7,24 +7,25 @@ import { jsonFailure } from '../../http/json.ts';
 import { storePrepared } from '../feedback/ingest.ts';
 import { maxEventsPerRequest } from '../ingest/ingest.ts';
 import { reportIngested } from '../ingest/ingested.ts';
-import { unpackRequest, type ParsedEventsBody } from './events-body.ts';
-import { ParsePool } from './parse-pool.ts';
+import { ParsePool } from '../../lib/parse-pool.ts';
+import { eventsBodyTask, unpackRequest, type ParsedEventsBody } from './events-body.ts';
 import { ErrorResponse, IngestBody, IngestResult, ProjectParams } from './schemas.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 413: ErrorResponse, 429: ErrorResponse };
 
 /**
  * `POST /v1/analytics/:projectId/events`, in a context of its own: its bodies are parsed and checked by
- * a parse pool (parse-pool.ts) into prepared events, and schema validation sees the body with its
+ * a parse pool (lib/parse-pool.ts) into prepared events, and schema validation sees the body with its
  * events array emptied (events-body.ts), so the answers to a malformed body stay what they were.
  */
 export const eventsRoute: FastifyPluginAsyncTypebox<{ context: AppContext }> = async (app, { context }) => {
   const { config } = context;
-  const pool = new ParsePool();
+  const pool = new ParsePool(new URL('./parse-thread.ts', import.meta.url), eventsBodyTask);
   app.addHook('onClose', () => pool.close());
   const parsedBodies = new WeakMap<FastifyRequest, ParsedEventsBody & { failure?: undefined }>();
   const parser = (ndjson: boolean) => async (request: FastifyRequest, body: string | Buffer) => {
-    const parsed = await pool.parse(body.toString(), ndjson);
+    const text = body.toString();
+    const parsed = await pool.run({ text, ndjson, now: Date.now() }, text.length);
     if (parsed.failure !== undefined) throw jsonFailure(parsed.failure);
     parsedBodies.set(request, parsed);
     return parsed.body;

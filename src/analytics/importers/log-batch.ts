@@ -63,10 +63,23 @@ export async function storeParsed(analytics: IngestState, project: IngestProject
   if (duplicates > 0) countSkipped(summary, 'already imported', duplicates);
 }
 
+/** Validates events and gives each valid one its key; an invalid one is skipped under a reason that says what to fix. */
+export function prepareKeyed(inputs: unknown[], keys: string[], skip: (reason: string) => void, now = Date.now()): PreparedEvent[] {
+  const { events, errors } = prepareAll(inputs, now);
+  let error = 0;
+  let kept = 0;
+  inputs.forEach((_input, index) => {
+    if (errors[error]?.index === index) error++;
+    else events[kept++].eventKey = keys[index];
+  });
+  for (const problem of errors) skip(invalidReason(problem.message));
+  return events;
+}
+
 /**
- * Validates events, gives each its key, checks Web Bot Auth signatures of those that carry headers,
- * and stores them; an invalid event is skipped under a reason that says what to fix. Drains and the
- * proxy store their keyed requests through it too.
+ * Validates events, gives each its key (prepareKeyed), checks Web Bot Auth signatures of those that
+ * carry headers, and stores them. The proxy stores its keyed requests through it; drains prepare theirs
+ * in a parse thread (drains/prepare-batch.ts) and store them with storeVerified.
  */
 export async function storeKeyedEvents(
   analytics: IngestState,
@@ -75,13 +88,5 @@ export async function storeKeyedEvents(
   keys: string[],
   skip: (reason: string) => void,
 ): Promise<{ stored: number; duplicates: number }> {
-  const { events, errors } = prepareAll(inputs);
-  let error = 0;
-  let kept = 0;
-  inputs.forEach((_input, index) => {
-    if (errors[error]?.index === index) error++;
-    else events[kept++].eventKey = keys[index];
-  });
-  for (const problem of errors) skip(invalidReason(problem.message));
-  return storeVerified(analytics, project, events);
+  return storeVerified(analytics, project, prepareKeyed(inputs, keys, skip));
 }

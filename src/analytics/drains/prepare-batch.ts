@@ -1,0 +1,51 @@
+/**
+ * A drain's batch from its bytes to prepared, keyed events: decompressed within the ingestion limit
+ * and split into records (body.ts), read with the host's field mappings and keyed (batch-events.ts),
+ * then validated as every event is. Large batches run it in a parse thread (parse-thread.ts, lib/parse-pool.ts),
+ * small ones on the event loop: the same function, the same answers.
+ */
+import { ApiError, type ErrorCode } from '../../http/errors.ts';
+import type { AssetRule } from '../ingest/assets.ts';
+import { prepareKeyed } from '../importers/log-batch.ts';
+import { packBatch, type PackedBatch } from '../importers/packed-batch.ts';
+import { countReason, type ReasonCounts } from '../importers/request-event.ts';
+import { batchEvents } from './batch-events.ts';
+import { batchRecords, decompressed } from './body.ts';
+import type { DrainKind } from './drains.ts';
+
+export interface DrainBatchInput {
+  kind: DrainKind;
+  drainId: string;
+  /** The body as received. */
+  body: Uint8Array;
+  gzip: boolean;
+  /** Bytes the body may expand to (QUIRE_INGEST_BODY_LIMIT_BYTES). */
+  limit: number;
+  rule: AssetRule;
+  now: number;
+}
+
+/**
+ * The batch's events as columns (packed-batch.ts), with the records skipped and the views noted by
+ * reason; or, for a body that cannot be read at all, the error to answer with.
+ */
+export type PreparedDrainBatch =
+  { failure: { code: ErrorCode; message: string } } | { failure?: undefined; events: PackedBatch; skipped: ReasonCounts; notes: ReasonCounts };
+
+export function prepareDrainBatch({ kind, drainId, body, gzip, limit, rule, now }: DrainBatchInput): PreparedDrainBatch {
+  try {
+    const bytes = decompressed(Buffer.from(body.buffer, body.byteOffset, body.byteLength), gzip, limit);
+    const batch = batchEvents(kind, drainId, bytes, batchRecords(bytes.toString('utf8')), rule);
+    const events = prepareKeyed(
+      batch.events.map((event) => event.input),
+      batch.events.map((event) => event.key),
+      (reason) => countReason(batch.skipped, reason),
+      now,
+    );
+    return { events: packBatch({ events, end: 0 }), skipped: batch.skipped, notes: batch.notes };
+  } catch (error) {
+    // Errors cross threads as data: the body's own fault becomes the same answer wherever it was read.
+    if (error instanceof ApiError) return { failure: { code: error.code, message: error.message } };
+    throw error;
+  }
+}

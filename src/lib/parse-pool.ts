@@ -1,0 +1,97 @@
+import { availableParallelism } from 'node:os';
+import { parentPort, Worker } from 'node:worker_threads';
+
+/** Bodies shorter than this are parsed where they arrive: a thread's round trip costs more than they do. */
+const inlineBelow = 64 * 1024;
+
+/** A parse: its input and its result are plain data, which cross threads. */
+export type ParseTask<Input, Result> = (input: Input) => Result;
+
+interface ParseRequest<Input> {
+  id: number;
+  input: Input;
+}
+
+interface ParseThread<Input, Result> {
+  worker: Worker;
+  pending: Map<number, { input: Input; resolve: (result: Result) => void }>;
+}
+
+/**
+ * Runs a parse of large bodies (events API bodies, drain batches) in threads of its own. Parsing and
+ * checking a batch of events (JSON text to objects to prepared events) is a third of what ingestion
+ * costs the API's event loop, which also drives every database round trip; in a thread, it runs beside
+ * the loop on another core, and the prepared events come back as columns (see
+ * analytics/importers/packed-batch.ts). A thread that fails is replaced, and its bodies are parsed on
+ * the event loop instead, with the same function.
+ *
+ * `script` is the thread's module: it calls `serveParses` with the same `task`.
+ */
+export class ParsePool<Input, Result> {
+  readonly #script: URL;
+  readonly #task: ParseTask<Input, Result>;
+  readonly #size: number;
+  readonly #threads: ParseThread<Input, Result>[] = [];
+  #next = 0;
+  #closed = false;
+
+  constructor(script: URL, task: ParseTask<Input, Result>, size = Math.max(1, Math.min(4, availableParallelism() - 1))) {
+    this.#script = script;
+    this.#task = task;
+    this.#size = size;
+  }
+
+  /** Parses `input`; in a thread when its body has `bytes` bytes or more. */
+  async run(input: Input, bytes: number): Promise<Result> {
+    if (bytes < inlineBelow || this.#closed) return this.#task(input);
+    const thread = this.#thread();
+    const id = this.#next++;
+    return new Promise((resolve) => {
+      thread.pending.set(id, { input, resolve });
+      thread.worker.postMessage({ id, input } satisfies ParseRequest<Input>);
+    });
+  }
+
+  /** The least busy thread, started on first use. */
+  #thread(): ParseThread<Input, Result> {
+    if (this.#threads.length < this.#size && this.#threads.every((thread) => thread.pending.size > 0)) this.#threads.push(this.#start());
+    return this.#threads.reduce((best, thread) => (thread.pending.size < best.pending.size ? thread : best));
+  }
+
+  #start(): ParseThread<Input, Result> {
+    const worker = new Worker(this.#script);
+    const thread: ParseThread<Input, Result> = { worker, pending: new Map() };
+    // Idle threads do not keep the process alive.
+    worker.unref();
+    worker.on('message', ({ id, result }: { id: number; result: Result }) => {
+      thread.pending.get(id)?.resolve(result);
+      thread.pending.delete(id);
+    });
+    const fail = () => {
+      const index = this.#threads.indexOf(thread);
+      if (index !== -1) this.#threads.splice(index, 1);
+      // What it had not answered is parsed here; nothing a client sent is lost to a thread.
+      for (const { input, resolve } of thread.pending.values()) resolve(this.#task(input));
+      thread.pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', fail);
+    return thread;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.all(this.#threads.splice(0).map((thread) => thread.worker.terminate()));
+  }
+}
+
+/**
+ * The body of a parse thread's module: answers each request with `task`'s result, the buffers
+ * `transfers` names moved to the pool's thread instead of copied.
+ */
+export function serveParses<Input, Result>(task: ParseTask<Input, Result>, transfers: (result: Result) => ArrayBuffer[]): void {
+  parentPort!.on('message', ({ id, input }: ParseRequest<Input>) => {
+    const result = task(input);
+    parentPort!.postMessage({ id, result }, transfers(result));
+  });
+}
