@@ -12,9 +12,16 @@ interface ParseRequest<Input> {
   input: Input;
 }
 
+/** A thread's answer: the result, or the message of what the task threw (a fault, answered as one). */
+interface ParseAnswer<Result> {
+  id: number;
+  result?: Result;
+  error?: string;
+}
+
 interface ParseThread<Input, Result> {
   worker: Worker;
-  pending: Map<number, { input: Input; resolve: (result: Result) => void }>;
+  pending: Map<number, { input: Input; resolve: (result: Result) => void; reject: (error: Error) => void }>;
 }
 
 /**
@@ -46,8 +53,8 @@ export class ParsePool<Input, Result> {
     if (bytes < inlineBelow || this.#closed) return this.#task(input);
     const thread = this.#thread();
     const id = this.#next++;
-    return new Promise((resolve) => {
-      thread.pending.set(id, { input, resolve });
+    return new Promise((resolve, reject) => {
+      thread.pending.set(id, { input, resolve, reject });
       thread.worker.postMessage({ id, input } satisfies ParseRequest<Input>);
     });
   }
@@ -63,15 +70,23 @@ export class ParsePool<Input, Result> {
     const thread: ParseThread<Input, Result> = { worker, pending: new Map() };
     // Idle threads do not keep the process alive.
     worker.unref();
-    worker.on('message', ({ id, result }: { id: number; result: Result }) => {
-      thread.pending.get(id)?.resolve(result);
+    worker.on('message', ({ id, result, error }: ParseAnswer<Result>) => {
+      const pending = thread.pending.get(id);
       thread.pending.delete(id);
+      if (error === undefined) pending?.resolve(result!);
+      else pending?.reject(new Error(error));
     });
     const fail = () => {
       const index = this.#threads.indexOf(thread);
       if (index !== -1) this.#threads.splice(index, 1);
       // What it had not answered is parsed here; nothing a client sent is lost to a thread.
-      for (const { input, resolve } of thread.pending.values()) resolve(this.#task(input));
+      for (const { input, resolve, reject } of thread.pending.values()) {
+        try {
+          resolve(this.#task(input));
+        } catch (error) {
+          reject(error as Error);
+        }
+      }
       thread.pending.clear();
     };
     worker.on('error', fail);
@@ -91,7 +106,12 @@ export class ParsePool<Input, Result> {
  */
 export function serveParses<Input, Result>(task: ParseTask<Input, Result>, transfers: (result: Result) => ArrayBuffer[]): void {
   parentPort!.on('message', ({ id, input }: ParseRequest<Input>) => {
-    const result = task(input);
-    parentPort!.postMessage({ id, result }, transfers(result));
+    let result: Result;
+    try {
+      result = task(input);
+    } catch (error) {
+      return parentPort!.postMessage({ id, error: (error as Error).message } satisfies ParseAnswer<Result>);
+    }
+    parentPort!.postMessage({ id, result } satisfies ParseAnswer<Result>, transfers(result));
   });
 }

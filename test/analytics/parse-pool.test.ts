@@ -52,6 +52,22 @@ describe('parse pool', () => {
     expect(parsed).toEqual(parseEventsBody(text, false, now));
   });
 
+  it('rejects a fault of the task with its message, in a thread as inline, and keeps the thread serving', async () => {
+    const task = (text: string) => {
+      if (text.startsWith('!')) throw new Error(`cannot measure ${text.slice(0, 8)}`);
+      return text.length;
+    };
+    const pool = new ParsePool(new URL('../support/parse-thread-fixture.ts', import.meta.url), task, 1);
+    try {
+      const large = 'x'.repeat(100_000);
+      await expect(pool.run(`!${large}`, 100_001)).rejects.toThrow('cannot measure !xxxxxxx');
+      expect(await pool.run(large, 100_000)).toBe(100_000);
+      await expect(pool.run('!small', 6)).rejects.toThrow('cannot measure !small');
+    } finally {
+      await pool.close();
+    }
+  });
+
   /** Cloudflare's documented records, each sent 500 times with its own ray id, gzipped as Logpush sends them. */
   const cloudflare = readFileSync(new URL('./fixtures/drains/cloudflare.ndjson', import.meta.url), 'utf8')
     .trim()
