@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { formats } from '../../src/analytics/importers/formats.ts';
+import { LineParser } from '../../src/analytics/importers/line-parser.ts';
 import { importLog } from '../../src/analytics/importers/run.ts';
 import { page } from '../../src/analytics/query/query.ts';
 import { rebuildProject } from '../../src/analytics/fold/rebuild.ts';
@@ -165,5 +166,36 @@ describe.each(testDatabases)('log importers on $dialect', (database) => {
     // Whole and gzipped this time: the same lines, all known.
     const again = await importLog(analytics, tenant.project, 'combined', Readable.from([gzipSync(bytes)]));
     expect(again).toMatchObject({ lines: 501, accepted: 0, reasons: { 'already imported': 500 - posts } });
+  });
+
+  it('hashes each visitor key once in the reading thread, and counts a visitor the storing side no longer holds as the same visitor', async () => {
+    const tenant: Tenant = await createTenant(storage);
+    const visitor = (index: number) => `203.0.113.${index % 20}`;
+    const lines = Array.from({ length: 300 }, (_, index) => {
+      const minute = String(index % 60).padStart(2, '0');
+      return `${visitor(index)} - - [21/Nov/2026:09:${minute}:00 +0000] "GET /guides/page-${index % 9} HTTP/1.1" 200 10 "-" "${chrome}"`;
+    });
+    const parser = new LineParser('combined', { skipAssets: true }, 'secret');
+    let offset = 0;
+    for (const text of lines) {
+      parser.add({ text, offset, end: offset + text.length + 1 });
+      offset += text.length + 1;
+    }
+    const hashed = parser.take().events.filter((event) => event.visitorHash !== undefined);
+    expect(hashed.map((event) => event.visitorKey.ip)).toEqual(Array.from({ length: 20 }, (_, index) => visitor(index)));
+
+    // The storing side forgets every visitor before each batch (as a cache that started over would):
+    // the lines not hashed by the reading thread are hashed there, and still find their visitor.
+    const analytics = createAnalyticsState(storage);
+    const { writer } = analytics;
+    const write = writer.write.bind(writer);
+    writer.write = (call) => {
+      analytics.ids.identities.clear();
+      return write(call);
+    };
+    const summary = await importLog(analytics, tenant.project, 'combined', Readable.from([Buffer.from(`${lines.join('\n')}\n`)]), { batchSize: 7 });
+    expect(summary.accepted).toBe(300);
+    const visitors = await page(analytics, tenant.project.id, range);
+    expect(visitors.totals.total).toBe(20);
   });
 });

@@ -6,7 +6,7 @@
  */
 import type { AssetRule } from '../ingest/assets.ts';
 import { prepareEvent, type PreparedEvent } from '../ingest/validate.ts';
-import { visitorHash } from '../ingest/visitor-identity.ts';
+import { visitorHash, type VisitorKey } from '../ingest/visitor-identity.ts';
 import { formats, type FormatName } from './formats.ts';
 import { fileFingerprint, lineKey } from './line-keys.ts';
 import type { Line } from './lines.ts';
@@ -36,6 +36,33 @@ export interface ParsedBatch {
   end: number;
 }
 
+/** Visitor keys a parser remembers having hashed, at most (then it starts over). */
+const seenLimit = 2_000_000;
+
+/**
+ * 53 bits of a visitor key (two FNV-1a lanes over its texts), to remember it in a set of numbers:
+ * a few bytes a key where its texts would take hundreds. Two keys sharing a number costs nothing
+ * but a hash computed later by the storing side.
+ */
+function keyNumber(key: VisitorKey): number {
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  const lanes = (text: string) => {
+    for (let index = 0; index < text.length; index++) {
+      const code = text.charCodeAt(index);
+      a = Math.imul(a ^ code, 0x01000193);
+      b = Math.imul(b ^ code, 0x5bd1e995);
+      b ^= b >>> 15;
+    }
+  };
+  if (key.visitorId !== undefined) lanes(`i${key.visitorId}`);
+  else {
+    lanes(`a${key.ip ?? ''}\n`);
+    lanes(key.userAgent ?? '');
+  }
+  return (a >>> 0) * 0x200000 + ((b >>> 0) & 0x1fffff);
+}
+
 export class LineParser {
   readonly summary = emptySummary();
   #events: PreparedEvent[] = [];
@@ -43,14 +70,18 @@ export class LineParser {
   readonly #state = new Map<string, unknown>();
   readonly #rule: AssetRule;
   readonly #secret: string | undefined;
+  /** Visitor keys hashed before (keyNumber). */
+  readonly #seen = new Set<number>();
   readonly #note = (reason: string) => countReason(this.summary.notes, reason);
   #fingerprint: string | undefined;
   /** Byte offset after the last line added. */
   #end = 0;
 
   /**
-   * With the project's analytics secret, each event's visitor hash is computed here (see
-   * PreparedEvent.visitorHash), where a reading thread has the time the writer lacks.
+   * With the project's analytics secret, visitor hashes are computed here (see
+   * PreparedEvent.visitorHash), where a reading thread has the time the writer lacks: for the first
+   * line of each visitor key. A later line's visitor is in the storing side's identity cache by
+   * then, which needs no hash; where it is not, the storing side computes the hash itself.
    */
   constructor(format: FormatName, rule: AssetRule, secret?: string) {
     this.#parse = formats[format].parse;
@@ -96,10 +127,18 @@ export class LineParser {
         return this.skip(invalidReason((error as Error).message));
       }
       event.eventKey = lineKey(this.#fingerprint ?? '', line.offset, line.text, index);
-      if (this.#secret !== undefined) event.visitorHash = visitorHash(this.#secret, event.visitorKey);
+      if (this.#secret !== undefined && this.#firstSighting(event.visitorKey)) event.visitorHash = visitorHash(this.#secret, event.visitorKey);
       this.#events.push(event);
     });
     return this.#events.length;
+  }
+
+  #firstSighting(key: VisitorKey): boolean {
+    const number = keyNumber(key);
+    if (this.#seen.has(number)) return false;
+    if (this.#seen.size >= seenLimit) this.#seen.clear();
+    this.#seen.add(number);
+    return true;
   }
 
   /** The waiting events, and the offset everything before which has been read. */
