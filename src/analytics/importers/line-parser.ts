@@ -6,6 +6,7 @@
  */
 import type { AssetRule } from '../ingest/assets.ts';
 import { prepareEvent, type PreparedEvent } from '../ingest/validate.ts';
+import { IdentityCache } from '../ingest/identity-cache.ts';
 import { visitorHash, type VisitorKey } from '../ingest/visitor-identity.ts';
 import { formats, type FormatName } from './formats.ts';
 import { fileFingerprint, lineKey } from './line-keys.ts';
@@ -36,32 +37,8 @@ export interface ParsedBatch {
   end: number;
 }
 
-/** Visitor keys a parser remembers having hashed, at most (then it starts over). */
-const seenLimit = 2_000_000;
-
-/**
- * 53 bits of a visitor key (two FNV-1a lanes over its texts), to remember it in a set of numbers:
- * a few bytes a key where its texts would take hundreds. Two keys sharing a number costs nothing
- * but a hash computed later by the storing side.
- */
-function keyNumber(key: VisitorKey): number {
-  let a = 0x811c9dc5;
-  let b = 0x01000193;
-  const lanes = (text: string) => {
-    for (let index = 0; index < text.length; index++) {
-      const code = text.charCodeAt(index);
-      a = Math.imul(a ^ code, 0x01000193);
-      b = Math.imul(b ^ code, 0x5bd1e995);
-      b ^= b >>> 15;
-    }
-  };
-  if (key.visitorId !== undefined) lanes(`i${key.visitorId}`);
-  else {
-    lanes(`a${key.ip ?? ''}\n`);
-    lanes(key.userAgent ?? '');
-  }
-  return (a >>> 0) * 0x200000 + ((b >>> 0) & 0x1fffff);
-}
+/** Distinct user agents a parser numbers (then it starts over, forgetting the keys it saw too). */
+const agentLimit = 50_000;
 
 export class LineParser {
   readonly summary = emptySummary();
@@ -70,8 +47,9 @@ export class LineParser {
   readonly #state = new Map<string, unknown>();
   readonly #rule: AssetRule;
   readonly #secret: string | undefined;
-  /** Visitor keys hashed before (keyNumber). */
-  readonly #seen = new Set<number>();
+  /** Visitor keys hashed before, with their user agent numbered by #agents (only whether they are there counts). */
+  readonly #seen = new IdentityCache();
+  readonly #agents = new Map<string, number>();
   readonly #note = (reason: string) => countReason(this.summary.notes, reason);
   #fingerprint: string | undefined;
   /** Byte offset after the last line added. */
@@ -134,10 +112,17 @@ export class LineParser {
   }
 
   #firstSighting(key: VisitorKey): boolean {
-    const number = keyNumber(key);
-    if (this.#seen.has(number)) return false;
-    if (this.#seen.size >= seenLimit) this.#seen.clear();
-    this.#seen.add(number);
+    const userAgent = key.userAgent ?? '';
+    let agent = this.#agents.get(userAgent);
+    if (agent === undefined) {
+      if (this.#agents.size >= agentLimit) {
+        this.#agents.clear();
+        this.#seen.clear();
+      }
+      this.#agents.set(userAgent, (agent = this.#agents.size));
+    }
+    if (this.#seen.get(0, key, agent) !== undefined) return false;
+    this.#seen.set(0, key, agent, 1);
     return true;
   }
 
