@@ -1,7 +1,12 @@
 import type { Command } from 'commander';
 import { cliConfig } from './database.ts';
-import { startService } from '../server/service.ts';
-import { createSignInLink, signInUrl } from '../dashboard/sessions.ts';
+
+/**
+ * The service's modules (the HTTP server, every feature, the worker), loaded when a command runs
+ * one: importing them takes about a second, which every other command (an import, a key, --help)
+ * would otherwise pay at its start.
+ */
+const serviceModules = () => import('../server/service.ts');
 
 function onShutdownSignal(stop: () => Promise<void>): void {
   let signalled = false;
@@ -28,6 +33,8 @@ export function registerServe(program: Command): void {
     .option('--no-worker', 'serve the API only; run workers with "quire worker"')
     .action(async (options: { worker: boolean }) => {
       const config = cliConfig();
+      const { startService } = await serviceModules();
+      const { createSignInLink, signInUrl } = await import('../dashboard/sessions.ts');
       const service = await startService({ config, api: true, worker: options.worker && config.worker, bootstrap: true });
       const { firstRun } = service;
       // One write, so whoever reads the output sees the first-start block with the listening line.
@@ -57,6 +64,7 @@ export function registerServe(program: Command): void {
     .description('Run a worker only: claims and runs agent jobs from the shared database')
     .action(async () => {
       const config = cliConfig();
+      const { startService } = await serviceModules();
       const service = await startService({ config, api: false, worker: true });
       process.stdout.write(`Quire worker ${service.worker?.id} started (${service.context.storage.profile.name}, concurrency ${config.workerConcurrency}).\n`);
       onShutdownSignal(service.stop);
