@@ -113,9 +113,11 @@ export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box
       if (outcome === 'unauthorized') throw unauthorized(drain.kind as DrainKind);
       if (outcome === 'handshake') return nothing;
       await resealDrainSecret(storage.db, box, drain, secret);
-      // Decompressing, reading and checking the records runs in a parse thread for a large batch.
+      // Decompressing (unless checking the signature did), reading and checking the records runs in a
+      // parse thread for a large batch; gzip is counted as about 8 times its size.
       const input = { kind: drain.kind as DrainKind, drainId: drain.id, rule: assetRuleOf(project), limit, now: Date.now() };
-      const prepared = await pool.run({ ...input, body: body ?? raw, gzip: body === null }, gzip ? raw.length * 8 : raw.length);
+      const bytes = body === null ? raw.length * 8 : body.length;
+      const prepared = await pool.run({ ...input, body: body ?? raw, gzip: body === null }, bytes);
       if (prepared.failure !== undefined) throw new ApiError(prepared.failure.code, prepared.failure.message);
       const result = await storeBatch(context.analytics, project, { ...prepared, events: unpackBatch(prepared.events).events });
       reportIngested(context, 'drain', result.accepted, result.skipped);
