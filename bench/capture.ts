@@ -1,14 +1,18 @@
 /**
- * Server-side capture: the log importer beside GoAccess on the same combined log, and `quire proxy`
- * beside direct access to the same static upstream. QUIRE_BENCH_CAPTURE=importer or proxy runs one half;
- * QUIRE_BENCH_SCALE scales the log (1,000,000 lines at 1), QUIRE_BENCH_SECONDS the load runs.
+ * Server-side capture: the log importer beside GoAccess on the same combined log, `quire proxy`
+ * beside direct access to the same static upstream, and what a large drain batch costs the API's
+ * other requests. QUIRE_BENCH_CAPTURE=importer, proxy or drains runs one part; QUIRE_BENCH_SCALE
+ * scales the log (1,000,000 lines at 1), QUIRE_BENCH_SECONDS the load runs.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
+import { request as undiciRequest } from 'undici';
 import { combinedLine, datasetShape, generateViews } from './analytics-data.ts';
 import { startBenchProcess, statCpuSeconds, type BenchProcess } from './processes.ts';
 import { percentile, type BenchSuite, type Report } from './report.ts';
@@ -173,12 +177,137 @@ async function proxy(report: Report): Promise<void> {
   }
 }
 
+/** A Cloudflare Logpush batch (gzip NDJSON of `http_requests`) of `count` page views from the last hour. */
+function logpushBatch(count: number): Buffer {
+  const now = Date.now();
+  const agents = ['Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36', 'GPTBot/1.2'];
+  const lines: string[] = [];
+  for (let index = 0; index < count; index++) {
+    lines.push(
+      JSON.stringify({
+        ClientIP: `10.${(index >> 16) & 255}.${(index >> 8) & 255}.${index & 255}`,
+        ClientRequestHost: 'docs.example.com',
+        ClientRequestMethod: 'GET',
+        ClientRequestURI: `/docs/page-${index % 200}`,
+        ClientRequestUserAgent: agents[index % 7 === 0 ? 1 : 0],
+        EdgeResponseStatus: 200,
+        EdgeResponseContentType: 'text/html',
+        EdgeStartTimestamp: new Date(now - (index % 3_600_000)).toISOString(),
+        RayID: `${now.toString(16)}${index.toString(16).padStart(8, '0')}`,
+      }),
+    );
+  }
+  return gzipSync(lines.join('\n'));
+}
+
+/** Latencies of sequential GET /healthz on one connection until `done` says stop (at least `minimum`), sorted, in milliseconds. */
+async function healthLatencies(url: string, done: () => boolean, minimum = 200): Promise<number[]> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const times: number[] = [];
+  while (times.length < minimum || !done()) {
+    const started = performance.now();
+    await new Promise<void>((resolve, reject) =>
+      request(`${url}/healthz`, { agent }, (response) => {
+        response.resume();
+        response.on('end', resolve);
+      })
+        .on('error', reject)
+        .end(),
+    );
+    times.push(performance.now() - started);
+  }
+  agent.destroy();
+  return times.sort((a, b) => a - b);
+}
+
+/**
+ * Stores drain batches of `records` Cloudflare records while one connection sends health checks;
+ * answers the longest and the median wait of those checks, the longest with nothing else in flight,
+ * and the seconds the batches took. `env` configures the server (QUIRE_PARSE_THREADS).
+ */
+async function drainRun(records: number, env: Record<string, string>) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-drains-'));
+  const server = await startBenchProcess('bench/analytics-server.ts', [], {
+    ...env,
+    QUIRE_DATA_DIR: dataDir,
+    QUIRE_SECRET_KEY: randomBytes(32).toString('base64'),
+  });
+  try {
+    const { url, projectId, key } = server.info as { url: string; projectId: string; key: string };
+    const created = await undiciRequest(`${url}/v1/analytics/${projectId}/drains`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'cloudflare', name: 'bench' }),
+    });
+    const drain = (await created.body.json()) as { url: string; secret: string };
+    if (created.statusCode !== 201) throw new Error(`creating a drain answered ${created.statusCode}: ${JSON.stringify(drain)}`);
+    const batches = Array.from({ length: 4 }, () => logpushBatch(records));
+    const send = async (body: Buffer) => {
+      const answer = await undiciRequest(`${url}${new URL(drain.url).pathname}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${drain.secret}`, 'content-encoding': 'gzip', 'content-type': 'application/x-ndjson' },
+        body,
+      });
+      const result = (await answer.body.json()) as { accepted: number };
+      if (answer.statusCode !== 200 || result.accepted !== records) throw new Error(`the drain answered ${answer.statusCode}: ${JSON.stringify(result)}`);
+    };
+    // The first batch warms the server (its parse thread, its caches) before anything is timed.
+    await send(batches[0]!);
+    const idle = await healthLatencies(url, () => true, 500);
+    let sent = false;
+    const started = performance.now();
+    const sending = (async () => {
+      for (const batch of batches.slice(1)) await send(batch);
+      sent = true;
+    })();
+    const busy = await healthLatencies(url, () => sent);
+    await sending;
+    return {
+      longest: busy.at(-1)!,
+      median: percentile(busy, 0.5),
+      idleLongest: idle.at(-1)!,
+      seconds: (performance.now() - started) / 1000,
+      gzipped: batches[1]!.length,
+    };
+  } finally {
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * A large drain batch beside the API's other requests: the longest wait of a health check while
+ * Cloudflare batches of 20,000 records are decompressed, read and checked (in parse threads) and
+ * stored, beside the same with every body parsed on the event loop (QUIRE_PARSE_THREADS=0).
+ */
+async function drains(report: Report): Promise<void> {
+  const records = 20_000;
+  const inline = await drainRun(records, { QUIRE_PARSE_THREADS: '0' });
+  const threads = await drainRun(records, {});
+  for (const [name, run] of [
+    ['parse threads', threads],
+    ['on the event loop', inline],
+  ] as const) {
+    process.stdout.write(
+      `  ${name}: 3 batches of ${records.toLocaleString('en-US')} records (${(run.gzipped / 1024).toFixed(0)} KiB gzipped) stored in ${run.seconds.toFixed(2)} s; ` +
+        `health checks meanwhile: p50 ${run.median.toFixed(2)} ms, longest ${run.longest.toFixed(0)} ms (${run.idleLongest.toFixed(0)} ms with nothing in flight)\n`,
+    );
+  }
+  report.add({
+    name: `longest health check while ${records.toLocaleString('en-US')}-record drain batches are stored`,
+    value: threads.longest,
+    unit: 'ms',
+    reference: { name: 'parsed on the event loop (QUIRE_PARSE_THREADS=0)', value: inline.longest },
+  });
+}
+
 export const captureBench: BenchSuite = {
   name: 'capture',
   description:
-    'server-side capture: log import beside GoAccess on the same file, quire proxy beside direct access (QUIRE_BENCH_CAPTURE=importer|proxy for one half, QUIRE_BENCH_SCALE, QUIRE_BENCH_SECONDS)',
+    'server-side capture: log import beside GoAccess on the same file, quire proxy beside direct access, a large drain batch beside other requests (QUIRE_BENCH_CAPTURE=importer|proxy|drains for one part, QUIRE_BENCH_SCALE, QUIRE_BENCH_SECONDS)',
   async run(report) {
-    if (part !== 'proxy') await importer(report);
-    if (part !== 'importer') await proxy(report);
+    if (part === undefined || part === 'importer') await importer(report);
+    if (part === undefined || part === 'proxy') await proxy(report);
+    if (part === undefined || part === 'drains') await drains(report);
   },
 };

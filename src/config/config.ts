@@ -45,6 +45,12 @@ export const settings = {
   statementTimeoutMs: setting('QUIRE_DATABASE_STATEMENT_TIMEOUT_MS', 30_000, integer(0), 'PostgreSQL statement timeout in milliseconds (0 disables it).'),
   bodyLimitBytes: setting('QUIRE_BODY_LIMIT_BYTES', 1_048_576, integer(1024), 'Largest request body accepted by the API, in bytes; larger bodies get 413.'),
   ingestBodyLimitBytes: setting('QUIRE_INGEST_BODY_LIMIT_BYTES', 16_777_216, integer(1024), 'Largest analytics ingestion body, in bytes.'),
+  parseThreads: setting<number | undefined>(
+    'QUIRE_PARSE_THREADS',
+    undefined,
+    (raw, name) => (raw === '' ? undefined : integer(0, 64)(raw, name)),
+    'Threads, per pool, that parse large analytics bodies (events API, drains) beside the event loop; `0` parses them on the event loop. Unset: one fewer than the cores, at least 1 and at most 4.',
+  ),
   jobRateLimit: setting('QUIRE_JOB_RATE_LIMIT', 100, integer(1), 'Agent job creates and follow-ups allowed per project per window.'),
   jobRateWindowSeconds: setting('QUIRE_JOB_RATE_WINDOW_SECONDS', 3600, integer(1), 'Length of the rolling window of QUIRE_JOB_RATE_LIMIT, in seconds.'),
   analyticsRateLimit: setting('QUIRE_ANALYTICS_RATE_LIMIT', 100, integer(1), 'Analytics read requests allowed per organization per window.'),

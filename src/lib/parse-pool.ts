@@ -42,6 +42,7 @@ export class ParsePool<Input, Result> {
   #next = 0;
   #closed = false;
 
+  /** `size`: threads at most (default one fewer than the cores, at least 1 and at most 4); 0 parses everything inline. */
   constructor(script: URL, task: ParseTask<Input, Result>, size = Math.max(1, Math.min(4, availableParallelism() - 1))) {
     this.#script = script;
     this.#task = task;
@@ -50,7 +51,7 @@ export class ParsePool<Input, Result> {
 
   /** Parses `input`; in a thread when its body has `bytes` bytes or more. */
   async run(input: Input, bytes: number): Promise<Result> {
-    if (bytes < inlineBelow || this.#closed) return this.#task(input);
+    if (bytes < inlineBelow || this.#closed || this.#size === 0) return this.#task(input);
     const thread = this.#thread();
     const id = this.#next++;
     return new Promise((resolve, reject) => {

@@ -68,6 +68,20 @@ describe('parse pool', () => {
     }
   });
 
+  it('parses everything where it arrives with no threads (QUIRE_PARSE_THREADS=0)', async () => {
+    // The fixture's thread answers a length; here the event loop answers where it ran.
+    const fixture = new URL('../support/parse-thread-fixture.ts', import.meta.url);
+    const large = 'x'.repeat(100_000);
+    const none = new ParsePool<string, number | string>(fixture, () => 'event loop', 0);
+    const one = new ParsePool<string, number | string>(fixture, () => 'event loop', 1);
+    try {
+      expect(await none.run(large, large.length)).toBe('event loop');
+      expect(await one.run(large, large.length)).toBe(100_000);
+    } finally {
+      await Promise.all([none.close(), one.close()]);
+    }
+  });
+
   /** Cloudflare's documented records, each sent 500 times with its own ray id, gzipped as Logpush sends them. */
   const cloudflare = readFileSync(new URL('./fixtures/drains/cloudflare.ndjson', import.meta.url), 'utf8')
     .trim()

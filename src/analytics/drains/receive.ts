@@ -42,7 +42,7 @@ function unauthorized(kind: DrainKind): ApiError {
 export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box: SecretBox }> = async (app, { context, box }) => {
   const { storage, config } = context;
   const limit = config.ingestBodyLimitBytes;
-  const pool = new ParsePool(new URL('./parse-thread.ts', import.meta.url), prepareDrainBatch);
+  const pool = new ParsePool(new URL('./parse-thread.ts', import.meta.url), prepareDrainBatch, config.parseThreads);
   app.addHook('onClose', () => pool.close());
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limit }, (_request, body, done) => done(null, body));

@@ -20,7 +20,7 @@ const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404
  */
 export const eventsRoute: FastifyPluginAsyncTypebox<{ context: AppContext }> = async (app, { context }) => {
   const { config } = context;
-  const pool = new ParsePool(new URL('./parse-thread.ts', import.meta.url), eventsBodyTask);
+  const pool = new ParsePool(new URL('./parse-thread.ts', import.meta.url), eventsBodyTask, config.parseThreads);
   app.addHook('onClose', () => pool.close());
   const parsedBodies = new WeakMap<FastifyRequest, ParsedEventsBody & { failure?: undefined }>();
   const parser = (ndjson: boolean) => async (request: FastifyRequest, body: string | Buffer) => {
