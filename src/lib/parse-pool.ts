@@ -4,18 +4,26 @@ import { parentPort, Worker } from 'node:worker_threads';
 /** Bodies shorter than this are parsed where they arrive: a thread's round trip costs more than they do. */
 const inlineBelow = 64 * 1024;
 
-/** A parse: its input and its result are plain data, which cross threads. */
-export type ParseTask<Input, Result> = (input: Input) => Result;
+/**
+ * A parse a pool runs: the function, and how its result crosses threads: `pack` runs in the thread and
+ * names the buffers to move rather than copy, `unpack` on arrival. A result parsed where it arrived is
+ * neither packed nor unpacked.
+ */
+export interface ParseWork<Input, Result, Message = Result> {
+  task: (input: Input) => Result;
+  pack: (result: Result) => { message: Message; transfer: ArrayBuffer[] };
+  unpack: (message: Message) => Result;
+}
 
 interface ParseRequest<Input> {
   id: number;
   input: Input;
 }
 
-/** A thread's answer: the result, or the message of what the task threw (a fault, answered as one). */
-interface ParseAnswer<Result> {
+/** A thread's answer: the packed result, or the message of what the task threw (a fault, answered as one). */
+interface ParseAnswer<Message> {
   id: number;
-  result?: Result;
+  message?: Message;
   error?: string;
 }
 
@@ -28,30 +36,30 @@ interface ParseThread<Input, Result> {
  * Runs a parse of large bodies (events API bodies, drain batches) in threads of its own. Parsing and
  * checking a batch of events (JSON text to objects to prepared events) is a third of what ingestion
  * costs the API's event loop, which also drives every database round trip; in a thread, it runs beside
- * the loop on another core, and the prepared events come back as columns (see
+ * the loop on another core, and the prepared events come back as columns (the work's `pack`, see
  * analytics/importers/packed-batch.ts). A thread that fails is replaced, and its bodies are parsed on
  * the event loop instead, with the same function.
  *
- * `script` is the thread's module: it calls `serveParses` with the same `task`.
+ * `script` is the thread's module: it calls `serveParses` with the same `work`.
  */
-export class ParsePool<Input, Result> {
+export class ParsePool<Input, Result, Message = Result> {
   readonly #script: URL;
-  readonly #task: ParseTask<Input, Result>;
+  readonly #work: ParseWork<Input, Result, Message>;
   readonly #size: number;
   readonly #threads: ParseThread<Input, Result>[] = [];
   #next = 0;
   #closed = false;
 
   /** `size`: threads at most (default one fewer than the cores, at least 1 and at most 4); 0 parses everything inline. */
-  constructor(script: URL, task: ParseTask<Input, Result>, size = Math.max(1, Math.min(4, availableParallelism() - 1))) {
+  constructor(script: URL, work: ParseWork<Input, Result, Message>, size = Math.max(1, Math.min(4, availableParallelism() - 1))) {
     this.#script = script;
-    this.#task = task;
+    this.#work = work;
     this.#size = size;
   }
 
   /** Parses `input`; in a thread when its body has `bytes` bytes or more. */
   async run(input: Input, bytes: number): Promise<Result> {
-    if (bytes < inlineBelow || this.#closed || this.#size === 0) return this.#task(input);
+    if (bytes < inlineBelow || this.#closed || this.#size === 0) return this.#work.task(input);
     const thread = this.#thread();
     const id = this.#next++;
     return new Promise((resolve, reject) => {
@@ -71,10 +79,10 @@ export class ParsePool<Input, Result> {
     const thread: ParseThread<Input, Result> = { worker, pending: new Map() };
     // Idle threads do not keep the process alive.
     worker.unref();
-    worker.on('message', ({ id, result, error }: ParseAnswer<Result>) => {
+    worker.on('message', ({ id, message, error }: ParseAnswer<Message>) => {
       const pending = thread.pending.get(id);
       thread.pending.delete(id);
-      if (error === undefined) pending?.resolve(result!);
+      if (error === undefined) pending?.resolve(this.#work.unpack(message!));
       else pending?.reject(new Error(error));
     });
     const fail = () => {
@@ -83,7 +91,7 @@ export class ParsePool<Input, Result> {
       // What it had not answered is parsed here; nothing a client sent is lost to a thread.
       for (const { input, resolve, reject } of thread.pending.values()) {
         try {
-          resolve(this.#task(input));
+          resolve(this.#work.task(input));
         } catch (error) {
           reject(error as Error);
         }
@@ -101,18 +109,23 @@ export class ParsePool<Input, Result> {
   }
 }
 
-/**
- * The body of a parse thread's module: answers each request with `task`'s result, the buffers
- * `transfers` names moved to the pool's thread instead of copied.
- */
-export function serveParses<Input, Result>(task: ParseTask<Input, Result>, transfers: (result: Result) => ArrayBuffer[]): void {
+/** The body of a parse thread's module: answers each request with the work's result, packed. */
+export function serveParses<Input, Result, Message>(work: ParseWork<Input, Result, Message>): void {
   parentPort!.on('message', ({ id, input }: ParseRequest<Input>) => {
     let result: Result;
     try {
-      result = task(input);
+      result = work.task(input);
     } catch (error) {
-      return parentPort!.postMessage({ id, error: (error as Error).message } satisfies ParseAnswer<Result>);
+      return parentPort!.postMessage({ id, error: (error as Error).message } satisfies ParseAnswer<Message>);
     }
-    parentPort!.postMessage({ id, result } satisfies ParseAnswer<Result>, transfers(result));
+    const { message, transfer } = work.pack(result);
+    parentPort!.postMessage({ id, message } satisfies ParseAnswer<Message>, transfer);
   });
 }
+
+/** Work whose result crosses threads as it is (cloned). */
+export const asIs = <Input, Result>(task: (input: Input) => Result): ParseWork<Input, Result> => ({
+  task,
+  pack: (result) => ({ message: result, transfer: [] }),
+  unpack: (message) => message,
+});

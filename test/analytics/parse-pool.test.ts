@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { prepareDrainBatch, type DrainBatchInput } from '../../src/analytics/drains/prepare-batch.ts';
+import { drainBatchWork, prepareDrainBatch, type DrainBatchInput } from '../../src/analytics/drains/prepare-batch.ts';
 import { prepareRequest } from '../../src/analytics/feedback/ingest.ts';
-import { eventsBodyTask, parseEventsBody, unpackRequest } from '../../src/analytics/http/events-body.ts';
-import { ParsePool } from '../../src/lib/parse-pool.ts';
-import { unpackBatch } from '../../src/analytics/importers/packed-batch.ts';
+import { eventsBodyWork, parseEventsBody } from '../../src/analytics/http/events-body.ts';
+import { asIs, ParsePool } from '../../src/lib/parse-pool.ts';
 
 const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const now = Date.UTC(2026, 5, 1);
@@ -29,7 +28,7 @@ const drainThread = new URL('../../src/analytics/drains/parse-thread.ts', import
 
 describe('parse pool', () => {
   it('prepares a large body in a thread exactly as the event loop would', async () => {
-    const pool = new ParsePool(eventsThread, eventsBodyTask, 1);
+    const pool = new ParsePool(eventsThread, eventsBodyWork, 1);
     try {
       const parsed = await pool.run({ text, ndjson: false, now }, text.length);
       if (parsed.failure !== undefined) throw new Error(parsed.failure);
@@ -38,14 +37,14 @@ describe('parse pool', () => {
       const expected = prepareRequest(events, now);
       expect(expected.errors).toHaveLength(8);
       expect(expected.interactions).toHaveLength(16);
-      expect(unpackRequest(parsed.prepared!)).toEqual(expected);
+      expect(parsed.prepared).toEqual(expected);
     } finally {
       await pool.close();
     }
   });
 
   it('answers a body whose thread went away, parsing it where it arrived', async () => {
-    const pool = new ParsePool(eventsThread, eventsBodyTask, 1);
+    const pool = new ParsePool(eventsThread, eventsBodyWork, 1);
     const pending = pool.run({ text, ndjson: false, now }, text.length);
     await pool.close();
     const parsed = await pending;
@@ -57,7 +56,7 @@ describe('parse pool', () => {
       if (text.startsWith('!')) throw new Error(`cannot measure ${text.slice(0, 8)}`);
       return text.length;
     };
-    const pool = new ParsePool(new URL('../support/parse-thread-fixture.ts', import.meta.url), task, 1);
+    const pool = new ParsePool(new URL('../support/parse-thread-fixture.ts', import.meta.url), asIs(task), 1);
     try {
       const large = 'x'.repeat(100_000);
       await expect(pool.run(`!${large}`, 100_001)).rejects.toThrow('cannot measure !xxxxxxx');
@@ -72,8 +71,16 @@ describe('parse pool', () => {
     // The fixture's thread answers a length; here the event loop answers where it ran.
     const fixture = new URL('../support/parse-thread-fixture.ts', import.meta.url);
     const large = 'x'.repeat(100_000);
-    const none = new ParsePool<string, number | string>(fixture, () => 'event loop', 0);
-    const one = new ParsePool<string, number | string>(fixture, () => 'event loop', 1);
+    const none = new ParsePool<string, number | string>(
+      fixture,
+      asIs<string, number | string>(() => 'event loop'),
+      0,
+    );
+    const one = new ParsePool<string, number | string>(
+      fixture,
+      asIs<string, number | string>(() => 'event loop'),
+      1,
+    );
     try {
       expect(await none.run(large, large.length)).toBe('event loop');
       expect(await one.run(large, large.length)).toBe(100_000);
@@ -103,7 +110,7 @@ describe('parse pool', () => {
   });
 
   it('prepares a large drain batch in a thread exactly as the event loop would, failures included', async () => {
-    const pool = new ParsePool(drainThread, prepareDrainBatch, 1);
+    const pool = new ParsePool(drainThread, drainBatchWork, 1);
     try {
       const body = gzipSync(records.join('\n'));
       const threaded = await pool.run(drainInput(body), 1024 * 1024);
@@ -111,9 +118,9 @@ describe('parse pool', () => {
       if (threaded.failure !== undefined || inline.failure !== undefined) throw new Error('the batch should be read');
       expect(threaded.skipped).toEqual(inline.skipped);
       expect(threaded.notes).toEqual(inline.notes);
-      const events = unpackBatch(threaded.events).events;
+      const events = threaded.events;
       expect(events.length).toBeGreaterThan(1000);
-      expect(events).toEqual(unpackBatch(inline.events).events);
+      expect(events).toEqual(inline.events);
       expect(new Set(events.map((event) => event.eventKey)).size).toBe(events.length);
       // A body that expands past the limit is refused the same way from a thread.
       const bomb = gzipSync(Buffer.alloc(1024 * 1024));

@@ -5,9 +5,11 @@
  * small ones on the event loop: the same function, the same answers.
  */
 import { ApiError, type ErrorCode } from '../../http/errors.ts';
+import type { ParseWork } from '../../lib/parse-pool.ts';
 import type { AssetRule } from '../ingest/assets.ts';
 import { prepareKeyed } from '../importers/log-batch.ts';
-import { packBatch, type PackedBatch } from '../importers/packed-batch.ts';
+import { packBatch, packedBuffers, unpackBatch, type PackedBatch } from '../importers/packed-batch.ts';
+import type { PreparedEvent } from '../ingest/validate.ts';
 import { countReason, type ReasonCounts } from '../importers/request-event.ts';
 import { batchEvents } from './batch-events.ts';
 import { batchRecords, decompressed } from './body.ts';
@@ -25,12 +27,14 @@ export interface DrainBatchInput {
   now: number;
 }
 
+type DrainBatch<Events> =
+  { failure: { code: ErrorCode; message: string } } | { failure?: undefined; events: Events; skipped: ReasonCounts; notes: ReasonCounts };
+
 /**
- * The batch's events as columns (packed-batch.ts), with the records skipped and the views noted by
- * reason; or, for a body that cannot be read at all, the error to answer with.
+ * The batch's prepared events, with the records skipped and the views noted by reason; or, for a body
+ * that cannot be read at all, the error to answer with.
  */
-export type PreparedDrainBatch =
-  { failure: { code: ErrorCode; message: string } } | { failure?: undefined; events: PackedBatch; skipped: ReasonCounts; notes: ReasonCounts };
+export type PreparedDrainBatch = DrainBatch<PreparedEvent[]>;
 
 export function prepareDrainBatch({ kind, drainId, body, gzip, limit, rule, now }: DrainBatchInput): PreparedDrainBatch {
   try {
@@ -42,10 +46,21 @@ export function prepareDrainBatch({ kind, drainId, body, gzip, limit, rule, now 
       (reason) => countReason(batch.skipped, reason),
       now,
     );
-    return { events: packBatch({ events, end: 0 }), skipped: batch.skipped, notes: batch.notes };
+    return { events, skipped: batch.skipped, notes: batch.notes };
   } catch (error) {
     // Errors cross threads as data: the body's own fault becomes the same answer wherever it was read.
     if (error instanceof ApiError) return { failure: { code: error.code, message: error.message } };
     throw error;
   }
 }
+
+/** prepareDrainBatch as a parse pool's work (lib/parse-pool.ts): the events cross threads as columns (packed-batch.ts). */
+export const drainBatchWork: ParseWork<DrainBatchInput, PreparedDrainBatch, DrainBatch<PackedBatch>> = {
+  task: prepareDrainBatch,
+  pack(prepared) {
+    if (prepared.failure !== undefined) return { message: prepared, transfer: [] };
+    const events = packBatch({ events: prepared.events, end: 0 });
+    return { message: { ...prepared, events }, transfer: packedBuffers(events) };
+  },
+  unpack: (message) => (message.failure !== undefined ? message : { ...message, events: unpackBatch(message.events).events }),
+};

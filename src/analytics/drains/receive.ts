@@ -10,12 +10,11 @@ import { ApiError, notFound } from '../../http/errors.ts';
 import type { AnalyticsDrainRow } from '../../storage/tables/analytics.ts';
 import { ErrorResponse } from '../http/schemas.ts';
 import { authenticate } from './auth.ts';
-import { unpackBatch } from '../importers/packed-batch.ts';
 import { ParsePool } from '../../lib/parse-pool.ts';
 import { decompressed, isGzip } from './body.ts';
 import { findDrain, resealDrainSecret, type DrainKind } from './drains.ts';
 import { DrainParams, DrainResult } from './schemas.ts';
-import { prepareDrainBatch } from './prepare-batch.ts';
+import { drainBatchWork } from './prepare-batch.ts';
 import { storeBatch } from './store-batch.ts';
 
 const tags = ['Log drains'];
@@ -42,7 +41,7 @@ function unauthorized(kind: DrainKind): ApiError {
 export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box: SecretBox }> = async (app, { context, box }) => {
   const { storage, config } = context;
   const limit = config.ingestBodyLimitBytes;
-  const pool = new ParsePool(new URL('./parse-thread.ts', import.meta.url), prepareDrainBatch, config.parseThreads);
+  const pool = new ParsePool(new URL('./parse-thread.ts', import.meta.url), drainBatchWork, config.parseThreads);
   app.addHook('onClose', () => pool.close());
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limit }, (_request, body, done) => done(null, body));
@@ -119,7 +118,7 @@ export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box
       const bytes = body === null ? raw.length * 8 : body.length;
       const prepared = await pool.run({ ...input, body: body ?? raw, gzip: body === null }, bytes);
       if (prepared.failure !== undefined) throw new ApiError(prepared.failure.code, prepared.failure.message);
-      const result = await storeBatch(context.analytics, project, { ...prepared, events: unpackBatch(prepared.events).events });
+      const result = await storeBatch(context.analytics, project, prepared);
       reportIngested(context, 'drain', result.accepted, result.skipped);
       return result;
     },

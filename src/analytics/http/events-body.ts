@@ -1,9 +1,8 @@
 import { nestsTooDeep, parseJsonText, type JsonFailure } from '../../http/json.ts';
+import type { ParseWork } from '../../lib/parse-pool.ts';
 import { prepareRequest, type PreparedRequest } from '../feedback/ingest.ts';
-import type { EventError } from '../ingest/ingest.ts';
 import { maxEventsPerRequest } from '../ingest/ingest.ts';
-import type { PreparedInteraction } from '../feedback/validate.ts';
-import { packBatch, unpackBatch, type PackedBatch } from '../importers/packed-batch.ts';
+import { packBatch, packedBuffers, unpackBatch, type PackedBatch } from '../importers/packed-batch.ts';
 
 /**
  * An events API body, parsed and checked: what schema validation sees (`body`: the parsed value with
@@ -11,14 +10,11 @@ import { packBatch, unpackBatch, type PackedBatch } from '../importers/packed-ba
  * events again), how many events it held, and the request prepared for storing (absent when the body
  * has no `events` array, or too many events to take).
  */
-export type ParsedEventsBody = { failure: 'not-json' | 'too-deep' } | { failure?: undefined; body: unknown; count: number; prepared?: PackedRequest };
+type EventsBody<Prepared> = { failure: JsonFailure } | { failure?: undefined; body: unknown; count: number; prepared?: Prepared };
+export type ParsedEventsBody = EventsBody<PreparedRequest>;
 
-/** A prepared request as it crosses threads: the page views as columns (see packed-batch.ts). */
-export interface PackedRequest {
-  views: PackedBatch;
-  interactions: PreparedInteraction[];
-  errors: EventError[];
-}
+/** A parsed body as it crosses threads: the page views as columns (see packed-batch.ts). */
+type PackedEventsBody = EventsBody<Omit<PreparedRequest, 'views'> & { views: PackedBatch }>;
 
 /**
  * NDJSON as `{ events }`: one event per line; a line that is not JSON becomes that event's error, not
@@ -48,13 +44,19 @@ export function parseEventsBody(text: string, ndjson: boolean, now: number): Par
   if (!Array.isArray(events)) return { body: parsed, count: 0 };
   const body = { ...(parsed as object), events: [] };
   if (events.length > maxEventsPerRequest) return { body, count: events.length };
-  const { views, interactions, errors } = prepareRequest(events, now);
-  return { body, count: events.length, prepared: { views: packBatch({ events: views, end: 0 }), interactions, errors } };
+  return { body, count: events.length, prepared: prepareRequest(events, now) };
 }
 
-/** parseEventsBody as a parse pool's task (lib/parse-pool.ts). */
-export const eventsBodyTask = ({ text, ndjson, now }: { text: string; ndjson: boolean; now: number }): ParsedEventsBody => parseEventsBody(text, ndjson, now);
-
-export function unpackRequest({ views, interactions, errors }: PackedRequest): PreparedRequest {
-  return { views: unpackBatch(views).events, interactions, errors };
-}
+/** parseEventsBody as a parse pool's work (lib/parse-pool.ts). */
+export const eventsBodyWork: ParseWork<{ text: string; ndjson: boolean; now: number }, ParsedEventsBody, PackedEventsBody> = {
+  task: ({ text, ndjson, now }) => parseEventsBody(text, ndjson, now),
+  pack(parsed) {
+    if (parsed.failure !== undefined || parsed.prepared === undefined) return { message: parsed as PackedEventsBody, transfer: [] };
+    const views = packBatch({ events: parsed.prepared.views, end: 0 });
+    return { message: { ...parsed, prepared: { ...parsed.prepared, views } }, transfer: packedBuffers(views) };
+  },
+  unpack(message) {
+    if (message.failure !== undefined || message.prepared === undefined) return message as ParsedEventsBody;
+    return { ...message, prepared: { ...message.prepared, views: unpackBatch(message.prepared.views).events } };
+  },
+};

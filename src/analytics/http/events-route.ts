@@ -8,7 +8,7 @@ import { storePrepared } from '../feedback/ingest.ts';
 import { maxEventsPerRequest } from '../ingest/ingest.ts';
 import { reportIngested } from '../ingest/ingested.ts';
 import { ParsePool } from '../../lib/parse-pool.ts';
-import { eventsBodyTask, unpackRequest, type ParsedEventsBody } from './events-body.ts';
+import { eventsBodyWork, type ParsedEventsBody } from './events-body.ts';
 import { ErrorResponse, IngestBody, IngestResult, ProjectParams } from './schemas.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 413: ErrorResponse, 429: ErrorResponse };
@@ -20,7 +20,7 @@ const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404
  */
 export const eventsRoute: FastifyPluginAsyncTypebox<{ context: AppContext }> = async (app, { context }) => {
   const { config } = context;
-  const pool = new ParsePool(new URL('./parse-thread.ts', import.meta.url), eventsBodyTask, config.parseThreads);
+  const pool = new ParsePool(new URL('./parse-thread.ts', import.meta.url), eventsBodyWork, config.parseThreads);
   app.addHook('onClose', () => pool.close());
   const parsedBodies = new WeakMap<FastifyRequest, ParsedEventsBody & { failure?: undefined }>();
   const parser = (ndjson: boolean) => async (request: FastifyRequest, body: string | Buffer) => {
@@ -51,7 +51,7 @@ export const eventsRoute: FastifyPluginAsyncTypebox<{ context: AppContext }> = a
       if (parsed.count > maxEventsPerRequest) {
         throw new ApiError('payload_too_large', `This request has ${parsed.count} events; send at most ${maxEventsPerRequest} per request.`);
       }
-      const result = await storePrepared(context.analytics, project, unpackRequest(parsed.prepared!));
+      const result = await storePrepared(context.analytics, project, parsed.prepared!);
       reportIngested(context, 'api', result.accepted, result.rejected);
       return reply.code(202).send({ accepted: result.accepted, rejected: result.rejected, errors: result.errors });
     },
