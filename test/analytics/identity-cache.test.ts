@@ -23,6 +23,17 @@ describe('identity cache', () => {
     expect([cache.get(1, { visitorId: 'a' }, 1), cache.get(2, { visitorId: 'b' }, 1), cache.get(1, { visitorId: 'c' }, 1)]).toEqual([undefined, undefined, 3]);
   });
 
+  it('adds a key only when it is not there, keeping the id it had, and counts it toward `limit`', () => {
+    const cache = new IdentityCache(2);
+    expect(cache.add(1, { ip: '203.0.113.5' }, 7, 11)).toBe(true);
+    expect(cache.add(1, { ip: '203.0.113.5' }, 7, 12)).toBe(false);
+    expect(cache.get(1, { ip: '203.0.113.5' }, 7)).toBe(11);
+    expect(cache.add(1, { ip: '203.0.113.5' }, 8, 13)).toBe(true);
+    // Two keys held: the third starts the cache over.
+    expect(cache.add(1, { visitorId: 'c' }, 1, 14)).toBe(true);
+    expect(cache.get(1, { ip: '203.0.113.5' }, 7)).toBeUndefined();
+  });
+
   it('finds every one of many visitors after its tables have grown, and none it was not given', () => {
     const cache = new IdentityCache();
     const key = (index: number) => (index % 3 === 0 ? { ip: `10.${index >> 16}.${(index >> 8) & 255}.${index & 255}` } : { visitorId: `visitor-${index}` });

@@ -121,9 +121,7 @@ export class LineParser {
       }
       this.#agents.set(userAgent, (agent = this.#agents.size));
     }
-    if (this.#seen.get(0, key, agent) !== undefined) return false;
-    this.#seen.set(0, key, agent, 1);
-    return true;
+    return this.#seen.add(0, key, agent, 1);
   }
 
   /** The waiting events, and the offset everything before which has been read. */

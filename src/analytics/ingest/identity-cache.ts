@@ -47,15 +47,18 @@ class IdentityTable {
     return index;
   }
 
-  put(visitorId: number): void {
+  /** Stores the current lanes' visitor id; answers whether they were new. */
+  put(visitorId: number): boolean {
     const index = this.slot();
-    if (this.lanesB[index] === 0) {
+    const fresh = this.lanesB[index] === 0;
+    if (fresh) {
       this.size++;
       this.lanesA[index] = laneA;
       this.lanesB[index] = laneB;
     }
     this.visitorIds[index] = visitorId;
     if (this.size * 2 > this.lanesA.length) this.#grow();
+    return fresh;
   }
 
   #grow(): void {
@@ -107,13 +110,25 @@ export class IdentityCache {
   }
 
   set(projectKey: number, key: VisitorKey, agentId: number, visitorId: number): void {
+    if (this.#table(projectKey, key, agentId).put(visitorId)) this.#count++;
+  }
+
+  /** Caches `key` unless it is there (one hash and probe either way); answers whether it was new. */
+  add(projectKey: number, key: VisitorKey, agentId: number, visitorId: number): boolean {
+    const table = this.#table(projectKey, key, agentId);
+    if (table.lanesB[table.slot()] !== 0) return false;
+    table.put(visitorId);
+    this.#count++;
+    return true;
+  }
+
+  /** The project's table, with the key's lanes computed; the cache starts over at `limit`. */
+  #table(projectKey: number, key: VisitorKey, agentId: number): IdentityTable {
     if (this.#count >= this.limit) this.clear();
     let table = this.#projects.get(projectKey);
     if (table === undefined) this.#projects.set(projectKey, (table = new IdentityTable()));
     hashIdentity(key, agentId);
-    const before = table.size;
-    table.put(visitorId);
-    this.#count += table.size - before;
+    return table;
   }
 
   /**
