@@ -89,11 +89,14 @@ async function importer(report: Report): Promise<void> {
   rmSync(dataDir, { recursive: true, force: true });
 }
 
-/** Median time of sequential requests on one kept-alive connection, in milliseconds (autocannon rounds to whole ones). */
-async function medianLatency(url: string, count = 3000): Promise<number> {
+/**
+ * Times of sequential GETs of `url` on one kept-alive connection, sorted, in milliseconds (autocannon
+ * rounds to whole ones): at least `minimum` of them, and on until `done` says stop.
+ */
+async function sequentialLatencies(url: string, minimum: number, done: () => boolean = () => true): Promise<number[]> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const times: number[] = [];
-  for (let index = 0; index < count; index++) {
+  while (times.length < minimum || !done()) {
     const started = performance.now();
     await new Promise<void>((resolve, reject) =>
       request(url, { agent }, (response) => {
@@ -106,10 +109,7 @@ async function medianLatency(url: string, count = 3000): Promise<number> {
     times.push(performance.now() - started);
   }
   agent.destroy();
-  return percentile(
-    times.sort((a, b) => a - b),
-    0.5,
-  );
+  return times.sort((a, b) => a - b);
 }
 
 /**
@@ -128,7 +128,7 @@ async function load(url: string, processes: BenchProcess[]) {
     processes: processes.map((each, index) => ((each.cpuSeconds() - before.others[index]!) * 1e6) / requests),
   };
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return { throughput: result.requests.average, p50: await medianLatency(url), cpu };
+  return { throughput: result.requests.average, p50: percentile(await sequentialLatencies(url, 3000), 0.5), cpu };
 }
 
 const microseconds = (value: number) => `${value.toFixed(0)} µs`;
@@ -200,26 +200,6 @@ function logpushBatch(count: number): Buffer {
   return gzipSync(lines.join('\n'));
 }
 
-/** Latencies of sequential GET /healthz on one connection until `done` says stop (at least `minimum`), sorted, in milliseconds. */
-async function healthLatencies(url: string, done: () => boolean, minimum = 200): Promise<number[]> {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const times: number[] = [];
-  while (times.length < minimum || !done()) {
-    const started = performance.now();
-    await new Promise<void>((resolve, reject) =>
-      request(`${url}/healthz`, { agent }, (response) => {
-        response.resume();
-        response.on('end', resolve);
-      })
-        .on('error', reject)
-        .end(),
-    );
-    times.push(performance.now() - started);
-  }
-  agent.destroy();
-  return times.sort((a, b) => a - b);
-}
-
 /**
  * Stores drain batches of `records` Cloudflare records while one connection sends health checks;
  * answers the longest and the median wait of those checks, the longest with nothing else in flight,
@@ -253,14 +233,14 @@ async function drainRun(records: number, env: Record<string, string>) {
     };
     // The first batch warms the server (its parse thread, its caches) before anything is timed.
     await send(batches[0]!);
-    const idle = await healthLatencies(url, () => true, 500);
+    const idle = await sequentialLatencies(`${url}/healthz`, 500);
     let sent = false;
     const started = performance.now();
     const sending = (async () => {
       for (const batch of batches.slice(1)) await send(batch);
       sent = true;
     })();
-    const busy = await healthLatencies(url, () => sent);
+    const busy = await sequentialLatencies(`${url}/healthz`, 200, () => sent);
     await sending;
     return {
       longest: busy.at(-1)!,
