@@ -168,6 +168,32 @@ describe.each(testDatabases)('log importers on $dialect', (database) => {
     expect(again).toMatchObject({ lines: 501, accepted: 0, reasons: { 'already imported': 500 - posts } });
   });
 
+  it('stores only the new lines of a batch that holds lines stored before, and a key sent twice in one write once', async () => {
+    const tenant: Tenant = await createTenant(storage);
+    const analytics = createAnalyticsState(storage);
+    const lines = Array.from(
+      { length: 300 },
+      (_, index) =>
+        `198.51.100.${index % 50} - - [21/Nov/2026:10:${String(index % 60).padStart(2, '0')}:00 +0000] "GET /guides/page-${index % 12} HTTP/1.1" 200 10 "-" "${chrome}"`,
+    );
+    const text = (count: number) => Buffer.from(`${lines.slice(0, count).join('\n')}\n`);
+    // The first 125 lines, then the whole file in batches of 50: the third batch holds 25 old lines and 25 new ones.
+    expect((await importLog(analytics, tenant.project, 'combined', Readable.from([text(125)]))).accepted).toBe(125);
+    const whole = await importLog(analytics, tenant.project, 'combined', Readable.from([text(300)]), { batchSize: 50 });
+    expect(whole).toMatchObject({ lines: 300, accepted: 175, reasons: { 'already imported': 125 } });
+    expect((await page(analytics, tenant.project.id, { ...range, measure: 'views' })).totals.total).toBe(300);
+
+    // Two calls written in one transaction that carry the same new key: stored and counted once.
+    const fresh = `198.51.100.7 - - [21/Nov/2026:11:00:00 +0000] "GET /guides/twice HTTP/1.1" 200 10 "-" "${chrome}"`;
+    const twice = await Promise.all(
+      [0, 1].map(() => importLog(analytics, tenant.project, 'combined', Readable.from([Buffer.from(`${lines[0]}\n${fresh}\n`)]))),
+    );
+    expect(twice.map((summary) => summary.accepted).sort()).toEqual([0, 1]);
+    const views = await page(analytics, tenant.project.id, { ...range, measure: 'views' });
+    expect(views.totals.total).toBe(301);
+    expect(views.rows.find((row) => row.path === '/guides/twice')?.total).toBe(1);
+  });
+
   it('hashes each visitor key once in the reading thread, and counts a visitor the storing side no longer holds as the same visitor', async () => {
     const tenant: Tenant = await createTenant(storage);
     const visitor = (index: number) => `203.0.113.${index % 20}`;
