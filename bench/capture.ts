@@ -1,20 +1,22 @@
 /**
  * Server-side capture: the log importer beside GoAccess on the same combined log, `quire proxy`
- * beside direct access to the same static upstream, and what a large drain batch costs the API's
- * other requests. QUIRE_BENCH_CAPTURE=importer, proxy or drains runs one part; QUIRE_BENCH_SCALE
- * scales the log (1,000,000 lines at 1), QUIRE_BENCH_SECONDS the load runs.
+ * beside direct access to the same static upstream (and beside nginx proxying it, where nginx is
+ * installed), and what a large drain batch costs the API's other requests. QUIRE_BENCH_CAPTURE=importer,
+ * proxy or drains runs one part; QUIRE_BENCH_SCALE scales the log (1,000,000 lines at 1),
+ * QUIRE_BENCH_SECONDS the load runs.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
 import { request as undiciRequest } from 'undici';
 import { combinedLine, datasetShape, generateViews } from './analytics-data.ts';
-import { startBenchProcess, statCpuSeconds, type BenchProcess } from './processes.ts';
+import { processCpuSeconds, startBenchProcess, statCpuSeconds, type BenchProcess } from './processes.ts';
 import { percentile, type BenchSuite, type Report } from './report.ts';
 
 const scale = Number(process.env.QUIRE_BENCH_SCALE ?? '1');
@@ -117,7 +119,7 @@ async function sequentialLatencies(url: string, minimum: number, done: () => boo
  * costs unsaturated), and the CPU time each process spent per request under load, in microseconds:
  * the load generator (this process) and each of `processes`.
  */
-async function load(url: string, processes: BenchProcess[]) {
+async function load(url: string, processes: Pick<BenchProcess, 'cpuSeconds'>[]) {
   await autocannon({ url, connections: 10, duration: 1 });
   const before = { own: process.cpuUsage(), others: processes.map((each) => each.cpuSeconds()) };
   const result = await autocannon({ url, connections: 10, duration: seconds });
@@ -133,6 +135,63 @@ async function load(url: string, processes: BenchProcess[]) {
 
 const microseconds = (value: number) => `${value.toFixed(0)} µs`;
 
+/** A port nothing listens on now (the kernel's pick for a listener that is closed at once). */
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * nginx as the reference proxy, when it is installed: one process (no master) forwarding to the
+ * upstream over kept-alive connections and writing the combined access log through a buffer, the
+ * usual production set-up and the same work as `quire proxy` (forward, record). Answers its URL, its
+ * CPU time so far and a stop function, or undefined without nginx.
+ */
+async function startNginx(upstreamUrl: string, directory: string) {
+  if (spawnSync('nginx', ['-v'], { stdio: 'ignore' }).status !== 0) return undefined;
+  const port = await freePort();
+  const config = join(directory, 'nginx.conf');
+  writeFileSync(
+    config,
+    `daemon off; master_process off; worker_processes 1; pid ${directory}/nginx.pid; error_log ${directory}/nginx-error.log warn;
+events { worker_connections 1024; }
+http {
+  access_log ${directory}/nginx-access.log combined buffer=64k flush=1s;
+  client_body_temp_path ${directory}; proxy_temp_path ${directory}; fastcgi_temp_path ${directory}; uwsgi_temp_path ${directory}; scgi_temp_path ${directory};
+  upstream site { server ${new URL(upstreamUrl).host}; keepalive 32; }
+  server {
+    listen 127.0.0.1:${port};
+    keepalive_requests 1000000;
+    location / { proxy_pass http://site; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_set_header X-Forwarded-For $remote_addr; }
+  }
+}
+`,
+  );
+  const child = spawn('nginx', ['-c', config, '-p', directory], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  for (let tries = 0; ; tries++) {
+    const up = await new Promise<boolean>((resolve) =>
+      request(url, (answer) => resolve(answer.resume() && true))
+        .on('error', () => resolve(false))
+        .end(),
+    );
+    if (up) break;
+    if (tries === 50 || child.exitCode !== null) {
+      child.kill();
+      throw new Error(`nginx did not start on ${url}: see ${directory}/nginx-error.log`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    url,
+    cpuSeconds: () => processCpuSeconds(child.pid!),
+    stop: () => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGTERM')))),
+  };
+}
+
 async function proxy(report: Report): Promise<void> {
   const { dataDir, projectId } = await freshTenant();
   const upstream = await startBenchProcess('bench/capture-server.ts', ['upstream'], {});
@@ -142,9 +201,12 @@ async function proxy(report: Report): Promise<void> {
     PROJECT_ID: projectId,
     UPSTREAM_URL: upstream.info.url,
   });
+  const nginx = await startNginx(upstream.info.url, dataDir);
+  if (!nginx) process.stdout.write('  nginx is not installed (apt-get install nginx-light): the proxy figure has no reference proxy in this run\n');
   try {
     const direct = await load(upstream.info.url, [upstream]);
     const through = await load(proxied.info.url, [upstream, proxied]);
+    const reference = nginx && (await load(nginx.url, [upstream, nginx]));
     // Every process here shares the machine's cores: the CPU each spends per request bounds the
     // throughput any proxy can reach beside them, whatever it does.
     const [upstreamCpu, proxyCpu] = through.cpu.processes as [number, number];
@@ -154,7 +216,10 @@ async function proxy(report: Report): Promise<void> {
       `  CPU per request through the proxy: load generator ${microseconds(through.cpu.loadGenerator)}, upstream ${microseconds(upstreamCpu)}, ` +
         `proxy ${microseconds(proxyCpu)} (its recording thread included); direct: ${microseconds(directCpu)} in all.\n` +
         `  On ${cores} cores these allow at most ${Math.round((cores * 1e6) / (through.cpu.loadGenerator + upstreamCpu + proxyCpu)).toLocaleString('en-US')} requests/s through the proxy; ` +
-        `0.8× direct would need the proxy at ${microseconds(Math.max(0, (cores * 1e6) / (0.8 * direct.throughput) - through.cpu.loadGenerator - upstreamCpu))} or less.\n`,
+        `0.8× direct would need the proxy at ${microseconds(Math.max(0, (cores * 1e6) / (0.8 * direct.throughput) - through.cpu.loadGenerator - upstreamCpu))} or less.\n` +
+        (reference
+          ? `  nginx in the same place: ${microseconds(reference.cpu.processes[1]!)} per request, ${(reference.throughput / direct.throughput).toFixed(2)}× direct.\n`
+          : ''),
     );
     report.add({
       name: 'quire proxy throughput, 10 connections, each request recorded',
@@ -163,6 +228,14 @@ async function proxy(report: Report): Promise<void> {
       reference: { name: 'direct to the upstream', value: direct.throughput },
       target: { text: '≥ 0.8× direct', met: through.throughput >= 0.8 * direct.throughput },
     });
+    if (reference) {
+      report.add({
+        name: 'nginx proxy throughput, 10 connections, each request logged (the reference proxy)',
+        value: reference.throughput,
+        unit: 'requests/s',
+        reference: { name: 'direct to the upstream', value: direct.throughput },
+      });
+    }
     report.add({
       name: 'quire proxy added p50 latency, one connection',
       value: through.p50 - direct.p50,
@@ -171,9 +244,11 @@ async function proxy(report: Report): Promise<void> {
       target: { text: '≤ 1 ms', met: through.p50 - direct.p50 <= 1 },
     });
   } finally {
+    await nginx?.stop();
     await proxied.stop();
-    await upstream.stop();
     rmSync(dataDir, { recursive: true, force: true });
+    if (!process.env.KEEP) rmSync(dataDir, { recursive: true, force: true });
+    else console.log(dataDir);
   }
 }
 
