@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ipDropped } from '../../src/analytics/importers/request-event.ts';
+import { ipDropped, pathEscaped } from '../../src/analytics/importers/request-event.ts';
+import { assetReason } from '../../src/analytics/ingest/assets.ts';
 import { page } from '../../src/analytics/query/query.ts';
 import type { AppContext } from '../../src/http/context.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
@@ -295,6 +296,26 @@ describe.each(testDatabases)('push log drains on $dialect', (database) => {
       expect(response.statusCode).toBe(200);
       expect(response.json()).toMatchObject({ accepted: 1, skipped: 4 });
       expect((await send(drain, body, auth)).json()).toMatchObject({ accepted: 0, duplicates: 1 });
+    });
+
+    it('applies the capture rules to its event objects, as logs and the proxy do: assets and other methods skipped, a bad IP dropped, a bad path escaped', async () => {
+      const body = [
+        JSON.stringify({ path: '/assets/app.js', userAgent: 'Mozilla/5.0 Firefox/133.0', ip: '203.0.113.10' }),
+        JSON.stringify({ path: '/guides/page', contentType: 'image/png', ip: '203.0.113.10' }),
+        JSON.stringify({ path: '/guides/form', method: 'POST', ip: '203.0.113.10' }),
+        JSON.stringify({ path: '/guides/kept', userAgent: 'Mozilla/5.0 Firefox/133.0', ip: 'not-an-address' }),
+        JSON.stringify({ path: '/guides/a%zz', userAgent: 'Mozilla/5.0 Firefox/133.0', ip: '203.0.113.10' }),
+        JSON.stringify({ path: '/llms.txt', userAgent: 'GPTBot/1.2', ip: '203.0.113.11' }),
+      ].join('\n');
+      const response = await send(drain, body, auth);
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toEqual({
+        accepted: 3,
+        duplicates: 0,
+        skipped: 3,
+        reasons: { [assetReason]: 2, 'not a GET or HEAD request': 1 },
+        notes: { [ipDropped]: 1, [pathEscaped]: 1 },
+      });
     });
 
     it('answers a failed commit with 5xx, and the retry stores what was missing without counting the rest twice', async () => {

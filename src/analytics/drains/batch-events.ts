@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { cloudflareRequest, netlifyRequest, vercelRequest, type HostRequest, type NotARequest } from '../ingest/host-records.ts';
 import type { AssetRule } from '../ingest/assets.ts';
-import { countReason, requestEvent } from '../importers/request-event.ts';
+import { countReason, requestEvent, type RequestFields } from '../importers/request-event.ts';
 import type { BatchRecord } from './body.ts';
 import type { DrainKind } from './drains.ts';
 
@@ -28,6 +28,19 @@ const readers: Record<Exclude<DrainKind, 'ndjson'>, (value: unknown) => HostRequ
   netlify: (value) => (isObject(value) ? netlifyRequest(value) : { skip: 'record is not a JSON object' }),
 };
 
+/**
+ * A record's request fields and the host's request id, or why it is not a request. A generic drain's
+ * records are Quire's event objects (what the events API takes, as the importer's ndjson format reads
+ * them): they carry no host request id, and any field they hold stays for validation to judge.
+ */
+function readRecord(kind: DrainKind, value: unknown): { fields: RequestFields; requestId?: string } | NotARequest {
+  if (kind === 'ndjson') return isObject(value) ? { fields: value as RequestFields } : { skip: 'record is not a JSON object' };
+  const request = readers[kind](value);
+  if ('skip' in request) return request;
+  const { requestId, ...fields } = request;
+  return { fields, requestId };
+}
+
 const digest = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
 
 /**
@@ -44,16 +57,15 @@ export function batchEvents(kind: DrainKind, drainId: string, body: Buffer, reco
   records.forEach((record, index) => {
     if ('error' in record) return skip(record.error);
     const positionKey = () => `d${digest(`${drainId}\n${bodyDigest}\n${index}`)}`;
-    if (kind === 'ndjson') return void batch.events.push({ input: record.value, key: positionKey() });
-    const request = readers[kind](record.value);
+    const request = readRecord(kind, record.value);
     if ('skip' in request) return skip(request.skip);
+    const { fields, requestId } = request;
     // The rule shared with logs and the proxy: only GET and HEAD of pages are views (static assets by
     // path and content type, per the project's setting); a bad IP or path is repaired, not refused.
-    const { requestId: _requestId, ...fields } = request;
     const notes: string[] = [];
     const event = requestEvent(fields, rule, (reason) => notes.push(reason));
     if ('skip' in event) return skip(event.skip);
-    const key = request.requestId === undefined ? positionKey() : `h${digest(`${kind}\n${request.requestId}`)}`;
+    const key = requestId === undefined ? positionKey() : `h${digest(`${kind}\n${requestId}`)}`;
     // Vercel logs a request once per log line of its function, each with the same proxy fields.
     if (seen.has(key)) return skip('request already in this batch');
     seen.add(key);
