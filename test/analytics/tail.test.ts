@@ -3,11 +3,12 @@ import { appendFileSync, mkdtempSync, renameSync, rmSync, truncateSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { FormatName } from '../../src/analytics/importers/formats.ts';
 import type { ImportSummary } from '../../src/analytics/importers/line-parser.ts';
 import { tailLog } from '../../src/analytics/importers/tail.ts';
 import { createAnalyticsState } from '../../src/analytics/state.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
-import { createTenant } from '../support/app.ts';
+import { createTenant, type Tenant } from '../support/app.ts';
 import { testDatabases, type TestLocation } from '../support/storage.ts';
 
 const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
@@ -38,11 +39,11 @@ describe.each(testDatabases)('analytics tail on $dialect', (database) => {
     (await storage.db.selectFrom('analytics_projects').select('project_key').where('project_id', '=', projectId).executeTakeFirst())?.project_key;
 
   /** Starts a tail in this process; `summary()` is the latest stored batch's summary. */
-  async function follow(file: string) {
-    const tenant = await createTenant(storage);
+  async function follow(file: string, format: FormatName = 'combined', tenant?: Tenant) {
+    tenant ??= await createTenant(storage);
     const stop = new AbortController();
     let latest: ImportSummary | undefined;
-    const done = tailLog(createAnalyticsState(storage), tenant.project, 'combined', file, {
+    const done = tailLog(createAnalyticsState(storage), tenant.project, format, file, {
       signal: stop.signal,
       pollMilliseconds: 10,
       onBatch: (summary) => (latest = { ...summary }),
@@ -93,6 +94,32 @@ describe.each(testDatabases)('analytics tail on $dialect', (database) => {
     appendFileSync(file, lines(300, 310));
     await until(() => tail.accepted() === 16);
     expect(await tail.stop()).toMatchObject({ accepted: 16, skipped: 0 });
+  });
+
+  it('resumes a CloudFront log past its header and still reads the columns its #Fields: line names', async () => {
+    directory = mkdtempSync(join(tmpdir(), 'quire-tail-'));
+    const file = join(directory, 'E2EXAMPLE.2026-11-21-08.log');
+    // Columns in an order of the distribution's own choosing: read by the default order, the path would be the status.
+    const fields = ['date', 'time', 'c-ip', 'cs-method', 'sc-status', 'cs-uri-stem', 'cs(User-Agent)'];
+    const record = (index: number) =>
+      `2026-11-21\t08:00:${String(index % 60).padStart(2, '0')}\t203.0.113.${index}\tGET\t200\t/guides/page-${index}\tMozilla/5.0%20Firefox/133.0\n`;
+    writeFileSync(file, `#Version: 1.0\n#Fields: ${fields.join(' ')}\n${record(0)}${record(1)}`);
+    const first = await follow(file, 'cloudfront');
+    await until(() => first.accepted() === 2);
+    await first.stop();
+    appendFileSync(file, `${record(2)}${record(3)}${record(4)}`);
+    const second = await follow(file, 'cloudfront', first.tenant);
+    await until(() => second.accepted() === 3);
+    expect(await second.stop()).toMatchObject({ lines: 3, accepted: 3, skipped: 0 });
+    const paths = await storage.db
+      .selectFrom('analytics_events')
+      .innerJoin('analytics_paths', (join) =>
+        join.onRef('analytics_paths.path_id', '=', 'analytics_events.path_id').onRef('analytics_paths.project_key', '=', 'analytics_events.project_key'),
+      )
+      .select('analytics_paths.path')
+      .where('analytics_events.project_key', '=', (await projectKeyOf(first.tenant.project.id))!)
+      .execute();
+    expect(paths.map((row) => row.path).sort()).toEqual([0, 1, 2, 3, 4].map((index) => `/guides/page-${index}`));
   });
 
   it('resumes after the process is killed mid-file without counting a line twice or losing one', async () => {

@@ -81,6 +81,14 @@ export class LineParser {
     countSkipped(this.summary, reason, count);
   }
 
+  /**
+   * Reads a header line (one starting with `#`, such as CloudFront's `#Fields:`) into the format's
+   * state without counting it: a tail resuming past a file's header still reads its columns by name.
+   */
+  readHeader(text: string): void {
+    if (text.startsWith('#')) this.#parse(text, this.#state);
+  }
+
   /** Parses a line into the waiting events; returns how many events wait. */
   add(line: Line, now = Date.now()): number {
     this.summary.lines++;

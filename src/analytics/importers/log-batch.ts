@@ -43,6 +43,11 @@ export class LogBatch {
     this.#parser.skip(reason, count);
   }
 
+  /** See LineParser.readHeader. */
+  readHeader(text: string): void {
+    this.#parser.readHeader(text);
+  }
+
   /** Parses a line; resolves once any batch it completed is stored. */
   add(line: Line): Promise<number> | undefined {
     return this.#parser.add(line) >= this.#batchSize ? this.flush() : undefined;

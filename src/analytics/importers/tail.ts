@@ -54,6 +54,19 @@ async function firstLine(handle: FileHandle): Promise<string | undefined> {
   return buffer.toString('utf8', 0, newline > 0 && buffer[newline - 1] === 13 ? newline - 1 : newline);
 }
 
+/** The header lines (starting with `#`) that open the file before `end`, within its first 64 KiB. */
+async function headerLines(handle: FileHandle, end: number): Promise<string[]> {
+  const buffer = Buffer.alloc(Math.min(firstLineLimit, end));
+  const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+  const lines = new LineSplitter().push(buffer.subarray(0, bytesRead));
+  const headers: string[] = [];
+  for (const line of lines) {
+    if (!line.text.startsWith('#')) break;
+    headers.push(line.text);
+  }
+  return headers;
+}
+
 /** Follows `path` until `options.signal` aborts; returns what was read in this run. */
 export async function tailLog(
   analytics: IngestState,
@@ -92,6 +105,8 @@ export async function tailLog(
     const offset = stored && stored.position <= info.size ? stored.position : 0;
     linesBefore = (stored?.lines ?? 0) - batch.summary.lines;
     batch.fingerprint = fileFingerprint(first);
+    // Resuming past the file's header (CloudFront's `#Fields:`): its columns are read again, not counted again.
+    if (offset > 0) for (const header of await headerLines(handle, offset)) batch.readHeader(header);
     return { handle, inode: info.ino, device: info.dev, identity, splitter: new LineSplitter(offset), offset };
   };
 
