@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import type { Config } from '../config/config.ts';
 import type { Storage } from '../storage/dialect.ts';
 import { StatisticsKeeper } from '../storage/statistics.ts';
 import { Dictionary } from './ingest/dense-ids.ts';
@@ -16,6 +17,12 @@ export type AnalyticsState = IngestState & QueryState;
 
 /** Web Bot Auth directories: public hosts over https, answered within 3 seconds, unless the settings say otherwise. */
 const directoryDefaults: DirectoryOptions = { allowPrivate: false, timeoutMs: 3000 };
+
+/** How key directories are fetched, as the settings say (QUIRE_WEB_BOT_AUTH_*): the same for the server, imports, tails and the proxy. */
+export const directoryOptions = (config: Pick<Config, 'webBotAuthAllowPrivate' | 'webBotAuthTimeoutMs'>): DirectoryOptions => ({
+  allowPrivate: config.webBotAuthAllowPrivate,
+  timeoutMs: config.webBotAuthTimeoutMs,
+});
 
 /** `logger` reports background work that failed (an ANALYZE); by default warnings go to standard output. */
 export function createAnalyticsState(

@@ -12,7 +12,7 @@ import { describeSummary } from './summary.ts';
 import { registerTail } from './tail.ts';
 import { storeClassificationVersion } from '../analytics/fold/reclassify.ts';
 import { analyticsProjects, rebuildProject } from '../analytics/fold/rebuild.ts';
-import { createAnalyticsState } from '../analytics/state.ts';
+import { createAnalyticsState, directoryOptions } from '../analytics/state.ts';
 import { withStorage } from './database.ts';
 import { CliError, print } from './output.ts';
 
@@ -43,7 +43,7 @@ export function registerAnalytics(program: Command): void {
     .argument('<file>', 'log file, or - for standard input')
     .option('--json', 'print the summary as JSON')
     .action((file: string, flags: { project: string; format: string; json?: boolean }) =>
-      withStorage(async (storage) => {
+      withStorage(async (storage, config) => {
         if (!(flags.format in formats)) throw new CliError(`--format must be one of ${Object.keys(formats).join(', ')}; got "${flags.format}".`);
         const project = await findProject(storage.db, flags.project);
         if (!project) throw new CliError(`No project has the id ${flags.project}; "quire projects list" shows them.`);
@@ -56,7 +56,7 @@ export function registerAnalytics(program: Command): void {
           }
         }
         const input = file === '-' ? process.stdin : createReadStream(file);
-        const analytics = createAnalyticsState(storage);
+        const analytics = createAnalyticsState(storage, directoryOptions(config));
         const summary = await importLog(analytics, project, flags.format as FormatName, input, { onProgress: progressBar(size) });
         if (process.stderr.isTTY) process.stderr.write('\n');
         const key = await existingProjectKey(storage.db, analytics.ids, project.id);
@@ -71,12 +71,12 @@ export function registerAnalytics(program: Command): void {
     .option('--project <id>', 'only this project (default: every project with analytics data)')
     .option('--json', 'print JSON')
     .action((flags: { project?: string; json?: boolean }) =>
-      withStorage(async (storage) => {
+      withStorage(async (storage, config) => {
         if (flags.project && !(await findProject(storage.db, flags.project)))
           throw new CliError(`No project has the id ${flags.project}; "quire projects list" shows them.`);
         const projects = flags.project ? [flags.project] : await analyticsProjects(storage.db);
         const results: { projectId: string; days: number; views: number }[] = [];
-        const analytics = createAnalyticsState(storage);
+        const analytics = createAnalyticsState(storage, directoryOptions(config));
         for (const projectId of projects) {
           const result = await rebuildProject(analytics, projectId, (done, total) => {
             if (process.stderr.isTTY) process.stderr.write(`\r${projectId}: day ${done} of ${total}`);

@@ -5,7 +5,7 @@ import { existingProjectKey } from '../analytics/ingest/dense-ids.ts';
 import { formats, type FormatName } from '../analytics/importers/formats.ts';
 import type { ImportSummary } from '../analytics/importers/line-parser.ts';
 import { tailLog } from '../analytics/importers/tail.ts';
-import { createAnalyticsState } from '../analytics/state.ts';
+import { createAnalyticsState, directoryOptions } from '../analytics/state.ts';
 import { withStorage } from './database.ts';
 import { describeSummary } from './summary.ts';
 import { CliError, print } from './output.ts';
@@ -52,7 +52,7 @@ export function registerTail(analytics: Command): void {
     .option('--status-every <seconds>', 'seconds between status lines when standard error is not a terminal', '60')
     .option('--json', 'print the final summary as JSON')
     .action((file: string, flags: { project: string; format: string; poll: string; batchSize: string; statusEvery: string; json?: boolean }) =>
-      withStorage(async (storage) => {
+      withStorage(async (storage, config) => {
         if (!(flags.format in formats)) throw new CliError(`--format must be one of ${Object.keys(formats).join(', ')}; got "${flags.format}".`);
         const poll = Number(flags.poll);
         const every = Number(flags.statusEvery);
@@ -62,7 +62,7 @@ export function registerTail(analytics: Command): void {
         if (!Number.isFinite(every) || every <= 0) throw new CliError(`--status-every takes a number of seconds; got "${flags.statusEvery}".`);
         const project = await findProject(storage.db, flags.project);
         if (!project) throw new CliError(`No project has the id ${flags.project}; "quire projects list" shows them.`);
-        const analytics = createAnalyticsState(storage);
+        const analytics = createAnalyticsState(storage, directoryOptions(config));
         const stop = new AbortController();
         const onSignal = () => stop.abort();
         process.once('SIGINT', onSignal);

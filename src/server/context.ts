@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino';
 import { createAgentSetup } from '../agent/setup.ts';
-import { createAnalyticsState } from '../analytics/state.ts';
+import { createAnalyticsState, directoryOptions } from '../analytics/state.ts';
 import type { Config } from '../config/config.ts';
 import { createAccountCaches, createEvents, type AppContext } from '../http/context.ts';
 import { JobEventHub } from '../jobs/events/hub.ts';
@@ -33,6 +33,6 @@ export function createContext(config: Config, storage: Storage, options: Context
     agent: options.agent ?? createAgentSetup(config, storage.db),
     jobReads: new JobReadCache(),
     jobEvents: new JobEventHub({ storage, logger, pollMs: config.eventsPollMs, heartbeatMs: config.eventsHeartbeatSeconds * 1000 }),
-    analytics: createAnalyticsState(storage, { allowPrivate: config.webBotAuthAllowPrivate, timeoutMs: config.webBotAuthTimeoutMs }, logger),
+    analytics: createAnalyticsState(storage, directoryOptions(config), logger),
   };
 }

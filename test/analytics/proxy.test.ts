@@ -10,8 +10,10 @@ import { ProxyRecorder, type RecorderStatus } from '../../src/analytics/proxy/re
 import { createProxyServer, statusPath, upgradeReason } from '../../src/analytics/proxy/proxy-server.ts';
 import { workerStore } from '../../src/analytics/proxy/worker-store.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
+import { Verification } from '../../src/analytics/model/verification.ts';
 import { createTenant } from '../support/app.ts';
 import { testDatabases, type TestLocation } from '../support/storage.ts';
+import { directoryServer, ed25519Key, path as signedPath, signedHeaders } from '../support/web-bot-auth.ts';
 
 const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const downloadBytes = 8 * 1024 * 1024;
@@ -118,12 +120,20 @@ describe.each(testDatabases)('quire proxy on $dialect', (database) => {
     await storage.close();
   });
 
-  async function startProxy(options: { upstream?: string; maxBuffered?: number; timeoutMilliseconds?: number } = {}) {
+  async function startProxy(
+    options: { upstream?: string; maxBuffered?: number; timeoutMilliseconds?: number; trustProxy?: boolean; env?: Record<string, string> } = {},
+  ) {
     const tenant = await createTenant(storage);
     const logger = pino({ level: 'silent' });
-    const writer = workerStore({ projectId: tenant.project.id, env: { ...process.env, ...storage.location.env } }, logger);
+    const writer = workerStore({ projectId: tenant.project.id, env: { ...process.env, ...storage.location.env, ...options.env } }, logger);
     const recorder = new ProxyRecorder({ store: writer.store, logger, flushMilliseconds: 20, retryMilliseconds: 50, maxBuffered: options.maxBuffered });
-    const app = await createProxyServer({ upstream: options.upstream ?? upstream.url, recorder, logger, timeoutMilliseconds: options.timeoutMilliseconds });
+    const app = await createProxyServer({
+      upstream: options.upstream ?? upstream.url,
+      recorder,
+      logger,
+      timeoutMilliseconds: options.timeoutMilliseconds,
+      trustProxy: options.trustProxy,
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     const status = async () => JSON.parse((await fetchRaw(`${url}${statusPath}`)).body.toString()) as RecorderStatus;
@@ -138,11 +148,23 @@ describe.each(testDatabases)('quire proxy on $dialect', (database) => {
         .executeTakeFirstOrThrow();
       return Number(row.count);
     };
+    /** The stored views, with the fields each was recorded with (the client IP only as the visitor it identifies). */
+    const storedRows = async () =>
+      storage.db
+        .selectFrom('analytics_events as e')
+        .innerJoin('analytics_projects as p', 'p.project_key', 'e.project_key')
+        .innerJoin('analytics_paths as path', (join) => join.onRef('path.project_key', '=', 'e.project_key').onRef('path.path_id', '=', 'e.path_id'))
+        .innerJoin('analytics_agents as agent', 'agent.agent_id', 'e.agent_id')
+        .select(['path.path', 'agent.user_agent as userAgent', 'e.status', 'e.referrer', 'e.markdown', 'e.verification', 'e.visitor_id as visitor'])
+        .where('p.project_id', '=', tenant.project.id)
+        .orderBy('e.at')
+        .execute();
     return {
       url,
       recorder,
       status,
       storedEvents,
+      storedRows,
       stop: async () => {
         await app.close();
         const final = await recorder.close(2_000);
@@ -177,6 +199,40 @@ describe.each(testDatabases)('quire proxy on $dialect', (database) => {
     });
     expect(await proxy.storedEvents()).toBe(3);
     await proxy.stop();
+  });
+
+  it('records what a view needs: path, status, user agent, referrer, client IP, a Markdown Accept, and a Web Bot Auth signature it verifies', async () => {
+    const bot = ed25519Key();
+    const directory = await directoryServer(() => [bot.publicJwk]);
+    // Key directories on 127.0.0.1 are fetched only with this setting: the proxy's writer reads it as the server does.
+    const proxy = await startProxy({ trustProxy: true, env: { QUIRE_WEB_BOT_AUTH_ALLOW_PRIVATE: 'true' } });
+    try {
+      const send = (target: string, headers: Record<string, string>) => fetchRaw(`${proxy.url}${target}`, { headers });
+      const reader = { 'user-agent': chrome, 'x-forwarded-for': '198.51.100.1', referer: 'https://search.example/?q=setup' };
+      expect((await send('/guides/setup', reader)).status).toBe(200);
+      expect((await send('/missing', reader)).status).toBe(404);
+      expect((await send('/guides/setup', { ...reader, 'x-forwarded-for': '198.51.100.2', referer: '-' })).status).toBe(200);
+      const signed = await signedHeaders(bot.privateJwk, directory.origin);
+      expect((await send(signedPath, { ...signed, 'user-agent': 'ExampleBot/1.0', accept: 'text/markdown', 'x-forwarded-for': '198.51.100.3' })).status).toBe(
+        200,
+      );
+      await until(async () => (await proxy.status()).stored === 4);
+      const rows = await proxy.storedRows();
+      expect(rows.map(({ visitor: _visitor, ...row }) => row)).toEqual([
+        { path: '/guides/setup', userAgent: chrome, status: 200, referrer: reader.referer, markdown: 0, verification: Verification.unknown },
+        { path: '/missing', userAgent: chrome, status: 404, referrer: reader.referer, markdown: 0, verification: Verification.unknown },
+        { path: '/guides/setup', userAgent: chrome, status: 200, referrer: null, markdown: 0, verification: Verification.unknown },
+        { path: signedPath, userAgent: 'ExampleBot/1.0', status: 200, referrer: null, markdown: 1, verification: Verification.verified },
+      ]);
+      // The same address and agent are one visitor; another address is another.
+      const visitors = rows.map((row) => Number(row.visitor));
+      expect(visitors[1]).toBe(visitors[0]);
+      expect(new Set(visitors).size).toBe(3);
+      expect(directory.requests).toBe(1);
+    } finally {
+      await proxy.stop();
+      await directory.close();
+    }
   });
 
   it('drops hop-by-hop headers both ways and refuses targets outside the site', async () => {

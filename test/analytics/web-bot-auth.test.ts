@@ -1,11 +1,7 @@
-import { generateKeyPairSync } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signatureHeaders } from 'web-bot-auth';
-import { signerFromJWK } from 'web-bot-auth/crypto';
 import { cacheLifetime, KeyDirectories } from '../../src/analytics/ingest/verify/key-directories.ts';
 import { signatureAgentOrigin } from '../../src/analytics/ingest/verify/web-bot-auth.ts';
 import { Verification } from '../../src/analytics/model/verification.ts';
@@ -13,43 +9,7 @@ import { isPublicAddress } from '../../src/lib/public-address.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
 import { testDatabases } from '../support/storage.ts';
-
-type Jwk = Parameters<typeof signerFromJWK>[0];
-
-function ed25519Key(): { privateJwk: Jwk; publicJwk: Jwk } {
-  const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-  return { privateJwk: privateKey.export({ format: 'jwk' }) as Jwk, publicJwk: publicKey.export({ format: 'jwk' }) as Jwk };
-}
-
-/** A key directory on 127.0.0.1 that counts its requests; `keys` is what it publishes. */
-async function directoryServer(keys: () => Jwk[], status = () => 200) {
-  const server: Server = createServer((_request, response) => {
-    directory.requests++;
-    response.writeHead(status(), { 'content-type': 'application/http-message-signatures-directory+json', 'cache-control': 'max-age=60' });
-    response.end(JSON.stringify({ keys: keys() }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const directory = {
-    requests: 0,
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
-  return directory;
-}
-
-const host = 'docs.example.com';
-const path = '/guides/setup';
-
-/** The headers a bot sends: Signature-Agent naming its directory, covered by a signature made with `key`. */
-async function signedHeaders(key: Jwk, agentOrigin: string, lifetimeMs = 300_000, createdAgoMs = 0): Promise<Record<string, string>> {
-  const agent = `"${agentOrigin}"`;
-  const created = new Date(Date.now() - createdAgoMs);
-  const signature = await signatureHeaders({ method: 'GET', url: `https://${host}${path}`, headers: { 'signature-agent': agent } }, await signerFromJWK(key), {
-    created,
-    expires: new Date(created.getTime() + lifetimeMs),
-  });
-  return { host, 'signature-agent': agent, signature: signature.Signature, 'signature-input': signature['Signature-Input'] };
-}
+import { directoryServer, ed25519Key, host, path, signedHeaders } from '../support/web-bot-auth.ts';
 
 describe('key directories', () => {
   it('connects to no loopback or private host unless allowed, whatever way the host is written', async () => {

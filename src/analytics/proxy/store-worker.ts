@@ -10,7 +10,7 @@ import { assetRuleOf } from '../ingest/assets.ts';
 import type { IncomingEvent } from '../ingest/validate.ts';
 import { storeKeyedEvents } from '../importers/log-batch.ts';
 import { countReason, requestEvent, type ReasonCounts } from '../importers/request-event.ts';
-import { createAnalyticsState } from '../state.ts';
+import { createAnalyticsState, directoryOptions } from '../state.ts';
 import type { KeyedRequest } from './recorder.ts';
 
 export interface StoreWorkerData {
@@ -22,10 +22,11 @@ export interface StoreWorkerData {
 export type StoreReply = { id: number; stored: number; duplicates: number; reasons: ReasonCounts; notes: ReasonCounts } | { id: number; error: string };
 
 const { projectId, env } = workerData as StoreWorkerData;
-const storage = await openStorage(loadConfig(env), { migrate: false });
+const config = loadConfig(env);
+const storage = await openStorage(config, { migrate: false });
 const project = await findProject(storage.db, projectId);
 if (!project) throw new Error(`No project has the id ${projectId}.`);
-const analytics = createAnalyticsState(storage);
+const analytics = createAnalyticsState(storage, directoryOptions(config));
 const rule = assetRuleOf(project);
 
 parentPort!.on('message', async ({ id, batch }: { id: number; batch: KeyedRequest[] }) => {
