@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { sql } from 'kysely';
 import pino from 'pino';
@@ -104,6 +104,40 @@ function fetchRaw(url: string, options: { method?: string; headers?: Record<stri
   });
 }
 
+/**
+ * A TCP relay to `target`'s host and port, on a port of its own: `url` is `target` through it. `shut()`
+ * closes every connection and refuses new ones (a database that went away); `open()` listens again
+ * on the same port.
+ */
+async function tcpRelay(target: URL) {
+  const sockets = new Set<Socket>();
+  const server = createNetServer((client) => {
+    const database = connect(Number(target.port || 5432), target.hostname);
+    for (const socket of [client, database]) {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+      socket.on('close', () => sockets.delete(socket));
+    }
+    client.pipe(database).pipe(client);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  const url = new URL(target);
+  url.host = `127.0.0.1:${port}`;
+  return {
+    url: url.toString(),
+    async shut() {
+      for (const socket of sockets) socket.destroy();
+      if (server.listening) await new Promise((resolve) => server.close(resolve));
+    },
+    async open() {
+      server.listen(port, '127.0.0.1');
+      await once(server, 'listening');
+    },
+  };
+}
+
 async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
   while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 20));
 }
@@ -121,10 +155,19 @@ describe.each(testDatabases)('quire proxy on $dialect', (database) => {
   });
 
   async function startProxy(
-    options: { upstream?: string; maxBuffered?: number; timeoutMilliseconds?: number; trustProxy?: boolean; env?: Record<string, string> } = {},
+    options: {
+      upstream?: string;
+      maxBuffered?: number;
+      timeoutMilliseconds?: number;
+      trustProxy?: boolean;
+      env?: Record<string, string>;
+      /** Collects what the proxy logs (warnings and above), one JSON line each. */
+      log?: string[];
+    } = {},
   ) {
     const tenant = await createTenant(storage);
-    const logger = pino({ level: 'silent' });
+    const log = options.log;
+    const logger = log ? pino({ level: 'info' }, { write: (line: string) => void log.push(line) }) : pino({ level: 'silent' });
     const writer = workerStore({ projectId: tenant.project.id, env: { ...process.env, ...storage.location.env, ...options.env } }, logger);
     const recorder = new ProxyRecorder({ store: writer.store, logger, flushMilliseconds: 20, retryMilliseconds: 50, maxBuffered: options.maxBuffered });
     const app = await createProxyServer({
@@ -391,6 +434,36 @@ describe.each(testDatabases)('quire proxy on $dialect', (database) => {
     expect(await proxy.storedEvents()).toBe(31);
     await proxy.stop();
   }, 60_000);
+
+  it.runIf(database.dialect === 'postgres')(
+    'keeps serving while PostgreSQL cannot be reached at all, says so in its log, and stores what it held once it is back',
+    async () => {
+      // The database's address goes through a TCP relay that this test shuts and opens again: connections are refused meanwhile.
+      const relay = await tcpRelay(new URL(storage.location.env.DATABASE_URL!));
+      const log: string[] = [];
+      await relay.shut();
+      const proxy = await startProxy({ env: { DATABASE_URL: relay.url }, log });
+      try {
+        for (let index = 0; index < 5; index++) {
+          expect((await fetchRaw(`${proxy.url}/guides/page-${index}`, { headers: { 'user-agent': chrome } })).status).toBe(200);
+        }
+        await until(async () => (await proxy.status()).failedWrites >= 2);
+        const down = await proxy.status();
+        expect(down).toMatchObject({ recorded: 5, stored: 0, buffered: 5, dropped: 0 });
+        expect(down.databaseError).not.toBeNull();
+        expect(log.some((line) => line.includes('could not store recorded requests (database slow or down)'))).toBe(true);
+
+        await relay.open();
+        await until(async () => (await proxy.status()).stored === 5);
+        expect(await proxy.status()).toMatchObject({ recorded: 5, stored: 5, buffered: 0, dropped: 0, databaseError: null });
+        expect(log.some((line) => line.includes('database available again: recording resumed'))).toBe(true);
+        expect(await proxy.storedEvents()).toBe(5);
+      } finally {
+        await proxy.stop();
+        await relay.shut();
+      }
+    },
+  );
 
   it('answers without waiting while another connection holds the database locked (a slow database)', async () => {
     const proxy = await startProxy();
