@@ -122,6 +122,33 @@ describe.each(testDatabases)('analytics tail on $dialect', (database) => {
     expect(paths.map((row) => row.path).sort()).toEqual([0, 1, 2, 3, 4].map((index) => `/guides/page-${index}`));
   });
 
+  it('prints a status line with lines per second and totals while it follows (plain lines when not on a terminal)', async () => {
+    directory = mkdtempSync(join(tmpdir(), 'quire-tail-'));
+    const file = join(directory, 'access.log');
+    writeFileSync(file, lines(0, 400));
+    const tenant = await createTenant(storage);
+    const tail = spawn(
+      process.execPath,
+      ['src/cli/main.ts', 'analytics', 'tail', '--project', tenant.project.id, '--format', 'combined', file, '--poll', '20', '--status-every', '0.2'],
+      { env: { ...process.env, ...storage.location.env, LOG_LEVEL: 'silent' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let errors = '';
+    tail.stderr.on('data', (chunk) => (errors += chunk));
+    try {
+      await until(() => /400 lines, 400 views stored, 0 skipped/.test(errors));
+      appendFileSync(file, lines(400, 450));
+      await until(() => /450 lines, 450 views stored, 0 skipped/.test(errors));
+    } finally {
+      tail.kill('SIGTERM');
+      await new Promise((resolve) => tail.once('exit', resolve));
+    }
+    const statuses = errors.split('\n').filter((text) => text.includes('lines/s'));
+    expect(statuses.length).toBeGreaterThanOrEqual(2);
+    for (const text of statuses) expect(text).toMatch(/^\d{4}-\d\d-\d\dT\S+Z [\d,]+ lines\/s; [\d,]+ lines, [\d,]+ views stored, \d+ skipped$/);
+    // Some interval saw lines arrive: its rate is not zero.
+    expect(statuses.some((text) => !/ 0 lines\/s/.test(text))).toBe(true);
+  });
+
   it('resumes after the process is killed mid-file without counting a line twice or losing one', async () => {
     directory = mkdtempSync(join(tmpdir(), 'quire-tail-'));
     const file = join(directory, 'access.log');
