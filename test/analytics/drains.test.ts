@@ -318,6 +318,15 @@ describe.each(testDatabases)('push log drains on $dialect', (database) => {
       });
     });
 
+    it('counts assets as views for a project whose asset rule is off', async () => {
+      const counting = await createTenant(storage, { project: { skipAssets: false } });
+      const countingDrain = await createDrain(counting, { kind: 'ndjson' });
+      const body = [JSON.stringify({ path: '/assets/app.js', ip: '203.0.113.10' }), JSON.stringify({ path: '/guides/page', ip: '203.0.113.10' })].join('\n');
+      const response = await send(countingDrain, body, { authorization: `Bearer ${countingDrain.secret}` });
+      expect(response.json()).toMatchObject({ accepted: 2, skipped: 0 });
+      expect(await storedEvents(counting)).toBe(2);
+    });
+
     it('answers a failed commit with 5xx, and the retry stores what was missing without counting the rest twice', async () => {
       // Two commits' worth of events (10,000 per commit); the second commit fails once.
       const lines = Array.from({ length: 12_000 }, (_, index) => JSON.stringify({ path: `/retry/${index % 7}`, visitorId: `v${index}` })).join('\n');

@@ -163,9 +163,11 @@ describe.each(testDatabases)('quire proxy on $dialect', (database) => {
       env?: Record<string, string>;
       /** Collects what the proxy logs (warnings and above), one JSON line each. */
       log?: string[];
+      /** The project's settings (its asset rule). */
+      project?: { skipAssets: boolean };
     } = {},
   ) {
-    const tenant = await createTenant(storage);
+    const tenant = await createTenant(storage, { project: options.project });
     const log = options.log;
     const logger = log ? pino({ level: 'info' }, { write: (line: string) => void log.push(line) }) : pino({ level: 'silent' });
     const writer = workerStore({ projectId: tenant.project.id, env: { ...process.env, ...storage.location.env, ...options.env } }, logger);
@@ -275,6 +277,18 @@ describe.each(testDatabases)('quire proxy on $dialect', (database) => {
     } finally {
       await proxy.stop();
       await directory.close();
+    }
+  });
+
+  it('records asset requests as views for a project whose asset rule is off', async () => {
+    const proxy = await startProxy({ project: { skipAssets: false } });
+    try {
+      expect((await fetchRaw(`${proxy.url}/app.js`, { headers: { 'user-agent': chrome } })).status).toBe(200);
+      expect((await fetchRaw(`${proxy.url}/guides/setup`, { headers: { 'user-agent': chrome } })).status).toBe(200);
+      await until(async () => (await proxy.status()).stored === 2);
+      expect(await proxy.status()).toMatchObject({ recorded: 2, stored: 2, skipped: {} });
+    } finally {
+      await proxy.stop();
     }
   });
 
