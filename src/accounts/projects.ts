@@ -15,6 +15,31 @@ export interface ProjectSettings {
   trackerDomains?: string[];
   /** Whether static-asset requests from logs, drains and the proxy are dropped (default true). */
   skipAssets?: boolean;
+  /** Changes to the asset rule's extensions, `+ext` (an asset too) or `-ext` (a page): see parseAssetExtensions. */
+  assetExtensions?: string[];
+}
+
+/** An extension change as a project states it: `+ext` or `-ext`, the extension 1 to 8 letters or digits. */
+const extensionChange = /^[+-][a-z0-9]{1,8}$/;
+
+/**
+ * Extension changes from what an operator typed (comma- or space-separated, `.pdf` or `PDF` as
+ * `pdf`, `+` when no sign is given), or a sentence saying what is wrong. The last change of an
+ * extension wins; `default` (or nothing) clears them.
+ */
+export function parseAssetExtensions(text: string): string[] | { problem: string } {
+  const changes = new Map<string, string>();
+  for (const word of text.split(/[\s,]+/).filter(Boolean)) {
+    if (word.toLowerCase() === 'default') continue;
+    const sign = word.startsWith('-') ? '-' : '+';
+    const change = `${sign}${word.replace(/^[+-]/, '').replace(/^\./, '').toLowerCase()}`;
+    if (!extensionChange.test(change)) {
+      return { problem: `"${word}" is not an extension change: give +ext to treat an extension as an asset, -ext to count it as a page (such as +pdf,-svg).` };
+    }
+    changes.delete(change.slice(1));
+    changes.set(change.slice(1), change);
+  }
+  return [...changes.values()];
 }
 
 /** Returns a sentence describing what is wrong with the settings, or null when they are fine. */
@@ -28,6 +53,9 @@ export function checkProjectSettings(settings: ProjectSettings): string | null {
   }
   if (settings.repository && !isRepositoryLocation(settings.repository)) {
     return `A repository is an https:// URL, a file:// URL or an absolute path; got "${settings.repository}".`;
+  }
+  for (const change of settings.assetExtensions ?? []) {
+    if (!extensionChange.test(change)) return `"${change}" is not an extension change (+ext or -ext, such as +pdf or -svg).`;
   }
   for (const domain of settings.trackerDomains ?? []) {
     if (!/^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:\d+)?$/i.test(domain)) return `"${domain}" is not a host name (example: docs.example.com or *.example.com).`;
@@ -57,6 +85,7 @@ export async function createProject(db: Kysely<Database>, orgId: string, setting
     tracker_domains: (settings.trackerDomains ?? []).join(','),
     analytics_secret: randomBytes(32).toString('base64url'),
     skip_assets: settings.skipAssets === false ? 0 : 1,
+    asset_extensions: (settings.assetExtensions ?? []).join(' '),
     created_at: now,
     updated_at: now,
   };
@@ -73,6 +102,7 @@ export async function updateProject(db: Kysely<Database>, id: string, settings: 
   if (settings.model !== undefined) changes.model = settings.model;
   if (settings.trackerDomains !== undefined) changes.tracker_domains = settings.trackerDomains.join(',');
   if (settings.skipAssets !== undefined) changes.skip_assets = settings.skipAssets ? 1 : 0;
+  if (settings.assetExtensions !== undefined) changes.asset_extensions = settings.assetExtensions.join(' ');
   await db.updateTable('projects').set(changes).where('id', '=', id).execute();
   noteProjectChange();
   return findProject(db, id);
@@ -98,6 +128,7 @@ export function projectView(row: ProjectRow) {
     model: row.model,
     trackerDomains: row.tracker_domains ? row.tracker_domains.split(',') : [],
     skipAssets: row.skip_assets !== 0,
+    assetExtensions: row.asset_extensions ? row.asset_extensions.split(' ') : [],
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
   };

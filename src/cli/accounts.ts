@@ -4,7 +4,16 @@ import { AddressRangeError, parseAddressRanges } from '../lib/ip-ranges.ts';
 import type { Database } from '../storage/schema.ts';
 import { createKey, findKey, keyView, listKeys, parseScopes, revokeKey } from '../accounts/keys.ts';
 import { createOrganization, listOrganizations, resolveOrganization } from '../accounts/organizations.ts';
-import { checkProjectSettings, createProject, findProject, listProjects, projectView, updateProject, type ProjectSettings } from '../accounts/projects.ts';
+import {
+  checkProjectSettings,
+  createProject,
+  findProject,
+  listProjects,
+  parseAssetExtensions,
+  projectView,
+  updateProject,
+  type ProjectSettings,
+} from '../accounts/projects.ts';
 import { repositoryProblem } from '../code-hosts/access.ts';
 import { databaseName, withStorage } from './database.ts';
 import { organizationView, registerGrants } from './tenancy.ts';
@@ -20,6 +29,7 @@ interface ProjectFlags {
   model?: string;
   trackerDomains?: string;
   skipAssets?: string;
+  assetExtensions?: string;
 }
 
 /** `--skip-assets on|off` (also true/false, yes/no). */
@@ -29,6 +39,14 @@ function onOff(value: string | undefined): boolean | undefined {
   if (['on', 'true', 'yes', '1'].includes(word)) return true;
   if (['off', 'false', 'no', '0'].includes(word)) return false;
   throw new CliError(`--skip-assets takes on or off; got "${value}".`);
+}
+
+/** `--asset-extensions +pdf,-svg` (`default` or "" clears the changes). */
+function assetExtensions(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const changes = parseAssetExtensions(value);
+  if ('problem' in changes) throw new CliError(`--asset-extensions: ${changes.problem}`);
+  return changes;
 }
 
 function projectSettings(flags: ProjectFlags): ProjectSettings {
@@ -46,6 +64,7 @@ function projectSettings(flags: ProjectFlags): ProjectSettings {
             .map((domain) => domain.trim())
             .filter(Boolean),
     skipAssets: onOff(flags.skipAssets),
+    assetExtensions: assetExtensions(flags.assetExtensions),
   };
   const problem = checkProjectSettings(settings);
   if (problem) throw new CliError(problem);
@@ -62,6 +81,10 @@ function projectOptions(command: Command): Command {
     .option(
       '--skip-assets <on|off>',
       'on (default): requests for images, scripts, styles, fonts from logs, drains and the proxy are not views; off counts them',
+    )
+    .option(
+      '--asset-extensions <changes>',
+      'changes to the asset extensions, comma-separated: +ext also an asset (+pdf), -ext a page after all (-svg); "default" clears them',
     );
 }
 
@@ -136,7 +159,7 @@ export function registerAccounts(program: Command): void {
           flags,
           view,
           () =>
-            `Updated project ${view.id}: repository ${view.repository ?? '-'}, ref ${view.ref ?? '-'}, model ${view.model ?? '(QUIRE_MODEL)'}, static assets ${view.skipAssets ? 'skipped' : 'counted as views'}.`,
+            `Updated project ${view.id}: repository ${view.repository ?? '-'}, ref ${view.ref ?? '-'}, model ${view.model ?? '(QUIRE_MODEL)'}, static assets ${view.skipAssets ? 'skipped' : 'counted as views'}${view.assetExtensions.length > 0 ? ` (extensions ${view.assetExtensions.join(' ')})` : ''}.`,
         );
       }),
   );

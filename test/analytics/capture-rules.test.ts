@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAsset } from '../../src/analytics/ingest/assets.ts';
+import { parseAssetExtensions } from '../../src/accounts/projects.ts';
+import { assetRuleOf, isAsset, skipsAsset } from '../../src/analytics/ingest/assets.ts';
 import { normalizePath } from '../../src/analytics/ingest/paths.ts';
 import { escapeUnsafePath } from '../../src/analytics/ingest/safe-path.ts';
 import { importLog } from '../../src/analytics/importers/run.ts';
@@ -33,6 +34,28 @@ describe('the asset rule', () => {
   });
 });
 
+describe("a project's extension changes", () => {
+  it('reads what an operator types: comma or space separated, a dot or capitals allowed, + when no sign, the last change of an extension winning', () => {
+    expect(parseAssetExtensions('+pdf, -SVG .zip txt')).toEqual(['+pdf', '-svg', '+zip', '+txt']);
+    expect(parseAssetExtensions('+svg,-svg')).toEqual(['-svg']);
+    expect(parseAssetExtensions('default')).toEqual([]);
+    expect(parseAssetExtensions('')).toEqual([]);
+    for (const bad of ['+', '+toolongext', '-a/b', '+p.df', '++pdf']) expect(parseAssetExtensions(bad), bad).toHaveProperty('problem');
+  });
+
+  it('puts them before the content type and the built-in list: +ext is an asset, -ext a page', () => {
+    const rule = assetRuleOf({ skip_assets: 1, asset_extensions: '+pdf -svg' });
+    expect(rule).toEqual({ skipAssets: true, assets: ['pdf'], pages: ['svg'] });
+    expect(skipsAsset(rule, '/guides/handbook.pdf')).toBe(true);
+    expect(skipsAsset(rule, '/guides/handbook.pdf', 'text/html')).toBe(true);
+    expect(skipsAsset(rule, '/diagrams/flow.svg')).toBe(false);
+    expect(skipsAsset(rule, '/diagrams/flow.svg', 'image/svg+xml')).toBe(false);
+    expect(skipsAsset(rule, '/app.js')).toBe(true);
+    expect(skipsAsset(assetRuleOf({ skip_assets: 1, asset_extensions: '' }), '/guides/handbook.pdf')).toBe(false);
+    expect(skipsAsset({ ...rule, skipAssets: false }, '/guides/handbook.pdf')).toBe(false);
+  });
+});
+
 describe('paths kept escaped', () => {
   it('turns invalid percent-encoding and control characters into printable text, and leaves good paths alone', () => {
     expect(escapeUnsafePath('/guides/caf%C3%A9?x=1')).toBe('/guides/caf%C3%A9?x=1');
@@ -55,7 +78,7 @@ describe.each(testDatabases)('capture rules in the importer on $dialect', (datab
   });
   afterAll(async () => storage.close());
 
-  const run = async (lines: string[], format: 'combined' | 'cloudfront', project?: { skipAssets: boolean }) => {
+  const run = async (lines: string[], format: 'combined' | 'cloudfront', project?: { skipAssets?: boolean; assetExtensions?: string[] }) => {
     const tenant = await createTenant(storage, { project });
     const analytics = createAnalyticsState(storage);
     const summary = await importLog(analytics, tenant.project, format, Readable.from([Buffer.from(`${lines.join('\n')}\n`)]));
@@ -75,6 +98,13 @@ describe.each(testDatabases)('capture rules in the importer on $dialect', (datab
     expect(views.totals.total).toBe(2);
     const kept = await run(lines, 'combined', { skipAssets: false });
     expect(kept.summary).toMatchObject({ accepted: 5, skipped: 0 });
+  });
+
+  it("follows the project's extension changes", async () => {
+    const lines = [combined('203.0.113.7', '/guides/handbook.pdf'), combined('203.0.113.7', '/diagrams/flow.svg'), combined('203.0.113.7', '/assets/app.js')];
+    const { summary, views } = await run(lines, 'combined', { assetExtensions: ['+pdf', '-svg'] });
+    expect(summary).toMatchObject({ accepted: 1, skipped: 2, reasons: { 'static asset (not a page view)': 2 } });
+    expect(views.rows.map((row) => row.path)).toEqual(['/diagrams/flow.svg']);
   });
 
   it('keeps a view whose client IP is invalid, identified by what remains', async () => {

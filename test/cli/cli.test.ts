@@ -99,7 +99,12 @@ describe('quire CLI', () => {
       ref: 'main',
       model: 'anthropic:claude-sonnet-4-5',
       skipAssets: true,
+      assetExtensions: [],
     });
+    const extensions = JSON.parse((await quire('projects', 'update', project.id, '--asset-extensions', '+pdf, -SVG', '--json')).stdout);
+    expect(extensions.assetExtensions).toEqual(['+pdf', '-svg']);
+    expect(JSON.parse((await quire('projects', 'update', project.id, '--ref', 'main', '--json')).stdout).assetExtensions).toEqual(['+pdf', '-svg']);
+    expect(JSON.parse((await quire('projects', 'update', project.id, '--asset-extensions', 'default', '--json')).stdout).assetExtensions).toEqual([]);
     const updated = JSON.parse((await quire('projects', 'update', project.id, '--ref', 'develop', '--skip-assets', 'off', '--json')).stdout);
     expect(updated).toMatchObject({ ref: 'develop', repository: 'https://github.com/acme/handbook', skipAssets: false });
     const listed = JSON.parse((await quire('projects', 'list', '--org', org.id, '--json')).stdout);
@@ -152,6 +157,9 @@ describe('quire CLI', () => {
     expect(await quireFails('projects', 'list', '--org', 'org_nope')).toMatch(/No organization/);
     expect(await quireFails('projects', 'update', 'prj_nope', '--ref', 'x')).toMatch(/No project/);
     expect(await quireFails('projects', 'update', 'prj_nope', '--skip-assets', 'maybe')).toMatch(/--skip-assets takes on or off/);
+    expect(await quireFails('projects', 'update', 'prj_nope', '--asset-extensions', '+p/df')).toMatch(
+      /--asset-extensions: "\+p\/df" is not an extension change/,
+    );
   });
 
   it('serve exits 1 with what to do when its port is taken, instead of running on without a server', async () => {

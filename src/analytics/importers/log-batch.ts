@@ -4,7 +4,7 @@
  * ingestion pipeline. A file import reads in a thread of its own instead (read-thread.ts).
  */
 import { prepareAll, storeVerified, type IngestProject, type IngestState } from '../ingest/ingest.ts';
-import { assetRuleOf } from '../ingest/assets.ts';
+import { assetRuleOf, type AssetSettings } from '../ingest/assets.ts';
 import type { IncomingEvent, PreparedEvent } from '../ingest/validate.ts';
 import type { FormatName } from './formats.ts';
 import { countSkipped, invalidReason, LineParser, type ImportSummary } from './line-parser.ts';
@@ -19,7 +19,7 @@ export class LogBatch {
   readonly #project: IngestProject;
   readonly #batchSize: number;
 
-  constructor(analytics: IngestState, project: IngestProject & { skip_assets?: number }, format: FormatName, batchSize = defaultBatchSize) {
+  constructor(analytics: IngestState, project: IngestProject & AssetSettings, format: FormatName, batchSize = defaultBatchSize) {
     this.#analytics = analytics;
     this.#project = project;
     this.#batchSize = batchSize;

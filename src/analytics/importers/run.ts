@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import { createGunzip } from 'node:zlib';
-import { assetRuleOf } from '../ingest/assets.ts';
+import { assetRuleOf, type AssetSettings } from '../ingest/assets.ts';
 import type { IngestProject, IngestState } from '../ingest/ingest.ts';
 import type { FormatName } from './formats.ts';
 import { emptySummary, type ImportSummary, type ParsedBatch } from './line-parser.ts';
@@ -128,7 +128,7 @@ class ReadingThread {
  */
 export async function importLog(
   analytics: IngestState,
-  project: IngestProject & { skip_assets?: number },
+  project: IngestProject & AssetSettings,
   format: FormatName,
   input: Readable,
   options: ImportOptions = {},

@@ -13,6 +13,7 @@
  */
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { AssetSettings } from '../ingest/assets.ts';
 import type { IngestProject, IngestState } from '../ingest/ingest.ts';
 import type { FormatName } from './formats.ts';
 import type { ImportSummary } from './line-parser.ts';
@@ -70,7 +71,7 @@ async function headerLines(handle: FileHandle, end: number): Promise<string[]> {
 /** Follows `path` until `options.signal` aborts; returns what was read in this run. */
 export async function tailLog(
   analytics: IngestState,
-  project: IngestProject & { skip_assets?: number },
+  project: IngestProject & AssetSettings,
   format: FormatName,
   path: string,
   options: TailOptions,

@@ -84,27 +84,49 @@ function extensionOf(path: string): string {
 }
 
 /**
- * True when a request is for a static asset, not a page: by the response's content type when the
- * source gives one (a page type wins over an asset-looking name, as `/api.js` may serve HTML), else
- * by the path's extension. `favicon.ico` and source maps are assets by name.
+ * True when a request is for a static asset, not a page: by the project's own extension changes
+ * first (`rule`), then by the response's content type when the source gives one (a page type wins
+ * over an asset-looking name, as `/api.js` may serve HTML), else by the path's extension.
+ * `favicon.ico` and source maps are assets by name.
  */
-export function isAsset(path: string, contentType?: string | null): boolean {
+export function isAsset(path: string, contentType?: string | null, rule?: AssetRule): boolean {
+  const extension = extensionOf(path);
+  if (rule?.assets?.includes(extension)) return true;
+  if (rule?.pages?.includes(extension)) return false;
   if (contentType) {
     const type = mediaType(contentType);
     if (pageTypes.has(type)) return false;
     if (assetTypes.has(type) || assetTypePrefixes.some((prefix) => type.startsWith(prefix))) return true;
   }
-  return assetExtensions.has(extensionOf(path));
+  return assetExtensions.has(extension);
 }
 
-/** Per project: whether asset requests from logs, drains and the proxy are dropped (the default) or kept as views. */
+/**
+ * Per project: whether asset requests from logs, drains and the proxy are dropped (the default) or
+ * kept as views, and the extensions the project adds to the list (`assets`) or takes out of it
+ * (`pages`). Plain arrays, as the rule travels to the parse threads in messages.
+ */
 export interface AssetRule {
   skipAssets: boolean;
+  assets?: string[];
+  pages?: string[];
+}
+
+/** The columns of a project row the rule is read from. */
+export interface AssetSettings {
+  skip_assets?: number;
+  asset_extensions?: string;
 }
 
 /** A project's asset rule from its row (`skip_assets` is 1 unless the operator turned it off). */
-export function assetRuleOf(project: { skip_assets?: number }): AssetRule {
-  return { skipAssets: project.skip_assets !== 0 };
+export function assetRuleOf(project: AssetSettings): AssetRule {
+  const changes = (project.asset_extensions ?? '').split(' ').filter(Boolean);
+  const rule: AssetRule = { skipAssets: project.skip_assets !== 0 };
+  const assets = changes.filter((change) => change.startsWith('+')).map((change) => change.slice(1));
+  const pages = changes.filter((change) => change.startsWith('-')).map((change) => change.slice(1));
+  if (assets.length > 0) rule.assets = assets;
+  if (pages.length > 0) rule.pages = pages;
+  return rule;
 }
 
 /** The summary reason for a skipped asset request, shared by import, tail, drains and proxy. */
@@ -112,5 +134,5 @@ export const assetReason = 'static asset (not a page view)';
 
 /** True when the rule drops this request. */
 export function skipsAsset(rule: AssetRule, path: string, contentType?: string | null): boolean {
-  return rule.skipAssets && isAsset(path, contentType);
+  return rule.skipAssets && isAsset(path, contentType, rule);
 }

@@ -48,6 +48,8 @@ export interface ProjectRow {
   analytics_secret: string;
   /** 1 (the default): requests for static assets from logs, drains and the proxy are not views (analytics/ingest/assets.ts). */
   skip_assets: number;
+  /** Changes to the asset rule's extensions: space-separated `+ext` (an asset too) and `-ext` (a page); '' for none. */
+  asset_extensions: string;
   created_at: number;
   updated_at: number;
 }
