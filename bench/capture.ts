@@ -246,9 +246,8 @@ async function proxy(report: Report): Promise<void> {
   } finally {
     await nginx?.stop();
     await proxied.stop();
+    await upstream.stop();
     rmSync(dataDir, { recursive: true, force: true });
-    if (!process.env.KEEP) rmSync(dataDir, { recursive: true, force: true });
-    else console.log(dataDir);
   }
 }
 
