@@ -5,26 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { quireCommands } from '../support/cli.ts';
 
 const run = promisify(execFile);
 const dataDir = mkdtempSync(join(tmpdir(), 'quire-cli-'));
 // GITHUB_TOKEN: the server-wide credentials an organization granted them uses (nothing here calls GitHub).
 const env = { ...process.env, QUIRE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', GITHUB_TOKEN: 'ghp_cliTestToken' };
 
-async function quire(...args: string[]) {
-  return run(process.execPath, ['src/cli/main.ts', ...args], { env });
-}
-
-async function quireFails(...args: string[]): Promise<string> {
-  try {
-    await quire(...args);
-  } catch (error) {
-    const failure = error as { code: number; stderr: string };
-    expect(failure.code).toBe(1);
-    return failure.stderr;
-  }
-  throw new Error(`quire ${args.join(' ')} succeeded`);
-}
+const { quire, quireFails } = quireCommands(env);
 
 /** Starts `quire serve` and resolves with everything it printed once it listens. */
 async function serveOnce(port: number): Promise<string> {

@@ -1,27 +1,15 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { quireCommands } from '../support/cli.ts';
 
-const run = promisify(execFile);
 const dataDir = mkdtempSync(join(tmpdir(), 'quire-cli-proxy-'));
 const env = { ...process.env, QUIRE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
-const quire = (...args: string[]) => run(process.execPath, ['src/cli/main.ts', ...args], { env });
-
-async function quireFails(...args: string[]): Promise<string> {
-  try {
-    await quire(...args);
-  } catch (error) {
-    const failure = error as { code: number; stderr: string };
-    expect(failure.code).toBe(1);
-    return failure.stderr;
-  }
-  throw new Error(`quire ${args.join(' ')} succeeded`);
-}
+const { quire, quireFails } = quireCommands(env);
 
 /** A GET of `url` with `headers`: its status and body. */
 function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
