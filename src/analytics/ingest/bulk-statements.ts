@@ -99,6 +99,7 @@ function copyStatements(rows: EventInsert[]): CompiledQuery[] {
  */
 export async function insertEvents(trx: Kysely<Database>, profile: DialectProfile, rows: EventInsert[]): Promise<(eventKey: string | null) => boolean> {
   const keyed = rows.some((row) => row.event_key !== null);
+  // SQLite: writers take turns, and its rows have rowids.
   if (keyed && profile.concurrentWrites === 1 && !profile.arrayParameters) return insertKeyedInTurn(trx, rows);
   const fresh = new Set<string>();
   const statements = profile.copyIn && !keyed ? copyStatements : profile.arrayParameters ? unnestStatements : multiRowStatements;
