@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ipDropped, pathEscaped } from '../../src/analytics/importers/request-event.ts';
 import { assetReason } from '../../src/analytics/ingest/assets.ts';
@@ -128,6 +129,28 @@ describe.each(testDatabases)('push log drains on $dialect', (database) => {
       expect(unsigned.statusCode).toBe(200);
       expect(unsigned.headers['x-vercel-verify']).toBe('a1b2c3d4e5f6');
       expect(unsigned.json().accepted).toBe(0);
+      expect(await storedEvents(vercelOwner)).toBe(0);
+    });
+
+    it('tells the operator, once a minute, that unsigned batches are answered as the check and store nothing', async () => {
+      const fresh = await createDrain(vercelOwner, { kind: 'vercel', verifyToken: 'f6e5d4c3b2a1' });
+      const lines: string[] = [];
+      const logger = context.logger;
+      context.logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+      try {
+        // Vercel's own check of a new endpoint has no body: nothing to say about it.
+        expect((await app.inject({ method: 'POST', url: path(fresh) })).statusCode).toBe(200);
+        expect(lines).toEqual([]);
+        for (let attempt = 0; attempt < 3; attempt++) {
+          expect((await send(fresh, fixture('vercel.json'), { 'content-type': 'application/json' })).statusCode).toBe(200);
+        }
+      } finally {
+        context.logger = logger;
+      }
+      const warnings = lines.map((line) => JSON.parse(line) as { drain: string; msg: string }).filter((entry) => entry.msg.includes('unsigned batch'));
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatchObject({ drain: fresh.id });
+      expect(warnings[0]!.msg).toContain("set the drain's secret as its signature secret in Vercel");
       expect(await storedEvents(vercelOwner)).toBe(0);
     });
 

@@ -65,6 +65,22 @@ export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box
     }
   }
 
+  /**
+   * An unsigned batch to a Vercel drain with a verification code is taken as Vercel's endpoint check
+   * and stores nothing. Real batches are always signed, so a stream of them means the drain's secret is
+   * not set as the signature secret in Vercel: the operator is told, once a minute per drain at most.
+   */
+  const unsignedWarned = new Map<string, number>();
+  const unsignedBatch = (drainId: string) => {
+    const now = Date.now();
+    if (now - (unsignedWarned.get(drainId) ?? 0) < 60_000) return;
+    unsignedWarned.set(drainId, now);
+    context.logger.warn(
+      { drain: drainId },
+      "An unsigned batch reached a Vercel drain: answered as Vercel's endpoint check, nothing stored. If Vercel sends logs to this drain, set the drain's secret as its signature secret in Vercel.",
+    );
+  };
+
   app.get('/v1/analytics/:projectId/drains/:drainId', {
     schema: {
       tags,
@@ -110,7 +126,10 @@ export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box
         }
       });
       if (outcome === 'unauthorized') throw unauthorized(drain.kind as DrainKind);
-      if (outcome === 'handshake') return nothing;
+      if (outcome === 'handshake') {
+        if (raw.length > 0) unsignedBatch(drain.id);
+        return nothing;
+      }
       await resealDrainSecret(storage.db, box, drain, secret);
       // Decompressing (unless checking the signature did), reading and checking the records runs in a
       // parse thread for a large batch; gzip is counted as about 8 times its size.
