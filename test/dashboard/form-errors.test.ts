@@ -57,4 +57,27 @@ describe('dashboard forms say what to fix beside the field', () => {
     expect(response.body).toMatch(/id="project-trackerDomains"[^>]*aria-invalid="true"/);
     expect(response.body).toMatch(/id="project-trackerDomains-error" role="alert">&quot;host!&quot; is not a host name/);
   });
+
+  it('saves the asset rule of a project and shows it again, and puts a bad extension change beside its field', async () => {
+    const saved = await post(`/dashboard/projects/${tenant.project.id}`, { name: 'Docs', skipAssets: 'off', assetExtensions: '+PDF, -svg' });
+    expect(saved.statusCode).toBe(303);
+    const row = await storage.db
+      .selectFrom('projects')
+      .select(['skip_assets', 'asset_extensions'])
+      .where('id', '=', tenant.project.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ skip_assets: 0, asset_extensions: '+pdf -svg' });
+    const page = await app.inject({ method: 'GET', url: `/dashboard/projects/${tenant.project.id}`, headers: { cookie: session.cookie } });
+    expect(page.body).toMatch(/<option value="off" selected>Counted as views<\/option>/);
+    expect(page.body).toMatch(/id="project-assetExtensions" name="assetExtensions" value="\+pdf, -svg"/);
+
+    const refused = await post(`/dashboard/projects/${tenant.project.id}`, { name: 'Docs', skipAssets: 'on', assetExtensions: '+p/df' });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.body).toMatch(/id="project-assetExtensions"[^>]*aria-invalid="true"/);
+    expect(refused.body).toContain('id="project-assetExtensions-error" role="alert"');
+    // Nothing was saved by the refused form.
+    expect(await storage.db.selectFrom('projects').select('skip_assets').where('id', '=', tenant.project.id).executeTakeFirstOrThrow()).toEqual({
+      skip_assets: 0,
+    });
+  });
 });

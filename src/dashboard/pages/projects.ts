@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { checkProjectSettings, createProject, listProjects, updateProject, type ProjectSettings } from '../../accounts/projects.ts';
+import { checkProjectSettings, createProject, listProjects, parseAssetExtensions, updateProject, type ProjectSettings } from '../../accounts/projects.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import { repositoryProblem } from '../../code-hosts/access.ts';
 import type { AppContext } from '../../http/context.ts';
@@ -15,6 +15,9 @@ interface FormValues {
   docsPath: string;
   model: string;
   trackerDomains: string;
+  /** `on` (static assets are not views) or `off`; '' when the form did not say, which leaves the setting as it is. */
+  skipAssets: string;
+  assetExtensions: string;
 }
 
 function valuesOf(project: ProjectRow): FormValues {
@@ -25,6 +28,8 @@ function valuesOf(project: ProjectRow): FormValues {
     docsPath: project.docs_path ?? '',
     model: project.model ?? '',
     trackerDomains: project.tracker_domains.split(',').filter(Boolean).join(', '),
+    skipAssets: project.skip_assets === 0 ? 'off' : 'on',
+    assetExtensions: project.asset_extensions.split(' ').filter(Boolean).join(', '),
   };
 }
 
@@ -36,6 +41,8 @@ function readForm(form: URLSearchParams): FormValues {
     docsPath: field(form, 'docsPath'),
     model: field(form, 'model'),
     trackerDomains: field(form, 'trackerDomains'),
+    skipAssets: ['on', 'off'].includes(field(form, 'skipAssets')) ? field(form, 'skipAssets') : '',
+    assetExtensions: field(form, 'assetExtensions'),
   };
 }
 
@@ -48,7 +55,15 @@ function settingsOf(values: FormValues): ProjectSettings & { name: string } {
     docsPath: values.docsPath || null,
     model: values.model || null,
     trackerDomains: values.trackerDomains.split(/[\s,]+/).filter(Boolean),
+    skipAssets: values.skipAssets === '' ? undefined : values.skipAssets === 'on',
+    assetExtensions: assetExtensionsOf(values.assetExtensions),
   };
+}
+
+/** The extension changes typed, or the text as typed when it is not one, for checkProjectSettings to say why. */
+function assetExtensionsOf(text: string): string[] {
+  const changes = parseAssetExtensions(text);
+  return 'problem' in changes ? [text] : changes;
 }
 
 /** A problem with one field of the project form, shown beside that field. */
@@ -60,7 +75,7 @@ interface FieldProblem {
 /** Checks each field on its own, so the message lands beside the field it is about. */
 async function formProblem(context: AppContext, orgId: string, settings: ReturnType<typeof settingsOf>, checkAccess: boolean): Promise<FieldProblem | null> {
   if (settings.name === '') return { field: 'name', message: 'Give the project a name.' };
-  for (const field of ['name', 'repository', 'model', 'trackerDomains'] as const) {
+  for (const field of ['name', 'repository', 'model', 'trackerDomains', 'assetExtensions'] as const) {
     const message = checkProjectSettings({ [field]: settings[field] });
     if (message) return { field, message };
   }
@@ -83,6 +98,13 @@ ${input('ref', 'Ref', values, 'Branch agent jobs start from; empty uses the repo
 ${input('docsPath', 'Docs path', values, 'Folder of the documentation inside the repository; empty means the whole repository.', problem)}
 ${input('model', 'Model', values, 'provider:model, for example anthropic:claude-sonnet-4-5; empty uses the server default (QUIRE_MODEL).', problem)}
 ${input('trackerDomains', 'Allowed tracker domains', values, 'Host names the browser tracker may report from, separated by commas (docs.example.com, *.example.com).', problem)}
+<label for="project-skipAssets">Static assets in logs, drains and the proxy</label>
+<select id="project-skipAssets" name="skipAssets" aria-describedby="project-skipAssets-hint">
+<option value="on"${values.skipAssets === 'off' ? '' : html` selected`}>Not counted as views</option>
+<option value="off"${values.skipAssets === 'off' ? html` selected` : ''}>Counted as views</option>
+</select>
+<p class="hint" id="project-skipAssets-hint">Requests for images, scripts, styles and fonts. The events API and the browser tracker are not affected.</p>
+${input('assetExtensions', 'Asset extension changes', values, 'Changes to the list of asset extensions, separated by commas: +pdf makes PDF downloads assets, -svg counts SVG files as pages.', problem)}
 <button type="submit" class="primary">${submit}</button>
 </form>`;
 }
@@ -126,7 +148,7 @@ ${trackerSnippet(base, project)}`;
 }
 
 export function projectPages(scope: FastifyInstance, context: AppContext): void {
-  const empty: FormValues = { name: '', repository: '', ref: '', docsPath: '', model: '', trackerDomains: '' };
+  const empty: FormValues = { name: '', repository: '', ref: '', docsPath: '', model: '', trackerDomains: '', skipAssets: 'on', assetExtensions: '' };
 
   scope.get('/projects', async (request, reply) => sendPage(reply, await listPage(context, viewerOf(request), empty)));
 
