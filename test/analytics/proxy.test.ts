@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathEscaped } from '../../src/analytics/importers/request-event.ts';
-import { ProxyRecorder, type RecorderStatus } from '../../src/analytics/proxy/recorder.ts';
+import { ProxyRecorder, type RecorderStatus, type RequestStore } from '../../src/analytics/proxy/recorder.ts';
 import { createProxyServer, statusPath, upgradeReason } from '../../src/analytics/proxy/proxy-server.ts';
 import { workerStore } from '../../src/analytics/proxy/worker-store.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
@@ -141,6 +141,30 @@ async function tcpRelay(target: URL) {
 async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
   while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 20));
 }
+
+describe('the proxy recorder', () => {
+  it('writes what arrived during a write as its own batch after the flush time, not at once in a batch of a few', async () => {
+    const batches: { size: number; at: number }[] = [];
+    let finishWrite: (() => void) | undefined;
+    const store: RequestStore = async (batch) => {
+      batches.push({ size: batch.length, at: performance.now() });
+      await new Promise<void>((resolve) => (finishWrite = resolve));
+      return { stored: batch.length, duplicates: 0, reasons: {}, notes: {} };
+    };
+    const recorder = new ProxyRecorder({ store, logger: pino({ level: 'silent' }), flushMilliseconds: 300, batchSize: 1000 });
+    const view = { method: 'GET', path: '/guides/setup', at: Date.now(), status: 200 };
+    recorder.record(view);
+    await until(() => batches.length === 1);
+    for (let index = 0; index < 5; index++) recorder.record(view);
+    const written = performance.now();
+    finishWrite!();
+    await until(() => batches.length === 2);
+    expect(batches.map((batch) => batch.size)).toEqual([1, 5]);
+    expect(batches[1]!.at - written).toBeGreaterThanOrEqual(250);
+    finishWrite!();
+    expect(await recorder.close(1000)).toMatchObject({ recorded: 6, stored: 6, dropped: 0, buffered: 0 });
+  });
+});
 
 describe.each(testDatabases)('quire proxy on $dialect', (database) => {
   let storage: Storage & { location: TestLocation };

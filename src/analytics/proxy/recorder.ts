@@ -116,7 +116,10 @@ export class ProxyRecorder {
       this.#timer = undefined;
       this.#writing = this.#write().finally(() => {
         this.#writing = undefined;
-        if (this.#buffer.length > 0 || this.#inFlight.length > 0) this.#schedule(this.#inFlight.length > 0 ? this.#retryDelay : 0);
+        // A failed batch is retried after its delay; otherwise what came meanwhile waits for a full batch or
+        // its flush time, as new requests do (writing it at once made back-to-back commits of a few rows each).
+        if (this.#inFlight.length > 0) this.#schedule(this.#retryDelay);
+        else if (this.#buffer.length > 0) this.#schedule(this.#buffer.length >= this.#options.batchSize ? 0 : this.#options.flushMilliseconds);
       });
     }, delay);
     this.#timer.unref();
