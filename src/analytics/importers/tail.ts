@@ -46,26 +46,18 @@ interface OpenFile {
   offset: number;
 }
 
-/** The file's first line as LineSplitter decodes it, or undefined while it is unfinished. */
-async function firstLine(handle: FileHandle): Promise<string | undefined> {
+/** The file's first 64 KiB (less when it is shorter). */
+async function readHead(handle: FileHandle): Promise<Buffer> {
   const buffer = Buffer.alloc(firstLineLimit);
   const { bytesRead } = await handle.read(buffer, 0, firstLineLimit, 0);
-  const newline = buffer.subarray(0, bytesRead).indexOf(10);
-  if (newline === -1) return bytesRead === firstLineLimit ? buffer.toString('utf8') : undefined;
-  return buffer.toString('utf8', 0, newline > 0 && buffer[newline - 1] === 13 ? newline - 1 : newline);
+  return buffer.subarray(0, bytesRead);
 }
 
-/** The header lines (starting with `#`) that open the file before `end`, within its first 64 KiB. */
-async function headerLines(handle: FileHandle, end: number): Promise<string[]> {
-  const buffer = Buffer.alloc(Math.min(firstLineLimit, end));
-  const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-  const lines = new LineSplitter().push(buffer.subarray(0, bytesRead));
-  const headers: string[] = [];
-  for (const line of lines) {
-    if (!line.text.startsWith('#')) break;
-    headers.push(line.text);
-  }
-  return headers;
+/** The first line of a file's head as LineSplitter decodes it, or undefined while it is unfinished. */
+function firstLineOf(head: Buffer): string | undefined {
+  const newline = head.indexOf(10);
+  if (newline === -1) return head.length === firstLineLimit ? head.toString('utf8') : undefined;
+  return head.toString('utf8', 0, newline > 0 && head[newline - 1] === 13 ? newline - 1 : newline);
 }
 
 /** Follows `path` until `options.signal` aborts; returns what was read in this run. */
@@ -95,7 +87,8 @@ export async function tailLog(
   const openAt = async (): Promise<OpenFile | undefined> => {
     const handle = await open(path, 'r').catch(() => undefined);
     if (!handle) return undefined;
-    const first = await firstLine(handle);
+    const bytes = await readHead(handle);
+    const first = firstLineOf(bytes);
     if (first === undefined) {
       await handle.close();
       return undefined;
@@ -107,13 +100,18 @@ export async function tailLog(
     linesBefore = (stored?.lines ?? 0) - batch.summary.lines;
     batch.fingerprint = fileFingerprint(first);
     // Resuming past the file's header (CloudFront's `#Fields:`): its columns are read again, not counted again.
-    if (offset > 0) for (const header of await headerLines(handle, offset)) batch.readHeader(header);
+    if (offset > 0) {
+      for (const line of new LineSplitter().push(bytes)) {
+        if (line.end > offset || !line.text.startsWith('#')) break;
+        batch.readHeader(line.text);
+      }
+    }
     return { handle, inode: info.ino, device: info.dev, identity, splitter: new LineSplitter(offset), offset };
   };
 
   const truncated = async (current: OpenFile): Promise<boolean> => {
     if ((await current.handle.stat()).size < current.offset) return true;
-    const first = await firstLine(current.handle);
+    const first = firstLineOf(await readHead(current.handle));
     return first === undefined || !current.identity.endsWith(`:${fileFingerprint(first)}`);
   };
 
