@@ -3,6 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { formats } from '../../src/analytics/importers/formats.ts';
 import { LineParser } from '../../src/analytics/importers/line-parser.ts';
+import { storeKeyedEvents } from '../../src/analytics/importers/log-batch.ts';
 import { importLog } from '../../src/analytics/importers/run.ts';
 import { page } from '../../src/analytics/query/query.ts';
 import { rebuildProject } from '../../src/analytics/fold/rebuild.ts';
@@ -183,15 +184,21 @@ describe.each(testDatabases)('log importers on $dialect', (database) => {
     expect(whole).toMatchObject({ lines: 300, accepted: 175, reasons: { 'already imported': 125 } });
     expect((await page(analytics, tenant.project.id, { ...range, measure: 'views' })).totals.total).toBe(300);
 
-    // Two calls written in one transaction that carry the same new key: stored and counted once.
-    const fresh = `198.51.100.7 - - [21/Nov/2026:11:00:00 +0000] "GET /guides/twice HTTP/1.1" 200 10 "-" "${chrome}"`;
-    const twice = await Promise.all(
-      [0, 1].map(() => importLog(analytics, tenant.project, 'combined', Readable.from([Buffer.from(`${lines[0]}\n${fresh}\n`)]))),
+    // One write that carries a new key twice, beside a key stored before: the new one stored and counted once.
+    const view = (path: string) => ({ path, timestamp: Date.UTC(2026, 10, 21, 11), ip: '198.51.100.7', userAgent: chrome });
+    const skip = (reason: string) => expect.unreachable(reason);
+    expect(await storeKeyedEvents(analytics, tenant.project, [view('/guides/before')], ['key-before'], skip)).toEqual({ stored: 1, duplicates: 0 });
+    const write = await storeKeyedEvents(
+      analytics,
+      tenant.project,
+      [view('/guides/twice'), view('/guides/twice'), view('/guides/before')],
+      ['key-twice', 'key-twice', 'key-before'],
+      skip,
     );
-    expect(twice.map((summary) => summary.accepted).sort()).toEqual([0, 1]);
+    expect(write).toEqual({ stored: 1, duplicates: 2 });
     const views = await page(analytics, tenant.project.id, { ...range, measure: 'views' });
-    expect(views.totals.total).toBe(301);
-    expect(views.rows.find((row) => row.path === '/guides/twice')?.total).toBe(1);
+    expect(views.totals.total).toBe(302);
+    expect(views.rows.filter((row) => row.path === '/guides/twice' || row.path === '/guides/before').map((row) => row.total)).toEqual([1, 1]);
   });
 
   it('hashes each visitor key once in the reading thread, and counts a visitor the storing side no longer holds as the same visitor', async () => {
