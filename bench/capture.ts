@@ -7,6 +7,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
@@ -172,13 +173,16 @@ http {
   );
   const child = spawn('nginx', ['-c', config, '-p', directory], { stdio: ['ignore', 'ignore', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
-  for (let tries = 0; ; tries++) {
-    const up = await new Promise<boolean>((resolve) =>
-      request(url, (answer) => resolve(answer.resume() && true))
+  const answers = () =>
+    new Promise<boolean>((resolve) =>
+      request(url, (answer) => {
+        answer.resume();
+        resolve(true);
+      })
         .on('error', () => resolve(false))
         .end(),
     );
-    if (up) break;
+  for (let tries = 0; !(await answers()); tries++) {
     if (tries === 50 || child.exitCode !== null) {
       child.kill();
       throw new Error(`nginx did not start on ${url}: see ${directory}/nginx-error.log`);
@@ -188,7 +192,12 @@ http {
   return {
     url,
     cpuSeconds: () => processCpuSeconds(child.pid!),
-    stop: () => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGTERM')))),
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    },
   };
 }
 
