@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'test-results/', 'coverage/'] },
+  { ignores: ['node_modules/', 'data/', 'test-results/', 'coverage/', 'bench/fixtures/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
