@@ -8,7 +8,7 @@ import { CommandError } from './errors.ts';
  */
 
 /** Longest command accepted, in characters. */
-export const maxCommandCharacters = 4096;
+const maxCommandCharacters = 4096;
 
 const operators: Record<string, string> = {
   '|': 'pipes (|)',
@@ -69,6 +69,8 @@ export function splitCommandLine(line: string): string[] {
 /** Reads a double-quoted string from `start` (after the quote) and returns the index after its closing quote. */
 function readDoubleQuoted(line: string, start: number, take: (text: string) => void): number {
   const end = closingQuote(line, start - 1, '"');
+  // "" is an empty word, not nothing.
+  take('');
   let index = start;
   while (index < end) {
     const character = line[index];

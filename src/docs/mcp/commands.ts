@@ -33,7 +33,7 @@ export const treeCommand: Command = async (args, tree) => {
   const root = tree.requireEntry(paths[0]);
   const counts = { folders: 0, pages: 0 };
   const lines = [root.path === '' ? '/' : root.path, ...drawTree(tree, root, depth, '', counts)];
-  return [{ text: `${lines.join('\n')}\n\n${counts.folders} folders, ${counts.pages} pages\n` }];
+  return [{ text: `${lines.join('\n')}\n\n${plural(counts.folders, 'folder')}, ${plural(counts.pages, 'page')}\n` }];
 };
 
 function drawTree(tree: DocsTree, folder: TreeEntry, depth: number, indent: string, counts: { folders: number; pages: number }): string[] {
@@ -87,6 +87,10 @@ function positiveInteger(option: string, value: string | undefined, maximum: num
     throw new UsageError(`${option} needs a whole number from 1 to ${maximum}.`);
   }
   return Number(value);
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 function withFinalNewline(text: string): string {

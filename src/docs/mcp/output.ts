@@ -15,7 +15,7 @@ export interface LimitedOutput {
 }
 
 /** The most a command returns, in UTF-8 bytes, the note included. */
-export const maxOutputBytes = 100_000;
+const maxOutputBytes = 100_000;
 /** Room kept for the note that says the output was cut. */
 const noteBytes = 400;
 

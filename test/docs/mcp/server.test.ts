@@ -64,9 +64,9 @@ describe('search MCP server over streamable HTTP', () => {
     expect((await call(client, 'query_docs_filesystem_acme', { command: 'ls' })).text).toBe('api/\nguides/\nindex.mdx\n');
     expect((await call(client, 'query_docs_filesystem_acme', { command: 'ls guides' })).text).toBe('advanced/\nsetup.mdx\n');
     const tree = await call(client, 'query_docs_filesystem_acme', { command: 'tree -L 1' });
-    expect(tree.text).toBe('/\n├── api/\n├── guides/\n└── index.mdx\n\n2 folders, 1 pages\n');
+    expect(tree.text).toBe('/\n├── api/\n├── guides/\n└── index.mdx\n\n2 folders, 1 page\n');
     const deep = await call(client, 'query_docs_filesystem_acme', { command: 'tree guides' });
-    expect(deep.text).toBe('guides\n├── advanced/\n│   └── retries.md\n└── setup.mdx\n\n1 folders, 2 pages\n');
+    expect(deep.text).toBe('guides\n├── advanced/\n│   └── retries.md\n└── setup.mdx\n\n1 folder, 2 pages\n');
     expect(recorded.reads).toEqual([]);
   });
 
