@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { moduleObject } from '../../../src/agent/checks/javascript-literal.ts';
-import { withoutNumberPrefix } from '../../../src/agent/checks/docusaurus.ts';
+import { moduleObject } from '../../../src/sites/javascript-literal.ts';
+import { withoutNumberPrefix } from '../../../src/sites/docusaurus.ts';
 import { problemsOf } from './change.ts';
 
 const mintlify = {
