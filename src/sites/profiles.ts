@@ -10,10 +10,11 @@ export const siteProfiles: readonly SiteProfile[] = [mintlify, mkdocs, docusauru
 
 /**
  * The sites of a repository: a kind's configuration in `within` or one folder down (`docs/docs.json`,
- * `website/sidebars.js`); when there is none, a plain folder of pages at `within`. `read` gives the text
- * of configuration files that move the pages (MkDocs `docs_dir`).
+ * `website/sidebars.js`); when there is none, a plain folder of pages at `within`. Configuration files
+ * that move the pages (MkDocs `docs_dir`) are read.
  */
-export async function findSites(files: ReadonlySet<string>, read: SiteFiles['read'], within = ''): Promise<Site[]> {
+export async function findSites(access: SiteFiles, within = ''): Promise<Site[]> {
+  const files = await access.listFiles();
   const folders = new Set<string>();
   for (const file of files) {
     const relative = inside(within, directoryOf(file));
@@ -22,13 +23,13 @@ export async function findSites(files: ReadonlySet<string>, read: SiteFiles['rea
   const sites: Site[] = [];
   for (const root of [...folders].sort()) {
     for (const profile of siteProfiles.filter((each) => !each.fallback)) {
-      const site = await profile.find(root, files, read);
+      const site = await profile.find(root, files, access.read);
       if (site) sites.push(site);
     }
   }
   if (sites.length > 0) return sites;
   for (const profile of siteProfiles.filter((each) => each.fallback)) {
-    const site = await profile.find(within, files, read);
+    const site = await profile.find(within, files, access.read);
     if (site) return [site];
   }
   return [];

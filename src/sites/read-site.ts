@@ -41,7 +41,7 @@ const ungrouped = 'Pages';
 export async function readSite(access: SiteFiles, within = ''): Promise<SiteContents[]> {
   const files = await access.listFiles();
   const contents: SiteContents[] = [];
-  for (const site of await findSites(files, access.read, within)) {
+  for (const site of await findSites(access, within)) {
     const { profile } = site;
     const described = site.configFile === null ? null : await access.read(site.configFile);
     const { name, description } = described === null ? { name: null, description: null } : profile.describe(described);
@@ -54,7 +54,7 @@ export async function readSite(access: SiteFiles, within = ''): Promise<SiteCont
         return item.type === 'group' ? [{ ...item, children: expand(item.children) }] : [item];
       });
     const tree = expand(navigation.tree);
-    const resolver = await Resolver.create([site], files, access.read, Number.POSITIVE_INFINITY);
+    const resolver = await Resolver.create([site], access, Number.POSITIVE_INFINITY);
     const tabs = tree.filter((item) => item.type === 'group' && item.tab).length;
     const pages: SitePage[] = [];
     const seen = new Set<string>();

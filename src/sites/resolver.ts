@@ -22,11 +22,12 @@ export class Resolver {
     this.#docIds = docIds;
   }
 
-  /** A resolver for `sites` among `files`, with the doc ids of the kinds that name pages by id (read until `deadline`). */
-  static async create(sites: Site[], files: ReadonlySet<string>, read: SiteFiles['read'], deadline: number): Promise<Resolver> {
+  /** A resolver for `sites` among the files of `access`, with the doc ids of the kinds that name pages by id (read until `deadline`). */
+  static async create(sites: Site[], access: SiteFiles, deadline: number): Promise<Resolver> {
+    const files = await access.listFiles();
     const docIds = new Map<Site, Map<string, string>>();
     for (const site of sites) {
-      const ids = await site.profile.pageIds?.(site, files, read, deadline);
+      const ids = await site.profile.pageIds?.(site, files, access.read, deadline);
       if (ids) docIds.set(site, ids);
     }
     return new Resolver(sites, files, docIds);

@@ -51,12 +51,13 @@ export function outlineOf(tree: MarkdownNode, body: string, titleOf: (headings: 
   const sections: Section[] = [];
   let current = { anchor: '', heading: titleOf(headings), level: 1, start: 0, nodes: [] as MarkdownNode[] };
   const close = (end: number) => {
+    // The text before the first heading is a section when it says something besides the title (imports alone do not).
     const prose = current.nodes.filter((node) => !(current.anchor === '' && node.type === 'heading' && node.depth === 1));
-    if (current.anchor !== '' || prose.length > 0) {
-      const text = prose
-        .map((node) => plainText(node, 0).trim())
-        .filter(Boolean)
-        .join('\n\n');
+    const text = prose
+      .map((node) => plainText(node, 0).trim())
+      .filter(Boolean)
+      .join('\n\n');
+    if (current.anchor !== '' || text !== '') {
       sections.push({ anchor: current.anchor, heading: current.heading, level: current.level, markdown: body.slice(current.start, end).trim(), text });
     }
   };

@@ -1,7 +1,7 @@
 import { createPageAnalyzer, type PageAnalyzer } from '../../sites/page-analyzer.ts';
 import { findSites } from '../../sites/profiles.ts';
 import { Resolver } from '../../sites/resolver.ts';
-import type { Problem, Site } from '../../sites/site.ts';
+import type { Problem, Site, SiteFiles } from '../../sites/site.ts';
 import { inside, isPage } from '../../sites/text.ts';
 import { configFileProblems, isConfigFile } from './config-files.ts';
 import { linkProblems } from './links.ts';
@@ -60,10 +60,12 @@ async function checkWith(analyzer: PageAnalyzer, change: ChangeToCheck, limits: 
     problems.push(...found);
   }
 
-  const sites = await findSites(change.files, change.read);
-  const baseSites = await findSites(baseFiles, change.readBase);
-  const current = await Resolver.create(sites, change.files, change.read, limits.deadline);
-  const base = await Resolver.create(baseSites, baseFiles, change.readBase, limits.deadline);
+  const now: SiteFiles = { listFiles: async () => change.files, read: change.read };
+  const before: SiteFiles = { listFiles: async () => baseFiles, read: change.readBase };
+  const sites = await findSites(now);
+  const baseSites = await findSites(before);
+  const current = await Resolver.create(sites, now, limits.deadline);
+  const base = await Resolver.create(baseSites, before, limits.deadline);
   const otherPages =
     deleted.length === 0 ? [] : [...change.files].filter((path) => isPage(path) && !added.has(path) && !pages.some((page) => page.path === path));
   if (otherPages.length > limits.maxScannedFiles)
