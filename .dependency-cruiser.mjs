@@ -20,6 +20,13 @@ export default {
       to: { circular: true },
     },
     {
+      name: 'sites-stand-alone',
+      severity: 'error',
+      comment: 'What a docs site is serves the agent and the docs index alike: it uses only lib/ and packages.',
+      from: { path: '^src/sites/' },
+      to: { path: '^src/', pathNot: ['^src/sites/', '^src/lib/'] },
+    },
+    {
       name: 'no-orphans',
       severity: 'error',
       comment: 'A source file nothing imports.',

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { checkChange } from '../src/agent/checks/index.ts';
-import type { Problem } from '../src/agent/checks/types.ts';
+import type { Problem } from '../src/sites/site.ts';
 
 /** A branch of the bare repository the job pushed to, read with git (nothing is checked out). */
 export class Branch {

@@ -1,4 +1,5 @@
 import type { ToolCallReply } from '../test/support/openai-server.ts';
+import type { SiteKind } from '../src/sites/site.ts';
 import type { Branch } from './branch.ts';
 
 /** What a scripted model does for one prompt: tool calls step by step, then its answer. */
@@ -11,7 +12,8 @@ export interface ScriptedRun {
 export interface EvalTask {
   /** Unique, also the repository's folder name. */
   name: string;
-  framework: 'mkdocs' | 'mintlify' | 'docusaurus';
+  /** The kind of site `files` hold, as `sites/` finds it. */
+  framework: SiteKind;
   files: Record<string, string>;
   /** The first prompt, then follow-ups sent after each run finished. */
   prompts: string[];

@@ -1,5 +1,4 @@
-import { parse as parseYaml } from 'yaml';
-import { splitFrontMatter } from '../../src/agent/checks/text.ts';
+import { readFrontMatter } from '../../src/sites/front-matter.ts';
 import { changed, checksPass, contains, missing, nowhere, onlyChanged } from '../grading.ts';
 import { docusaurusSidebars, docusaurusSite } from '../repositories.ts';
 import { move, read, write, type EvalTask } from '../task.ts';
@@ -82,14 +81,7 @@ export const docusaurusTasks: EvalTask[] = [
     grade: async (outcome) => {
       const reasons = [...changed(outcome), ...onlyChanged(outcome, ['docs/guides/setup.md', 'docs/guides/deploy.md'])];
       for (const path of ['docs/guides/setup.md', 'docs/guides/deploy.md']) {
-        const yaml = splitFrontMatter(outcome.branch?.read(path) ?? '').yaml;
-        let description: unknown;
-        try {
-          description = yaml ? (parseYaml(yaml) as { description?: unknown } | null)?.description : undefined;
-        } catch {
-          description = undefined;
-        }
-        if (typeof description !== 'string' || description.trim() === '') reasons.push(`${path} has no description in valid front matter`);
+        if (readFrontMatter(outcome.branch?.read(path) ?? '').description === null) reasons.push(`${path} has no description in valid front matter`);
       }
       return [...reasons, ...(await checksPass(outcome))];
     },

@@ -1,3 +1,8 @@
+import { siteProfiles } from '../sites/profiles.ts';
+
+/** Where each site kind keeps its navigation, as the profiles describe it. */
+const navigationHints = siteProfiles.flatMap((profile) => (profile.promptHint === null ? [] : [`  - ${profile.promptHint}`])).join('\n');
+
 /** What the model is told before every job: the repository is documentation, and how to work on it. */
 export function systemPrompt(options: { repository: string; baseBranch: string; docsPath: string | null }): string {
   const scope = options.docsPath ? `\nThe documentation lives under \`${options.docsPath}\`; stay there unless the request needs otherwise.` : '';
@@ -13,9 +18,7 @@ edit_file only works on files you have read with read_file in this run.
 - Keep changes focused on the request. Match the existing style: headings, front matter, tone, link style, file naming.
 - Markdown and MDX: keep front matter valid YAML; in MDX keep JSX components and imports intact and balanced.
 - Navigation must stay consistent when you add, move, rename or delete a page. Update whichever applies:
-  - Mintlify: \`docs.json\` (or the older \`mint.json\`) "navigation" lists pages by path without extension.
-  - MkDocs: the \`nav\` section of \`mkdocs.yml\`, paths relative to \`docs/\` with \`.md\`.
-  - Docusaurus: \`sidebars.js\`/\`sidebars.ts\` (document ids) and \`_category_.json\` files; ids come from front matter \`id\` or the path.
+${navigationHints}
   - Others (VitePress \`.vitepress/config.*\`, Nextra \`_meta.json\`/\`_meta.ts\`, Starlight, Hugo menus, GitBook \`SUMMARY.md\`): follow what the repository uses.
 - After moving or deleting a page, search for links to its old path and fix them; consider a redirect if the framework supports them.
 - Keep JSON and YAML files valid: re-read them after editing.

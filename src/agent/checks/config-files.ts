@@ -1,7 +1,7 @@
 import { parseDocument } from 'yaml';
-import { yamlReason } from './markdown.ts';
-import type { Problem } from './types.ts';
-import { countLines, extensionOf } from './text.ts';
+import { yamlReason } from '../../sites/markdown.ts';
+import type { Problem } from '../../sites/site.ts';
+import { countLines, extensionOf } from '../../sites/text.ts';
 
 /** Whether `path` is a JSON or YAML file the checks parse. */
 export function isConfigFile(path: string): boolean {

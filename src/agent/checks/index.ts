@@ -1,12 +1,12 @@
+import { createPageAnalyzer, type PageAnalyzer } from '../../sites/page-analyzer.ts';
+import { findSites } from '../../sites/profiles.ts';
+import { Resolver } from '../../sites/resolver.ts';
+import type { Problem, Site, SiteFiles } from '../../sites/site.ts';
+import { inside, isPage } from '../../sites/text.ts';
 import { configFileProblems, isConfigFile } from './config-files.ts';
-import { docusaurusIds } from './docusaurus.ts';
 import { linkProblems } from './links.ts';
 import { navigationProblems } from './navigation.ts';
-import { createPageAnalyzer, type PageAnalyzer } from './page-analyzer.ts';
-import { Resolver } from './resolver.ts';
-import { findSites, type Site } from './sites.ts';
-import { inside, isPage } from './text.ts';
-import type { ChangeToCheck, CheckLimits, CheckReport, Problem } from './types.ts';
+import type { ChangeToCheck, CheckLimits, CheckReport } from './types.ts';
 
 /**
  * Checks a change before it is committed, as the docs build would: pages compile (Markdown and MDX),
@@ -37,7 +37,7 @@ async function checkWith(analyzer: PageAnalyzer, change: ChangeToCheck, limits: 
   };
   const fileProblems = async (path: string, text: string): Promise<Problem[] | null> =>
     isPage(path) ? ((await analyzer.analyze(path, text))?.problems ?? null) : configFileProblems(path, text);
-  const referencesOf = async (path: string, text: string) => (await analyzer.analyze(path, text))?.references ?? [];
+  const linksOf = async (path: string, text: string) => (await analyzer.analyze(path, text))?.links ?? [];
   const added = new Set(change.changes.filter((file) => file.status === 'added').map((file) => file.path));
   const deleted = change.changes.filter((file) => file.status === 'deleted').map((file) => file.path);
   const baseFiles = new Set([...change.files].filter((path) => !added.has(path)).concat(deleted));
@@ -60,10 +60,12 @@ async function checkWith(analyzer: PageAnalyzer, change: ChangeToCheck, limits: 
     problems.push(...found);
   }
 
-  const sites = await findSites(change.files, change.read);
-  const baseSites = await findSites(baseFiles, change.readBase);
-  const current = new Resolver(sites, change.files, await idsOf(sites, change.files, change.read, limits.deadline));
-  const base = new Resolver(baseSites, baseFiles, await idsOf(baseSites, baseFiles, change.readBase, limits.deadline));
+  const now: SiteFiles = { listFiles: async () => change.files, read: change.read };
+  const before: SiteFiles = { listFiles: async () => baseFiles, read: change.readBase };
+  const sites = await findSites(now);
+  const baseSites = await findSites(before);
+  const current = await Resolver.create(sites, now, limits.deadline);
+  const base = await Resolver.create(baseSites, before, limits.deadline);
   const otherPages =
     deleted.length === 0 ? [] : [...change.files].filter((path) => isPage(path) && !added.has(path) && !pages.some((page) => page.path === path));
   if (otherPages.length > limits.maxScannedFiles)
@@ -76,33 +78,23 @@ async function checkWith(analyzer: PageAnalyzer, change: ChangeToCheck, limits: 
       base,
       read: change.read,
       readBase: change.readBase,
-      referencesOf,
+      linksOf,
       proceed,
     })),
   );
 
   const changedPaths = new Set(change.changes.map((file) => file.path));
-  for (const site of sites) {
+  // A plain folder lists every page it holds: it has no navigation of its own to get wrong.
+  const navigated = sites.filter((site) => site.profile.navigationChecked);
+  for (const site of navigated) {
     const touched =
       (site.navigationFile !== null && changedPaths.has(site.navigationFile)) ||
       change.changes.some((file) => file.status !== 'modified' && isPage(file.path) && inside(site.contentRoot, file.path) !== null);
-    problems.push(...(await navigationProblems({ site, current, base, addedPages: [...added], touched, read: change.read, readBase: change.readBase })));
+    const { files, read, readBase } = change;
+    problems.push(...(await navigationProblems({ site, current, base, files, baseFiles, addedPages: [...added], touched, read, readBase })));
   }
-  return { checked: checkedPhrases(pages.length, configs.length, sites), problems, skipped };
+  return { checked: checkedPhrases(pages.length, configs.length, navigated), problems, skipped };
 }
-
-async function idsOf(
-  sites: Site[],
-  files: ReadonlySet<string>,
-  read: (path: string) => Promise<string | null>,
-  deadline: number,
-): Promise<Map<Site, Map<string, string>>> {
-  const ids = new Map<Site, Map<string, string>>();
-  for (const site of sites) if (site.framework === 'docusaurus') ids.set(site, await docusaurusIds(site.contentRoot, files, read, deadline));
-  return ids;
-}
-
-const frameworkNames = { mintlify: 'Mintlify', mkdocs: 'MkDocs', docusaurus: 'Docusaurus' };
 
 function checkedPhrases(pages: number, configs: number, sites: Site[]): string[] {
   const passed: string[] = [];
@@ -111,7 +103,7 @@ function checkedPhrases(pages: number, configs: number, sites: Site[]): string[]
   if (pages > 0) passed.push('Internal links and images resolve');
   for (const site of sites) {
     const where = site.navigationFile ? `\`${site.navigationFile}\`` : 'autogenerated sidebars';
-    passed.push(`${frameworkNames[site.framework]} navigation (${where}) names existing pages and lists every new page`);
+    passed.push(`${site.profile.name} navigation (${where}) names existing pages and lists every new page`);
   }
   return passed;
 }

@@ -1,6 +1,6 @@
-import type { Reference } from './references.ts';
-import type { LinkTarget, Resolver } from './resolver.ts';
-import type { Problem } from './types.ts';
+import type { PageLink } from '../../sites/links.ts';
+import type { LinkTarget, Resolver } from '../../sites/resolver.ts';
+import type { Problem } from '../../sites/site.ts';
 
 export interface LinkCheckInput {
   /** Pages the change added or modified. */
@@ -12,7 +12,7 @@ export interface LinkCheckInput {
   read(path: string): Promise<string | null>;
   readBase(path: string): Promise<string | null>;
   /** The links and images of a page (none when it could not be parsed). */
-  referencesOf(path: string, text: string): Promise<Reference[]>;
+  linksOf(path: string, text: string): Promise<PageLink[]>;
   /** Called before each page; false stops the scan (the time ran out). */
   proceed(path: string): boolean;
 }
@@ -29,7 +29,7 @@ export async function linkProblems(input: LinkCheckInput): Promise<Problem[]> {
     const text = await input.read(page.path);
     if (text === null) continue;
     let brokenBefore: Set<string> | null = null;
-    for (const reference of await input.referencesOf(page.path, text)) {
+    for (const reference of await input.linksOf(page.path, text)) {
       const target = input.current.link(page.path, reference);
       if (target.status === 'found' || target.status === 'external') continue;
       if (page.status === 'modified') {
@@ -43,7 +43,7 @@ export async function linkProblems(input: LinkCheckInput): Promise<Problem[]> {
     if (!input.proceed(path)) break;
     const text = await input.read(path);
     if (text === null) continue;
-    for (const reference of await input.referencesOf(path, text)) {
+    for (const reference of await input.linksOf(path, text)) {
       const target = input.current.link(path, reference);
       if ((target.status === 'missing' || target.status === 'outside') && input.base.link(path, reference).status === 'found') {
         problems.push(describe(path, reference, target, true));
@@ -57,14 +57,14 @@ async function brokenAtBase(path: string, input: LinkCheckInput): Promise<Set<st
   const text = await input.readBase(path);
   const broken = new Set<string>();
   if (text === null) return broken;
-  for (const reference of await input.referencesOf(path, text)) {
+  for (const reference of await input.linksOf(path, text)) {
     const status = input.base.link(path, reference).status;
     if (status === 'missing' || status === 'outside') broken.add(reference.target);
   }
   return broken;
 }
 
-function describe(file: string, reference: Reference, target: LinkTarget, removed: boolean): Problem {
+function describe(file: string, reference: PageLink, target: LinkTarget, removed: boolean): Problem {
   const what = reference.kind === 'image' ? `shows the image \`${reference.target}\`` : `links to \`${reference.target}\``;
   let why: string;
   if (target.status === 'outside') why = 'which points outside the repository';

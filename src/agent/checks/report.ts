@@ -1,4 +1,5 @@
-import type { CheckReport, Problem } from './types.ts';
+import type { Problem } from '../../sites/site.ts';
+import type { CheckReport } from './types.ts';
 
 /** Problems listed in one message are capped, so a change that broke everything still fits the model's context. */
 const maxListed = 50;

@@ -1,11 +1,4 @@
-/** One thing wrong with the change, where a reviewer (and the model) can find it. */
-export interface Problem {
-  /** Path relative to the repository root. */
-  file: string;
-  /** 1-based line, when the problem has one. */
-  line?: number;
-  message: string;
-}
+import type { Problem } from '../../sites/site.ts';
 
 /** What a check looks at: the change and read access to the checkout before and after it. */
 export interface ChangeToCheck {

@@ -1,5 +1,6 @@
-import type { Reference } from './references.ts';
-import { pageCandidates, siteOf, type Site } from './sites.ts';
+import type { PageLink } from './links.ts';
+import { siteOf } from './profiles.ts';
+import type { Site, SiteFiles } from './site.ts';
 import { directoryOf, inside, joinPath, normalizePath, withoutExtension } from './text.ts';
 
 export type LinkTarget = { status: 'external' } | { status: 'found'; file: string } | { status: 'missing'; path: string } | { status: 'outside' };
@@ -21,16 +22,26 @@ export class Resolver {
     this.#docIds = docIds;
   }
 
-  /** The page a navigation entry of `site` names, or null. */
+  /** A resolver for `sites` among the files of `access`, with the doc ids of the kinds that name pages by id (read until `deadline`). */
+  static async create(sites: Site[], access: SiteFiles, deadline: number): Promise<Resolver> {
+    const files = await access.listFiles();
+    const docIds = new Map<Site, Map<string, string>>();
+    for (const site of sites) {
+      const ids = await site.profile.pageIds?.(site, files, access.read, deadline);
+      if (ids) docIds.set(site, ids);
+    }
+    return new Resolver(sites, files, docIds);
+  }
+
+  /** The page a navigation entry of `site` names (a doc id, or a path relative to the site's pages), or null. */
   navigationTarget(site: Site, ref: string): string | null {
-    const base = site.framework === 'mintlify' ? site.root : site.contentRoot;
-    const byId = site.framework === 'docusaurus' ? this.#docIds.get(site)?.get(ref) : undefined;
+    const byId = this.#docIds.get(site)?.get(ref);
     if (byId) return byId;
-    const path = normalizePath(joinPath(base, ref.startsWith('/') ? ref.slice(1) : ref));
+    const path = normalizePath(joinPath(site.contentRoot, ref.startsWith('/') ? ref.slice(1) : ref));
     return path === null ? null : this.#page(path);
   }
 
-  link(from: string, reference: Reference): LinkTarget {
+  link(from: string, reference: PageLink): LinkTarget {
     const target = reference.target.trim();
     if (target === '' || target.startsWith('#') || target.startsWith('//') || hasScheme(target) || target.includes('{')) return { status: 'external' };
     let path = cutAt(cutAt(target, '#'), '?');
@@ -64,15 +75,28 @@ export class Resolver {
 
   #page(path: string, site?: Site): string | null {
     for (const candidate of pageCandidates(path)) if (this.#files.has(candidate)) return candidate;
-    const docusaurus =
-      site?.framework === 'docusaurus' ? site : this.#sites.find((each) => each.framework === 'docusaurus' && inside(each.contentRoot, path) !== null);
-    if (docusaurus) {
-      const relative = inside(docusaurus.contentRoot, path);
-      const ids = this.#docIds.get(docusaurus);
+    // A path may name a doc by id: in the linking page's site, else in the site whose pages it points into.
+    const byIds = site && this.#docIds.has(site) ? site : this.#sites.find((each) => this.#docIds.has(each) && inside(each.contentRoot, path) !== null);
+    if (byIds) {
+      const relative = inside(byIds.contentRoot, path);
+      const ids = this.#docIds.get(byIds);
       if (relative !== null && ids) return ids.get(relative) ?? ids.get(withoutExtension(relative)) ?? null;
     }
     return null;
   }
+}
+
+/** The files a page reference may name: as written, then with the extensions and index pages frameworks add. */
+function pageCandidates(path: string): string[] {
+  const bare = path.endsWith('/') ? path.slice(0, -1) : path;
+  const html = bare.endsWith('.html') ? bare.slice(0, -5) : null;
+  const stems = html === null ? [bare] : [bare, html];
+  const candidates: string[] = [];
+  for (const stem of stems) {
+    candidates.push(stem, `${stem}.md`, `${stem}.mdx`);
+    for (const index of ['index.md', 'index.mdx', 'README.md', 'readme.md']) candidates.push(joinPath(stem, index));
+  }
+  return candidates;
 }
 
 /** `https:`, `mailto:`, `tel:`, … : a scheme is letters, digits, `+`, `-`, `.` before a colon, before any slash. */

@@ -1,14 +1,7 @@
 import { Worker } from 'node:worker_threads';
-import type { Reference } from './references.ts';
-import type { Problem } from './types.ts';
+import type { PageAnalysis } from './page.ts';
 
-export interface PageAnalysis {
-  /** Compile and front matter problems. */
-  problems: Problem[];
-  references: Reference[];
-}
-
-/** Parses pages; null when a page was not parsed (the reason is in `skipped`). */
+/** Analyzes pages; null when a page was not analyzed (the reason is in `skipped`). */
 export interface PageAnalyzer {
   analyze(path: string, text: string): Promise<PageAnalysis | null>;
   skipped: string[];
@@ -33,8 +26,8 @@ export function createPageAnalyzer(options: { pageTimeoutMs: number; deadline: n
 
   const start = () => {
     const started = new Worker(new URL('./page-worker.ts', import.meta.url));
-    started.on('message', (answer: PageAnalysis & { id: number }) => {
-      waiting.get(answer.id)?.({ problems: answer.problems, references: answer.references });
+    started.on('message', (answer: { id: number; analysis: PageAnalysis }) => {
+      waiting.get(answer.id)?.(answer.analysis);
       waiting.delete(answer.id);
     });
     started.on('error', () => stop(started));

@@ -1,6 +1,6 @@
 import { compile } from '@mdx-js/mdx';
 import { parseDocument } from 'yaml';
-import type { Problem } from './types.ts';
+import type { Problem } from './site.ts';
 import { extensionOf, splitFrontMatter } from './text.ts';
 
 /**

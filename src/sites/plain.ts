@@ -1,0 +1,31 @@
+import { folderNavigation } from './navigation.ts';
+import { cleanRoute } from './routes.ts';
+import type { SiteProfile } from './site.ts';
+import { isPage } from './text.ts';
+
+/** Files and folders named with a leading `_` are partials that other pages include, in every kind. */
+export function isPartial(relativePath: string, partialFolders: string[]): boolean {
+  const name = relativePath.slice(relativePath.lastIndexOf('/') + 1);
+  return name.startsWith('_') || relativePath.includes('/_') || partialFolders.some((folder) => relativePath.startsWith(`${folder}/`));
+}
+
+/** A folder of Markdown and MDX pages without a framework's configuration: its folders, then its files, by name, routes from paths. */
+export const plain: SiteProfile = {
+  kind: 'plain',
+  name: 'Pages',
+  configFiles: [],
+  fallback: true,
+  navigationChecked: false,
+  partialFolders: [],
+  promptHint: null,
+  async find(root, files) {
+    const holdsPages = [...files].some((file) => isPage(file) && (root === '' || file.startsWith(`${root}/`)));
+    if (!holdsPages) return null;
+    return { profile: plain, root, configFile: null, navigationFile: null, contentRoot: root, assetRoots: [root], routePrefix: '', route: cleanRoute('') };
+  },
+  readNavigation: (_text, site, files) => ({
+    tree: folderNavigation(files, site.contentRoot, '', (relative) => isPartial(relative, plain.partialFolders)),
+    listsEveryPage: true,
+  }),
+  describe: () => ({ name: null, description: null }),
+};
