@@ -15,7 +15,6 @@ export const keyFormats: Record<KeyKind, { prefix: string; secretLength: number;
   admin: { prefix: 'quire_', secretLength: 40, name: 'Admin key' },
   assistant: { prefix: 'quire_dsc_', secretLength: 32, name: 'Assistant key' },
 };
-export const keyPrefix = keyFormats.admin.prefix;
 const shownSecretCharacters = 8;
 
 export const scopes = ['read', 'write', 'ingest'] as const;

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.ts';
+import { publicUrl, type Config } from '../config/config.ts';
 import { createOrganization, listOrganizations, resolveOrganization } from '../accounts/organizations.ts';
-import { checkProjectSettings, findProject, listProjects, parseAssetExtensions, projectView, type ProjectSettings } from '../accounts/projects.ts';
+import { checkProjectSettings, findProject, listProjects, parseAssetExtensions, projectView, siteUrlOf, type ProjectSettings } from '../accounts/projects.ts';
 import { createCheckedProject, saveProjectSettings, type SaveResult } from '../projects/settings.ts';
 import { databaseName, withStorage } from './database.ts';
 import { organizationView, registerGrants } from './tenancy.ts';
@@ -93,13 +94,13 @@ function projectOptions(command: Command): Command {
 }
 
 /** One line per setting, as `projects show` and `projects update` print a project. */
-function describeProject(view: ReturnType<typeof projectView>): string {
+function describeProject(view: ReturnType<typeof projectView>, config: Config): string {
   return [
     `${view.id} (${view.name}) in ${view.orgId}`,
     `Repository: ${view.repository ?? '-'}, ref ${view.ref ?? '-'}, docs path ${view.docsPath ?? '-'}`,
     `Model: ${view.model ?? '(QUIRE_MODEL)'}`,
     `Static assets: ${view.skipAssets ? 'skipped' : 'counted as views'}${view.assetExtensions.length > 0 ? ` (extensions ${view.assetExtensions.join(' ')})` : ''}`,
-    `Site URL: ${view.siteUrl ?? '(the site surface on Quire)'}`,
+    `Site URL: ${view.siteUrl ?? `${siteUrlOf({ id: view.id, site_url: null }, publicUrl(config))} (the site surface on Quire)`}`,
     `Docs public: ${view.docsPublic ? 'on' : 'off'}`,
     `MCP name: ${view.mcpName}`,
   ].join('\n');
@@ -179,11 +180,11 @@ export function registerAccounts(program: Command): void {
     .argument('<id>', 'project id')
     .option('--json', 'print JSON')
     .action((id: string, flags: { json?: boolean }) =>
-      withStorage(async ({ db }) => {
+      withStorage(async ({ db }, config) => {
         const project = await findProject(db, id);
         if (!project) throw new CliError(`No project has the id ${id}; "quire projects list" shows them.`);
         const view = projectView(project);
-        print(flags, view, () => describeProject(view));
+        print(flags, view, () => describeProject(view, config));
       }),
     );
   projectOptions(projects.command('update').argument('<id>', 'project id').option('--name <name>', 'project name').option('--json', 'print JSON')).action(
@@ -193,7 +194,7 @@ export function registerAccounts(program: Command): void {
         const project = await findProject(db, id);
         if (!project) throw new CliError(`No project has the id ${id}; "quire projects list" shows them.`);
         const view = saved(await saveProjectSettings({ db, config }, project, settings));
-        print(flags, view, () => `Updated project ${describeProject(view)}`);
+        print(flags, view, () => `Updated project ${describeProject(view, config)}`);
       }),
   );
 }

@@ -40,6 +40,10 @@ describe.each(testDatabases)('quire projects docs settings and assistant keys on
     const shown = (await commands.quire('projects', 'show', project.id)).stdout;
     expect(shown).toContain('Site URL: https://docs.acme.com');
     expect(shown).toContain('Docs public: on');
+    expect((await commands.quire('projects', 'update', project.id, '--site-url', '')).stdout).toMatch(
+      /Site URL: http:\/\/.*\/sites\/prj_\w+ \(the site surface on Quire\)/,
+    );
+    await commands.quire('projects', 'update', project.id, '--site-url', 'https://docs.acme.com');
     expect(shown).toContain('MCP name: handbook');
     expect(await json('projects', 'update', project.id, '--site-url', '', '--docs-public', 'off')).toMatchObject({
       siteUrl: null,
