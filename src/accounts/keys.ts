@@ -5,12 +5,17 @@ import { addressRanges, inRanges, parseAddressRange } from '../lib/ip-ranges.ts'
 import type { TtlCache } from '../lib/ttl-cache.ts';
 import type { Database } from '../storage/schema.ts';
 import { noteKeyChange } from './changes.ts';
-import type { ApiKeyRow } from '../storage/tables/accounts.ts';
+import type { ApiKeyRow, KeyKind } from '../storage/tables/accounts.ts';
 
-/** Fixed so secret scanners can find leaked keys. */
-export const keyPrefix = 'quire_';
-const secretLength = 40;
-const shownPrefixLength = keyPrefix.length + 8;
+/**
+ * What tells the kinds of keys apart, as data. Prefixes are fixed so secret scanners can find leaked
+ * keys; an assistant key's prefix is longer so a scanner (or a person) tells the two apart.
+ */
+export const keyFormats: Record<KeyKind, { prefix: string; secretLength: number; name: string }> = {
+  admin: { prefix: 'quire_', secretLength: 40, name: 'Admin key' },
+  assistant: { prefix: 'quire_dsc_', secretLength: 32, name: 'Assistant key' },
+};
+const shownSecretCharacters = 8;
 
 export const scopes = ['read', 'write', 'ingest'] as const;
 export type Scope = (typeof scopes)[number];
@@ -26,6 +31,10 @@ export interface NewKeyOptions {
   /** IP addresses and CIDR ranges the key may be used from (default: any); see lib/ip-ranges.ts. */
   allowedIps?: string[];
   expiresAt?: Date;
+  /** `admin` (the default) or `assistant`; an assistant key has no scopes and exactly one project. */
+  kind?: KeyKind;
+  /** Browser origins an assistant key may be used from (default: any); see parseOrigins. */
+  allowedOrigins?: string[];
 }
 
 export interface CreatedKey {
@@ -53,15 +62,20 @@ export function parseScopes(value: string): Scope[] {
 /** Creates a key; throws AddressRangeError, before writing anything, when an allowed IP entry is not an address or range. */
 export async function createKey(db: Kysely<Database>, orgId: string, options: NewKeyOptions = {}): Promise<CreatedKey> {
   const allowedIps = options.allowedIps?.map(parseAddressRange);
-  const key = keyPrefix + randomBase62(secretLength);
+  const kind = options.kind ?? 'admin';
+  const format = keyFormats[kind];
+  if (kind === 'assistant' && options.projectIds?.length !== 1) throw new Error('An assistant key is bound to exactly one project.');
+  const key = format.prefix + randomBase62(format.secretLength);
   const row: ApiKeyRow = {
     id: newId('key'),
     org_id: orgId,
-    name: options.name ?? 'Admin key',
-    prefix: key.slice(0, shownPrefixLength),
+    kind,
+    name: options.name ?? format.name,
+    prefix: key.slice(0, format.prefix.length + shownSecretCharacters),
     hash: hashKey(key),
-    scopes: (options.scopes ?? defaultScopes).join(','),
+    scopes: kind === 'assistant' ? '' : (options.scopes ?? defaultScopes).join(','),
     project_ids: options.projectIds?.length ? options.projectIds.join(',') : null,
+    allowed_origins: options.allowedOrigins?.length ? options.allowedOrigins.join(',') : null,
     allowed_ips: allowedIps?.length ? [...new Set(allowedIps)].join(',') : null,
     expires_at: options.expiresAt ? options.expiresAt.getTime() : null,
     revoked_at: null,
@@ -106,22 +120,37 @@ export interface VerifyOptions {
   /** Reuses key rows across requests for a short time (see QUIRE_ACCOUNT_CACHE_MS). */
   cache?: TtlCache<ApiKeyRow>;
   now?: number;
+  /** The kind of key the caller takes (default `admin`): a key of another kind is refused as unknown. */
+  kind?: KeyKind;
 }
 
-/** Finds the key a bearer token names and says whether it may be used now. */
+/** Whether `token` has the form of a key of `kind`: its prefix, then exactly its number of base62 characters. */
+export function hasKeyForm(token: string, kind: KeyKind): boolean {
+  const { prefix, secretLength } = keyFormats[kind];
+  return token.startsWith(prefix) && token.length === prefix.length + secretLength && /^[0-9A-Za-z]+$/.test(token.slice(prefix.length));
+}
+
+/**
+ * Finds the key a bearer token names and says whether it may be used now. The one place keys are
+ * verified: a key of another kind than the caller takes is refused as unknown, so an assistant key,
+ * which may sit in a web page, never reaches an admin operation.
+ */
 export async function verifyKey(db: Kysely<Database>, token: string, options: VerifyOptions): Promise<KeyCheck> {
   const now = options.now ?? Date.now();
-  if (!token.startsWith(keyPrefix) || token.length !== keyPrefix.length + secretLength || !/^[0-9A-Za-z]+$/.test(token.slice(keyPrefix.length))) {
+  const kind = options.kind ?? 'admin';
+  if (!hasKeyForm(token, kind)) {
+    const { prefix } = keyFormats[kind];
     return {
       ok: false,
       code: 'unauthorized',
-      reason: `The API key is malformed: Quire keys start with "${keyPrefix}". Generate one on the dashboard's API keys page or with "quire keys create".`,
+      reason: `The ${kind === 'admin' ? 'API' : 'assistant'} key is malformed: these Quire keys start with "${prefix}". Generate one on the dashboard's API keys page or with "quire keys create".`,
     };
   }
   const hash = hashKey(token);
   const load = () => db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
   const key = options.cache ? await options.cache.get(hash, load, now) : await load();
-  if (!key) return { ok: false, code: 'unauthorized', reason: 'The API key is not known. Check that you copied the whole key, or generate a new one.' };
+  if (!key || key.kind !== kind)
+    return { ok: false, code: 'unauthorized', reason: 'The API key is not known. Check that you copied the whole key, or generate a new one.' };
   if (key.revoked_at !== null) return { ok: false, code: 'unauthorized', reason: 'The API key was revoked. Generate a new one.' };
   if (key.expires_at !== null && key.expires_at <= now) return { ok: false, code: 'unauthorized', reason: 'The API key has expired. Generate a new one.' };
   // Checked before the last-used time moves on, so refused requests leave no trace of use on the key.
@@ -145,7 +174,29 @@ function refusedAddress(address: string | undefined): string {
 }
 
 export function keyScopes(key: ApiKeyRow): Scope[] {
-  return key.scopes.split(',') as Scope[];
+  return key.scopes.split(',').filter(Boolean) as Scope[];
+}
+
+/**
+ * Browser origins from what an operator typed (comma- or space-separated), each as the browser sends
+ * it in `Origin` (`https://docs.example.com`, a port when not the default); throws a sentence saying
+ * what is wrong.
+ */
+export function parseOrigins(text: string): string[] {
+  const origins = new Set<string>();
+  for (const word of text.split(/[\s,]+/).filter(Boolean)) {
+    let url: URL | undefined;
+    try {
+      url = new URL(word);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !['https:', 'http:'].includes(url.protocol) || `${url.origin}/` !== url.href.replace(/\/?$/, '/')) {
+      throw new Error(`"${word}" is not a browser origin: give the scheme and host only, such as https://docs.example.com.`);
+    }
+    origins.add(url.origin);
+  }
+  return [...origins];
 }
 
 export function keyCanSeeProject(key: ApiKeyRow, project: { id: string; org_id: string }): boolean {
@@ -159,10 +210,12 @@ export function keyView(row: ApiKeyRow) {
   return {
     id: row.id,
     orgId: row.org_id,
+    kind: row.kind,
     name: row.name,
     prefix: row.prefix,
     scopes: keyScopes(row),
     projectIds: row.project_ids ? row.project_ids.split(',') : null,
+    allowedOrigins: row.allowed_origins ? row.allowed_origins.split(',') : null,
     allowedIps: row.allowed_ips ? row.allowed_ips.split(',') : null,
     createdAt: new Date(row.created_at).toISOString(),
     lastUsedAt: iso(row.last_used_at),

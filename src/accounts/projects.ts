@@ -4,6 +4,7 @@ import { parseModel } from '../config/model-name.ts';
 import { newId } from '../lib/ids.ts';
 import type { Database } from '../storage/schema.ts';
 import { noteProjectChange } from './changes.ts';
+import { defaultMcpName, mcpNameFormatProblem, withMcpName } from './mcp-name.ts';
 import type { ProjectRow } from '../storage/tables/accounts.ts';
 
 export interface ProjectSettings {
@@ -17,6 +18,17 @@ export interface ProjectSettings {
   skipAssets?: boolean;
   /** Changes to the asset rule's extensions, `+ext` (an asset too) or `-ext` (a page): see parseAssetExtensions. */
   assetExtensions?: string[];
+  /** The public address of the docs site, `https://…` or `http://…`; null (the default) means siteUrlOf's default. */
+  siteUrl?: string | null;
+  /** Whether the docs answer anonymous requests (default false: a key is needed). */
+  docsPublic?: boolean;
+  /** Names the MCP tools (default: the project name as a slug, unique in the organization); see mcp-name.ts. */
+  mcpName?: string;
+}
+
+/** The docs site's address: the one set, else the project's site surface on Quire. */
+export function siteUrlOf(project: Pick<ProjectRow, 'id' | 'site_url'>, publicUrl: string): string {
+  return project.site_url ?? `${publicUrl.replace(/\/+$/, '')}/sites/${project.id}`;
 }
 
 /** An extension change as a project states it: `+ext` or `-ext`, the extension 1 to 8 letters or digits. */
@@ -57,10 +69,26 @@ export function checkProjectSettings(settings: ProjectSettings): string | null {
   for (const change of settings.assetExtensions ?? []) {
     if (!extensionChange.test(change)) return `"${change}" is not an extension change (+ext or -ext, such as +pdf or -svg).`;
   }
+  if (settings.siteUrl && !isWebAddress(settings.siteUrl)) {
+    return `A site URL is the https:// (or http://) address of the docs site, such as https://docs.example.com; got "${settings.siteUrl}".`;
+  }
+  if (settings.mcpName !== undefined) {
+    const problem = mcpNameFormatProblem(settings.mcpName);
+    if (problem) return problem;
+  }
   for (const domain of settings.trackerDomains ?? []) {
     if (!/^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:\d+)?$/i.test(domain)) return `"${domain}" is not a host name (example: docs.example.com or *.example.com).`;
   }
   return null;
+}
+
+function isWebAddress(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return ['https:', 'http:'].includes(url.protocol) && url.hostname !== '' && !url.username && !url.password;
+  } catch {
+    return false;
+  }
 }
 
 function isRepositoryLocation(value: string): boolean {
@@ -86,6 +114,9 @@ export async function createProject(db: Kysely<Database>, orgId: string, setting
     analytics_secret: randomBytes(32).toString('base64url'),
     skip_assets: settings.skipAssets === false ? 0 : 1,
     asset_extensions: (settings.assetExtensions ?? []).join(' '),
+    site_url: settings.siteUrl ?? null,
+    docs_public: settings.docsPublic ? 1 : 0,
+    mcp_name: settings.mcpName ?? (await defaultMcpName(db, orgId, settings.name)),
     created_at: now,
     updated_at: now,
   };
@@ -103,17 +134,26 @@ export async function updateProject(db: Kysely<Database>, id: string, settings: 
   if (settings.trackerDomains !== undefined) changes.tracker_domains = settings.trackerDomains.join(',');
   if (settings.skipAssets !== undefined) changes.skip_assets = settings.skipAssets ? 1 : 0;
   if (settings.assetExtensions !== undefined) changes.asset_extensions = settings.assetExtensions.join(' ');
+  if (settings.siteUrl !== undefined) changes.site_url = settings.siteUrl;
+  if (settings.docsPublic !== undefined) changes.docs_public = settings.docsPublic ? 1 : 0;
+  if (settings.mcpName !== undefined) changes.mcp_name = settings.mcpName;
   await db.updateTable('projects').set(changes).where('id', '=', id).execute();
   noteProjectChange();
   return findProject(db, id);
 }
 
-export function findProject(db: Kysely<Database>, id: string): Promise<ProjectRow | undefined> {
-  return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+/** Projects are read here, so a project made before MCP names existed gets its default name when first read. */
+export async function findProject(db: Kysely<Database>, id: string): Promise<ProjectRow | undefined> {
+  const row = await db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && withMcpName(db, row);
 }
 
-export function listProjects(db: Kysely<Database>, orgId: string): Promise<ProjectRow[]> {
-  return db.selectFrom('projects').selectAll().where('org_id', '=', orgId).orderBy('created_at').orderBy('id').execute();
+export async function listProjects(db: Kysely<Database>, orgId: string): Promise<ProjectRow[]> {
+  const rows = await db.selectFrom('projects').selectAll().where('org_id', '=', orgId).orderBy('created_at').orderBy('id').execute();
+  // One at a time: names are given in creation order, so the oldest project keeps the plain slug.
+  const named: ProjectRow[] = [];
+  for (const row of rows) named.push(await withMcpName(db, row));
+  return named;
 }
 
 /** The public view of a project (no secrets). */
@@ -129,6 +169,9 @@ export function projectView(row: ProjectRow) {
     trackerDomains: row.tracker_domains ? row.tracker_domains.split(',') : [],
     skipAssets: row.skip_assets !== 0,
     assetExtensions: row.asset_extensions ? row.asset_extensions.split(' ') : [],
+    siteUrl: row.site_url,
+    docsPublic: row.docs_public !== 0,
+    mcpName: row.mcp_name,
     createdAt: new Date(row.created_at).toISOString(),
     updatedAt: new Date(row.updated_at).toISOString(),
   };

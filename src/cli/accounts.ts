@@ -1,20 +1,10 @@
 import type { Command } from 'commander';
 import type { Kysely } from 'kysely';
-import { AddressRangeError, parseAddressRanges } from '../lib/ip-ranges.ts';
 import type { Database } from '../storage/schema.ts';
-import { createKey, findKey, keyView, listKeys, parseScopes, revokeKey } from '../accounts/keys.ts';
+import { publicUrl, type Config } from '../config/config.ts';
 import { createOrganization, listOrganizations, resolveOrganization } from '../accounts/organizations.ts';
-import {
-  checkProjectSettings,
-  createProject,
-  findProject,
-  listProjects,
-  parseAssetExtensions,
-  projectView,
-  updateProject,
-  type ProjectSettings,
-} from '../accounts/projects.ts';
-import { repositoryProblem } from '../code-hosts/access.ts';
+import { checkProjectSettings, findProject, listProjects, parseAssetExtensions, projectView, siteUrlOf, type ProjectSettings } from '../accounts/projects.ts';
+import { createCheckedProject, saveProjectSettings, type SaveResult } from '../projects/settings.ts';
 import { databaseName, withStorage } from './database.ts';
 import { organizationView, registerGrants } from './tenancy.ts';
 import { CliError, print, table } from './output.ts';
@@ -30,15 +20,24 @@ interface ProjectFlags {
   trackerDomains?: string;
   skipAssets?: string;
   assetExtensions?: string;
+  siteUrl?: string;
+  docsPublic?: string;
+  mcpName?: string;
 }
 
-/** `--skip-assets on|off` (also true/false, yes/no). */
-function onOff(value: string | undefined): boolean | undefined {
+/** `--skip-assets on|off`, `--docs-public on|off` (also true/false, yes/no). */
+function onOff(flag: string, value: string | undefined): boolean | undefined {
   if (value === undefined) return undefined;
   const word = value.trim().toLowerCase();
   if (['on', 'true', 'yes', '1'].includes(word)) return true;
   if (['off', 'false', 'no', '0'].includes(word)) return false;
-  throw new CliError(`--skip-assets takes on or off; got "${value}".`);
+  throw new CliError(`${flag} takes on or off; got "${value}".`);
+}
+
+/** The saved project, or the refusal as the flag's problem. */
+function saved(result: SaveResult) {
+  if (!result.ok) throw new CliError(result.problem.message);
+  return projectView(result.project);
 }
 
 /** `--asset-extensions +pdf,-svg` (`default` or "" clears the changes). */
@@ -63,8 +62,11 @@ function projectSettings(flags: ProjectFlags): ProjectSettings {
             .split(',')
             .map((domain) => domain.trim())
             .filter(Boolean),
-    skipAssets: onOff(flags.skipAssets),
+    skipAssets: onOff('--skip-assets', flags.skipAssets),
     assetExtensions: assetExtensions(flags.assetExtensions),
+    siteUrl: flags.siteUrl === '' ? null : flags.siteUrl,
+    docsPublic: onOff('--docs-public', flags.docsPublic),
+    mcpName: flags.mcpName,
   };
   const problem = checkProjectSettings(settings);
   if (problem) throw new CliError(problem);
@@ -85,11 +87,31 @@ function projectOptions(command: Command): Command {
     .option(
       '--asset-extensions <changes>',
       'changes to the asset extensions, comma-separated: +ext also an asset (+pdf), -ext a page after all (-svg); "default" clears them',
-    );
+    )
+    .option('--site-url <url>', 'public address of the docs site, used in citations and links ("" clears it: the project\'s site surface on Quire)')
+    .option('--docs-public <on|off>', 'on: the docs (site surface, search, MCP server) answer anonymous requests; off (default): they need a key')
+    .option('--mcp-name <name>', 'names the MCP tools: [a-z0-9_]{1,40}, unique in the organization (default: the project name as a slug)');
+}
+
+/** One line per setting, as `projects show` and `projects update` print a project. */
+function describeProject(view: ReturnType<typeof projectView>, config: Config): string {
+  return [
+    `${view.id} (${view.name}) in ${view.orgId}`,
+    `Repository: ${view.repository ?? '-'}, ref ${view.ref ?? '-'}, docs path ${view.docsPath ?? '-'}`,
+    `Model: ${view.model ?? '(QUIRE_MODEL)'}`,
+    `Static assets: ${view.skipAssets ? 'skipped' : 'counted as views'}${view.assetExtensions.length > 0 ? ` (extensions ${view.assetExtensions.join(' ')})` : ''}`,
+    `Site URL: ${view.siteUrl ?? `${siteUrlOf({ id: view.id, site_url: null }, publicUrl(config))} (the site surface on Quire)`}`,
+    `Docs public: ${view.docsPublic ? 'on' : 'off'}`,
+    `MCP name: ${view.mcpName}`,
+  ].join('\n');
 }
 
 /** A `list` verb printing an organization's rows as a table, or as JSON with --json. */
-function organizationListing(parent: Command, load: (db: Kysely<Database>, orgId: string) => Promise<Record<string, unknown>[]>, columns: string[]): void {
+export function organizationListing(
+  parent: Command,
+  load: (db: Kysely<Database>, orgId: string) => Promise<Record<string, unknown>[]>,
+  columns: string[],
+): void {
   parent
     .command('list')
     .option('--org <id>', 'organization (default: the first one)')
@@ -139,103 +161,40 @@ export function registerAccounts(program: Command): void {
     withStorage(async ({ db }, config) => {
       const settings = projectSettings(flags);
       const organization = await resolveOrganization(db, flags.org);
-      const problem = await repositoryProblem(db, config, organization.id, settings.repository);
-      if (problem) throw new CliError(problem);
-      const view = projectView(await createProject(db, organization.id, { ...settings, name: flags.name }));
+      const view = saved(await createCheckedProject({ db, config }, organization.id, { ...settings, name: flags.name }));
       print(flags, view, () => `Created project ${view.id} (${view.name}) in ${organization.id}.`);
     }),
   );
-  organizationListing(projects, (db, orgId) => listProjects(db, orgId).then((rows) => rows.map(projectView)), ['id', 'name', 'repository', 'ref', 'model']);
+  organizationListing(projects, (db, orgId) => listProjects(db, orgId).then((rows) => rows.map(projectView)), [
+    'id',
+    'name',
+    'repository',
+    'ref',
+    'model',
+    'siteUrl',
+    'docsPublic',
+    'mcpName',
+  ]);
+  projects
+    .command('show')
+    .argument('<id>', 'project id')
+    .option('--json', 'print JSON')
+    .action((id: string, flags: { json?: boolean }) =>
+      withStorage(async ({ db }, config) => {
+        const project = await findProject(db, id);
+        if (!project) throw new CliError(`No project has the id ${id}; "quire projects list" shows them.`);
+        const view = projectView(project);
+        print(flags, view, () => describeProject(view, config));
+      }),
+    );
   projectOptions(projects.command('update').argument('<id>', 'project id').option('--name <name>', 'project name').option('--json', 'print JSON')).action(
     (id: string, flags: ProjectFlags) =>
       withStorage(async ({ db }, config) => {
         const settings = projectSettings(flags);
         const project = await findProject(db, id);
         if (!project) throw new CliError(`No project has the id ${id}; "quire projects list" shows them.`);
-        const problem = await repositoryProblem(db, config, project.org_id, settings.repository);
-        if (problem) throw new CliError(problem);
-        const view = projectView((await updateProject(db, id, settings))!);
-        print(
-          flags,
-          view,
-          () =>
-            `Updated project ${view.id}: repository ${view.repository ?? '-'}, ref ${view.ref ?? '-'}, model ${view.model ?? '(QUIRE_MODEL)'}, static assets ${view.skipAssets ? 'skipped' : 'counted as views'}${view.assetExtensions.length > 0 ? ` (extensions ${view.assetExtensions.join(' ')})` : ''}.`,
-        );
+        const view = saved(await saveProjectSettings({ db, config }, project, settings));
+        print(flags, view, () => `Updated project ${describeProject(view, config)}`);
       }),
   );
-
-  const keys = program.command('keys').description('Admin API keys');
-  keys
-    .command('create')
-    .option('--org <id>', 'organization (default: the first one)')
-    .option('--name <name>', 'a name to tell keys apart', 'Admin key')
-    .option('--project <ids>', 'limit the key to these comma-separated project ids')
-    .option('--scopes <scopes>', 'comma-separated: read, write, ingest', 'read,write')
-    .option('--expires <iso>', 'expiry time, ISO 8601 (default: never)')
-    .option(
-      '--allow-ips <ranges>',
-      'limit the key to these comma-separated IP addresses and CIDR ranges, e.g. 203.0.113.0/24,2001:db8::/32 (default: any address)',
-    )
-    .option('--json', 'print JSON')
-    .action((flags: { org?: string; name: string; project?: string; scopes: string; expires?: string; allowIps?: string; json?: boolean }) =>
-      withStorage(async ({ db }) => {
-        const organization = await resolveOrganization(db, flags.org);
-        let scopes;
-        let allowedIps;
-        try {
-          scopes = parseScopes(flags.scopes);
-          allowedIps = flags.allowIps === undefined ? undefined : parseAddressRanges(flags.allowIps);
-        } catch (error) {
-          throw new CliError(`${error instanceof AddressRangeError ? '--allow-ips: ' : ''}${(error as Error).message}`);
-        }
-        const expiresAt = flags.expires === undefined ? undefined : new Date(flags.expires);
-        if (expiresAt && Number.isNaN(expiresAt.getTime()))
-          throw new CliError(`--expires must be an ISO 8601 time such as 2027-01-01T00:00:00Z; got "${flags.expires}".`);
-        if (expiresAt && expiresAt.getTime() <= Date.now())
-          throw new CliError(
-            `--expires ${flags.expires} is in the past, so the key would never work; give a later time, or leave it out for a key that does not expire.`,
-          );
-        const projectIds = flags.project
-          ?.split(',')
-          .map((id) => id.trim())
-          .filter(Boolean);
-        for (const projectId of projectIds ?? []) {
-          const project = await findProject(db, projectId);
-          if (!project || project.org_id !== organization.id) throw new CliError(`Organization ${organization.id} has no project ${projectId}.`);
-        }
-        const { key, row } = await createKey(db, organization.id, { name: flags.name, scopes, projectIds, allowedIps, expiresAt });
-        const view = { ...keyView(row), key };
-        print(flags, view, () => `Created key ${row.id} (${row.scopes}). Store it now, it is shown only once:\n${key}`);
-      }),
-    );
-  organizationListing(keys, (db, orgId) => listKeys(db, orgId).then((rows) => rows.map(keyView)), [
-    'id',
-    'name',
-    'prefix',
-    'scopes',
-    'projectIds',
-    'allowedIps',
-    'lastUsedAt',
-    'expiresAt',
-    'revokedAt',
-  ]);
-  keys
-    .command('revoke')
-    .argument('<id>', 'key id (key_…)')
-    .option('--org <id>', 'refuse unless the key belongs to this organization')
-    .option('--json', 'print JSON')
-    .action((id: string, flags: { org?: string; json?: boolean }) =>
-      withStorage(async ({ db }) => {
-        // Key ids are unique across organizations, so the id alone names the key.
-        const key = await findKey(db, id);
-        if (!key) throw new CliError(`No key has the id ${id}; "quire keys list --org <id>" shows an organization's keys.`);
-        if (flags.org !== undefined) {
-          const organization = await resolveOrganization(db, flags.org);
-          if (organization.id !== key.org_id)
-            throw new CliError(`Key ${id} belongs to organization ${key.org_id}, not ${organization.id}; nothing was revoked.`);
-        }
-        await revokeKey(db, key.org_id, id);
-        print(flags, { id, revoked: true }, () => `Revoked key ${id}; requests with it now get 401.`);
-      }),
-    );
 }

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { ConfigError } from '../config/parsers.ts';
 import { registerAccounts } from './accounts.ts';
+import { registerKeys } from './keys.ts';
 import { registerAnalytics } from './analytics.ts';
 import { registerBackup } from './backup.ts';
 import { registerDashboard } from './dashboard.ts';
@@ -35,6 +36,7 @@ program
   );
 registerBackup(program);
 registerAccounts(program);
+registerKeys(program);
 registerConnections(program);
 registerDashboard(program);
 registerAnalytics(program);

@@ -7,6 +7,7 @@ import type { FeatureRoutes } from '../http/context.ts';
 import { jobLiveRoutes } from '../jobs/live-routes.ts';
 import { jobRoutes } from '../jobs/routes.ts';
 import { webhookRoutes } from '../jobs/webhooks/routes.ts';
+import { projectRoutes } from '../projects/routes.ts';
 
 /** Every feature's routes, registered in this order by `buildApp`: the one list of what the API serves. */
 export const features: FeatureRoutes[] = [
@@ -18,4 +19,5 @@ export const features: FeatureRoutes[] = [
   drainRoutes,
   dashboardRoutes,
   localChangeRoutes,
+  projectRoutes,
 ];

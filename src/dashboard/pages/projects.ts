@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { checkProjectSettings, createProject, listProjects, parseAssetExtensions, updateProject, type ProjectSettings } from '../../accounts/projects.ts';
+import { listProjects, parseAssetExtensions, type ProjectSettings } from '../../accounts/projects.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
-import { repositoryProblem } from '../../code-hosts/access.ts';
 import type { AppContext } from '../../http/context.ts';
+import { createCheckedProject, saveProjectSettings, type SettingsProblem } from '../../projects/settings.ts';
 import { baseUrl, field, formOf, viewerOf, viewerProject } from '../auth.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, layout, notice, projectTabs, sendPage, type Viewer } from '../layout.ts';
@@ -18,7 +18,15 @@ interface FormValues {
   /** `on` (static assets are not views) or `off`; '' when the form did not say, which leaves the setting as it is. */
   skipAssets: string;
   assetExtensions: string;
+  siteUrl: string;
+  /** `on` (anonymous requests are answered) or `off`; '' leaves the setting as it is, as for skipAssets. */
+  docsPublic: string;
+  /** '' leaves the name as it is (a new project gets the default). */
+  mcpName: string;
 }
+
+/** A select's `on`/`off`, or '' when the form did not send one. */
+const onOffField = (form: URLSearchParams, name: string) => (['on', 'off'].includes(field(form, name)) ? field(form, name) : '');
 
 function valuesOf(project: ProjectRow): FormValues {
   return {
@@ -30,6 +38,9 @@ function valuesOf(project: ProjectRow): FormValues {
     trackerDomains: project.tracker_domains.split(',').filter(Boolean).join(', '),
     skipAssets: project.skip_assets === 0 ? 'off' : 'on',
     assetExtensions: project.asset_extensions.split(' ').filter(Boolean).join(', '),
+    siteUrl: project.site_url ?? '',
+    docsPublic: project.docs_public === 1 ? 'on' : 'off',
+    mcpName: project.mcp_name ?? '',
   };
 }
 
@@ -41,8 +52,11 @@ function readForm(form: URLSearchParams): FormValues {
     docsPath: field(form, 'docsPath'),
     model: field(form, 'model'),
     trackerDomains: field(form, 'trackerDomains'),
-    skipAssets: ['on', 'off'].includes(field(form, 'skipAssets')) ? field(form, 'skipAssets') : '',
+    skipAssets: onOffField(form, 'skipAssets'),
     assetExtensions: field(form, 'assetExtensions'),
+    siteUrl: field(form, 'siteUrl'),
+    docsPublic: onOffField(form, 'docsPublic'),
+    mcpName: field(form, 'mcpName'),
   };
 }
 
@@ -57,6 +71,9 @@ function settingsOf(values: FormValues): ProjectSettings & { name: string } {
     trackerDomains: values.trackerDomains.split(/[\s,]+/).filter(Boolean),
     skipAssets: values.skipAssets === '' ? undefined : values.skipAssets === 'on',
     assetExtensions: assetExtensionsOf(values.assetExtensions),
+    siteUrl: values.siteUrl || null,
+    docsPublic: values.docsPublic === '' ? undefined : values.docsPublic === 'on',
+    mcpName: values.mcpName || undefined,
   };
 }
 
@@ -67,21 +84,10 @@ function assetExtensionsOf(text: string): string[] {
 }
 
 /** A problem with one field of the project form, shown beside that field. */
-interface FieldProblem {
-  field: keyof FormValues;
-  message: string;
-}
+type FieldProblem = SettingsProblem;
 
-/** Checks each field on its own, so the message lands beside the field it is about. */
-async function formProblem(context: AppContext, orgId: string, settings: ReturnType<typeof settingsOf>, checkAccess: boolean): Promise<FieldProblem | null> {
-  if (settings.name === '') return { field: 'name', message: 'Give the project a name.' };
-  for (const field of ['name', 'repository', 'model', 'trackerDomains', 'assetExtensions'] as const) {
-    const message = checkProjectSettings({ [field]: settings[field] });
-    if (message) return { field, message };
-  }
-  const access = checkAccess ? await repositoryProblem(context.storage.db, context.config, orgId, settings.repository) : null;
-  return access ? { field: 'repository', message: access } : null;
-}
+/** An empty name is the form's own problem: the API and the CLI never send one. */
+const emptyName: FieldProblem = { field: 'name', message: 'Give the project a name.' };
 
 function input(name: keyof FormValues, label: string, values: FormValues, hint: string, problem: FieldProblem | undefined, extra: Html | string = ''): Html {
   const invalid = problem?.field === name;
@@ -105,6 +111,14 @@ ${input('trackerDomains', 'Allowed tracker domains', values, 'Host names the bro
 </select>
 <p class="hint" id="project-skipAssets-hint">Requests for images, scripts, styles and fonts. The events API and the browser tracker are not affected.</p>
 ${input('assetExtensions', 'Asset extension changes', values, 'Changes to the list of asset extensions, separated by commas: +pdf makes PDF downloads assets, -svg counts SVG files as pages.', problem)}
+${input('siteUrl', 'Docs site URL', values, 'The public address of the docs site (https://docs.example.com), used in citations and links; empty uses the project’s pages on Quire.', problem)}
+<label for="project-docsPublic">Who may read the docs through Quire</label>
+<select id="project-docsPublic" name="docsPublic" aria-describedby="project-docsPublic-hint">
+<option value="off"${values.docsPublic === 'on' ? '' : html` selected`}>Only with an assistant or API key</option>
+<option value="on"${values.docsPublic === 'on' ? html` selected` : ''}>Anyone (public docs)</option>
+</select>
+<p class="hint" id="project-docsPublic-hint">Search, pages, llms.txt and the MCP server. The assistant always needs a key.</p>
+${input('mcpName', 'MCP name', values, 'Names the MCP tools (search_{name}): lower-case letters, digits and underscores, unique in the organization; empty keeps the current one.', problem, html` maxlength="40"`)}
 <button type="submit" class="primary">${submit}</button>
 </form>`;
 }
@@ -148,7 +162,20 @@ ${trackerSnippet(base, project)}`;
 }
 
 export function projectPages(scope: FastifyInstance, context: AppContext): void {
-  const empty: FormValues = { name: '', repository: '', ref: '', docsPath: '', model: '', trackerDomains: '', skipAssets: 'on', assetExtensions: '' };
+  const empty: FormValues = {
+    name: '',
+    repository: '',
+    ref: '',
+    docsPath: '',
+    model: '',
+    trackerDomains: '',
+    skipAssets: 'on',
+    assetExtensions: '',
+    siteUrl: '',
+    docsPublic: 'off',
+    mcpName: '',
+  };
+  const dependencies = { db: context.storage.db, config: context.config, events: context.events };
 
   scope.get('/projects', async (request, reply) => sendPage(reply, await listPage(context, viewerOf(request), empty)));
 
@@ -156,10 +183,9 @@ export function projectPages(scope: FastifyInstance, context: AppContext): void 
     const viewer = viewerOf(request);
     const values = readForm(formOf(request));
     const settings = settingsOf(values);
-    const problem = await formProblem(context, viewer.orgId, settings, true);
-    if (problem) return sendPage(reply, await listPage(context, viewer, values, problem), 400);
-    const project = await createProject(context.storage.db, viewer.orgId, settings);
-    return reply.redirect(`/dashboard/projects/${project.id}?saved=created`, 303);
+    const result = settings.name === '' ? { ok: false as const, problem: emptyName } : await createCheckedProject(dependencies, viewer.orgId, settings);
+    if (!result.ok) return sendPage(reply, await listPage(context, viewer, values, result.problem), 400);
+    return reply.redirect(`/dashboard/projects/${result.project.id}?saved=created`, 303);
   });
 
   scope.get<{ Params: { projectId: string }; Querystring: { saved?: string } }>('/projects/:projectId', async (request, reply) => {
@@ -175,11 +201,10 @@ export function projectPages(scope: FastifyInstance, context: AppContext): void 
     const project = await viewerProject(context, request, request.params.projectId);
     const values = readForm(formOf(request));
     const settings = settingsOf(values);
-    // An unchanged repository is checked again when a job runs, not on every edit of the name.
-    const repositoryChanged = settings.repository !== project.repository;
-    const problem = await formProblem(context, project.org_id, settings, repositoryChanged);
-    if (problem) return sendPage(reply, await settingsPage(context, viewerOf(request), baseUrl(context, request), project, values, undefined, problem), 400);
-    await updateProject(context.storage.db, project.id, settings);
+    // An unchanged repository is checked again when a job runs, not on every edit of the name (projects/settings.ts).
+    const result = settings.name === '' ? { ok: false as const, problem: emptyName } : await saveProjectSettings(dependencies, project, settings);
+    if (!result.ok)
+      return sendPage(reply, await settingsPage(context, viewerOf(request), baseUrl(context, request), project, values, undefined, result.problem), 400);
     return reply.redirect(`/dashboard/projects/${project.id}?saved=updated`, 303);
   });
 }

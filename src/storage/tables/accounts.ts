@@ -50,22 +50,35 @@ export interface ProjectRow {
   skip_assets: number;
   /** Changes to the asset rule's extensions: space-separated `+ext` (an asset too) and `-ext` (a page); '' for none. */
   asset_extensions: string;
+  /** The public address of the docs site (`https://…`); null: the project's site surface on Quire (see defaultSiteUrl). */
+  site_url: string | null;
+  /** 1: the site surface and the search MCP server answer anonymous requests; 0 (the default): they need a key. */
+  docs_public: number;
+  /** Names the project's MCP tools, `[a-z0-9_]{1,40}`, unique in the organization; null until first read (accounts/mcp-name.ts). */
+  mcp_name: string | null;
   created_at: number;
   updated_at: number;
 }
 
+export const keyKinds = ['admin', 'assistant'] as const;
+export type KeyKind = (typeof keyKinds)[number];
+
 export interface ApiKeyRow {
   id: string;
   org_id: string;
+  /** `admin` keys call the admin API; `assistant` keys (`quire_dsc_…`) only read one project's docs (accounts/docs-access.ts). */
+  kind: KeyKind;
   name: string;
   /** First characters of the key, shown so people can tell keys apart. */
   prefix: string;
   /** SHA-256 of the whole key, hex; the key itself is never stored. */
   hash: string;
-  /** Comma-separated scopes: read, write, ingest. */
+  /** Comma-separated scopes: read, write, ingest; '' for assistant keys, which have none of the admin API. */
   scopes: string;
-  /** Comma-separated project ids the key is limited to; null means every project of the organization. */
+  /** Comma-separated project ids the key is limited to; null means every project of the organization. An assistant key's one project. */
   project_ids: string | null;
+  /** Comma-separated browser origins an assistant key may be used from; null means any origin (and always null for admin keys). */
+  allowed_origins: string | null;
   /** Comma-separated IP addresses and CIDR ranges the key may be used from; null means any address. */
   allowed_ips: string | null;
   expires_at: number | null;

@@ -1,0 +1,55 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { projectView } from '../accounts/projects.ts';
+import { requireKey, visibleProject } from '../http/auth.ts';
+import type { AppContext } from '../http/context.ts';
+import { invalidRequest } from '../http/errors.ts';
+import type { ProjectRow } from '../storage/tables/accounts.ts';
+import { ErrorResponse, ProjectParams, ProjectSettingsResponse, UpdateProjectBody } from './schemas.ts';
+import { saveProjectSettings } from './settings.ts';
+
+const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 413: ErrorResponse, 429: ErrorResponse };
+const tags = ['Projects'];
+
+/** A project's settings as the API shows them: what a key may read and write, no organization or secrets. */
+function settingsView(project: ProjectRow) {
+  const { orgId: _orgId, updatedAt: _updatedAt, ...view } = projectView(project);
+  return { ...view, mcpName: view.mcpName ?? '' };
+}
+
+/** A project's settings over the admin API, so what the CLI and the dashboard set can be automated. */
+export const projectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = async (app, { context }) => {
+  const dependencies = { db: context.storage.db, config: context.config, events: context.events };
+  const projectOf = (request: FastifyRequest) => visibleProject(context, request, (request.params as { projectId: string }).projectId);
+
+  app.get('/v1/projects/:projectId', {
+    onRequest: requireKey(context, 'read'),
+    schema: {
+      tags,
+      summary: 'Get a project’s settings',
+      params: ProjectParams,
+      response: { 200: ProjectSettingsResponse, ...errors },
+    },
+    handler: async (request) => settingsView(await projectOf(request)),
+  });
+
+  app.patch('/v1/projects/:projectId', {
+    onRequest: requireKey(context, 'write'),
+    // Before the body is validated: another organization's project is 404 whatever the body says.
+    preValidation: async (request) => void (await projectOf(request)),
+    schema: {
+      tags,
+      summary: 'Change a project’s settings',
+      description:
+        'Changes the settings given, by the rules of the CLI and the dashboard: a repository the organization cannot reach, an invalid value or an MCP name another project of the organization has is 400 and changes nothing. Unknown fields are 400.',
+      params: ProjectParams,
+      body: UpdateProjectBody,
+      response: { 200: ProjectSettingsResponse, ...errors },
+    },
+    handler: async (request) => {
+      const result = await saveProjectSettings(dependencies, await projectOf(request), request.body);
+      if (!result.ok) throw invalidRequest(result.problem.message, [{ path: `/${result.problem.field}`, message: result.problem.message }]);
+      return settingsView(result.project);
+    },
+  });
+};

@@ -1,0 +1,49 @@
+import { Type } from 'typebox';
+
+export const ProjectParams = Type.Object({
+  projectId: Type.String({ minLength: 1, maxLength: 64, description: 'Project id from the dashboard API keys page (`prj_…`).' }),
+});
+
+export const ErrorResponse = Type.Object({
+  error: Type.String({ description: 'One sentence a person can act on.' }),
+  code: Type.String({ description: 'Stable machine code (see docs/api.md).' }),
+  details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+});
+
+const nullableText = (description: string, maxLength = 2000) => Type.Union([Type.String({ minLength: 1, maxLength }), Type.Null()], { description });
+
+/** The settings a key may change; what each takes is checked by the same rules as the CLI and the dashboard. */
+const writable = {
+  name: Type.String({ minLength: 1, maxLength: 200, description: 'Shown on the dashboard.' }),
+  repository: nullableText('The documentation repository: an https:// URL, a file:// URL or an absolute path the organization may reach; null clears it.'),
+  ref: nullableText('Branch jobs start from and docs are built from; null: the repository default branch.', 250),
+  docsPath: nullableText('Folder of the docs inside the repository; null: the whole repository.', 500),
+  model: nullableText('`provider:model` of this project; null: the server default (QUIRE_MODEL).', 200),
+  trackerDomains: Type.Array(Type.String({ maxLength: 253 }), {
+    maxItems: 100,
+    description: 'Host names the browser tracker may report from (`docs.example.com`, `*.example.com`).',
+  }),
+  skipAssets: Type.Boolean({ description: 'Whether requests for static assets from logs, drains and the proxy are left out of the views.' }),
+  assetExtensions: Type.Array(Type.String({ maxLength: 9 }), {
+    maxItems: 100,
+    description: 'Changes to the asset extensions: `+ext` also an asset, `-ext` a page.',
+  }),
+  siteUrl: nullableText(
+    'The public address of the docs site, used in citations and links; null: the project’s site surface on Quire, `{QUIRE_PUBLIC_URL}/sites/{projectId}`.',
+  ),
+  docsPublic: Type.Boolean({ description: 'Whether the site surface, search and the search MCP server answer anonymous requests.' }),
+  mcpName: Type.String({ description: 'Names the MCP tools (`search_{mcpName}`): `[a-z0-9_]{1,40}`, unique in the organization.' }),
+};
+
+export const UpdateProjectBody = Type.Partial(Type.Object(writable), { additionalProperties: false, minProperties: 1 });
+
+export const ProjectSettingsResponse = Type.Object({
+  id: Type.String(),
+  ...writable,
+  repository: Type.Union([Type.String(), Type.Null()]),
+  ref: Type.Union([Type.String(), Type.Null()]),
+  docsPath: Type.Union([Type.String(), Type.Null()]),
+  model: Type.Union([Type.String(), Type.Null()]),
+  siteUrl: Type.Union([Type.String(), Type.Null()], { description: 'The address set, or null for the default (the project’s site surface on Quire).' }),
+  createdAt: Type.String({ format: 'date-time' }),
+});

@@ -1,0 +1,163 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey } from '../../src/accounts/keys.ts';
+import { createProject } from '../../src/accounts/projects.ts';
+import type { AppContext } from '../../src/http/context.ts';
+import type { Storage } from '../../src/storage/dialect.ts';
+import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
+import { testDatabases } from '../support/storage.ts';
+
+const settingsFields = [
+  'id',
+  'name',
+  'repository',
+  'ref',
+  'docsPath',
+  'model',
+  'trackerDomains',
+  'skipAssets',
+  'assetExtensions',
+  'siteUrl',
+  'docsPublic',
+  'mcpName',
+  'createdAt',
+];
+
+describe.each(testDatabases)('projects over the API on $dialect', (database) => {
+  let storage: Storage;
+  let context: AppContext;
+  let app: FastifyInstance;
+  let tenant: Tenant;
+  let other: Tenant;
+  let readOnly: { authorization: string };
+  let assistant: { authorization: string };
+
+  const url = (projectId = tenant.project.id) => `/v1/projects/${projectId}`;
+  const patch = (payload: unknown, headers = tenant.auth, projectId = tenant.project.id) =>
+    app.inject({ method: 'PATCH', url: url(projectId), headers, payload: payload as object });
+
+  beforeAll(async () => {
+    storage = await database.open();
+    context = testContext(storage);
+    app = await testApp(context);
+    tenant = await createTenant(storage);
+    other = await createTenant(storage);
+    readOnly = { authorization: `Bearer ${(await createKey(storage.db, tenant.orgId, { scopes: ['read'] })).key}` };
+    const created = await createKey(storage.db, tenant.orgId, { kind: 'assistant', projectIds: [tenant.project.id] });
+    assistant = { authorization: `Bearer ${created.key}` };
+  });
+  afterAll(async () => {
+    await app.close();
+    await storage.close();
+  });
+
+  it('answers the settings, with the docs settings at their defaults', async () => {
+    const response = await app.inject({ method: 'GET', url: url(), headers: readOnly });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(Object.keys(body).sort()).toEqual([...settingsFields].sort());
+    expect(body).toMatchObject({
+      id: tenant.project.id,
+      name: 'Docs',
+      repository: 'https://github.com/acme/docs',
+      ref: 'main',
+      siteUrl: null,
+      docsPublic: false,
+      mcpName: 'docs',
+    });
+  });
+
+  it('changes the settings given and keeps the others, with the write scope only', async () => {
+    expect((await patch({ docsPublic: true }, readOnly)).statusCode).toBe(403);
+    const response = await patch({ siteUrl: 'https://docs.acme.com', docsPublic: true, mcpName: 'acme_docs', skipAssets: false });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ siteUrl: 'https://docs.acme.com', docsPublic: true, mcpName: 'acme_docs', skipAssets: false, ref: 'main' });
+    const read = await app.inject({ method: 'GET', url: url(), headers: tenant.auth });
+    expect(read.json()).toMatchObject({ siteUrl: 'https://docs.acme.com', docsPublic: true, mcpName: 'acme_docs' });
+    expect((await patch({ siteUrl: null })).json().siteUrl).toBeNull();
+  });
+
+  it('refuses unknown fields and invalid values with 400, changing nothing', async () => {
+    const before = (await app.inject({ method: 'GET', url: url(), headers: tenant.auth })).json();
+    for (const [payload, field] of [
+      [{ siteUrl: 'ftp://docs.acme.com' }, 'siteUrl'],
+      [{ siteUrl: 'docs.acme.com' }, 'siteUrl'],
+      [{ mcpName: 'Acme Docs' }, 'mcpName'],
+      [{ mcpName: 'a'.repeat(41) }, 'mcpName'],
+      [{ model: 'nonsense' }, 'model'],
+      [{ trackerDomains: ['not a host'] }, 'trackerDomains'],
+      [{ docsPublic: 'yes' }, 'docsPublic'],
+      [{ mcpName: 'fine', owner: 'me' }, 'owner'],
+      [{}, ''],
+    ] as const) {
+      const response = await patch(payload);
+      expect(response.statusCode, JSON.stringify(payload)).toBe(400);
+      expect(response.json().code).toBe('invalid_request');
+      if (field) expect(JSON.stringify(response.json().details)).toContain(field);
+    }
+    expect((await app.inject({ method: 'GET', url: url(), headers: tenant.auth })).json()).toEqual(before);
+  });
+
+  it('refuses an MCP name another project of the organization has, saying which to give', async () => {
+    const sibling = await createProject(storage.db, tenant.orgId, { name: 'Docs' });
+    expect(sibling.mcp_name).toBe('docs');
+    const response = await patch({ mcpName: 'docs' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toMatch(/"docs" is taken by project .*such as docs_2/);
+    // Another organization's names are its own.
+    expect((await patch({ mcpName: 'acme_docs' }, other.auth, other.project.id)).statusCode).toBe(200);
+  });
+
+  it('refuses a repository the organization cannot reach', async () => {
+    const response = await patch({ repository: '/srv/repositories/other-team/docs.git' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().details[0].path).toBe('/repository');
+    expect((await app.inject({ method: 'GET', url: url(), headers: tenant.auth })).json().repository).toBe('https://github.com/acme/docs');
+  });
+
+  it('is 404 for another organization’s project and an unknown one, whatever the body', async () => {
+    for (const projectId of [other.project.id, 'prj_unknown']) {
+      expect((await app.inject({ method: 'GET', url: url(projectId), headers: tenant.auth })).statusCode).toBe(404);
+      expect((await patch({ docsPublic: true }, tenant.auth, projectId)).statusCode).toBe(404);
+      expect((await patch({ nonsense: 1 }, tenant.auth, projectId)).statusCode).toBe(404);
+    }
+    expect((await app.inject({ method: 'GET', url: url(other.project.id), headers: other.auth })).json().docsPublic).toBe(false);
+  });
+
+  it('tells the process when the repository or ref is saved, and only then', async () => {
+    const changed: string[] = [];
+    const listener = ({ projectId }: { projectId: string }) => changed.push(projectId);
+    context.events.on('project-source-changed', listener);
+    try {
+      await patch({ name: 'Acme docs' });
+      await patch({ ref: 'main' });
+      expect(changed).toEqual([]);
+      expect((await patch({ ref: 'release' })).statusCode).toBe(200);
+      expect(changed).toEqual([tenant.project.id]);
+    } finally {
+      context.events.off('project-source-changed', listener);
+    }
+  });
+
+  it('refuses assistant keys on every admin operation, as unknown keys', async () => {
+    const projectId = tenant.project.id;
+    for (const [method, path] of [
+      ['GET', `/v1/projects/${projectId}`],
+      ['PATCH', `/v1/projects/${projectId}`],
+      ['GET', `/v2/agent/${projectId}/jobs`],
+      ['POST', `/v2/agent/${projectId}/job`],
+      ['GET', `/v1/analytics/${projectId}/visitors`],
+      ['POST', `/v1/analytics/${projectId}/events`],
+    ] as const) {
+      const response = await app.inject({ method, url: path, headers: assistant, payload: method === 'GET' ? undefined : {} });
+      expect(response.statusCode, `${method} ${path}`).toBe(401);
+      expect(response.json().code).toBe('unauthorized');
+      expect(response.headers['www-authenticate']).toMatch(/^Bearer/);
+    }
+  });
+
+  it('is described in the OpenAPI document', async () => {
+    const document = (await app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    expect(Object.keys(document.paths['/v1/projects/{projectId}']).sort()).toEqual(['get', 'patch']);
+  });
+});
