@@ -1,6 +1,7 @@
 /**
  * Structure rules, checked by `npm run lint`: no import cycles between files or between folders, and
- * dependencies that point one way: cli → server → features → http → accounts, storage, config, lib.
+ * dependencies that point one way: cli → server → features (accounts among them) → http, storage,
+ * config, lib.
  */
 export default {
   forbidden: [
@@ -18,6 +19,13 @@ export default {
       scope: 'folder',
       from: {},
       to: { circular: true },
+    },
+    {
+      name: 'shared-below-features',
+      severity: 'error',
+      comment: 'http, storage, config and lib are what features share: they import only one another, never a feature or server.',
+      from: { path: '^src/(http|storage|config|lib)/' },
+      to: { path: '^src/', pathNot: '^src/(http|storage|config|lib)/' },
     },
     {
       name: 'no-orphans',

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireKey, visibleProject } from '../http/auth.ts';
+import { requireKey, visibleProject } from '../accounts/request-auth.ts';
 import type { AppContext } from '../http/context.ts';
 import { errorResponses } from '../http/schemas.ts';
 import type { ApiKeyRow } from '../storage/tables/accounts.ts';

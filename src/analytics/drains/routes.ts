@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { secretBox } from '../../accounts/secrets.ts';
 import { publicUrl } from '../../config/config.ts';
-import { requireKey, visibleProject } from '../../http/auth.ts';
+import { requireKey, visibleProject } from '../../accounts/request-auth.ts';
 import type { AppContext } from '../../http/context.ts';
 import { conflict, notFound } from '../../http/errors.ts';
 import { errorResponses, ProjectParams } from '../../http/schemas.ts';
