@@ -1,8 +1,16 @@
-import { integer, optionalText, setting, text, type Setting } from './parsers.ts';
+import { integer, optionalText, setting, type Setting } from './parsers.ts';
+
+const defaultDataDir = './data';
 
 /** Where the data lives: the embedded database's directory or a PostgreSQL server. */
 export const storageSettings = {
-  dataDir: setting('QUIRE_DATA_DIR', './data', text, 'Directory of the embedded SQLite database, workspaces and repository mirrors.'),
+  // Empty is unset: `QUIRE_DATA_DIR=` in an env file must not put the database in whatever directory a command runs in.
+  dataDir: setting(
+    'QUIRE_DATA_DIR',
+    defaultDataDir,
+    (raw) => raw.trim() || defaultDataDir,
+    "Directory of the embedded SQLite database, workspaces and repository mirrors. A relative path is resolved against the project root (where `npm start` runs: the nearest directory at or above the current one with this database or Quire's `package.json`), so every `quire` command uses the same one; empty means the default.",
+  ),
   databaseUrl: setting<string | undefined>(
     'DATABASE_URL',
     undefined,
