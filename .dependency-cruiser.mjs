@@ -1,6 +1,7 @@
 /**
  * Structure rules, checked by `npm run lint`: no import cycles between files or between folders, and
- * dependencies that point one way: cli → server → features → http → accounts, storage, config, lib.
+ * dependencies that point one way: cli → server → features (accounts among them) → http, storage,
+ * config, lib.
  */
 export default {
   forbidden: [
@@ -25,6 +26,13 @@ export default {
       comment: 'What a docs site is serves the agent and the docs index alike: it uses only lib/ and packages.',
       from: { path: '^src/sites/' },
       to: { path: '^src/', pathNot: ['^src/sites/', '^src/lib/'] },
+    },
+    {
+      name: 'shared-below-features',
+      severity: 'error',
+      comment: 'http, storage, config and lib are what features share: they import only one another, never a feature or server.',
+      from: { path: '^src/(http|storage|config|lib)/' },
+      to: { path: '^src/', pathNot: '^src/(http|storage|config|lib)/' },
     },
     {
       name: 'no-orphans',

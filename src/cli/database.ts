@@ -6,13 +6,14 @@ import { CliError } from './output.ts';
 import { projectRoot } from './project-root.ts';
 
 /**
- * The configuration of a CLI verb: the environment's, with a relative QUIRE_DATA_DIR that was not set
- * explicitly resolved from the project root rather than the current directory.
+ * The configuration of a CLI verb: the environment's, with a relative QUIRE_DATA_DIR (the default
+ * `./data` or one set) resolved from the project root rather than the current directory, so a verb
+ * run from a subdirectory opens the database `npm start` opens.
  */
 export function cliConfig(environment: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   const config = loadConfig(environment);
-  if (environment.QUIRE_DATA_DIR !== undefined || isAbsolute(config.dataDir)) return config;
-  return { ...config, dataDir: resolve(projectRoot(cwd), config.dataDir) };
+  if (isAbsolute(config.dataDir)) return config;
+  return { ...config, dataDir: resolve(projectRoot(cwd, config.dataDir), config.dataDir) };
 }
 
 /** Which database a configuration opens, in words: printed when a verb finds nothing there. */

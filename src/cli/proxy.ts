@@ -49,7 +49,8 @@ export function registerProxy(program: Command): void {
           import('../analytics/proxy/worker-store.ts'),
         ]);
         const logger = pino({ level: config.logLevel }, pino.destination(2));
-        const writer = workerStore({ projectId: project.id, env: { ...process.env } }, logger);
+        // The data directory as resolved here: the writer thread must open the database this verb opened.
+        const writer = workerStore({ projectId: project.id, env: { ...process.env, QUIRE_DATA_DIR: config.dataDir } }, logger);
         const recorder = new ProxyRecorder({ store: writer.store, logger, maxBuffered });
         const app = await createProxyServer({ upstream, recorder, logger, trustProxy: flags.trustProxy });
         await app.listen({ host, port });

@@ -15,6 +15,10 @@ export interface Setting<T> {
 
 export class ConfigError extends Error {}
 
+export function setting<T>(env: string, defaultValue: T, parse: Parser<T>, description: string): Setting<T> {
+  return { env, default: defaultValue, parse, description };
+}
+
 export const text: Parser<string> = (raw) => raw;
 export const optionalText: Parser<string | undefined> = (raw) => raw || undefined;
 

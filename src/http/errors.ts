@@ -1,21 +1,27 @@
 /**
- * The one registry of error codes and their HTTP status. Every error response has the body
+ * The one registry of error codes: each one's HTTP status and what it means, the description an
+ * operation's OpenAPI responses carry (see schemas.ts). Every error response has the body
  * `{ error, code, details? }`; `docs/api.md` lists the same codes (a test keeps them in sync).
  */
-export const errorStatus = {
-  invalid_request: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  conflict: 409,
-  project_not_configured: 409,
-  payload_too_large: 413,
-  rate_limited: 429,
-  internal: 500,
-  unavailable: 503,
+export const errorCodes = {
+  invalid_request: { status: 400, meaning: 'The request is malformed: a body that is not JSON, a field missing or invalid, an unknown field or parameter.' },
+  unauthorized: { status: 401, meaning: 'The Authorization header is missing or malformed, or its key is unknown, revoked or expired.' },
+  forbidden: { status: 403, meaning: 'The key lacks the scope the operation needs, or is limited to addresses the request did not come from.' },
+  not_found: { status: 404, meaning: 'No such resource, or it belongs to an organization the key cannot see.' },
+  conflict: { status: 409, meaning: 'The resource is not in a state that allows the operation; the message says why.' },
+  project_not_configured: { status: 409, meaning: 'The project lacks a setting the operation needs; the message names it.' },
+  payload_too_large: { status: 413, meaning: 'The body is larger than the configured limit.' },
+  rate_limited: { status: 429, meaning: 'The operation’s rate limit is used up; Retry-After says when to retry.' },
+  internal: { status: 500, meaning: 'A bug; the details are only in the server log.' },
+  unavailable: { status: 503, meaning: 'The database cannot be reached; retry after Retry-After seconds.' },
 } as const;
 
-export type ErrorCode = keyof typeof errorStatus;
+export type ErrorCode = keyof typeof errorCodes;
+
+/** Each code's HTTP status, read from the registry. */
+export const errorStatus = Object.fromEntries(Object.entries(errorCodes).map(([code, { status }]) => [code, status])) as {
+  [Code in ErrorCode]: (typeof errorCodes)[Code]['status'];
+};
 
 export interface ErrorDetail {
   path: string;

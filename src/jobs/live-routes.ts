@@ -1,12 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { requireKey, visibleProject } from '../http/auth.ts';
+import { requireKey, visibleProject } from '../accounts/request-auth.ts';
 import type { AppContext } from '../http/context.ts';
+import { errorResponses } from '../http/schemas.ts';
 import type { ApiKeyRow } from '../storage/tables/accounts.ts';
 import { cancelJob } from './cancel.ts';
 import type { JobEventHub } from './events/hub.ts';
 import { resumeAfter, sendJobEvents } from './events/stream.ts';
-import { ErrorResponse, Job, JobParams } from './schemas.ts';
+import { Job, JobParams } from './schemas.ts';
 import { getJob } from './service.ts';
 import { jobView } from './view.ts';
 
@@ -17,7 +18,7 @@ declare module '../http/context.ts' {
   }
 }
 
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
+const errors = errorResponses(['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict']);
 const tags = ['Agent jobs'];
 const EventsHeaders = Type.Object({
   'last-event-id': Type.Optional(

@@ -1,14 +1,24 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { requireKey, visibleProject } from '../http/auth.ts';
+import { requireKey, visibleProject } from '../accounts/request-auth.ts';
 import type { AppContext } from '../http/context.ts';
 import { sendSerialized } from '../http/json.ts';
 import { rateLimitHeaders } from '../http/rate-limit.ts';
-import { CreateBody, ErrorResponse, IdempotencyHeaders, Job, JobList, JobParams, ListQuery, ProjectParams, PromptBody, Transcript } from './schemas.ts';
+import { errorResponses, ProjectParams } from '../http/schemas.ts';
+import { CreateBody, IdempotencyHeaders, Job, JobList, JobParams, ListQuery, PromptBody, Transcript } from './schemas.ts';
 import { archiveJob, createJob, followUp, getJob, getJobJson, listJobs } from './service.ts';
 import { listMessages } from './transcript.ts';
 import { jobView } from './view.ts';
 
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 413: ErrorResponse, 429: ErrorResponse };
+const errors = errorResponses([
+  'invalid_request',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'project_not_configured',
+  'payload_too_large',
+  'rate_limited',
+]);
 const tags = ['Agent jobs'];
 
 export const jobRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = async (app, { context }) => {

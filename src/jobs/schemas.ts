@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ProjectParams } from '../http/schemas.ts';
 
 const dateTime = Type.String({ format: 'date-time' });
 /**
@@ -24,9 +25,6 @@ export const Job = Type.Object({
   error: nullableString({ description: 'Why the job failed; null unless `failed`.' }),
 });
 
-export const ProjectParams = Type.Object({
-  projectId: Type.String({ minLength: 1, maxLength: 64, description: 'Project id from the dashboard API keys page (`prj_…`).' }),
-});
 export const JobParams = Type.Object({
   projectId: ProjectParams.properties.projectId,
   id: Type.String({ minLength: 1, maxLength: 64, description: 'Job id (`job_…`).' }),
@@ -79,12 +77,6 @@ export const ListQuery = Type.Object(
 );
 
 export const JobList = Type.Object({ jobs: Type.Array(Job), nextCursor: nullableString() });
-
-export const ErrorResponse = Type.Object({
-  error: Type.String({ description: 'One sentence a person can act on.' }),
-  code: Type.String({ description: 'Stable machine code (see docs/api.md).' }),
-  details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
-});
 
 export const Transcript = Type.Object({
   messages: Type.Array(

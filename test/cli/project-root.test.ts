@@ -35,10 +35,21 @@ describe('the CLI run from a subdirectory', () => {
     expect(existsSync(join(project, 'docs', 'data'))).toBe(false);
   });
 
-  it('honours an explicit QUIRE_DATA_DIR relative to the current directory', async () => {
+  it('resolves a relative QUIRE_DATA_DIR against the project root, as npm start does, not the current directory', async () => {
     const failure = await quire(join(project, 'docs'), ['keys', 'list'], { QUIRE_DATA_DIR: 'elsewhere' }).catch((error: { stderr: string }) => error);
     expect('stderr' in failure && failure.stderr).toContain(`There is no organization yet`);
-    expect('stderr' in failure && failure.stderr).toContain(join(project, 'docs', 'elsewhere', 'quire.db'));
+    expect('stderr' in failure && failure.stderr).toContain(join(project, 'elsewhere', 'quire.db'));
+    await quire(join(project, 'docs'), ['orgs', 'create', '--name', 'Elsewhere'], { QUIRE_DATA_DIR: 'elsewhere' });
+    const { stdout } = await quire(join(project, 'docs', 'guides'), ['orgs', 'list', '--json'], { QUIRE_DATA_DIR: 'elsewhere' });
+    expect((JSON.parse(stdout) as { name: string }[]).map((organization) => organization.name)).toEqual(['Elsewhere']);
+    expect(existsSync(join(project, 'elsewhere', 'quire.db'))).toBe(true);
+    expect(existsSync(join(project, 'docs', 'elsewhere'))).toBe(false);
+  });
+
+  it('takes an empty QUIRE_DATA_DIR as the default data directory under the project root', async () => {
+    const { stdout } = await quire(join(project, 'docs'), ['orgs', 'list', '--json'], { QUIRE_DATA_DIR: '' });
+    expect((JSON.parse(stdout) as { name: string }[]).map((organization) => organization.name)).toEqual(['Acme']);
+    expect(existsSync(join(project, 'docs', 'quire.db'))).toBe(false);
   });
 
   it('refuses a key that expires in the past', async () => {

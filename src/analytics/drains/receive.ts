@@ -7,8 +7,8 @@ import { reportIngested } from '../ingest/ingested.ts';
 import type { SecretBox } from '../../accounts/secrets.ts';
 import type { AppContext } from '../../http/context.ts';
 import { ApiError, notFound } from '../../http/errors.ts';
+import { errorResponses } from '../../http/schemas.ts';
 import type { AnalyticsDrainRow } from '../../storage/tables/analytics.ts';
-import { ErrorResponse } from '../http/schemas.ts';
 import { authenticate } from './auth.ts';
 import { ParsePool } from '../../lib/parse-pool.ts';
 import { decompressed, isGzip } from './body.ts';
@@ -88,7 +88,7 @@ export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box
       description: 'Vercel drains with a `verifyToken` answer 200 with the `x-vercel-verify` header; counts nothing.',
       security: [],
       params: DrainParams,
-      response: { 200: DrainResult, 404: ErrorResponse },
+      response: { 200: DrainResult, ...errorResponses(['not_found']) },
     },
     handler: async (request, reply) => {
       const { drain } = await drainOf(request.params.projectId, request.params.drainId, reply);
@@ -106,7 +106,7 @@ export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box
       security: [],
       params: DrainParams,
       querystring: SecretQuery,
-      response: { 200: DrainResult, 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 413: ErrorResponse, 503: ErrorResponse },
+      response: { 200: DrainResult, ...errorResponses(['invalid_request', 'unauthorized', 'not_found', 'payload_too_large', 'unavailable']) },
     },
     handler: async (request, reply) => {
       const { drain, project } = await drainOf(request.params.projectId, request.params.drainId, reply);

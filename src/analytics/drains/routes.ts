@@ -2,15 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { secretBox } from '../../accounts/secrets.ts';
 import { publicUrl } from '../../config/config.ts';
-import { requireKey, visibleProject } from '../../http/auth.ts';
+import { requireKey, visibleProject } from '../../accounts/request-auth.ts';
 import type { AppContext } from '../../http/context.ts';
 import { conflict, notFound } from '../../http/errors.ts';
-import { ErrorResponse, ProjectParams } from '../http/schemas.ts';
+import { errorResponses, ProjectParams } from '../../http/schemas.ts';
 import { createDrain, deleteDrain, drainOf, listDrains } from './drains.ts';
 import { receiveRoutes } from './receive.ts';
 import { CreatedDrain, DrainList, DrainParams, NewDrainBody } from './schemas.ts';
 
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse };
+const errors = errorResponses(['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict']);
 const tags = ['Log drains'];
 
 /** Push log drains: managed with an admin key, fed by the hosts (receive.ts). */

@@ -1,10 +1,11 @@
 import { Type } from 'typebox';
+import { ProjectParams } from '../../http/schemas.ts';
 
 const Kind = (description?: string) =>
   Type.Union([Type.Literal('vercel'), Type.Literal('cloudflare'), Type.Literal('netlify'), Type.Literal('ndjson')], description ? { description } : {});
 
 export const DrainParams = Type.Object({
-  projectId: Type.String({ minLength: 1, maxLength: 64, description: 'Project id (`prj_…`).' }),
+  projectId: ProjectParams.properties.projectId,
   drainId: Type.String({ minLength: 1, maxLength: 64, description: 'Drain id (`drn_…`).' }),
 });
 

@@ -1,16 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { requireKey, visibleProject } from '../../http/auth.ts';
+import { requireKey, visibleProject } from '../../accounts/request-auth.ts';
 import type { AppContext } from '../../http/context.ts';
 import { invalidRequest } from '../../http/errors.ts';
+import { errorResponses, ProjectParams } from '../../http/schemas.ts';
 import { dayMs, dayOf } from '../model/days.ts';
 import { breakdownPage, type AgentRow, type ReferrerRow } from '../query/breakdowns.ts';
 import { dailySeries } from '../query/series.ts';
 import { AgentsQuery, AgentsResult, ReferrersResult, SeriesQuery, SeriesResult } from './breakdown-schemas.ts';
 import { parseRange } from './range.ts';
 import { limitReads } from './read-limit.ts';
-import { ErrorResponse, ProjectParams, RangeQuery } from './schemas.ts';
+import { RangeQuery } from './schemas.ts';
 
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 429: ErrorResponse };
+const errors = errorResponses(['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'rate_limited']);
 const tags = ['Visitor analytics'];
 /** The longest series: a year and a bit, so a year against the previous one fits. */
 export const maxSeriesDays = 400;

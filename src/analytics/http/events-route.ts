@@ -1,17 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { requireKey, visibleProject } from '../../http/auth.ts';
+import { requireKey, visibleProject } from '../../accounts/request-auth.ts';
 import type { AppContext } from '../../http/context.ts';
 import { ApiError } from '../../http/errors.ts';
 import { jsonFailure } from '../../http/json.ts';
+import { errorResponses, ProjectParams } from '../../http/schemas.ts';
 import { storePrepared } from '../feedback/ingest.ts';
 import { maxEventsPerRequest } from '../ingest/ingest.ts';
 import { reportIngested } from '../ingest/ingested.ts';
 import { ParsePool } from '../../lib/parse-pool.ts';
 import { eventsBodyWork, type ParsedEventsBody } from './events-body.ts';
-import { ErrorResponse, IngestBody, IngestResult, ProjectParams } from './schemas.ts';
+import { IngestBody, IngestResult } from './schemas.ts';
 
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 413: ErrorResponse, 429: ErrorResponse };
+const errors = errorResponses(['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'payload_too_large', 'rate_limited']);
 
 /**
  * `POST /v1/analytics/:projectId/events`, in a context of its own: its bodies are parsed and checked by

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { requireKey, visibleProject } from '../../http/auth.ts';
+import { requireKey, visibleProject } from '../../accounts/request-auth.ts';
 import type { AppContext } from '../../http/context.ts';
 import { invalidRequest, notFound } from '../../http/errors.ts';
+import { errorResponses, ProjectParams } from '../../http/schemas.ts';
 import { existingProjectKey } from '../ingest/dense-ids.ts';
 import { parseRange } from './range.ts';
 import { limitReads } from './read-limit.ts';
-import { ErrorResponse, ProjectParams } from './schemas.ts';
 import { decodeCursor, encodeCursor } from '../feedback/cursor.ts';
 import { feedbackByPage, feedbackList, itemOf } from '../feedback/feedback-query.ts';
 import { codeList, feedbackSources, feedbackStatuses, statusCode } from '../feedback/kinds.ts';
@@ -24,7 +24,7 @@ import {
 import { searchesPage } from '../feedback/search-query.ts';
 import { changeStatus } from '../feedback/status.ts';
 
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 429: ErrorResponse };
+const errors = errorResponses(['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'rate_limited']);
 const tags = ['Feedback and searches'];
 const rules = '`dateFrom` inclusive, `dateTo` exclusive, as on `/visitors` (default: the last 7 days). Shares the per-organization analytics limit.';
 

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ProjectParams } from '../../http/schemas.ts';
 import { RangeQuery } from './schemas.ts';
 import { feedbackSources, feedbackStatuses } from '../feedback/kinds.ts';
 
@@ -35,7 +36,7 @@ export const SearchesQuery = Type.Object(
 );
 
 export const FeedbackParams = Type.Object({
-  projectId: Type.String({ minLength: 1, maxLength: 64, description: 'Project id (`prj_…`).' }),
+  projectId: ProjectParams.properties.projectId,
   id: Type.String({ minLength: 1, maxLength: 64, description: 'Feedback id (`fbk_…`).' }),
 });
 

@@ -1,20 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { requireKey, visibleProject } from '../../http/auth.ts';
+import { requireKey, visibleProject } from '../../accounts/request-auth.ts';
 import type { AppContext } from '../../http/context.ts';
 import { jsonBodyParser, jsonFailure } from '../../http/json.ts';
+import { errorResponses, ProjectParams } from '../../http/schemas.ts';
 import { breakdownRoutes } from './breakdown-routes.ts';
 import { collectRoutes } from './collect.ts';
 import { limitReads } from './read-limit.ts';
 import { parseRange } from './range.ts';
 import { page } from '../query/query.ts';
 import type { Measure } from '../query/types.ts';
-import { ErrorResponse, ProjectParams, RangeQuery, ViewsResult, VisitorsResult } from './schemas.ts';
+import { RangeQuery, ViewsResult, VisitorsResult } from './schemas.ts';
 import { eventsRoute } from './events-route.ts';
 import { parseNdjsonText } from './events-body.ts';
 import { startBackgroundLoop } from '../fold/background.ts';
 
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 413: ErrorResponse, 429: ErrorResponse };
+const errors = errorResponses(['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'payload_too_large', 'rate_limited']);
 const tags = ['Visitor analytics'];
 
 export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = async (app, { context }) => {

@@ -1,9 +1,5 @@
 import { Type } from 'typebox';
 
-export const ProjectParams = Type.Object({
-  projectId: Type.String({ minLength: 1, maxLength: 64, description: 'Project id from the dashboard API keys page (`prj_…`).' }),
-});
-
 const bound = (description: string) => Type.String({ maxLength: 64, description });
 
 export const RangeQuery = Type.Object(
@@ -52,10 +48,4 @@ export const IngestResult = Type.Object({
   errors: Type.Array(
     Type.Object({ index: Type.Integer({ description: 'Position of the event (or NDJSON line) in the request, from 0.' }), message: Type.String() }),
   ),
-});
-
-export const ErrorResponse = Type.Object({
-  error: Type.String({ description: 'One sentence a person can act on.' }),
-  code: Type.String({ description: 'Stable machine code (see docs/api.md).' }),
-  details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
 });

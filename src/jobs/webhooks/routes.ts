@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { requireKey, visibleProject } from '../../http/auth.ts';
+import { requireKey, visibleProject } from '../../accounts/request-auth.ts';
 import type { AppContext } from '../../http/context.ts';
+import { errorResponses, ProjectParams } from '../../http/schemas.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
-import { ErrorResponse } from '../schemas.ts';
 import { listDeliveries, redeliver } from './deliveries.ts';
 import { createEndpoint, deleteEndpoint, findEndpoint, listEndpoints, rotateSecret, updateEndpoint } from './endpoints.ts';
 import {
@@ -18,10 +18,9 @@ import {
   WebhookParams,
   WebhookWithSecret,
 } from './schemas.ts';
-import { ProjectParams } from '../schemas.ts';
 import { deliveryView, endpointView } from './view.ts';
 
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 413: ErrorResponse, 429: ErrorResponse };
+const errors = errorResponses(['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'payload_too_large', 'rate_limited']);
 const tags = ['Webhooks'];
 
 export const webhookRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = async (app, { context }) => {

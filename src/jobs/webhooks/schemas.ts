@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ProjectParams } from '../schemas.ts';
+import { ProjectParams } from '../../http/schemas.ts';
 import { webhookEventTypes } from './events.ts';
 
 const dateTime = Type.String({ format: 'date-time' });

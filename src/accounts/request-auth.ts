@@ -1,15 +1,38 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { keyCanSeeProject, keyScopes, verifyKey, type Scope } from '../accounts/keys.ts';
-import { findProject } from '../accounts/projects.ts';
+import { clientAddressResolver } from '../http/client-address.ts';
+import type { AppContext } from '../http/context.ts';
+import { ApiError, notFound } from '../http/errors.ts';
+import { TtlCache } from '../lib/ttl-cache.ts';
 import type { ApiKeyRow, ProjectRow } from '../storage/tables/accounts.ts';
-import { clientAddressResolver } from './client-address.ts';
-import type { AppContext } from './context.ts';
-import { ApiError, notFound } from './errors.ts';
+import { keyChanges, projectChanges } from './changes.ts';
+import { keyCanSeeProject, keyScopes, verifyKey, type Scope } from './keys.ts';
+import { findProject } from './projects.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     apiKey: ApiKeyRow | null;
   }
+}
+
+declare module '../http/context.ts' {
+  interface AppContext {
+    /**
+     * API keys and projects that requests look up, reused for QUIRE_ACCOUNT_CACHE_MS. Revoking a key
+     * or updating a project in this process empties them at once (see changes.ts).
+     */
+    accounts: AccountCaches;
+  }
+}
+
+export interface AccountCaches {
+  /** Key rows by key hash. */
+  keys: TtlCache<ApiKeyRow>;
+  /** Project rows by project id. */
+  projects: TtlCache<ProjectRow>;
+}
+
+export function createAccountCaches(ttlMs: number): AccountCaches {
+  return { keys: new TtlCache(ttlMs, { generation: keyChanges }), projects: new TtlCache(ttlMs, { generation: projectChanges }) };
 }
 
 function unauthorized(message: string): ApiError {
