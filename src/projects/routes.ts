@@ -1,14 +1,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { projectView } from '../accounts/projects.ts';
-import { requireKey, visibleProject } from '../http/auth.ts';
+import { requireKey, visibleProject } from '../accounts/request-auth.ts';
 import type { AppContext } from '../http/context.ts';
 import { invalidRequest } from '../http/errors.ts';
+import { errorResponses, ProjectParams } from '../http/schemas.ts';
 import type { ProjectRow } from '../storage/tables/accounts.ts';
-import { ErrorResponse, ProjectParams, ProjectSettingsResponse, UpdateProjectBody } from './schemas.ts';
+import { ProjectSettingsResponse, UpdateProjectBody } from './schemas.ts';
 import { saveProjectSettings } from './settings.ts';
 
-const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 413: ErrorResponse, 429: ErrorResponse };
+const errors = errorResponses(['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'payload_too_large', 'rate_limited']);
 const tags = ['Projects'];
 
 /** A project's settings as the API shows them: what a key may read and write, no organization or secrets. */

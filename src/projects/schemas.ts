@@ -1,15 +1,5 @@
 import { Type } from 'typebox';
 
-export const ProjectParams = Type.Object({
-  projectId: Type.String({ minLength: 1, maxLength: 64, description: 'Project id from the dashboard API keys page (`prj_…`).' }),
-});
-
-export const ErrorResponse = Type.Object({
-  error: Type.String({ description: 'One sentence a person can act on.' }),
-  code: Type.String({ description: 'Stable machine code (see docs/api.md).' }),
-  details: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
-});
-
 const nullableText = (description: string, maxLength = 2000) => Type.Union([Type.String({ minLength: 1, maxLength }), Type.Null()], { description });
 
 /** The settings a key may change; what each takes is checked by the same rules as the CLI and the dashboard. */
