@@ -27,7 +27,11 @@ function matchExpression(words: string[], prefix: string | null, phrase: string[
   return terms.join(' OR ');
 }
 
-/** FTS5 over sections (see the 024 migration), contentless: rowid is docs_sections.id. */
+/**
+ * FTS5 over sections (see the 024 migration), contentless: rowid is docs_sections.id. The query's
+ * CROSS JOINs keep the match as the outer loop: left to itself, SQLite's planner walks the project's
+ * sections by index and runs the whole match once per section (seconds on a few thousand).
+ */
 export const sqliteFullText: FullTextIndex = {
   async add(trx, entries) {
     for (let start = 0; start < entries.length; start += entriesPerInsert) {
@@ -47,8 +51,8 @@ export const sqliteFullText: FullTextIndex = {
       select p.path, p.route, p.title, p.group_name as "group", p.position, s.ordinal, s.anchor, s.heading, s.markdown, s.text,
         -bm25(docs_search, ${sql.lit(titleWeight)}, ${sql.lit(headingWeight)}, ${sql.lit(bodyWeight)}) as rank
       from docs_search
-      join docs_sections s on s.id = docs_search.rowid
-      join docs_pages p on p.id = s.page_id
+      cross join docs_sections s on s.id = docs_search.rowid
+      cross join docs_pages p on p.id = s.page_id
       where docs_search match ${expression} and s.project_id = ${request.projectId} and ${request.visible} ${groups}
       order by rank desc, p.position, s.ordinal
       limit ${request.limit}`.execute(db);
