@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
-import { fullTextIndexes } from '../search/engines/engine.ts';
+import { fullTextIndexes } from '../search/engines/engines.ts';
 import { lockBuild } from './lock.ts';
 import type { Build } from './types.ts';
 

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
-import { fullTextIndexes } from '../search/engines/engine.ts';
+import { fullTextIndexes } from '../search/engines/engines.ts';
 
 /**
  * Undoes an unfinished build of `generation`: deletes the rows it wrote and gives the rows it

@@ -1,7 +1,8 @@
 import type { Insertable } from 'kysely';
 import type { Storage } from '../../storage/dialect.ts';
 import type { DocsSectionRow } from '../../storage/tables/docs.ts';
-import { fullTextIndexes, type FullTextEntry } from '../search/engines/engine.ts';
+import type { FullTextEntry } from '../search/engines/engine.ts';
+import { fullTextIndexes } from '../search/engines/engines.ts';
 import { lockBuild } from './lock.ts';
 import { retirePaths } from './remove.ts';
 import type { Build, PageToWrite } from './types.ts';

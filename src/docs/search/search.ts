@@ -1,6 +1,6 @@
 import type { Storage } from '../../storage/dialect.ts';
 import { currentGeneration, visibleAt } from '../index/visible.ts';
-import { fullTextIndexes } from './engines/engine.ts';
+import { fullTextIndexes } from './engines/engines.ts';
 import { scoreCandidates } from './score.ts';
 import { searchTerms } from './terms.ts';
 

@@ -1,8 +1,5 @@
 import type { Expression, Kysely, SqlBool } from 'kysely';
-import type { DialectProfile } from '../../../storage/dialect.ts';
 import type { Database } from '../../../storage/schema.ts';
-import { postgresFullText } from './postgres.ts';
-import { sqliteFullText } from './sqlite.ts';
 
 /** One section as the full-text index takes it: its page's title, its heading and its plain text. */
 export interface FullTextEntry {
@@ -51,8 +48,3 @@ export interface FullTextIndex {
   remove(trx: Kysely<Database>, sectionIds: Expression<{ id: number }>): Promise<void>;
   match(db: Kysely<Database>, request: MatchRequest): Promise<Candidate[]>;
 }
-
-export const fullTextIndexes: Record<DialectProfile['name'], FullTextIndex> = {
-  sqlite: sqliteFullText,
-  postgres: postgresFullText,
-};
