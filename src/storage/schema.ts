@@ -1,6 +1,7 @@
 import type { AccountsTables } from './tables/accounts.ts';
 import type { AnalyticsTables } from './tables/analytics.ts';
 import type { DashboardTables } from './tables/dashboard.ts';
+import type { DocsTables } from './tables/docs.ts';
 import type { FeedbackTables } from './tables/feedback.ts';
 import type { JobsTables } from './tables/jobs.ts';
 import type { WebhooksTables } from './tables/webhooks.ts';
@@ -12,4 +13,4 @@ interface MigrationsTables {
 
 /** Every table, composed from the features that own them. */
 export interface Database
-  extends MigrationsTables, AccountsTables, JobsTables, DashboardTables, AnalyticsTables, FeedbackTables, WebhooksTables, PeopleTables {}
+  extends MigrationsTables, AccountsTables, JobsTables, DashboardTables, AnalyticsTables, FeedbackTables, WebhooksTables, PeopleTables, DocsTables {}

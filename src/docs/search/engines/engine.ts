@@ -1,0 +1,50 @@
+import type { Expression, Kysely, SqlBool } from 'kysely';
+import type { Database } from '../../../storage/schema.ts';
+
+/** One section as the full-text index takes it: its page's title, its heading and its plain text. */
+export interface FullTextEntry {
+  sectionId: number;
+  projectId: string;
+  title: string;
+  heading: string;
+  text: string;
+}
+
+/** The user's words, already reduced to letters and digits (see ../terms.ts), so no engine syntax. */
+export interface MatchRequest {
+  projectId: string;
+  /** Distinct words, in query order. */
+  words: string[];
+  /** The last word, also matched as a prefix; null when too short to be one. */
+  prefix: string | null;
+  /** The query's words in order, matched as a phrase for a bonus; null for a one-word query. */
+  phrase: string[] | null;
+  /** Which docs_sections rows are visible (the project's current generation). */
+  visible: Expression<SqlBool>;
+  /** Only pages of these navigation groups; null for all. */
+  groups: string[] | null;
+  limit: number;
+}
+
+/** A matching section, ranked by the engine: larger `rank` is better, 0 or more. */
+export interface Candidate {
+  path: string;
+  route: string;
+  title: string;
+  group: string;
+  position: number;
+  ordinal: number;
+  anchor: string;
+  heading: string;
+  markdown: string;
+  text: string;
+  rank: number;
+}
+
+/** The full-text index of one database engine (the table `docs_search`, which each engine defines its own way). */
+export interface FullTextIndex {
+  add(trx: Kysely<Database>, entries: FullTextEntry[]): Promise<void>;
+  /** Removes the sections whose ids `sectionIds` selects, before they are deleted. */
+  remove(trx: Kysely<Database>, sectionIds: Expression<{ id: number }>): Promise<void>;
+  match(db: Kysely<Database>, request: MatchRequest): Promise<Candidate[]>;
+}

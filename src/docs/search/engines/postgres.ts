@@ -1,0 +1,61 @@
+import { sql } from 'kysely';
+import type { Candidate, FullTextIndex } from './engine.ts';
+
+/** Entries per insert statement, well under PostgreSQL's 65,535 bound parameters. */
+const entriesPerInsert = 1000;
+
+/** Stemming and stop words of the index and of queries; they must be the same. */
+const language = sql.lit('english');
+
+/**
+ * ts_rank() weights of the labels {D, C, B, A}: A the page title, B the section heading, C the body,
+ * in the proportions SQLite's bm25() weights use (10, 5, 1).
+ */
+const weights = sql`'{0, 0.1, 0.5, 1.0}'::float4[]`;
+
+/** How many times its rank a section that holds the whole query as a phrase gets. */
+const phraseBonus = 2;
+
+/**
+ * Any of the words (OR) with the last one also as a prefix (`conf:*`). The words hold only letters
+ * and digits (see ../terms.ts), so they carry no tsquery operators.
+ */
+function anyWord(words: string[], prefix: string | null): string {
+  return [...words, ...(prefix ? [`${prefix}:*`] : [])].join(' | ');
+}
+
+/** tsvector over sections, in `docs_search` beside them (deleted with them through the foreign key). */
+export const postgresFullText: FullTextIndex = {
+  async add(trx, entries) {
+    for (let start = 0; start < entries.length; start += entriesPerInsert) {
+      const rows = entries
+        .slice(start, start + entriesPerInsert)
+        .map(
+          (entry) =>
+            sql`(${entry.sectionId}, ${entry.projectId}, setweight(to_tsvector(${language}, ${entry.title}), 'A') || setweight(to_tsvector(${language}, ${entry.heading}), 'B') || setweight(to_tsvector(${language}, ${entry.text}), 'C'))`,
+        );
+      await sql`insert into docs_search (section_id, project_id, vector) values ${sql.join(rows)}`.execute(trx);
+    }
+  },
+
+  async remove() {
+    // The foreign key's `on delete cascade` removes a section's entry with the section.
+  },
+
+  async match(db, request) {
+    const query = sql`to_tsquery(${language}, ${anyWord(request.words, request.prefix)})`;
+    const phrase = request.phrase ? sql`phraseto_tsquery(${language}, ${request.phrase.join(' ')})` : null;
+    const bonus = phrase ? sql`case when f.vector @@ ${phrase} then ${sql.lit(phraseBonus)} else 1 end` : sql`1`;
+    const groups = request.groups ? sql`and p.group_name in (${sql.join(request.groups)})` : sql``;
+    const result = await sql<Candidate>`
+      select p.path, p.route, p.title, p.group_name as "group", p.position, s.ordinal, s.anchor, s.heading, s.markdown, s.text,
+        ts_rank(${weights}, f.vector, ${query}) * ${bonus} as rank
+      from docs_search f
+      join docs_sections s on s.id = f.section_id
+      join docs_pages p on p.id = s.page_id
+      where f.vector @@ ${query} and f.project_id = ${request.projectId} and ${request.visible} ${groups}
+      order by rank desc, p.position, s.ordinal
+      limit ${request.limit}`.execute(db);
+    return result.rows;
+  },
+};
