@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pathEscaped } from '../../src/analytics/importers/request-event.ts';
+import { pathEscaped } from '../../src/analytics/capture/request-event.ts';
 import { ProxyRecorder, type RecorderStatus, type RequestStore } from '../../src/analytics/proxy/recorder.ts';
 import { createProxyServer, statusPath, upgradeReason } from '../../src/analytics/proxy/proxy-server.ts';
 import { workerStore } from '../../src/analytics/proxy/worker-store.ts';

@@ -1,8 +1,8 @@
 import { nestsTooDeep, parseJsonText, type JsonFailure } from '../../http/json.ts';
 import type { ParseWork } from '../../lib/parse-pool.ts';
-import { prepareRequest, type PreparedRequest } from '../feedback/ingest.ts';
+import { prepareRequest, type PreparedRequest } from './events-request.ts';
 import { maxEventsPerRequest } from '../ingest/ingest.ts';
-import { packBatch, packedBuffers, unpackBatch, type PackedBatch } from '../importers/packed-batch.ts';
+import { packBatch, packedBuffers, unpackBatch, type PackedBatch } from '../model/packed-batch.ts';
 
 /**
  * An events API body, parsed and checked: what schema validation sees (`body`: the parsed value with

@@ -4,7 +4,7 @@ import { requireKey, visibleProject } from '../../http/auth.ts';
 import type { AppContext } from '../../http/context.ts';
 import { ApiError } from '../../http/errors.ts';
 import { jsonFailure } from '../../http/json.ts';
-import { storePrepared } from '../feedback/ingest.ts';
+import { storePrepared } from './events-request.ts';
 import { maxEventsPerRequest } from '../ingest/ingest.ts';
 import { reportIngested } from '../ingest/ingested.ts';
 import { ParsePool } from '../../lib/parse-pool.ts';

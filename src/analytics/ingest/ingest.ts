@@ -13,7 +13,8 @@ import { agentIds, counterValue, firstId, pathIds, projectKey, reserve, type Dic
 import { GroupWriter } from './group-commit.ts';
 import type { KeyDirectories } from './verify/key-directories.ts';
 import { referrerIds, referringHost } from './referrers.ts';
-import { prepareEvent, type PreparedEvent } from './validate.ts';
+import type { PreparedEvent } from '../model/prepared-event.ts';
+import { prepareEvent } from './validate.ts';
 import { identityKey, mergeRecentVisitors, visitorHash, visitorIds } from './visitor-identity.ts';
 import { refuseReplays } from './verify/replays.ts';
 import { verifySignatures } from './verify/web-bot-auth.ts';
