@@ -4,8 +4,8 @@
  */
 import { storeInteractions } from '../feedback/interactions.ts';
 import { prepareInteraction, type PreparedInteraction } from '../feedback/validate.ts';
-import { checkEach, storeVerified, type EventError, type IngestProject, type IngestResult, type IngestState } from '../ingest/ingest.ts';
-import { prepareEvent } from '../ingest/validate.ts';
+import { storeVerified, type IngestProject, type IngestResult, type IngestState } from '../ingest/ingest.ts';
+import { checkEach, prepareEvent, type EventError } from '../ingest/validate.ts';
 import type { PreparedEvent } from '../model/prepared-event.ts';
 
 /** Feedback and search events carry a `kind`; page views do not. */

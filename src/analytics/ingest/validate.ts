@@ -99,3 +99,27 @@ export function prepareEvent(input: unknown, now: number): PreparedEvent {
     signed: event.headers === undefined || event.headers === null ? null : { path: event.path, headers: requestHeaders(event.headers) },
   };
 }
+
+/** Why one event of a request was refused, by its index in the request. */
+export interface EventError {
+  index: number;
+  message: string;
+}
+
+/**
+ * Checks raw inputs one by one with `check` (a parse failure arrives as an Error): what passed, in
+ * order, and each refused input's index and message.
+ */
+export function checkEach<T>(inputs: unknown[], check: (input: unknown) => T): { checked: T[]; errors: EventError[] } {
+  const checked: T[] = [];
+  const errors: EventError[] = [];
+  inputs.forEach((input, index) => {
+    try {
+      if (input instanceof Error) throw input;
+      checked.push(check(input));
+    } catch (error) {
+      errors.push({ index, message: (error as Error).message });
+    }
+  });
+  return { checked, errors };
+}
