@@ -12,7 +12,6 @@ import type { Measure } from '../query/types.ts';
 import { ErrorResponse, ProjectParams, RangeQuery, ViewsResult, VisitorsResult } from './schemas.ts';
 import { eventsRoute } from './events-route.ts';
 import { parseNdjsonText } from './events-body.ts';
-import { startBackgroundLoop } from '../fold/background.ts';
 
 const errors = { 400: ErrorResponse, 401: ErrorResponse, 403: ErrorResponse, 404: ErrorResponse, 413: ErrorResponse, 429: ErrorResponse };
 const tags = ['Visitor analytics'];
@@ -79,6 +78,4 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
   await app.register(eventsRoute, { context });
   await app.register(collectRoutes, { context });
   await app.register(breakdownRoutes, { context });
-  const background = startBackgroundLoop(context.analytics, { logger: context.logger, retentionDays: config.analyticsRetentionDays });
-  app.addHook('onClose', async () => background.stop());
 };
