@@ -54,7 +54,7 @@ export function prepareDrainBatch({ kind, drainId, body, gzip, limit, rule, now 
   }
 }
 
-/** prepareDrainBatch as a parse pool's work (lib/parse-pool.ts): the events cross threads as columns (packed-batch.ts). */
+/** prepareDrainBatch as a parse pool's work (lib/parse-pool.ts): the events cross threads as columns (../model/packed-batch.ts). */
 export const drainBatchWork: ParseWork<DrainBatchInput, PreparedDrainBatch, DrainBatch<PackedBatch>> = {
   task: prepareDrainBatch,
   pack(prepared) {

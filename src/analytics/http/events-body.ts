@@ -13,7 +13,7 @@ import { packBatch, packedBuffers, unpackBatch, type PackedBatch } from '../mode
 type EventsBody<Prepared> = { failure: JsonFailure } | { failure?: undefined; body: unknown; count: number; prepared?: Prepared };
 export type ParsedEventsBody = EventsBody<PreparedRequest>;
 
-/** A parsed body as it crosses threads: the page views as columns (see packed-batch.ts). */
+/** A parsed body as it crosses threads: the page views as columns (see ../model/packed-batch.ts). */
 type PackedEventsBody = EventsBody<Omit<PreparedRequest, 'views'> & { views: PackedBatch }>;
 
 /**

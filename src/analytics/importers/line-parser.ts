@@ -1,6 +1,6 @@
 /**
  * The reading half of an import: lines in, parsed into requests, turned into events by the one rule
- * (request-event.ts), validated, keyed by file and offset (line-keys.ts), and counted in a summary
+ * (../capture/request-event.ts), validated, keyed by file and offset (line-keys.ts), and counted in a summary
  * whose reasons name each cause. It holds no connection, so it runs in the importer's reading thread
  * (read-thread.ts) as well as beside the writer of a tail (log-batch.ts).
  */
