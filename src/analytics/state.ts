@@ -24,7 +24,7 @@ export const directoryOptions = (config: Pick<Config, 'webBotAuthAllowPrivate' |
   timeoutMs: config.webBotAuthTimeoutMs,
 });
 
-/** `logger` reports background work that failed (an ANALYZE); by default warnings go to standard output. */
+/** `logger` reports background work that failed (an ANALYZE, a recorded request); by default warnings go to standard output. */
 export function createAnalyticsState(
   storage: Storage,
   directories: DirectoryOptions = directoryDefaults,
@@ -43,6 +43,7 @@ export function createAnalyticsState(
     writer: createEventWriter(storage, ids, signals, statistics),
     directories: new KeyDirectories(directories),
     statistics,
+    logger,
   };
 }
 

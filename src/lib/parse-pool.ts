@@ -37,7 +37,7 @@ interface ParseThread<Input, Result> {
  * checking a batch of events (JSON text to objects to prepared events) is a third of what ingestion
  * costs the API's event loop, which also drives every database round trip; in a thread, it runs beside
  * the loop on another core, and the prepared events come back as columns (the work's `pack`, see
- * analytics/importers/packed-batch.ts). A thread that fails is replaced, and its bodies are parsed on
+ * analytics/model/packed-batch.ts). A thread that fails is replaced, and its bodies are parsed on
  * the event loop instead, with the same function.
  *
  * `script` is the thread's module: it calls `serveParses` with the same `work`.

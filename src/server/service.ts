@@ -2,16 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { bootstrapIfEmpty, type FirstRun } from '../accounts/bootstrap.ts';
 import { checkStoredSecrets } from '../accounts/connections.ts';
-import { startWorkspaceSweeper } from '../agent/sweeper.ts';
 import { relayRecordedRows } from '../jobs/events/relay.ts';
-import { jobsChannel } from '../jobs/queue/enqueue.ts';
 import { webhooksChannel } from '../jobs/webhooks/emit.ts';
-import { DeliveryLoop } from '../jobs/webhooks/loop.ts';
 import { checkWebhookSecrets } from '../jobs/webhooks/stored-secrets.ts';
-import { Worker } from '../jobs/worker.ts';
 import type { AgentSetup } from '../jobs/runner.ts';
 import { openStorage, type Storage } from '../storage/open.ts';
 import { buildApp } from './app.ts';
+import { startBackgroundLoops, type ExposedLoops, type Role } from './background.ts';
 import { publicUrl, type Config } from '../config/config.ts';
 import type { AppContext } from '../http/context.ts';
 import { createContext, createLogger } from './context.ts';
@@ -30,17 +27,14 @@ export interface ServiceOptions {
   bootstrap?: boolean;
 }
 
-export interface RunningService {
+export interface RunningService extends ExposedLoops {
   context: AppContext;
   app: FastifyInstance | null;
-  worker: Worker | null;
-  /** Sends webhook deliveries; runs wherever a worker does. */
-  deliveries: DeliveryLoop | null;
   /** Base URL the API listens on (with the real port when PORT=0). */
   url: string | null;
   /** Set when this start created the first organization, project and key. */
   firstRun: FirstRun | null;
-  /** Stops claiming, lets jobs finish within the grace period, closes the server and database. */
+  /** Closes the server, stops the background loops (jobs finish within the grace period), closes the database. */
   stop(): Promise<void>;
 }
 
@@ -100,58 +94,23 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
   const firstRun = options.bootstrap ? await bootstrapIfEmpty(storage, { model: config.model }) : null;
 
-  let worker: Worker | null = null;
-  let deliveries: DeliveryLoop | null = null;
-  let stopListening = async () => {};
-  let stopSweeper = async () => {};
-  if (options.worker) {
-    const jobWorker = new Worker({
-      storage,
-      runner: context.agent.runner,
-      logger: logger.child({ component: 'worker' }),
-      concurrency: config.workerConcurrency,
-      leaseMs: config.jobLeaseSeconds * 1000,
-      pollMs: config.workerPollMs,
-      cancelPollMs: config.jobCancelPollMs,
-      onJobChanged: () => context.events.emit('webhooks-queued'),
-    });
-    const deliveryLoop = new DeliveryLoop({ storage, config, logger: logger.child({ component: 'webhooks' }) });
-    context.events.on('job-enqueued', jobWorker.notify);
-    context.events.on('job-cancelled', jobWorker.cancel);
-    context.events.on('webhooks-queued', deliveryLoop.notify);
-    // A job created by another process (PostgreSQL) comes with its job.created deliveries queued.
-    const stopJobs = await storage.listen(jobsChannel, () => {
-      jobWorker.notify();
-      deliveryLoop.notify();
-    });
-    // Deliveries queued by another process (a cancel or a redelivery through its API, say).
-    const stopWebhooks = await storage.listen(webhooksChannel, () => deliveryLoop.notify());
-    stopListening = async () => {
-      await stopJobs();
-      await stopWebhooks();
-    };
-    jobWorker.start();
-    deliveryLoop.start();
-    worker = jobWorker;
-    deliveries = deliveryLoop;
-    stopSweeper = startWorkspaceSweeper(storage, config.dataDir, logger.child({ component: 'worker' }));
-  }
+  const roles: Role[] = [];
+  if (options.api) roles.push('api');
+  if (options.worker) roles.push('worker');
+  const loops = await startBackgroundLoops(context, roles);
 
   let stopping: Promise<void> | null = null;
   return {
     context,
     app,
-    worker,
-    deliveries,
+    worker: loops.worker,
+    deliveries: loops.deliveries,
     url,
     firstRun,
     stop() {
       stopping ??= (async () => {
         await app?.close();
-        await stopListening();
-        await worker?.stop(config.shutdownGraceSeconds * 1000);
-        await deliveries?.stop();
-        await stopSweeper();
+        await loops.stop();
         stopRelays();
         if (!options.storage) await storage.close();
       })();

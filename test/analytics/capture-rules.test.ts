@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAssetExtensions } from '../../src/accounts/projects.ts';
-import { assetRuleOf, isAsset, skipsAsset } from '../../src/analytics/ingest/assets.ts';
+import { assetRuleOf, isAsset, skipsAsset } from '../../src/analytics/capture/assets.ts';
 import { normalizePath } from '../../src/analytics/ingest/paths.ts';
-import { escapeUnsafePath } from '../../src/analytics/ingest/safe-path.ts';
+import { escapeUnsafePath } from '../../src/analytics/capture/safe-path.ts';
 import { importLog } from '../../src/analytics/importers/run.ts';
 import { page } from '../../src/analytics/query/query.ts';
 import { createAnalyticsState } from '../../src/analytics/state.ts';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { sql, type KyselyPlugin, type RawNode } from 'kysely';
 import pino from 'pino';
-import { prepareRequest, storePrepared } from '../../src/analytics/feedback/ingest.ts';
+import { prepareRequest, storePrepared } from '../../src/analytics/http/events-request.ts';
 import { createAnalyticsState } from '../../src/analytics/state.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, type Tenant } from '../support/app.ts';

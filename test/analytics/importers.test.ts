@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { formats } from '../../src/analytics/importers/formats.ts';
 import { LineParser } from '../../src/analytics/importers/line-parser.ts';
-import { storeKeyedEvents } from '../../src/analytics/importers/log-batch.ts';
+import { storeKeyedEvents } from '../../src/analytics/capture/keyed-events.ts';
 import { importLog } from '../../src/analytics/importers/run.ts';
 import { page } from '../../src/analytics/query/query.ts';
 import { rebuildProject } from '../../src/analytics/fold/rebuild.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { packBatch, unpackBatch } from '../../src/analytics/importers/packed-batch.ts';
-import type { PreparedEvent } from '../../src/analytics/ingest/validate.ts';
+import { packBatch, unpackBatch } from '../../src/analytics/model/packed-batch.ts';
+import type { PreparedEvent } from '../../src/analytics/model/prepared-event.ts';
 
 const chrome = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { drainBatchWork, prepareDrainBatch, type DrainBatchInput } from '../../src/analytics/drains/prepare-batch.ts';
-import { prepareRequest } from '../../src/analytics/feedback/ingest.ts';
+import { prepareRequest } from '../../src/analytics/http/events-request.ts';
 import { eventsBodyWork, parseEventsBody } from '../../src/analytics/http/events-body.ts';
 import { asIs, ParsePool } from '../../src/lib/parse-pool.ts';
 

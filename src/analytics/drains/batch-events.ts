@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { cloudflareRequest, netlifyRequest, vercelRequest, type HostRequest, type NotARequest } from '../ingest/host-records.ts';
-import type { AssetRule } from '../ingest/assets.ts';
-import { countReason, requestEvent, type RequestFields } from '../importers/request-event.ts';
+import { cloudflareRequest, netlifyRequest, vercelRequest, type HostRequest, type NotARequest } from '../capture/host-records.ts';
+import type { AssetRule } from '../capture/assets.ts';
+import { countReason, requestEvent, type RequestFields } from '../capture/request-event.ts';
 import type { BatchRecord } from './body.ts';
 import type { DrainKind } from './drains.ts';
 
@@ -21,7 +21,7 @@ export interface BatchEvents {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** How each kind of drain reads one record (field mappings shared with the importer, ../ingest/host-records.ts). */
+/** How each kind of drain reads one record (field mappings shared with the importer, ../capture/host-records.ts). */
 const readers: Record<Exclude<DrainKind, 'ndjson'>, (value: unknown) => HostRequest | NotARequest> = {
   vercel: vercelRequest,
   cloudflare: (value) => (isObject(value) ? cloudflareRequest(value) : { skip: 'record is not a JSON object' }),

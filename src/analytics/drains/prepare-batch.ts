@@ -6,11 +6,11 @@
  */
 import { ApiError, type ErrorCode } from '../../http/errors.ts';
 import type { ParseWork } from '../../lib/parse-pool.ts';
-import type { AssetRule } from '../ingest/assets.ts';
-import { prepareKeyed } from '../importers/log-batch.ts';
-import { packBatch, packedBuffers, unpackBatch, type PackedBatch } from '../importers/packed-batch.ts';
-import type { PreparedEvent } from '../ingest/validate.ts';
-import { countReason, type ReasonCounts } from '../importers/request-event.ts';
+import type { AssetRule } from '../capture/assets.ts';
+import { prepareKeyed } from '../capture/keyed-events.ts';
+import { packBatch, packedBuffers, unpackBatch, type PackedBatch } from '../model/packed-batch.ts';
+import type { PreparedEvent } from '../model/prepared-event.ts';
+import { countReason, type ReasonCounts } from '../capture/request-event.ts';
 import { batchEvents } from './batch-events.ts';
 import { batchRecords, decompressed } from './body.ts';
 import type { DrainKind } from './drains.ts';
@@ -54,7 +54,7 @@ export function prepareDrainBatch({ kind, drainId, body, gzip, limit, rule, now 
   }
 }
 
-/** prepareDrainBatch as a parse pool's work (lib/parse-pool.ts): the events cross threads as columns (packed-batch.ts). */
+/** prepareDrainBatch as a parse pool's work (lib/parse-pool.ts): the events cross threads as columns (../model/packed-batch.ts). */
 export const drainBatchWork: ParseWork<DrainBatchInput, PreparedDrainBatch, DrainBatch<PackedBatch>> = {
   task: prepareDrainBatch,
   pack(prepared) {

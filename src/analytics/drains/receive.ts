@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import { findProject } from '../../accounts/projects.ts';
-import { assetRuleOf } from '../ingest/assets.ts';
+import { assetRuleOf } from '../capture/assets.ts';
 import { reportIngested } from '../ingest/ingested.ts';
 import type { SecretBox } from '../../accounts/secrets.ts';
 import type { AppContext } from '../../http/context.ts';

@@ -1,6 +1,6 @@
 import { maxEventsPerRequest, storeVerified, type IngestProject, type IngestState } from '../ingest/ingest.ts';
-import type { PreparedEvent } from '../ingest/validate.ts';
-import type { ReasonCounts } from '../importers/request-event.ts';
+import type { PreparedEvent } from '../model/prepared-event.ts';
+import type { ReasonCounts } from '../capture/request-event.ts';
 
 /** What a drain answers once its batch is stored. */
 export interface DrainResult {

@@ -4,7 +4,7 @@ import { invalidRequest } from '../../http/errors.ts';
 import { rateLimited, takeRateLimit } from '../../http/rate-limit.ts';
 import type { IngestProject } from '../ingest/ingest.ts';
 import { reportIngested } from '../ingest/ingested.ts';
-import { storeInteractions } from './ingest.ts';
+import { storeInteractions } from './interactions.ts';
 import { prepareInteraction } from './validate.ts';
 
 /**

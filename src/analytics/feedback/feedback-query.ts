@@ -3,8 +3,18 @@ import type { Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
 import { inSnapshot } from '../../storage/snapshot.ts';
 import type { AnalyticsFeedbackRow } from '../../storage/tables/feedback.ts';
+import { existingProjectKey } from '../ingest/dense-ids.ts';
+import type { IngestState } from '../ingest/ingest.ts';
 import { splitRange } from '../model/days.ts';
 import { feedbackSources, feedbackStatuses, sourceCode, type FeedbackSource, type FeedbackStatus } from './kinds.ts';
+
+/**
+ * The key the feedback, search and status functions take for a project, or undefined when the
+ * project has recorded nothing yet (so it has no feedback or searches either).
+ */
+export function feedbackProjectKey(analytics: Pick<IngestState, 'storage' | 'ids'>, projectId: string): Promise<number | undefined> {
+  return existingProjectKey(analytics.storage.db, analytics.ids, projectId);
+}
 
 /** A feedback item as the API shows it; absent optional fields are left out. */
 export interface FeedbackItem {

@@ -1,8 +1,8 @@
 import { nestsTooDeep, parseJsonText, type JsonFailure } from '../../http/json.ts';
 import type { ParseWork } from '../../lib/parse-pool.ts';
-import { prepareRequest, type PreparedRequest } from '../feedback/ingest.ts';
+import { prepareRequest, type PreparedRequest } from './events-request.ts';
 import { maxEventsPerRequest } from '../ingest/ingest.ts';
-import { packBatch, packedBuffers, unpackBatch, type PackedBatch } from '../importers/packed-batch.ts';
+import { packBatch, packedBuffers, unpackBatch, type PackedBatch } from '../model/packed-batch.ts';
 
 /**
  * An events API body, parsed and checked: what schema validation sees (`body`: the parsed value with
@@ -13,7 +13,7 @@ import { packBatch, packedBuffers, unpackBatch, type PackedBatch } from '../impo
 type EventsBody<Prepared> = { failure: JsonFailure } | { failure?: undefined; body: unknown; count: number; prepared?: Prepared };
 export type ParsedEventsBody = EventsBody<PreparedRequest>;
 
-/** A parsed body as it crosses threads: the page views as columns (see packed-batch.ts). */
+/** A parsed body as it crosses threads: the page views as columns (see ../model/packed-batch.ts). */
 type PackedEventsBody = EventsBody<Omit<PreparedRequest, 'views'> & { views: PackedBatch }>;
 
 /**

@@ -5,7 +5,7 @@ import type { AppContext } from '../../http/context.ts';
 import { ApiError } from '../../http/errors.ts';
 import { jsonFailure } from '../../http/json.ts';
 import { errorResponses, ProjectParams } from '../../http/schemas.ts';
-import { storePrepared } from '../feedback/ingest.ts';
+import { storePrepared } from './events-request.ts';
 import { maxEventsPerRequest } from '../ingest/ingest.ts';
 import { reportIngested } from '../ingest/ingested.ts';
 import { ParsePool } from '../../lib/parse-pool.ts';

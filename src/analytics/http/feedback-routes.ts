@@ -9,7 +9,6 @@ import { limitReads } from './read-limit.ts';
 import { decodeCursor, encodeCursor } from '../feedback/cursor.ts';
 import { feedbackByPage, feedbackList, itemOf } from '../feedback/feedback-query.ts';
 import { codeList, feedbackSources, feedbackStatuses, statusCode } from '../feedback/kinds.ts';
-import { startPurging } from '../feedback/purge-loop.ts';
 import {
   ByPageQuery,
   ByPageResult,
@@ -146,9 +145,6 @@ export const feedbackRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> 
     },
   });
 
-  const purging = startPurging(context);
-  app.addHook('onClose', async () => {
-    await purging.stop();
-    await context.analytics.statistics.settled();
-  });
+  // Tables analyzed after quick writes (../feedback/interactions.ts) are done before the database closes.
+  app.addHook('onClose', async () => context.analytics.statistics.settled());
 };

@@ -13,7 +13,6 @@ import type { Measure } from '../query/types.ts';
 import { RangeQuery, ViewsResult, VisitorsResult } from './schemas.ts';
 import { eventsRoute } from './events-route.ts';
 import { parseNdjsonText } from './events-body.ts';
-import { startBackgroundLoop } from '../fold/background.ts';
 
 const errors = errorResponses(['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'payload_too_large', 'rate_limited']);
 const tags = ['Visitor analytics'];
@@ -80,6 +79,4 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
   await app.register(eventsRoute, { context });
   await app.register(collectRoutes, { context });
   await app.register(breakdownRoutes, { context });
-  const background = startBackgroundLoop(context.analytics, { logger: context.logger, retentionDays: config.analyticsRetentionDays });
-  app.addHook('onClose', async () => background.stop());
 };

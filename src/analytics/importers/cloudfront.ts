@@ -3,7 +3,7 @@
  * omit trailing columns on some lines (fields added to the format after the line's writer was
  * built), so a line is read whenever the columns a view needs are there: date, time and the path.
  */
-import type { LogFormat, ParsedLine } from './request-event.ts';
+import type { LogFormat, ParsedLine } from './log-format.ts';
 
 /** The columns of the format when a file has no `#Fields:` header (the documented order's first twelve). */
 const defaultFields = 'date time x-edge-location sc-bytes c-ip cs-method cs(Host) cs-uri-stem sc-status cs(Referer) cs(User-Agent) cs-uri-query'.split(' ');

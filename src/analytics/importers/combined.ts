@@ -5,7 +5,7 @@
  *
  * `203.0.113.7 - - [21/Nov/2026:09:30:00 +0100] "GET /guides/setup HTTP/1.1" 200 5120 "referrer" "user agent"`
  */
-import type { RequestFields } from './request-event.ts';
+import type { RequestFields } from '../capture/request-event.ts';
 
 const months: Record<string, number> = { Jan: 0, Feb: 1, Mar: 2, Apr: 3, May: 4, Jun: 5, Jul: 6, Aug: 7, Sep: 8, Oct: 9, Nov: 10, Dec: 11 };
 const space = 0x20;

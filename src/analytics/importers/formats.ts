@@ -1,11 +1,12 @@
 import { parseCombined } from './combined.ts';
 import { cloudfront } from './cloudfront.ts';
-import type { LogFormat, ParsedLine, RequestFields } from './request-event.ts';
-import { cloudflareRequest, vercelRequest, type HostRequest, type NotARequest } from '../ingest/host-records.ts';
+import type { RequestFields } from '../capture/request-event.ts';
+import type { LogFormat, ParsedLine } from './log-format.ts';
+import { cloudflareRequest, vercelRequest, type HostRequest, type NotARequest } from '../capture/host-records.ts';
 
 const malformed = (why: string): ParsedLine => ({ skip: `malformed line (${why})` });
 const one = (fields: RequestFields): ParsedLine => ({ requests: [fields] });
-/** A host's log record (field mappings shared with the drains, ../ingest/host-records.ts) as a parsed line. */
+/** A host's log record (field mappings shared with the drains, ../capture/host-records.ts) as a parsed line. */
 const fromHost = (request: HostRequest | NotARequest): ParsedLine => {
   if ('skip' in request) return request;
   const { requestId: _requestId, ...fields } = request;

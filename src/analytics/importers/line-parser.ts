@@ -1,17 +1,19 @@
 /**
  * The reading half of an import: lines in, parsed into requests, turned into events by the one rule
- * (request-event.ts), validated, keyed by file and offset (line-keys.ts), and counted in a summary
+ * (../capture/request-event.ts), validated, keyed by file and offset (line-keys.ts), and counted in a summary
  * whose reasons name each cause. It holds no connection, so it runs in the importer's reading thread
  * (read-thread.ts) as well as beside the writer of a tail (log-batch.ts).
  */
-import type { AssetRule } from '../ingest/assets.ts';
-import { prepareEvent, type PreparedEvent } from '../ingest/validate.ts';
+import type { AssetRule } from '../capture/assets.ts';
+import { prepareEvent } from '../ingest/validate.ts';
+import type { ParsedBatch } from '../model/packed-batch.ts';
+import type { PreparedEvent, VisitorKey } from '../model/prepared-event.ts';
 import { IdentityCache } from '../ingest/identity-cache.ts';
-import { visitorHash, type VisitorKey } from '../ingest/visitor-identity.ts';
+import { visitorHash } from '../ingest/visitor-identity.ts';
 import { formats, type FormatName } from './formats.ts';
 import { fileFingerprint, lineKey } from './line-keys.ts';
 import type { Line } from './lines.ts';
-import { countReason, requestEvent } from './request-event.ts';
+import { countReason, invalidReason, requestEvent } from '../capture/request-event.ts';
 
 export interface ImportSummary {
   lines: number;
@@ -29,12 +31,6 @@ export const emptySummary = (): ImportSummary => ({ lines: 0, accepted: 0, skipp
 export function countSkipped(summary: ImportSummary, reason: string, count = 1): void {
   summary.skipped += count;
   countReason(summary.reasons, reason, count);
-}
-
-/** Validated, keyed events of consecutive lines, and the byte offset after the last of those lines. */
-export interface ParsedBatch {
-  events: PreparedEvent[];
-  end: number;
 }
 
 /** Distinct user agents a parser numbers (then it starts over, forgetting the keys it saw too). */
@@ -139,6 +135,3 @@ export class LineParser {
     return { events, end: this.#end };
   }
 }
-
-/** A summary reason for an event validation refused: its message without the quoted values, so equal causes count together. */
-export const invalidReason = (message: string): string => `invalid event: ${message.replace(/"[^"]*"/g, '…')}`;

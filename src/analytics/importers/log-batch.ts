@@ -3,11 +3,11 @@
  * lines go through the LineParser (line-parser.ts) and its events are stored in batches through the
  * ingestion pipeline. A file import reads in a thread of its own instead (read-thread.ts).
  */
-import { prepareAll, storeVerified, type IngestProject, type IngestState } from '../ingest/ingest.ts';
-import { assetRuleOf, type AssetSettings } from '../ingest/assets.ts';
-import type { IncomingEvent, PreparedEvent } from '../ingest/validate.ts';
+import { assetRuleOf, type AssetSettings } from '../capture/assets.ts';
+import { storeVerified, type IngestProject, type IngestState } from '../ingest/ingest.ts';
+import type { PreparedEvent } from '../model/prepared-event.ts';
 import type { FormatName } from './formats.ts';
-import { countSkipped, invalidReason, LineParser, type ImportSummary } from './line-parser.ts';
+import { countSkipped, LineParser, type ImportSummary } from './line-parser.ts';
 import type { Line } from './lines.ts';
 
 /** Events per transaction (default 10,000): a log is read faster than it is stored, so bigger commits pay. */
@@ -66,32 +66,4 @@ export async function storeParsed(analytics: IngestState, project: IngestProject
   const { stored, duplicates } = await storeVerified(analytics, project, events);
   summary.accepted += stored;
   if (duplicates > 0) countSkipped(summary, 'already imported', duplicates);
-}
-
-/** Validates events and gives each valid one its key; an invalid one is skipped under a reason that says what to fix. */
-export function prepareKeyed(inputs: unknown[], keys: string[], skip: (reason: string) => void, now = Date.now()): PreparedEvent[] {
-  const { events, errors } = prepareAll(inputs, now);
-  let error = 0;
-  let kept = 0;
-  inputs.forEach((_input, index) => {
-    if (errors[error]?.index === index) error++;
-    else events[kept++].eventKey = keys[index];
-  });
-  for (const problem of errors) skip(invalidReason(problem.message));
-  return events;
-}
-
-/**
- * Validates events, gives each its key (prepareKeyed), checks Web Bot Auth signatures of those that
- * carry headers, and stores them. The proxy stores its keyed requests through it; drains prepare theirs
- * in a parse thread (drains/prepare-batch.ts) and store them with storeVerified.
- */
-export async function storeKeyedEvents(
-  analytics: IngestState,
-  project: IngestProject,
-  inputs: IncomingEvent[],
-  keys: string[],
-  skip: (reason: string) => void,
-): Promise<{ stored: number; duplicates: number }> {
-  return storeVerified(analytics, project, prepareKeyed(inputs, keys, skip));
 }

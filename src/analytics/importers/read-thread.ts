@@ -5,14 +5,14 @@
  * cores, instead of taking turns on one.
  *
  * Messages in: a chunk of bytes (Uint8Array), then `null` at the end of the input.
- * Messages out: ReadMessage, batches packed in columns (packed-batch.ts).
+ * Messages out: ReadMessage, batches packed in columns (../model/packed-batch.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { AssetRule } from '../ingest/assets.ts';
+import type { AssetRule } from '../capture/assets.ts';
 import type { FormatName } from './formats.ts';
 import { LineParser, type ImportSummary } from './line-parser.ts';
 import { LineSplitter } from './lines.ts';
-import { packBatch, packedBuffers, type PackedBatch } from './packed-batch.ts';
+import { packBatch, packedBuffers, type PackedBatch } from '../model/packed-batch.ts';
 
 export interface ReadThreadData {
   format: FormatName;

@@ -1,14 +1,14 @@
 import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import { createGunzip } from 'node:zlib';
-import { assetRuleOf, type AssetSettings } from '../ingest/assets.ts';
+import { assetRuleOf, type AssetSettings } from '../capture/assets.ts';
 import type { IngestProject, IngestState } from '../ingest/ingest.ts';
 import type { FormatName } from './formats.ts';
-import { emptySummary, type ImportSummary, type ParsedBatch } from './line-parser.ts';
+import { emptySummary, type ImportSummary } from './line-parser.ts';
 import { defaultBatchSize, storeParsed } from './log-batch.ts';
 import type { ReadMessage, ReadThreadData } from './read-thread.ts';
-import { unpackBatch, type PackedBatch } from './packed-batch.ts';
-import { addCounts } from './request-event.ts';
+import { unpackBatch, type PackedBatch, type ParsedBatch } from '../model/packed-batch.ts';
+import { addCounts } from '../capture/request-event.ts';
 
 export interface ImportOptions {
   /** Called with the compressed bytes read so far, at most a few times a second. */

@@ -13,7 +13,7 @@
  */
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AssetSettings } from '../ingest/assets.ts';
+import type { AssetSettings } from '../capture/assets.ts';
 import type { IngestProject, IngestState } from '../ingest/ingest.ts';
 import type { FormatName } from './formats.ts';
 import type { ImportSummary } from './line-parser.ts';

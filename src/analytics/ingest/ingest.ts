@@ -1,4 +1,5 @@
 import type { Insertable, Kysely, QueryCreator } from 'kysely';
+import type { Logger } from 'pino';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import type { DialectProfile, Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
@@ -13,7 +14,8 @@ import { agentIds, counterValue, firstId, pathIds, projectKey, reserve, type Dic
 import { GroupWriter } from './group-commit.ts';
 import type { KeyDirectories } from './verify/key-directories.ts';
 import { referrerIds, referringHost } from './referrers.ts';
-import { prepareEvent, type PreparedEvent } from './validate.ts';
+import type { PreparedEvent } from '../model/prepared-event.ts';
+import { checkEach, prepareEvent, type EventError } from './validate.ts';
 import { identityKey, mergeRecentVisitors, visitorHash, visitorIds } from './visitor-identity.ts';
 import { refuseReplays } from './verify/replays.ts';
 import { verifySignatures } from './verify/web-bot-auth.ts';
@@ -21,11 +23,6 @@ import { verifySignatures } from './verify/web-bot-auth.ts';
 export const maxEventsPerRequest = 10_000;
 /** Events per shared transaction: bounds how long one commit holds the write lock. */
 const maxEventsPerCommit = 20_000;
-
-export interface EventError {
-  index: number;
-  message: string;
-}
 
 export interface IngestResult {
   accepted: number;
@@ -59,24 +56,8 @@ export interface IngestState {
   directories: KeyDirectories;
   /** Analyzes tables this process has filled quickly (feedback and searches; see storage/statistics.ts). */
   statistics: StatisticsKeeper;
-}
-
-/**
- * Checks raw inputs one by one with `check` (a parse failure arrives as an Error): what passed, in
- * order, and each refused input's index and message.
- */
-export function checkEach<T>(inputs: unknown[], check: (input: unknown) => T): { checked: T[]; errors: EventError[] } {
-  const checked: T[] = [];
-  const errors: EventError[] = [];
-  inputs.forEach((input, index) => {
-    try {
-      if (input instanceof Error) throw input;
-      checked.push(check(input));
-    } catch (error) {
-      errors.push({ index, message: (error as Error).message });
-    }
-  });
-  return { checked, errors };
+  /** Where work nobody waits for reports a failure (a recorded request, an ANALYZE). */
+  logger: Pick<Logger, 'warn'>;
 }
 
 /** Validates raw inputs into events and per-event errors. */

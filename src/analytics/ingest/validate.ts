@@ -1,9 +1,8 @@
 import { isIP } from 'node:net';
 import { acceptsMarkdownFirst, normalizePath, type NormalizedPath } from './paths.ts';
-import type { VisitorKey } from './visitor-identity.ts';
-import type { Verification } from '../model/verification.ts';
+import type { PreparedEvent } from '../model/prepared-event.ts';
 import { rangeVerification } from './verify/operator-ranges.ts';
-import { requestHeaders, type SignedRequest } from './verify/request-headers.ts';
+import { requestHeaders } from './verify/request-headers.ts';
 
 /** An event as the ingestion API, the tracker and the importers hand it over. */
 export interface IncomingEvent {
@@ -19,27 +18,6 @@ export interface IncomingEvent {
   contentType?: string;
   /** Request header names to values, for Web Bot Auth (never stored). */
   headers?: Record<string, string>;
-}
-
-/** A validated event, ready to store. */
-export interface PreparedEvent {
-  at: number;
-  path: string;
-  markdown: boolean;
-  userAgent: string;
-  visitorKey: VisitorKey;
-  status: number | null;
-  referrer: string | null;
-  /** The page address's `utm_source` (its query string is otherwise dropped with the path's). */
-  utmSource: string | null;
-  /** Set by the importer: a deterministic id of the log line. */
-  eventKey: string | null;
-  /** Whether the view's claim to be a known agent checked out: by IP ranges here, by signature in ingest.ts. */
-  verification: Verification;
-  /** The request as signed, when the event carries headers; checked and dropped before storing. */
-  signed: SignedRequest | null;
-  /** The visitor key's hash, when the importer's reading thread computed it with this project's secret. */
-  visitorHash?: string;
 }
 
 /** A site has few distinct paths, so their normalized forms are remembered (bounded, as path spellings are not). */
@@ -120,4 +98,28 @@ export function prepareEvent(input: unknown, now: number): PreparedEvent {
     verification: rangeVerification(userAgent, ip),
     signed: event.headers === undefined || event.headers === null ? null : { path: event.path, headers: requestHeaders(event.headers) },
   };
+}
+
+/** Why one event of a request was refused, by its index in the request. */
+export interface EventError {
+  index: number;
+  message: string;
+}
+
+/**
+ * Checks raw inputs one by one with `check` (a parse failure arrives as an Error): what passed, in
+ * order, and each refused input's index and message.
+ */
+export function checkEach<T>(inputs: unknown[], check: (input: unknown) => T): { checked: T[]; errors: EventError[] } {
+  const checked: T[] = [];
+  const errors: EventError[] = [];
+  inputs.forEach((input, index) => {
+    try {
+      if (input instanceof Error) throw input;
+      checked.push(check(input));
+    } catch (error) {
+      errors.push({ index, message: (error as Error).message });
+    }
+  });
+  return { checked, errors };
 }

@@ -4,13 +4,7 @@ import type { DialectProfile, Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
 import { insertVisitors, selectVisitors, type VisitorTable } from './bulk-statements.ts';
 import { reserve, type ReserveIds } from './dense-ids.ts';
-
-/** What identifies a visitor in an event: the tracker's id, or the IP address and user agent. */
-export interface VisitorKey {
-  visitorId?: string;
-  ip?: string;
-  userAgent?: string;
-}
+import type { VisitorKey } from '../model/prepared-event.ts';
 
 /**
  * The key a visitor is counted by: an HMAC with the project's secret, so the stored value reveals

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { addCounts, countReason, type ReasonCounts, type RequestFields } from '../importers/request-event.ts';
+import { addCounts, countReason, type ReasonCounts, type RequestFields } from '../capture/request-event.ts';
 
 export interface KeyedRequest {
   fields: RequestFields;

@@ -6,10 +6,10 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { loadConfig } from '../../config/config.ts';
 import { openStorage } from '../../storage/open.ts';
 import { findProject } from '../../accounts/projects.ts';
-import { assetRuleOf } from '../ingest/assets.ts';
+import { assetRuleOf } from '../capture/assets.ts';
 import type { IncomingEvent } from '../ingest/validate.ts';
-import { storeKeyedEvents } from '../importers/log-batch.ts';
-import { countReason, requestEvent, type ReasonCounts } from '../importers/request-event.ts';
+import { storeKeyedEvents } from '../capture/keyed-events.ts';
+import { countReason, requestEvent, type ReasonCounts } from '../capture/request-event.ts';
 import { createAnalyticsState, directoryOptions } from '../state.ts';
 import type { KeyedRequest } from './recorder.ts';
 

@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { feedbackByPage, feedbackList, itemOf, type FeedbackItem } from '../../analytics/feedback/feedback-query.ts';
+import { feedbackByPage, feedbackList, feedbackProjectKey, itemOf, type FeedbackItem } from '../../analytics/feedback/feedback-query.ts';
 import { codeList, feedbackSources, feedbackStatuses } from '../../analytics/feedback/kinds.ts';
 import { searchesPage, searchTrend, type SearchSummary } from '../../analytics/feedback/search-query.ts';
 import { changeStatus } from '../../analytics/feedback/status.ts';
-import { existingProjectKey } from '../../analytics/ingest/dense-ids.ts';
 import { parseBound } from '../../analytics/http/range.ts';
 import { dayMs } from '../../analytics/model/days.ts';
 import type { AppContext } from '../../http/context.ts';
@@ -72,7 +71,7 @@ export function feedbackPages(scope: FastifyInstance, context: AppContext): void
     const project = await viewerProject(context, request, request.params.projectId);
     const { from, end } = readRange(request.query);
     const filter = { from, to: end, sources: filterOf(request.query.source, feedbackSources), statuses: filterOf(request.query.status, feedbackStatuses) };
-    const key = await existingProjectKey(context.storage.db, context.analytics.ids, project.id);
+    const key = await feedbackProjectKey(context.analytics, project.id);
     const pages = key === undefined ? { pages: [], hasMore: false } : await feedbackByPage(context.storage, key, filter, shown, 0);
     const items = key === undefined ? { items: [], hasMore: false } : await feedbackList(context.storage, key, filter, 50, null);
     const top =
@@ -123,7 +122,7 @@ ${searchTable(
     const form = formOf(request);
     const status = feedbackStatuses.indexOf(field(form, 'status') as (typeof feedbackStatuses)[number]);
     if (status === -1) throw invalidRequest(`Pick a status: ${feedbackStatuses.join(', ')}.`);
-    const key = await existingProjectKey(context.storage.db, context.analytics.ids, project.id);
+    const key = await feedbackProjectKey(context.analytics, project.id);
     const row = key === undefined ? undefined : await changeStatus(context.storage, key, request.params.id, status);
     if (!row) throw new ApiError('not_found', `Feedback ${request.params.id} was not found in this project.`);
     const back = field(form, 'back');

@@ -46,7 +46,7 @@ export interface ProjectRow {
   tracker_domains: string;
   /** Per-project HMAC key for visitor ids; never leaves the server. */
   analytics_secret: string;
-  /** 1 (the default): requests for static assets from logs, drains and the proxy are not views (analytics/ingest/assets.ts). */
+  /** 1 (the default): requests for static assets from logs, drains and the proxy are not views (analytics/capture/assets.ts). */
   skip_assets: number;
   /** Changes to the asset rule's extensions: space-separated `+ext` (an asset too) and `-ext` (a page); '' for none. */
   asset_extensions: string;

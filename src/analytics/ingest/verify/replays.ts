@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../../storage/schema.ts';
 import type { Verification } from '../../model/verification.ts';
-import type { PreparedEvent } from '../validate.ts';
+import type { PreparedEvent } from '../../model/prepared-event.ts';
 import { visitorHash } from '../visitor-identity.ts';
 
 /** An event whose signature verified, and the verification it had before (from its IP ranges). */

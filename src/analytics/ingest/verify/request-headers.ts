@@ -3,12 +3,6 @@
  * be checked. Bounded, because every event of a 10,000-event request may carry them.
  */
 
-/** The original request as far as its signature needs it: the path asked for and its headers (names in lower case). */
-export interface SignedRequest {
-  path: string;
-  headers: Record<string, string>;
-}
-
 const maxHeaders = 32;
 const maxValueLength = 4096;
 const maxTotalLength = 16_384;

@@ -8,9 +8,8 @@ import { Verification } from '../../model/verification.ts';
 import index from './ip-ranges/index.json' with { type: 'json' };
 import type { KeyDirectories } from './key-directories.ts';
 import { claimedOperator } from './operator-ranges.ts';
-import type { PreparedEvent } from '../validate.ts';
+import type { PreparedEvent, SignedRequest } from '../../model/prepared-event.ts';
 import type { SignatureVerified } from './replays.ts';
-import type { SignedRequest } from './request-headers.ts';
 
 const operatorHosts = new Map(index.signatureAgents.map((entry) => [entry.operator, new Set(entry.hosts)]));
 

@@ -6,8 +6,8 @@
  * names it, so a summary says what really happened to the lines.
  */
 import { isIP } from 'node:net';
-import { assetReason, skipsAsset, type AssetRule } from '../ingest/assets.ts';
-import { escapeUnsafePath } from '../ingest/safe-path.ts';
+import { assetReason, skipsAsset, type AssetRule } from './assets.ts';
+import { escapeUnsafePath } from './safe-path.ts';
 import type { IncomingEvent } from '../ingest/validate.ts';
 
 /** The fields a source knows of a request; `method` is checked here and not stored. */
@@ -17,14 +17,6 @@ export type RequestFields = Omit<IncomingEvent, 'path' | 'timestamp'> & {
   /** Epoch milliseconds, or what the events API takes. */
   at?: string | number;
 };
-
-/** A parsed log line: the requests it records, or why it is skipped. */
-export type ParsedLine = { requests: RequestFields[] } | { skip: string };
-
-export interface LogFormat {
-  /** Parses one line; `state` lets a format remember a header (CloudFront's `#Fields:`). */
-  parse(line: string, state: Map<string, unknown>): ParsedLine;
-}
 
 /** Counts by reason, as summaries, drain answers and the proxy's counters keep them. */
 export type ReasonCounts = Record<string, number>;
@@ -42,6 +34,9 @@ export function addCounts(into: ReasonCounts, from: ReasonCounts): void {
 /** Reasons for events kept with a change (counted beside skipped lines in summaries). */
 export const ipDropped = 'client IP dropped (not an IPv4 or IPv6 address); visitor identified by user agent';
 export const pathEscaped = 'path kept escaped (invalid percent-encoding or control characters)';
+
+/** A summary reason for an event validation refused: its message without the quoted values, so equal causes count together. */
+export const invalidReason = (message: string): string => `invalid event: ${message.replace(/"[^"]*"/g, '…')}`;
 
 const pageMethods = new Set(['GET', 'HEAD', 'get', 'head']);
 const absent = (text: unknown) => text === '' || text === '-';

@@ -7,10 +7,14 @@
  * these columns cost about 0.3 µs, and every event of the batch shares one string per distinct path
  * and user agent, so the storing thread's dictionary lookups hash each of them once.
  */
-import type { PreparedEvent } from '../ingest/validate.ts';
-import type { SignedRequest } from '../ingest/verify/request-headers.ts';
-import type { Verification } from '../model/verification.ts';
-import type { ParsedBatch } from './line-parser.ts';
+import type { PreparedEvent, SignedRequest } from './prepared-event.ts';
+import type { Verification } from './verification.ts';
+
+/** Validated events, and the byte offset after the last line they came from (0 where they came from no file). */
+export interface ParsedBatch {
+  events: PreparedEvent[];
+  end: number;
+}
 
 export interface PackedBatch {
   count: number;

@@ -1,0 +1,74 @@
+/**
+ * Analytics' one declared entry point for recording requests that Quire answers itself (the docs
+ * surface, the MCP servers, discovery operations): each request is judged by the rules the proxy's
+ * requests are (request-event.ts: pages only, by the project's asset rule; an invalid IP dropped; an
+ * unsafe path escaped), then validated, classified, verified and committed through ingestion
+ * (../ingest/ingest.ts). The promise resolves once the views are committed and never rejects: a
+ * caller may leave it unawaited, and a failure is logged and returned instead.
+ */
+import { prepareAll, storeVerified, type IngestProject, type IngestState } from '../ingest/ingest.ts';
+import type { IncomingEvent } from '../ingest/validate.ts';
+import { assetRuleOf, type AssetSettings } from './assets.ts';
+import { countReason, invalidReason, requestEvent, type ReasonCounts } from './request-event.ts';
+import { signatureHeaders, type RequestHeaders } from './signature-headers.ts';
+
+/** A request as the feature that answered it knows it. */
+export interface RecordedRequest {
+  /** The request target as asked for (path and query string). */
+  path: string;
+  /** Only GET and HEAD are views (default GET). */
+  method?: string;
+  /** The answer's status; only 2xx and 3xx count as views. */
+  status?: number;
+  userAgent?: string;
+  /** The client's address, as `server/client-address.ts` resolves it. */
+  ip?: string;
+  accept?: string;
+  referrer?: string;
+  /** The answer's Content-Type: the asset rule reads it. */
+  contentType?: string;
+  /** The request's headers: only a Web Bot Auth signature and the headers it covers are kept. */
+  headers?: RequestHeaders;
+  /** When the request arrived, in epoch milliseconds (default now). */
+  timestamp?: number;
+}
+
+/** The project a request was for: its id and secret (visitor keys) and its asset rule. */
+export type RecordProject = IngestProject & AssetSettings;
+
+export interface RecordResult {
+  /** Views committed. */
+  stored: number;
+  /** Requests that are not views (an asset, a POST) or that validation refused, by reason. */
+  skipped: ReasonCounts;
+  /** Why nothing was stored (the database failed), or null. */
+  failure: string | null;
+}
+
+/** Records requests of one project; see the file's comment. */
+export async function recordRequests(analytics: IngestState, project: RecordProject, requests: RecordedRequest[]): Promise<RecordResult> {
+  const skipped: ReasonCounts = {};
+  try {
+    const rule = assetRuleOf(project);
+    const inputs: IncomingEvent[] = [];
+    for (const request of requests) {
+      const { timestamp, headers, method = 'GET', ...fields } = request;
+      const event = requestEvent({ ...fields, method, at: timestamp ?? Date.now(), headers: headers && signatureHeaders(headers) }, rule, () => {});
+      if ('skip' in event) countReason(skipped, event.skip);
+      else inputs.push(event);
+    }
+    const { events, errors } = prepareAll(inputs);
+    for (const error of errors) countReason(skipped, invalidReason(error.message));
+    const { stored } = await storeVerified(analytics, project, events);
+    return { stored, skipped, failure: null };
+  } catch (error) {
+    const failure = error instanceof Error ? error.message : String(error);
+    analytics.logger.warn({ err: error, project: project.id, requests: requests.length }, 'recording requests failed; their views are lost');
+    return { stored: 0, skipped, failure };
+  }
+}
+
+/** Records one request; see recordRequests. */
+export function recordRequest(analytics: IngestState, project: RecordProject, request: RecordedRequest): Promise<RecordResult> {
+  return recordRequests(analytics, project, [request]);
+}
