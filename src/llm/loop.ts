@@ -82,7 +82,7 @@ export async function runToolLoop<Tools extends ToolSet>(run: LoopRun<Tools>): P
     }
     throw new LlmLoopError('step-limit', `The model reached the step limit of ${limits.maxSteps} model calls before finishing.`, { usage });
   }
-  return { text: result.text.trim(), usage, steps: stepsBefore + result.steps.length, messages: [...run.messages, ...result.response.messages] };
+  return { text: result.text.trim(), usage, steps: stepsBefore + result.steps.length, messages: [...run.messages, ...result.responseMessages] };
 }
 
 function stepEntries<Tools extends ToolSet>(step: StepResult<Tools>): LoopEntry[] {
