@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { bootstrapIfEmpty, type FirstRun } from '../accounts/bootstrap.ts';
 import { checkStoredSecrets } from '../accounts/connections.ts';
-import { startWorkspaceSweeper } from '../agent/sweeper.ts';
+import { isJobActive } from '../jobs/active.ts';
 import { relayRecordedRows } from '../jobs/events/relay.ts';
 import { jobsChannel } from '../jobs/queue/enqueue.ts';
 import { webhooksChannel } from '../jobs/webhooks/emit.ts';
@@ -15,6 +15,7 @@ import { buildApp } from './app.ts';
 import { publicUrl, type Config } from '../config/config.ts';
 import type { AppContext } from '../http/context.ts';
 import { createContext, createLogger } from './context.ts';
+import { startWorkspaceSweeper } from '../workspace/sweeper.ts';
 
 export interface ServiceOptions {
   config: Config;
@@ -134,7 +135,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     deliveryLoop.start();
     worker = jobWorker;
     deliveries = deliveryLoop;
-    stopSweeper = startWorkspaceSweeper(storage, config.dataDir, logger.child({ component: 'worker' }));
+    stopSweeper = startWorkspaceSweeper(config.dataDir, (jobId) => isJobActive(storage.db, jobId), logger.child({ component: 'worker' }));
   }
 
   let stopping: Promise<void> | null = null;

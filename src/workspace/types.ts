@@ -49,7 +49,7 @@ export interface WorkspaceFiles extends ReadableFiles {
   move(from: string, to: string): Promise<void>;
 }
 
-/** A file the job's change adds, modifies or deletes against the base it started from. */
+/** A file a change adds, modifies or deletes: a job's against the base it started from, or between two commits. */
 export interface ChangedFile {
   path: string;
   status: 'added' | 'modified' | 'deleted';
