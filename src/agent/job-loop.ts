@@ -2,7 +2,7 @@ import type { LanguageModel, ModelMessage } from 'ai';
 import type { TokenUsage } from '../jobs/token-usage.ts';
 import { JobFailure, type JobRun } from '../jobs/runner.ts';
 import { cap } from '../llm/caps.ts';
-import { LlmLoopError } from '../llm/loop-error.ts';
+import { LlmLoopError, type ProviderFailure } from '../llm/loop-error.ts';
 import { runToolLoop, type LoopEntry, type LoopLimits } from '../llm/loop.ts';
 import type { Redactor } from './redact.ts';
 import type { AgentTools } from './tools/index.ts';
@@ -88,15 +88,14 @@ function jobFailure(error: unknown, limits: LoopLimits, redact: Redactor): unkno
         `The agent used ${usage.inputTokens + usage.outputTokens} tokens, over the limit of ${limits.maxTokens} (QUIRE_AGENT_MAX_TOKENS), before finishing. Raise QUIRE_AGENT_MAX_TOKENS or send a narrower follow-up.`,
         { usage },
       ),
-    provider: () => new JobFailure(redact(providerSentence(error)), { usage }),
+    provider: () => new JobFailure(redact(error.provider ? providerSentence(error.provider) : error.message), { usage }),
     'time-limit': () => error,
     aborted: () => error.cause,
   };
   return failures[error.kind]();
 }
 
-function providerSentence(error: LlmLoopError): string {
-  const provider = error.provider!;
+function providerSentence(provider: ProviderFailure): string {
   if (!provider.apiCall) return `The model call failed: ${provider.message}. Send a follow-up to retry, or choose another model.`;
   const attempts = provider.attempts ? ` after ${provider.attempts} attempts` : '';
   const status = provider.statusCode ? ` (HTTP ${provider.statusCode})` : '';
