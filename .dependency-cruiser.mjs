@@ -35,6 +35,20 @@ export default {
       to: { path: '^src/', pathNot: '^src/(http|storage|config|lib)/' },
     },
     {
+      name: 'llm-knows-no-features',
+      severity: 'error',
+      comment: 'llm/ serves the job agent and the docs assistant alike: it imports only lib/, config/ and packages.',
+      from: { path: '^src/llm/' },
+      to: { path: '^src/', pathNot: '^src/(llm|lib|config)/' },
+    },
+    {
+      name: 'workspace-knows-no-jobs',
+      severity: 'error',
+      comment: 'workspace/ serves job checkouts and docs snapshots: it never imports jobs/, agent/ or llm/.',
+      from: { path: '^src/workspace/' },
+      to: { path: '^src/(jobs|agent|llm)/' },
+    },
+    {
       name: 'no-orphans',
       severity: 'error',
       comment: 'A source file nothing imports.',

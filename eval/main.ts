@@ -5,7 +5,7 @@
  * the environment does (ANTHROPIC_API_KEY, OPENAI_API_KEY, OPENAI_BASE_URL as for `quire serve`).
  */
 import { parseArgs } from 'node:util';
-import { checkModel } from '../src/agent/models.ts';
+import { checkModel } from '../src/llm/models.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { runEval, type EvalModel } from './harness.ts';
 import { scoreTable } from './report.ts';

@@ -40,9 +40,3 @@ export function createRedactor(config: Config, extra: string[] = []): Redactor {
     return result;
   };
 }
-
-/** Cuts `text` to `limit` characters, saying how much was left out. */
-export function cap(text: string, limit: number): string {
-  if (text.length <= limit) return text;
-  return `${text.slice(0, limit)}\n[cut: ${text.length - limit} more characters]`;
-}

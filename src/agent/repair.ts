@@ -5,10 +5,10 @@ import { checkChange } from './checks/index.ts';
 import { repairRequest } from './checks/report.ts';
 import type { CheckReport } from './checks/types.ts';
 import { workspaceChange } from './checks/workspace-change.ts';
-import { runLoop, type LoopOptions, type LoopResult } from './loop.ts';
+import { runJobLoop, type JobLoopResult, type LoopOptions } from './job-loop.ts';
 import type { Redactor } from './redact.ts';
 
-export interface CheckedWork extends LoopResult {
+export interface CheckedWork extends JobLoopResult {
   /** The last check of the change; null when the change touches no file. */
   report: CheckReport | null;
   /** Repair rounds the model was given. */
@@ -21,7 +21,7 @@ export interface CheckedWork extends LoopResult {
  * The step and token limits hold for the whole run, so a round that has no budget left is not started.
  */
 export async function workAndCheck(options: LoopOptions, workspace: Workspace, config: Config): Promise<CheckedWork> {
-  let loop = await runLoop(options);
+  let loop = await runJobLoop(options);
   for (let round = 0; ; round++) {
     const report = await checkWorkspace(workspace, config, options.signal);
     options.signal.throwIfAborted();
@@ -29,7 +29,7 @@ export async function workAndCheck(options: LoopOptions, workspace: Workspace, c
     const used = loop.usage.inputTokens + loop.usage.outputTokens;
     const budgetLeft = loop.steps < options.limits.maxSteps && used < options.limits.maxTokens;
     if (!report || report.problems.length === 0 || round >= config.checkRepairRounds || !budgetLeft) return { ...loop, report, rounds: round };
-    loop = await runLoop({
+    loop = await runJobLoop({
       ...options,
       messages: [...loop.messages, { role: 'user', content: repairRequest(report) }],
       spent: { usage: loop.usage, steps: loop.steps },

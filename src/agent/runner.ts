@@ -4,6 +4,7 @@ import { CodeHostError } from '../code-hosts/types.ts';
 import type { TokenUsage } from '../jobs/token-usage.ts';
 import { JobFailure, type AgentRunner, type JobRun, type RunOutcome } from '../jobs/runner.ts';
 import { jobBranch } from '../lib/job-branch.ts';
+import { LlmLoopError } from '../llm/loop-error.ts';
 import type { JobRow } from '../storage/tables/jobs.ts';
 import type { Config } from '../config/config.ts';
 import { WorkspaceGitError, WorkspacePathError, type ChangeDiff, type Workspace, type WorkspaceOptions } from '../workspace/types.ts';
@@ -11,7 +12,7 @@ import { appendFollowUp, commitMessage, describeChange, type ChangeDescription }
 import { checksSection } from './checks/report.ts';
 import { conversationFrom } from './conversation.ts';
 import { workAndCheck, type CheckedWork } from './repair.ts';
-import { checkModel, languageModel } from './models.ts';
+import { checkModel, languageModel } from '../llm/models.ts';
 import { systemPrompt } from './prompt.ts';
 import { createRedactor, type Redactor } from './redact.ts';
 import { agentTools } from './tools/index.ts';
@@ -37,6 +38,7 @@ export function createRunner(config: Config, dependencies: RunnerDependencies): 
   return {
     async run(run) {
       let redact = createRedactor(config);
+      const deadline = Date.now() + config.agentMaxSeconds * 1000;
       const timeLimit = AbortSignal.timeout(config.agentMaxSeconds * 1000);
       const signal = AbortSignal.any([run.signal, timeLimit]);
       const problem = checkModel(run.job.model, config);
@@ -63,7 +65,7 @@ export function createRunner(config: Config, dependencies: RunnerDependencies): 
             tools: agentTools(workspace.files, config),
             instructions: systemPrompt({ repository: run.job.repository, baseBranch: workspace.baseBranch, docsPath: run.project.docs_path }),
             messages: conversationFrom(run.messages),
-            limits: { maxSteps: config.agentMaxSteps, maxTokens: config.agentMaxTokens, maxRetries: config.agentMaxRetries },
+            limits: { maxSteps: config.agentMaxSteps, maxTokens: config.agentMaxTokens, maxRetries: config.agentMaxRetries, deadline },
             signal,
             record: run.record,
             redact,
@@ -156,7 +158,7 @@ function readState(state: unknown): RunnerState | null {
 /** Turns what stopped the run into the job's `error`; aborts by the worker pass through untouched. */
 function explainFailure(error: unknown, stop: AbortSignal, timeLimit: AbortSignal, config: Config, redact: Redactor, usage: TokenUsage | undefined): unknown {
   if (stop.aborted) return stop.reason;
-  if (timeLimit.aborted) {
+  if (timeLimit.aborted || (error instanceof LlmLoopError && error.kind === 'time-limit')) {
     return new JobFailure(
       `The agent ran out of time: jobs may run ${config.agentMaxSeconds} seconds (QUIRE_AGENT_MAX_SECONDS). Raise QUIRE_AGENT_MAX_SECONDS or split the request into smaller follow-ups.`,
       { usage },

@@ -6,7 +6,7 @@ import type { AgentSetup } from '../jobs/runner.ts';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../storage/schema.ts';
 import { openWorkspace } from '../workspace/workspace.ts';
-import { checkModel } from './models.ts';
+import { checkModel } from '../llm/models.ts';
 import { createRunner, type RunnerDependencies } from './runner.ts';
 
 /**

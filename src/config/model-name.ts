@@ -1,6 +1,6 @@
 /**
  * How a model is named, in QUIRE_MODEL and on a project: `provider:model`. The providers are listed
- * here once; `agent/models.ts` says what each needs and how to call it.
+ * here once; `llm/models.ts` says what each needs and how to call it.
  */
 export const modelProviders = ['anthropic', 'openai', 'openai-compatible'] as const;
 export type ModelProvider = (typeof modelProviders)[number];

@@ -4,7 +4,8 @@
  * worker role; the service starts the loops of its roles in this order and stops them in reverse.
  * Route plugins start none. docs/scaling.md says which role runs which loop and why.
  */
-import { startWorkspaceSweeper } from '../agent/sweeper.ts';
+import { isJobActive } from '../jobs/active.ts';
+import { startWorkspaceSweeper } from '../workspace/sweeper.ts';
 import { startPurging } from '../analytics/feedback/purge-loop.ts';
 import { startBackgroundLoop } from '../analytics/fold/background.ts';
 import type { AppContext } from '../http/context.ts';
@@ -53,7 +54,9 @@ export const backgroundLoops: readonly BackgroundLoop[] = [
   {
     name: 'workspace sweeper',
     roles: ['worker'],
-    start: ({ storage, config, logger }) => ({ stop: startWorkspaceSweeper(storage, config.dataDir, logger.child({ component: 'worker' })) }),
+    start: ({ storage, config, logger }) => ({
+      stop: startWorkspaceSweeper(config.dataDir, (jobId) => isJobActive(storage.db, jobId), logger.child({ component: 'worker' })),
+    }),
   },
   {
     name: 'webhook deliveries',

@@ -6,8 +6,34 @@ import type { ChangedFile } from './types.ts';
  * deletion and an addition, which is what the docs checks need: the old path is gone, the new one is new.
  */
 export async function stagedChanges(git: GitOptions, base: string): Promise<ChangedFile[]> {
-  // -z output: "<status>\0<path>\0" per changed path.
-  const fields = (await runGit(['diff', '--cached', '--name-status', '-z', '--no-renames', base], git)).split('\0');
+  return parseNameStatus(await runGit(['diff', '--cached', '--name-status', '-z', '--no-renames', base], git));
+}
+
+/** What changed between two commits: the files, or everything when the mirror no longer has the older one. */
+export type CommitChanges = { everything: true } | { everything: false; files: ChangedFile[] };
+
+/**
+ * The files added, modified or deleted from commit `from` to commit `to`, as an incremental docs build
+ * needs them (a move is a deletion and an addition). A commit the mirror does not have (the branch was
+ * rewritten and the commit pruned, or `from` is no commit id) means everything changed. Only trees are
+ * compared, which a partial mirror holds.
+ */
+export async function changesBetween(git: GitOptions, from: string, to: string): Promise<CommitChanges> {
+  // Asking for an object a partial mirror lacks would make newer git fetch it; a missing commit is the answer here.
+  const local = { ...git, environment: { ...git.environment, GIT_NO_LAZY_FETCH: '1' } };
+  const known =
+    /^[0-9a-f]{7,64}$/i.test(from) &&
+    (await runGit(['cat-file', '-e', `${from}^{commit}`], local).then(
+      () => true,
+      () => false,
+    ));
+  if (!known) return { everything: true };
+  return { everything: false, files: parseNameStatus(await runGit(['diff', '--name-status', '-z', '--no-renames', from, to], local)) };
+}
+
+/** `git diff --name-status -z` output: "<status>\0<path>\0" per changed path. */
+function parseNameStatus(output: string): ChangedFile[] {
+  const fields = output.split('\0');
   const changes: ChangedFile[] = [];
   for (let index = 0; index + 1 < fields.length; index += 2) {
     const status = fields[index] === 'A' ? 'added' : fields[index] === 'D' ? 'deleted' : 'modified';

@@ -1,9 +1,18 @@
 import { createHash } from 'node:crypto';
 import { access, mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { trimTrailingSlashes } from '../lib/trim.ts';
 import { displayRepository, explainGitError } from './git-errors.ts';
 import { runGit, type GitOptions } from './git.ts';
 import { WorkspaceGitError } from './types.ts';
+
+/** Local repositories are used by absolute path, so `file:///srv/docs` and `/srv/docs` share a mirror. */
+export function normalizeRepository(repository: string): string {
+  if (repository.startsWith('file://')) return fileURLToPath(repository);
+  if (isAbsolute(repository)) return resolve(repository);
+  return trimTrailingSlashes(repository);
+}
 
 /** One bare repository per remote URL, shared by every job on that repository. */
 export function mirrorPath(root: string, repository: string): string {

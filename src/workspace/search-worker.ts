@@ -1,7 +1,8 @@
 /** Runs one search off the main thread, so even an expensive one can be stopped (see search.ts). */
 import { parentPort, workerData } from 'node:worker_threads';
 import { searchFiles, type SearchAnswer } from './search.ts';
-import { WorkspacePathError, type FileEntry } from './types.ts';
+import type { FileEntry } from '../lib/readable-files.ts';
+import { WorkspacePathError } from './types.ts';
 
 const { root, files, pattern } = workerData as { root: string; files: FileEntry[]; pattern: string };
 let answer: SearchAnswer;

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { RE2JS } from 're2js';
 import { readTextFile } from './text.ts';
-import { WorkspacePathError, type FileEntry, type SearchMatch } from './types.ts';
+import type { FileEntry, SearchMatch } from '../lib/readable-files.ts';
+import { WorkspacePathError } from './types.ts';
 
 /** How long one search may run before it is stopped. */
 export const searchTimeoutMs = 5000;

@@ -1,44 +1,79 @@
-import { jobBranch } from '../lib/job-branch.ts';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { jobBranch } from '../lib/job-branch.ts';
 import { runGit } from './git.ts';
 import { withLock } from './lock.ts';
+import { leaseLapsed } from './snapshot-lease.ts';
+import { removeSnapshot } from './snapshot.ts';
 import { removeWorktree } from './workspace.ts';
 
 /** A job's checkout directory: its branch `quire/<job id>` with the slash made a dash. */
 const jobDirectory = /^quire-(job_[0-9A-Z]{26})$/;
 
 /**
- * Removes checkouts that a job's run left behind when its process died (SIGKILL, power loss)
- * instead of disposing of them, once the job is no longer active: a job retried by another
- * worker clears its own old checkout, but one that ended `failed` after its last attempt, or that
- * completed elsewhere, would keep its files forever. Each removal happens under the mirror's
- * lock, after asking again, so a follow-up that reopens the job meanwhile keeps its checkout.
- * Returns how many checkouts were removed.
+ * Removes what processes that died (SIGKILL, power loss) left behind instead of disposing of it:
+ * checkouts of jobs no longer active, as `isActive` tells (a job retried by another worker clears its
+ * own old checkout, but one that ended `failed` after its last attempt, or that completed elsewhere,
+ * would keep its files forever), and snapshots whose lease lapsed. Each removal happens under the
+ * mirror's lock, after asking again, so a follow-up that reopens the job meanwhile keeps its checkout.
+ * Returns how many checkouts and snapshots were removed.
  */
 export async function sweepWorkspaces(root: string, isActive: (jobId: string) => Promise<boolean>): Promise<number> {
+  return (await sweepCheckouts(root, isActive)) + (await sweepSnapshots(root));
+}
+
+async function sweepCheckouts(root: string, isActive: (jobId: string) => Promise<boolean>): Promise<number> {
   const base = join(root, 'workspaces');
-  const names = await readdir(base).catch(() => [] as string[]);
   let removed = 0;
-  for (const name of names) {
+  for (const name of await readdir(base).catch(() => [] as string[])) {
     const jobId = jobDirectory.exec(name)?.[1];
     if (!jobId || (await isActive(jobId))) continue;
-    const dir = join(base, name);
-    // A worktree's `.git` file names its mirror: `gitdir: <mirror>/worktrees/<name>`.
-    const link = await readFile(join(dir, '.git'), 'utf8').catch(() => '');
-    const mirror = /^gitdir: (.+)\/worktrees\/[^/\n]+\s*$/m.exec(link)?.[1];
-    if (!mirror) {
-      await rm(dir, { recursive: true, force: true });
-      removed++;
-      continue;
-    }
-    const swept = await withLock(`${mirror}.lock`, async () => {
-      if (await isActive(jobId)) return false;
-      await removeWorktree(mirror, dir);
-      await runGit(['branch', '--quiet', '-D', jobBranch(jobId)], { cwd: mirror }).catch(() => undefined);
-      return true;
-    });
+    const swept = await removeUnder(
+      join(base, name),
+      () => isActive(jobId),
+      async (mirror, dir) => {
+        await removeWorktree(mirror, dir);
+        await runGit(['branch', '--quiet', '-D', jobBranch(jobId)], { cwd: mirror }).catch(() => undefined);
+      },
+    );
     if (swept) removed++;
   }
   return removed;
+}
+
+async function sweepSnapshots(root: string): Promise<number> {
+  const base = join(root, 'snapshots');
+  let removed = 0;
+  for (const name of await readdir(base).catch(() => [] as string[])) {
+    if (name.endsWith('.lease')) {
+      // A lease whose snapshot was never made: its process died between the two.
+      const dir = join(base, name.slice(0, -'.lease'.length));
+      if ((await leaseLapsed(dir)) && !(await stat(dir).catch(() => null))) await rm(join(base, name), { force: true });
+      continue;
+    }
+    const dir = join(base, name);
+    if (!(await leaseLapsed(dir))) continue;
+    const swept = await removeUnder(dir, async () => !(await leaseLapsed(dir)), removeSnapshot);
+    if (swept) removed++;
+  }
+  return removed;
+}
+
+/**
+ * Removes the worktree in `dir` with `remove` under its mirror's lock, unless `inUse` says otherwise
+ * once the lock is held. A directory that never became a worktree (a failed start) is simply deleted.
+ */
+async function removeUnder(dir: string, inUse: () => Promise<boolean>, remove: (mirror: string, dir: string) => Promise<void>): Promise<boolean> {
+  // A worktree's `.git` file names its mirror: `gitdir: <mirror>/worktrees/<name>`.
+  const link = await readFile(join(dir, '.git'), 'utf8').catch(() => '');
+  const mirror = /^gitdir: (.+)\/worktrees\/[^/\n]+\s*$/m.exec(link)?.[1];
+  if (!mirror) {
+    await rm(dir, { recursive: true, force: true });
+    return true;
+  }
+  return withLock(`${mirror}.lock`, async () => {
+    if (await inUse()) return false;
+    await remove(mirror, dir);
+    return true;
+  });
 }

@@ -1,5 +1,7 @@
+import { FileAccessError, type ReadableFiles } from '../lib/readable-files.ts';
+
 /**
- * What the agent and the job runner use of a job's workspace. The agent's tools never touch the
+ * What the agent and the job runner use of a job's workspace, and what a read-only snapshot offers. The agent's tools never touch the
  * file system directly: every path goes through `WorkspaceFiles`, which confines it to the checkout.
  */
 
@@ -36,33 +38,18 @@ export interface ChangeDiff {
   patch: string;
 }
 
-export interface FileEntry {
-  path: string;
-  type: 'file' | 'directory';
-  size: number;
-}
-
-export interface SearchMatch {
-  path: string;
-  line: number;
-  text: string;
-}
-
 /**
- * File access confined to one workspace. Paths are relative to the workspace root; `..`, absolute
- * paths, symlinks leaving the workspace and anything under `.git/` are refused with a
- * `WorkspacePathError` whose message the model can act on.
+ * File access confined to one workspace: reads as `ReadableFiles` (paths relative to the workspace
+ * root; `..`, absolute paths, symlinks leaving the workspace and anything under `.git/` are refused
+ * with a `WorkspacePathError` whose message the model can act on), and the writes a job makes.
  */
-export interface WorkspaceFiles {
-  list(path?: string, pattern?: string): Promise<FileEntry[]>;
-  read(path: string): Promise<string>;
+export interface WorkspaceFiles extends ReadableFiles {
   write(path: string, content: string): Promise<void>;
   remove(path: string): Promise<void>;
   move(from: string, to: string): Promise<void>;
-  search(pattern: string, path?: string): Promise<SearchMatch[]>;
 }
 
-/** A file the job's change adds, modifies or deletes against the base it started from. */
+/** A file a change adds, modifies or deletes: a job's against the base it started from, or between two commits. */
 export interface ChangedFile {
   path: string;
   status: 'added' | 'modified' | 'deleted';
@@ -100,7 +87,8 @@ export interface Workspace {
   dispose(): Promise<void>;
 }
 
-export class WorkspacePathError extends Error {
+/** A path or file operation the workspace refuses; a `FileAccessError`, so readers that know only `ReadableFiles` can explain it. */
+export class WorkspacePathError extends FileAccessError {
   override name = 'WorkspacePathError';
 }
 

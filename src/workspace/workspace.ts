@@ -1,14 +1,12 @@
 import { rm } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { trimTrailingSlashes } from '../lib/trim.ts';
+import { join, resolve } from 'node:path';
 import { stagedChangeBytes } from './change-size.ts';
 import { stagedChanges, textAtBase } from './changes.ts';
 import { createWorkspaceFiles } from './files.ts';
 import { displayRepository, explainGitError } from './git-errors.ts';
 import { runGit, type GitOptions } from './git.ts';
 import { withLock } from './lock.ts';
-import { defaultBranch, mirrorPath, refreshMirror, resolveRef } from './mirror.ts';
+import { defaultBranch, mirrorPath, normalizeRepository, refreshMirror, resolveRef } from './mirror.ts';
 import { WorkspaceGitError, type CommitAuthor, type Workspace, type WorkspaceOptions } from './types.ts';
 
 /**
@@ -124,13 +122,6 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
       });
     },
   };
-}
-
-/** Local repositories are used by absolute path, so `file:///srv/docs` and `/srv/docs` share a mirror. */
-function normalizeRepository(repository: string): string {
-  if (repository.startsWith('file://')) return fileURLToPath(repository);
-  if (isAbsolute(repository)) return resolve(repository);
-  return trimTrailingSlashes(repository);
 }
 
 /** Clears what a crashed run of the same job may have left behind. */

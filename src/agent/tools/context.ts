@@ -1,9 +1,5 @@
-import { posix } from 'node:path';
 import type { Config } from '../../config/config.ts';
-import { WorkspacePathError, type WorkspaceFiles } from '../../workspace/types.ts';
-
-/** Largest tool result the model gets, in characters; longer results are cut and say so. */
-export const resultLimit = 60_000;
+import type { WorkspaceFiles } from '../../workspace/types.ts';
 
 /** The settings that bound what the agent writes (see limits.ts). */
 export type WriteLimits = Pick<Config, 'agentMaxFileBytes' | 'agentMaxChangeBytes'>;
@@ -11,7 +7,7 @@ export type WriteLimits = Pick<Config, 'agentMaxFileBytes' | 'agentMaxChangeByte
 /** What the tools of one run share: the confined files, which files the model has read, what it wrote. */
 export interface ToolContext {
   files: WorkspaceFiles;
-  /** Paths (normalized) read or written in this run: `edit_file` only edits files the model has seen. */
+  /** Paths (normalized by `pathKey`) read or written in this run: `edit_file` only edits files the model has seen. */
   seen: Set<string>;
   limits: WriteLimits;
   /** Bytes of each file (normalized path) as last written in this run, for the running change total. */
@@ -20,45 +16,4 @@ export interface ToolContext {
 
 export function toolContext(files: WorkspaceFiles, limits: WriteLimits): ToolContext {
   return { files, seen: new Set(), limits, written: new Map() };
-}
-
-/**
- * The key `seen` is kept under. Only a bookkeeping key: the workspace itself decides whether a
- * path is allowed, so a path that normalizes oddly here is still refused there.
- */
-export function pathKey(path: string): string {
-  return posix
-    .normalize(path.replace(/\\/g, '/'))
-    .replace(/^\.\/+/, '')
-    .replace(/\/+$/, '');
-}
-
-/** NUL bytes do not occur in text; a file holding one is treated as binary. */
-export function isBinary(content: string): boolean {
-  return content.includes('\u0000');
-}
-
-/**
- * Runs one tool and turns every failure into a sentence for the model, so a bad path or a missing
- * file costs the model one step instead of ending the job.
- */
-export async function answer(path: string, work: () => Promise<string>): Promise<string> {
-  try {
-    return await work();
-  } catch (error) {
-    return `Error: ${explain(error, path)}`;
-  }
-}
-
-function explain(error: unknown, path: string): string {
-  if (error instanceof WorkspacePathError) return error.message;
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOENT') return `Nothing exists at "${path}". Call list_files to see which files exist.`;
-  if (code === 'EISDIR') return `"${path}" is a folder, not a file. Call list_files with path "${path}" to see its files.`;
-  if (code === 'ENOTDIR') return `A part of "${path}" is a file, not a folder. Check the path with list_files.`;
-  if (code === 'EEXIST') return `"${path}" already exists. Choose another path or delete it first.`;
-  if (code === 'ENOTEMPTY') return `The folder "${path}" is not empty. Delete or move its files first.`;
-  // Other file-system errors carry absolute server paths in their message; the code is enough.
-  if (code) return `The file operation on "${path}" failed (${code}). Try another path.`;
-  return error instanceof Error ? error.message : String(error);
 }

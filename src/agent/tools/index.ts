@@ -1,6 +1,6 @@
+import { readingTools } from '../../llm/tools/reading.ts';
 import type { WorkspaceFiles } from '../../workspace/types.ts';
 import { toolContext, type WriteLimits } from './context.ts';
-import { readingTools } from './reading.ts';
 import { writingTools } from './writing.ts';
 
 /**
@@ -10,7 +10,8 @@ import { writingTools } from './writing.ts';
  */
 export function agentTools(files: WorkspaceFiles, limits: WriteLimits) {
   const context = toolContext(files, limits);
-  return { ...readingTools(context), ...writingTools(context) };
+  const reading = readingTools(files, { onRead: (path) => context.seen.add(path), readNote: 'A file must be read before edit_file can change it.' });
+  return { ...reading, ...writingTools(context) };
 }
 
 export type AgentTools = ReturnType<typeof agentTools>;

@@ -1,4 +1,5 @@
-import { pathKey, type ToolContext } from './context.ts';
+import { pathKey } from '../../llm/tools/answer.ts';
+import type { ToolContext } from './context.ts';
 
 /**
  * Why `content` may not be written to `path`, as the sentence the model gets, or null when it may.

@@ -1,6 +1,7 @@
 import { tool } from 'ai';
 import { z } from 'zod';
-import { answer, isBinary, pathKey, type ToolContext } from './context.ts';
+import { answer, isBinary, pathKey } from '../../llm/tools/answer.ts';
+import type { ToolContext } from './context.ts';
 import { moveWrites, recordWrite, refuseWrite } from './limits.ts';
 
 /**

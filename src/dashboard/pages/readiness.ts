@@ -1,4 +1,4 @@
-import { checkModel } from '../../agent/models.ts';
+import { checkModel } from '../../llm/models.ts';
 import { repositoryProblem } from '../../code-hosts/access.ts';
 import type { AppContext } from '../../http/context.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';

@@ -1,13 +1,21 @@
 import { tool } from 'ai';
 import { z } from 'zod';
-import { cap } from '../redact.ts';
-import { answer, isBinary, pathKey, resultLimit, type ToolContext } from './context.ts';
+import type { ReadableFiles } from '../../lib/readable-files.ts';
+import { cap, defaultLineLimit, listLimit, matchLimit, resultLimit } from '../caps.ts';
+import { answer, isBinary, pathKey } from './answer.ts';
 
-const listLimit = 2_000;
-const matchLimit = 300;
-const defaultLineLimit = 2_000;
+export interface ReadingToolOptions {
+  /**
+   * Called with each text file the model read, its path normalized (`pathKey`): the job agent lets
+   * `edit_file` change only files read first; an assistant learns which pages it answered from.
+   */
+  onRead?(path: string): void;
+  /** A sentence added to read_file's description, for what the caller's other tools expect of reading. */
+  readNote?: string;
+}
 
-export function readingTools(context: ToolContext) {
+/** `list_files`, `read_file` and `search` over `files`, with results capped (see caps.ts); never a write. */
+export function readingTools(files: ReadableFiles, options: ReadingToolOptions = {}) {
   return {
     list_files: tool({
       description:
@@ -19,7 +27,7 @@ export function readingTools(context: ToolContext) {
       }),
       execute: ({ path, pattern }) =>
         answer(path ?? '.', async () => {
-          const entries = await context.files.list(path, pattern);
+          const entries = await files.list(path, pattern);
           if (entries.length === 0) return pattern ? `No paths match "${pattern}".` : 'The folder is empty.';
           const lines = entries.slice(0, listLimit).map((entry) => (entry.type === 'directory' ? `${entry.path}/` : `${entry.path} (${entry.size} bytes)`));
           const cut = entries.length > listLimit ? `\n[cut: ${entries.length - listLimit} more entries; list a subfolder or give a pattern]` : '';
@@ -29,8 +37,8 @@ export function readingTools(context: ToolContext) {
 
     read_file: tool({
       description:
-        'Reads a text file. Returns up to `limit` lines (default 2000) starting at line `offset` (1-based, default 1). ' +
-        'A file must be read before edit_file can change it.',
+        'Reads a text file. Returns up to `limit` lines (default 2000) starting at line `offset` (1-based, default 1).' +
+        (options.readNote ? ` ${options.readNote}` : ''),
       inputSchema: z.object({
         path: z.string().describe('File relative to the repository root.'),
         offset: z.number().int().min(1).optional().describe('First line to return, counting from 1.'),
@@ -38,9 +46,9 @@ export function readingTools(context: ToolContext) {
       }),
       execute: ({ path, offset = 1, limit = defaultLineLimit }) =>
         answer(path, async () => {
-          const content = await context.files.read(path);
+          const content = await files.read(path);
           if (isBinary(content)) return `Error: "${path}" is a binary file; only text files can be read and edited.`;
-          context.seen.add(pathKey(path));
+          options.onRead?.(pathKey(path));
           const lines = content.split('\n');
           if (offset > lines.length) return `Error: "${path}" has ${lines.length} lines; choose an offset from 1 to ${lines.length}.`;
           const last = Math.min(lines.length, offset + limit - 1);
@@ -65,7 +73,7 @@ export function readingTools(context: ToolContext) {
       }),
       execute: ({ pattern, path }) =>
         answer(path ?? '.', async () => {
-          const matches = await context.files.search(pattern, path);
+          const matches = await files.search(pattern, path);
           if (matches.length === 0) return `No matches for ${pattern}.`;
           const lines = matches.slice(0, matchLimit).map((match) => `${match.path}:${match.line}: ${match.text.slice(0, 300)}`);
           const cut = matches.length > matchLimit ? `\n[cut: ${matches.length - matchLimit} more matches; narrow the pattern or path]` : '';

@@ -30,7 +30,7 @@ const providers: Record<ModelProvider, ProviderProfile> = {
   },
 };
 
-/** Why jobs cannot use `value` with this configuration (a sentence naming the variable to set), or null. */
+/** Why the model `value` cannot be used with this configuration (a sentence naming the variable to set), or null. */
 export function checkModel(value: string, config: ModelConfig): string | null {
   const choice = parseModel(value);
   if ('problem' in choice) return choice.problem;

@@ -1,0 +1,29 @@
+import type { Logger } from 'pino';
+import { sweepWorkspaces } from './sweep.ts';
+
+const sweepEveryMs = 60 * 60 * 1000;
+
+/**
+ * A worker process removes, at start and then hourly, the checkouts and snapshots under `dataDir`
+ * that processes which died left behind (see sweep.ts); `isActive` tells which jobs still own their
+ * checkouts. Returns how to stop, waiting for a sweep under way.
+ */
+export function startWorkspaceSweeper(dataDir: string, isActive: (jobId: string) => Promise<boolean>, logger: Logger): () => Promise<void> {
+  let running: Promise<void> = Promise.resolve();
+  const sweep = () => {
+    running = running.then(async () => {
+      try {
+        const removed = await sweepWorkspaces(dataDir, isActive);
+        if (removed > 0) logger.info({ removed }, 'removed checkouts and snapshots that interrupted runs left behind');
+      } catch (error) {
+        logger.warn({ err: error }, 'could not remove checkouts of ended jobs or abandoned snapshots; trying again in an hour');
+      }
+    });
+  };
+  sweep();
+  const timer = setInterval(sweep, sweepEveryMs).unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}
