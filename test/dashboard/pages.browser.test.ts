@@ -70,7 +70,7 @@ describe('dashboard in Chromium', () => {
 
     const projectId = await step(page, 'projects', async () => {
       await page.getByRole('link', { name: 'Projects' }).click();
-      await page.getByLabel('Name').fill('Handbook');
+      await page.getByLabel('Name', { exact: true }).fill('Handbook');
       await page.getByLabel('Repository').fill('https://github.com/acme/handbook');
       await page.getByLabel('Ref').fill('main');
       await page.getByLabel('Model').fill('openai-compatible:test-model');
@@ -85,7 +85,7 @@ describe('dashboard in Chromium', () => {
     const secret = await step(page, 'generate-key', async () => {
       await page.getByRole('link', { name: 'API keys' }).click();
       expect(await page.getByRole('button', { name: 'Copy the id of Handbook' }).getAttribute('data-copy')).toBe(projectId);
-      await page.getByLabel('Name').fill('Browser key');
+      await page.getByLabel('Name', { exact: true }).fill('Browser key');
       await page.getByRole('checkbox', { name: 'Handbook' }).check();
       await page.getByRole('button', { name: 'Generate key' }).click();
       const shown = await page.locator('#new-key ~ p .copyable code').textContent();

@@ -36,7 +36,7 @@ export function assistantKeyForm(viewer: Viewer, projects: ProjectRow[], error: 
   return html`<section aria-labelledby="generate-assistant"><h2 id="generate-assistant">Generate an assistant key</h2>
 <p>An assistant key (<code>quire_dsc_…</code>) reads one project’s docs and asks its assistant, nothing else, so it may sit in a web page.</p>
 <form method="post" action="/dashboard/keys" class="stack">${csrfField(viewer)}<input type="hidden" name="form" value="${randomBytes(16).toString('hex')}"><input type="hidden" name="kind" value="assistant">
-<label for="assistant-name">Name</label><input id="assistant-name" name="assistantName" required maxlength="100" placeholder="Docs site assistant" value="${typed('assistantName')}"${described(error, 'assistantName', 'assistant-name-hint')}>
+<label for="assistant-name">Assistant key name</label><input id="assistant-name" name="assistantName" required maxlength="100" placeholder="Docs site assistant" value="${typed('assistantName')}"${described(error, 'assistantName', 'assistant-name-hint')}>
 <p class="hint" id="assistant-name-hint">So you can tell keys apart.</p>${fieldError(error, 'assistantName')}
 <label for="assistant-project">Project</label><select id="assistant-project" name="assistantProject"${described(error, 'assistantProject', 'assistant-project-hint')}>${options}</select>
 <p class="hint" id="assistant-project-hint">The one project whose docs the key reads.</p>${fieldError(error, 'assistantProject')}
