@@ -2,8 +2,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { findProject } from '../accounts/projects.ts';
-import { foldPending } from '../analytics/fold/fold.ts';
-import { existingProjectKey } from '../analytics/ingest/dense-ids.ts';
+import { foldProject } from '../analytics/fold/fold.ts';
 import { updateIpRanges } from '../analytics/ingest/verify/ip-range-update.ts';
 import { formats, type FormatName } from '../analytics/importers/formats.ts';
 import { importLog } from '../analytics/importers/run.ts';
@@ -59,8 +58,7 @@ export function registerAnalytics(program: Command): void {
         const analytics = createAnalyticsState(storage, directoryOptions(config));
         const summary = await importLog(analytics, project, flags.format as FormatName, input, { onProgress: progressBar(size) });
         if (process.stderr.isTTY) process.stderr.write('\n');
-        const key = await existingProjectKey(storage.db, analytics.ids, project.id);
-        if (key !== undefined) await foldPending(storage, key);
+        await foldProject(analytics, project.id);
         print(flags, summary, () => describeSummary(summary));
       }),
     );

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { resolveOrganization } from '../accounts/organizations.ts';
-import { createSignInLink, signInUrl } from '../dashboard/sessions.ts';
+import { createSignInLink, signInUrl } from '../accounts/people/sessions.ts';
 import { publicUrl } from '../config/config.ts';
 import { withStorage } from './database.ts';
 import { print } from './output.ts';

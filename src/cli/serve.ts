@@ -34,7 +34,7 @@ export function registerServe(program: Command): void {
     .action(async (options: { worker: boolean }) => {
       const config = cliConfig();
       const { startService } = await serviceModules();
-      const { createSignInLink, signInUrl } = await import('../dashboard/sessions.ts');
+      const { createSignInLink, signInUrl } = await import('../accounts/people/sessions.ts');
       const service = await startService({ config, api: true, worker: options.worker && config.worker, bootstrap: true });
       const { firstRun } = service;
       // One write, so whoever reads the output sees the first-start block with the listening line.

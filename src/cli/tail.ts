@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { findProject } from '../accounts/projects.ts';
-import { foldPending } from '../analytics/fold/fold.ts';
-import { existingProjectKey } from '../analytics/ingest/dense-ids.ts';
+import { foldProject } from '../analytics/fold/fold.ts';
 import { formats, type FormatName } from '../analytics/importers/formats.ts';
 import type { ImportSummary } from '../analytics/importers/line-parser.ts';
 import { tailLog } from '../analytics/importers/tail.ts';
@@ -77,8 +76,7 @@ export function registerTail(analytics: Command): void {
             onBatch: status.update,
           });
           status.stop();
-          const key = await existingProjectKey(storage.db, analytics.ids, project.id);
-          if (key !== undefined) await foldPending(storage, key);
+          await foldProject(analytics, project.id);
           print(flags, summary, () => describeSummary(summary));
         } finally {
           status.stop();

@@ -6,7 +6,7 @@ import type { Config } from '../config/config.ts';
 import type { AppContext } from '../http/context.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Viewer } from './layout.ts';
-import { csrfToken, findSession, sameToken } from './sessions.ts';
+import { csrfToken, findSession, sameToken } from '../accounts/people/sessions.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

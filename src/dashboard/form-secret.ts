@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config/config.ts';
 import { cookieHeader, readCookie } from './auth.ts';
-import { sameToken } from './sessions.ts';
+import { sameToken } from '../accounts/people/sessions.ts';
 
 /**
  * Before a session exists (signing in, accepting an invitation), a form is protected by a random

@@ -4,7 +4,7 @@ import { createOrganization } from '../../src/accounts/organizations.ts';
 import { setServerCredentials } from '../../src/accounts/local-grants.ts';
 import { createProject } from '../../src/accounts/projects.ts';
 import { createJob } from '../../src/jobs/service.ts';
-import { createSignInLink, signInUrl } from '../../src/dashboard/sessions.ts';
+import { createSignInLink, signInUrl } from '../../src/accounts/people/sessions.ts';
 import { startService, type RunningService } from '../../src/server/service.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import type { ProjectRow } from '../../src/storage/tables/accounts.ts';

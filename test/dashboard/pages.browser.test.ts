@@ -4,7 +4,7 @@ import { createOrganization } from '../../src/accounts/organizations.ts';
 import { createKey } from '../../src/accounts/keys.ts';
 import { setServerCredentials } from '../../src/accounts/local-grants.ts';
 import { createProject } from '../../src/accounts/projects.ts';
-import { createSignInLink, signInUrl } from '../../src/dashboard/sessions.ts';
+import { createSignInLink, signInUrl } from '../../src/accounts/people/sessions.ts';
 import { startService, type RunningService } from '../../src/server/service.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { scriptedAgent, testConfig } from '../support/app.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { createSignInLink } from '../../src/dashboard/sessions.ts';
+import { createSignInLink } from '../../src/accounts/people/sessions.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 
 export interface SignedIn {

@@ -6,7 +6,7 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/accounts/keys.ts';
 import { createProject } from '../../src/accounts/projects.ts';
-import { createSignInLink, signInUrl } from '../../src/dashboard/sessions.ts';
+import { createSignInLink, signInUrl } from '../../src/accounts/people/sessions.ts';
 import { jobBranch } from '../../src/lib/job-branch.ts';
 import { startService, type RunningService } from '../../src/server/service.ts';
 import type { Storage } from '../../src/storage/dialect.ts';

@@ -1,6 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectProfile, Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
+import { existingProjectKey } from '../ingest/dense-ids.ts';
+import type { IngestState } from '../ingest/ingest.ts';
 import { classCodes, type ClassCode } from '../model/class-codes.ts';
 import { daySetEntries, decodeDaySet, encodeDaySet, sortedDistinct, unionSorted, type PathEntry } from '../model/day-set.ts';
 import { readBreakdownBatch } from '../model/breakdown-batch.ts';
@@ -159,6 +161,12 @@ export async function foldPending(storage: Storage, projectKey: number): Promise
 }
 
 /** Project keys with pending batches (folded by the periodic sweep, including other processes' leftovers). */
+/** Folds one project's pending batches now (after an import, say), by its id; nothing to do for a project that recorded nothing. */
+export async function foldProject(analytics: Pick<IngestState, 'storage' | 'ids'>, projectId: string): Promise<number> {
+  const key = await existingProjectKey(analytics.storage.db, analytics.ids, projectId);
+  return key === undefined ? 0 : foldPending(analytics.storage, key);
+}
+
 export async function projectsWithPending(db: Kysely<Database>): Promise<number[]> {
   const rows = await db.selectFrom('analytics_pending').select('project_key').distinct().execute();
   return rows.map((row) => Number(row.project_key));

@@ -8,7 +8,7 @@ import type { PersonRow } from '../../storage/tables/people.ts';
 import { cookieHeader, formOf, sessionCookie, viewerOf } from '../auth.ts';
 import { html, time, type Html } from '../html.ts';
 import { csrfField, layout, notice, sendPage, type Viewer } from '../layout.ts';
-import { endSessionsOf } from '../sessions.ts';
+import { endSessionsOf } from '../../accounts/people/sessions.ts';
 
 async function personOf(context: AppContext, viewer: Viewer): Promise<PersonRow> {
   const person = viewer.personId ? await findPerson(context.storage.db, viewer.personId) : undefined;

@@ -8,7 +8,7 @@ import { cookieHeader, field, formOf, sessionCookie } from '../auth.ts';
 import { clearFormSecret, formSecretMatches, issueFormSecret } from '../form-secret.ts';
 import { html, type Html } from '../html.ts';
 import { layout, notice, sendPage } from '../layout.ts';
-import { openSession } from '../sessions.ts';
+import { openSession } from '../../accounts/people/sessions.ts';
 
 type InvitationParams = { Params: { token: string } };
 

@@ -9,7 +9,7 @@ import { cookieHeader, field, formOf, requireCsrf, requireSession, sessionCookie
 import { clearFormSecret, formSecretMatches, issueFormSecret } from '../form-secret.ts';
 import { html, type Html } from '../html.ts';
 import { layout, notice, sendPage } from '../layout.ts';
-import { endSession, openSession, redeemSignInLink, type NewSession } from '../sessions.ts';
+import { endSession, openSession, redeemSignInLink, type NewSession } from '../../accounts/people/sessions.ts';
 
 const recovery = html`<details class="recovery"><summary>No passkey or password yet, or locked out?</summary>
 <p>Ask an owner of your organization for an invitation link. The operator of the server can always print a one-time sign-in link on the machine that runs Quire:</p>

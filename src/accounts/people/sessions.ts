@@ -1,8 +1,8 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { newId, randomBase62 } from '../lib/ids.ts';
-import type { Database } from '../storage/schema.ts';
-import type { DashboardSessionRow } from '../storage/tables/dashboard.ts';
+import { newId, randomBase62 } from '../../lib/ids.ts';
+import type { Database } from '../../storage/schema.ts';
+import type { DashboardSessionRow } from '../../storage/tables/dashboard.ts';
 
 const tokenLength = 43;
 
