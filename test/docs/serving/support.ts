@@ -7,6 +7,7 @@ import { finishBuild } from '../../../src/docs/index/finish.ts';
 import type { PageToWrite } from '../../../src/docs/index/types.ts';
 import { writePages } from '../../../src/docs/index/write.ts';
 import type { Config } from '../../../src/config/config.ts';
+import type { AppContext } from '../../../src/http/context.ts';
 import type { Storage } from '../../../src/storage/dialect.ts';
 import { testApp, testContext } from '../../support/app.ts';
 
@@ -52,10 +53,11 @@ export async function fillIndex(storage: Storage, projectId: string, pages: Page
 }
 
 /** The whole service on a free port, as the server runs it. */
-export async function startService(storage: Storage, config: Partial<Config> = {}): Promise<{ app: FastifyInstance; base: string }> {
-  const app = await testApp(testContext(storage, { config }));
+export async function startService(storage: Storage, config: Partial<Config> = {}): Promise<{ app: FastifyInstance; base: string; context: AppContext }> {
+  const context = testContext(storage, { config });
+  const app = await testApp(context);
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
-  return { app, base };
+  return { app, base, context };
 }
 
 export async function connect(url: string, name: string, headers: Record<string, string> = {}): Promise<Client> {
