@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../http/context.ts';
+import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import { ApiError } from '../../http/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { getPage } from '../index/pages.ts';
@@ -34,22 +35,30 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
   const authorize = docsAuthorizer(context);
   const counter = docsCounter(context);
   const limits = docsLimits(context);
+  // Access is decided before the body is validated, so another organization's project is 404 whatever the body says.
+  const projects = new WeakMap<FastifyRequest, ProjectRow>();
+  const preValidation = async (request: FastifyRequest) => {
+    projects.set(request, await authorize(request, (request.params as { domain: string }).domain));
+  };
 
-  app.options('/discovery/v1/:operation/:domain', { schema: { hide: true } }, async (request, reply) => {
-    allowOrigin(request, reply);
-    return reply
-      .code(204)
-      .header('access-control-allow-methods', 'POST, OPTIONS')
-      .header('access-control-allow-headers', 'authorization, content-type')
-      .header('access-control-max-age', '86400')
-      .send();
-  });
+  for (const operation of ['search', 'page']) {
+    app.options(`/discovery/v1/${operation}/:domain`, { schema: { hide: true } }, async (request, reply) => {
+      allowOrigin(request, reply);
+      return reply
+        .code(204)
+        .header('access-control-allow-methods', 'POST, OPTIONS')
+        .header('access-control-allow-headers', 'authorization, content-type')
+        .header('access-control-max-age', '86400')
+        .send();
+    });
+  }
 
   app.post('/discovery/v1/search/:domain', {
+    preValidation,
     schema: { tags, summary: 'Search the docs', params: DomainParams, body: SearchBody, response: { 200: SearchResult, ...errors } },
     handler: async (request, reply) => {
       allowOrigin(request, reply);
-      const project = await authorize(request, request.params.domain);
+      const project = projects.get(request)!;
       await limits.discovery(project, reply);
       const { query, pageSize, scoreThreshold, filter } = request.body;
       const cleaned = query.replace(controlCharacters, ' ');
@@ -70,10 +79,11 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
   });
 
   app.post('/discovery/v1/page/:domain', {
+    preValidation,
     schema: { tags, summary: 'Read a page', params: DomainParams, body: PageBody, response: { 200: PageResult, ...errors } },
     handler: async (request, reply) => {
       allowOrigin(request, reply);
-      const project = await authorize(request, request.params.domain);
+      const project = projects.get(request)!;
       await limits.discovery(project, reply);
       const { path } = request.body;
       // Pages are looked up in the index only, never on a file system; text no page has finds nothing.
