@@ -15,7 +15,9 @@ import { DomainParams, PageBody, PageResult, SearchBody, SearchResult } from './
 
 const errors = errorResponses(['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'payload_too_large', 'rate_limited']);
 const tags = ['Discovery'];
+// eslint-disable-next-line no-control-regex -- finding control characters (NUL above all, which PostgreSQL refuses in text) is the point
 const controlCharacters = /[\u0000-\u001f\u007f]/g;
+// eslint-disable-next-line no-control-regex -- finding control characters (NUL above all, which PostgreSQL refuses in text) is the point
 const controlCharacter = /[\u0000-\u001f\u007f]/;
 
 /** Browsers call these from docs pages: any origin may ask, and an assistant key's origins are checked on the request itself. */

@@ -30,6 +30,7 @@ export interface SurfaceAnswer {
 
 /** MCP's protocol revision the server speaks, named in the discovery document. */
 const mcpProtocolVersion = '2025-06-18';
+// eslint-disable-next-line no-control-regex -- finding control characters (NUL above all, which PostgreSQL refuses in text) is the point
 const controlCharacter = /[\u0000-\u001f\u007f]/;
 
 const text = (body: string, type: string, viewPath: string): SurfaceAnswer => ({
