@@ -3,6 +3,8 @@ import { analyticsRoutes } from '../analytics/http/routes.ts';
 import { feedbackRoutes } from '../analytics/http/feedback-routes.ts';
 import { localChangeRoutes } from '../code-hosts/local-routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
+import { discoveryRoutes } from '../docs/discovery/routes.ts';
+import { siteSurfaceRoutes } from '../docs/surface/routes.ts';
 import type { FeatureRoutes } from '../http/context.ts';
 import { jobLiveRoutes } from '../jobs/live-routes.ts';
 import { jobRoutes } from '../jobs/routes.ts';
@@ -20,4 +22,6 @@ export const features: FeatureRoutes[] = [
   dashboardRoutes,
   localChangeRoutes,
   projectRoutes,
+  discoveryRoutes,
+  siteSurfaceRoutes,
 ];

@@ -71,7 +71,16 @@ interface Sent {
 function expected(events: Sent[], from: number, to: number) {
   const agents = new Map<
     string,
-    { agent: string; operator: string | null; category: string; visitors: Set<number>; views: number; verifiedViews: number; spoofedViews: number }
+    {
+      agent: string;
+      operator: string | null;
+      category: string;
+      visitors: Set<number>;
+      views: number;
+      verifiedViews: number;
+      spoofedViews: number;
+      mcpViews: number;
+    }
   >();
   const referrers = new Map<string, { visitors: Set<number>; views: number }>();
   const aiVisitors = new Set<number>();
@@ -92,7 +101,7 @@ function expected(events: Sent[], from: number, to: number) {
     const entry = () => {
       const identity = agentOf();
       let row = agents.get(identity.agent);
-      if (!row) agents.set(identity.agent, (row = { ...identity, visitors: new Set(), views: 0, verifiedViews: 0, spoofedViews: 0 }));
+      if (!row) agents.set(identity.agent, (row = { ...identity, visitors: new Set(), views: 0, verifiedViews: 0, spoofedViews: 0, mcpViews: 0 }));
       return row;
     };
     // A spoofed view counts nowhere; an agent's shows as the spoofing of the agent it claimed.

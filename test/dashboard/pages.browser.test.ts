@@ -216,7 +216,9 @@ describe('dashboard in Chromium', () => {
         totals: { visitors: number; views: number };
         agents: { agent: string; operator: string; category: string; visitors: number; views: number }[];
       };
-      expect(agents.agents).toEqual([{ agent: 'GPTBot', operator: 'OpenAI', category: 'training', visitors: 3, views: 3, verifiedViews: 0, spoofedViews: 0 }]);
+      expect(agents.agents).toEqual([
+        { agent: 'GPTBot', operator: 'OpenAI', category: 'training', visitors: 3, views: 3, verifiedViews: 0, spoofedViews: 0, mcpViews: 0 },
+      ]);
       const cells = (selector: string) =>
         page.locator(`${selector} tbody tr`).evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((cell) => cell.textContent)));
       expect(await cells('#top-agents')).toEqual(

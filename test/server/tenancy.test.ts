@@ -38,6 +38,8 @@ const publicRoutes: Record<string, string> = {
   'POST /v1/analytics/:projectId/drains/:drainId':
     "a host's log batch, authenticated by the drain's own secret (Vercel's signature, a bearer header or ?secret=)",
   'GET /v1/analytics/:projectId/drains/:drainId': "Vercel's check of a drain: its verification code, which proves nothing and counts nothing",
+  'OPTIONS /discovery/v1/search/:domain': "a browser's preflight, answered for any origin: it reads nothing",
+  'OPTIONS /discovery/v1/page/:domain': "a browser's preflight, answered for any origin: it reads nothing",
 };
 
 interface Route {
@@ -135,6 +137,9 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
       people: victimPersonId,
       invitations: victimInvitationId,
       passkeys: victimPasskeyId,
+      search: victim.project.id,
+      page: victim.project.id,
+      sites: victim.project.id,
     };
     return url.replace(/([^/]+)\/:(\w+)/g, (_match, segment: string, name: string) => {
       const id = ids[segment];

@@ -4,8 +4,13 @@
  * requests are (request-event.ts: pages only, by the project's asset rule; an invalid IP dropped; an
  * unsafe path escaped), then validated, classified, verified and committed through ingestion
  * (../ingest/ingest.ts). The promise resolves once the views are committed and never rejects: a
- * caller may leave it unawaited, and a failure is logged and returned instead.
+ * caller may leave it unawaited, and a failure is logged and returned instead. Searches and feedback
+ * those features take (the discovery search, the MCP tools) are stored by `recordInteractions`, with
+ * the events API's checks.
  */
+import { storeInteractions } from '../feedback/interactions.ts';
+import { prepareInteraction, type PreparedInteraction } from '../feedback/validate.ts';
+import { mcpUserAgent, type McpClient } from '../ingest/agent-identity.ts';
 import { prepareAll, storeVerified, type IngestProject, type IngestState } from '../ingest/ingest.ts';
 import type { IncomingEvent } from '../ingest/validate.ts';
 import { assetRuleOf, type AssetSettings } from './assets.ts';
@@ -31,6 +36,13 @@ export interface RecordedRequest {
   headers?: RequestHeaders;
   /** When the request arrived, in epoch milliseconds (default now). */
   timestamp?: number;
+  /**
+   * `mcp` for a page an MCP server returned: the view is stored with a user agent that names the
+   * MCP client (`client`, from `initialize`) when the request's own names no known agent, and is
+   * listed among the agents breakdown's `mcpViews` (see ../ingest/agent-identity.ts).
+   */
+  via?: 'mcp';
+  client?: McpClient;
 }
 
 /** The project a request was for: its id and secret (visitor keys) and its asset rule. */
@@ -52,7 +64,8 @@ export async function recordRequests(analytics: IngestState, project: RecordProj
     const rule = assetRuleOf(project);
     const inputs: IncomingEvent[] = [];
     for (const request of requests) {
-      const { timestamp, headers, method = 'GET', ...fields } = request;
+      const { timestamp, headers, method = 'GET', via, client, ...fields } = request;
+      if (via === 'mcp') fields.userAgent = mcpUserAgent(fields.userAgent, client);
       const event = requestEvent({ ...fields, method, at: timestamp ?? Date.now(), headers: headers && signatureHeaders(headers) }, rule, () => {});
       if ('skip' in event) countReason(skipped, event.skip);
       else inputs.push(event);
@@ -71,4 +84,27 @@ export async function recordRequests(analytics: IngestState, project: RecordProj
 /** Records one request; see recordRequests. */
 export function recordRequest(analytics: IngestState, project: RecordProject, request: RecordedRequest): Promise<RecordResult> {
   return recordRequests(analytics, project, [request]);
+}
+
+/**
+ * Stores searches and feedback (`{kind: "search", query, hits}`, `{kind: "feedback", path, source, …}`,
+ * the events API's shapes) through the checks and store the events API uses (../feedback/). Resolves
+ * with the number stored and never rejects: an event the checks refuse, or a failed commit, is logged.
+ */
+export async function recordInteractions(analytics: IngestState, project: RecordProject, events: Record<string, unknown>[]): Promise<number> {
+  const checked: PreparedInteraction[] = [];
+  for (const event of events) {
+    try {
+      checked.push(prepareInteraction(event, Date.now()));
+    } catch (error) {
+      analytics.logger.warn({ err: error, project: project.id }, 'a recorded search or feedback was refused by its checks');
+    }
+  }
+  try {
+    await storeInteractions(analytics, project, checked);
+    return checked.length;
+  } catch (error) {
+    analytics.logger.warn({ err: error, project: project.id, events: checked.length }, 'recording searches or feedback failed; they are lost');
+    return 0;
+  }
 }

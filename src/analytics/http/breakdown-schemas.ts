@@ -40,6 +40,7 @@ export const AgentsResult = Type.Object({
       views: count('AI views, spoofed ones excluded.'),
       verifiedViews: count('Of `views`, those whose IP or signature proved the agent’s claim.'),
       spoofedViews: count('Views claiming this agent whose claim failed verification; counted nowhere else.'),
+      mcpViews: count('Of `views`, pages that a docs MCP server (`/sites/{projectId}/mcp`) returned to the agent.'),
     }),
   ),
   hasMore,

@@ -1,5 +1,8 @@
 /** Paths as they are counted, and whether a request asked for Markdown. */
 
+// The Accept rule is shared with the docs site surface, which answers Markdown by the same test.
+export { acceptsMarkdownFirst } from '../../lib/accept.ts';
+
 const markdownSuffix = /\.mdx?$/i;
 
 export interface NormalizedPath {
@@ -46,31 +49,4 @@ function hasControlCharacter(text: string): boolean {
     if (code < 0x20 || code === 0x7f) return true;
   }
   return false;
-}
-
-/** Quality of `type` in an Accept header: the most specific matching range wins (RFC 9110). */
-function quality(ranges: { type: string; q: number }[], type: string): number {
-  const [major] = type.split('/');
-  let best = -1;
-  let bestSpecificity = -1;
-  for (const range of ranges) {
-    const specificity = range.type === type ? 2 : range.type === `${major}/*` ? 1 : range.type === '*/*' ? 0 : -1;
-    if (specificity > bestSpecificity) {
-      bestSpecificity = specificity;
-      best = range.q;
-    }
-  }
-  return Math.max(best, 0);
-}
-
-/** True when an Accept header ranks `text/markdown` above `text/html`. */
-export function acceptsMarkdownFirst(accept: string | undefined): boolean {
-  if (!accept || !/markdown/i.test(accept)) return false;
-  const ranges = accept.split(',').map((part) => {
-    const [type, ...parameters] = part.trim().toLowerCase().split(';');
-    const q = parameters.map((parameter) => parameter.trim()).find((parameter) => parameter.startsWith('q='));
-    const value = q === undefined ? 1 : Number(q.slice(2));
-    return { type: type.trim(), q: Number.isFinite(value) ? value : 0 };
-  });
-  return quality(ranges, 'text/markdown') > quality(ranges, 'text/html');
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
 import { inSnapshot } from '../../storage/snapshot.ts';
-import { agentIdentity } from '../ingest/agent-identity.ts';
+import { agentIdentity, isMcpUserAgent } from '../ingest/agent-identity.ts';
 import type { AgentCategory } from '../ingest/agents/load.ts';
 import { existingProjectKey } from '../ingest/dense-ids.ts';
 import { referrerCategory, referrerHosts, type ReferrerCategory } from '../ingest/referrers.ts';
@@ -19,6 +19,8 @@ export interface AgentRow {
   views: number;
   verifiedViews: number;
   spoofedViews: number;
+  /** Of `views`, those of pages a docs MCP server returned. */
+  mcpViews: number;
 }
 
 export interface ReferrerRow {
@@ -50,7 +52,9 @@ async function agentBreakdown(
   const identities: ReturnType<typeof agentIdentity>[] = [];
   const groupOfName = new Map<string, number>();
   const groupOfAgent = new Map<number, number>();
+  const mcpAgents = new Set<number>();
   for (const [agentId, userAgent] of names) {
+    if (isMcpUserAgent(userAgent)) mcpAgents.add(agentId);
     const identity = agentIdentity(userAgent);
     if (category !== undefined && identity.category !== category) continue;
     let group = groupOfName.get(identity.name);
@@ -58,6 +62,9 @@ async function agentBreakdown(
     groupOfAgent.set(agentId, group);
   }
   const counted = countGroups(sources, identities.length, (_kind, key) => groupOfAgent.get(key) ?? -1);
+  const viaMcp = countGroups(sources, identities.length, (kind, key) =>
+    kind === BreakdownKind.agentView && mcpAgents.has(key) ? (groupOfAgent.get(key) ?? -1) : -1,
+  );
   const rows = identities.map((identity, group) => {
     const { views, visitors } = counted.groups[group];
     return {
@@ -68,6 +75,7 @@ async function agentBreakdown(
       views: views.get(BreakdownKind.agentView) ?? 0,
       verifiedViews: views.get(BreakdownKind.agentVerified) ?? 0,
       spoofedViews: views.get(BreakdownKind.agentSpoofed) ?? 0,
+      mcpViews: viaMcp.groups[group].views.get(BreakdownKind.agentView) ?? 0,
     };
   });
   return {

@@ -1,0 +1,95 @@
+import { acceptsMarkdownFirst } from '../../lib/accept.ts';
+import type { Storage } from '../../storage/dialect.ts';
+import { getPage } from '../index/pages.ts';
+import { llmsFullText, viewPath, type LlmsTextCache, type SiteInfo } from './site-files.ts';
+
+/** Where the surface is served and how: Quire's `/sites/{projectId}` or a site's root behind `quire proxy`. */
+export interface SurfacePlace {
+  storage: Storage;
+  llmsText: LlmsTextCache;
+  site: SiteInfo;
+  /** The surface's own address without a trailing slash: llms.txt and the MCP server are under it. */
+  base: string;
+  /** Whether anonymous requests may use the MCP server (the project's `docsPublic`). */
+  anonymous: boolean;
+}
+
+/** A request to the surface: its path relative to the base, decoded, and its Accept header. */
+export interface SurfaceRequest {
+  path: string;
+  accept: string | undefined;
+}
+
+export interface SurfaceAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+  /** The path the analytics counts a view of (`/guides/setup.md` counts for `/guides/setup`). */
+  viewPath: string;
+}
+
+/** MCP's protocol revision the server speaks, named in the discovery document. */
+const mcpProtocolVersion = '2025-06-18';
+// eslint-disable-next-line no-control-regex -- finding control characters (NUL above all, which PostgreSQL refuses in text) is the point
+const controlCharacter = /[\u0000-\u001f\u007f]/;
+
+const text = (body: string, type: string, viewPath: string): SurfaceAnswer => ({
+  status: 200,
+  headers: { 'content-type': `${type}; charset=utf-8` },
+  body,
+  viewPath,
+});
+
+/** Routes a `.md` path may stand for: `/index.md` is the root page; `/cli/index.md` is `/cli/index`, else the folder's index `/cli`. */
+function markdownRoutes(path: string): string[] {
+  const stem = path.slice(0, -'.md'.length);
+  if (stem === '/index') return ['/'];
+  return stem.endsWith('/index') ? [stem, stem.slice(0, -'/index'.length)] : [stem];
+}
+
+async function markdownPage(place: SurfacePlace, routes: string[]): Promise<SurfaceAnswer | null> {
+  for (const route of routes) {
+    const page = await getPage(place.storage, place.site.projectId, route);
+    if (!page) continue;
+    return {
+      status: 200,
+      headers: {
+        'content-type': 'text/markdown; charset=utf-8',
+        vary: 'accept',
+        link: `<${place.base}/llms.txt>; rel="llms-txt"`,
+      },
+      body: page.markdown,
+      viewPath: viewPath(page.route),
+    };
+  }
+  return null;
+}
+
+function mcpDiscovery(place: SurfacePlace, path: string): SurfaceAnswer {
+  const url = `${place.base}/mcp`;
+  const server = { name: place.anonymous ? 'public' : 'authenticated', url, transport: 'http', authentication: place.anonymous ? 'none' : 'bearer' };
+  return text(JSON.stringify({ version: mcpProtocolVersion, transport: 'http', url, servers: [server] }), 'application/json', path);
+}
+
+/**
+ * The site surface's answer to a path, or null when the path is none of its files and no page's
+ * Markdown was asked for (Quire answers 404 then; the proxy forwards the request). Paths are only
+ * looked up in the index, never on a file system, so `..` and the like find nothing.
+ */
+export async function answerSurface(place: SurfacePlace, request: SurfaceRequest): Promise<SurfaceAnswer | null> {
+  const { path } = request;
+  if (!path.startsWith('/') || controlCharacter.test(path) || path.length > 2048) return null;
+  switch (path) {
+    case '/llms.txt':
+    case '/.well-known/llms.txt':
+      return text(await place.llmsText.get(place.storage, place.site), 'text/plain', '/llms.txt');
+    case '/llms-full.txt':
+      return text(await llmsFullText(place.storage, place.site), 'text/plain', '/llms-full.txt');
+    case '/.well-known/mcp':
+    case '/.well-known/mcp.json':
+      return mcpDiscovery(place, path);
+  }
+  if (path.endsWith('.md')) return markdownPage(place, markdownRoutes(path));
+  if (acceptsMarkdownFirst(request.accept)) return markdownPage(place, [path.length > 1 ? path.replace(/\/+$/, '') : path]);
+  return null;
+}

@@ -1,0 +1,50 @@
+import type { FastifyRequest } from 'fastify';
+import { recordInteractions, recordRequest, type RecordedRequest } from '../../analytics/capture/record.ts';
+import { clientAddressResolver } from '../../http/client-address.ts';
+import type { AppContext } from '../../http/context.ts';
+import type { ProjectRow } from '../../storage/tables/accounts.ts';
+
+const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(', ') : value);
+
+/** What a view adds to the request it was answered by: the page's path on the site, the answer's status, and MCP's marks. */
+export type ViewFields = Pick<RecordedRequest, 'path'> & Partial<Pick<RecordedRequest, 'method' | 'status' | 'contentType' | 'via' | 'client'>>;
+
+/** Counts what the docs features answer, through analytics' entry point (capture/record.ts). */
+export interface DocsCounter {
+  /** One view of a page or file of the site (its path relative to the site: `/guides/setup.md`, `/llms.txt`). */
+  view(request: FastifyRequest, project: ProjectRow, view: ViewFields): void;
+  /** One search and the number of sections it found. */
+  search(project: ProjectRow, query: string, hits: number): void;
+  /** Feedback an agent sent through the MCP server about the page at `route`. */
+  feedback(project: ProjectRow, route: string, comment: string): Promise<void>;
+}
+
+/**
+ * Recording never delays or fails the answer: views and searches are left to commit in the
+ * background (the entry points log a failure and never reject). Each view carries the request's
+ * user agent, address (as QUIRE_TRUSTED_PROXIES resolves it), Accept and signature headers, so
+ * classification and verification apply as to any other view.
+ */
+export function docsCounter(context: AppContext): DocsCounter {
+  const clientAddress = clientAddressResolver(context.config.trustedProxies);
+  return {
+    view(request, project, view) {
+      void recordRequest(context.analytics, project, {
+        method: request.method,
+        status: 200,
+        userAgent: header(request.headers['user-agent']),
+        ip: clientAddress(request),
+        accept: header(request.headers.accept),
+        referrer: header(request.headers.referer),
+        headers: request.headers,
+        ...view,
+      });
+    },
+    search(project, query, hits) {
+      void recordInteractions(context.analytics, project, [{ kind: 'search', query, hits }]);
+    },
+    async feedback(project, route, comment) {
+      await recordInteractions(context.analytics, project, [{ kind: 'feedback', path: route, source: 'agent', helpful: false, comment }]);
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import type { FastifyRequest } from 'fastify';
+import type { Storage } from '../../storage/dialect.ts';
+import type { ProjectRow } from '../../storage/tables/accounts.ts';
+import { getPage, listPages } from '../index/pages.ts';
+import type { DocsFile, DocsSource } from '../mcp/source.ts';
+import { searchDocs } from '../search/search.ts';
+import type { DocsCounter } from './count.ts';
+import { pageUrl, viewPath } from './site-files.ts';
+
+/** Pages listed at once for the filesystem tool: every page of a large site in one ordered query. */
+const allPages = { limit: 1_000_000, offset: 0 };
+
+/**
+ * The search MCP server's view of one project's docs index, for one HTTP request: search through
+ * the same search as the discovery API, the current generation's pages as files (read only when a
+ * command needs their text), and what the tools did counted as views, searches and feedback.
+ */
+export function indexSource(storage: Storage, project: ProjectRow, siteUrl: string, counter: DocsCounter, request: FastifyRequest): DocsSource {
+  let routes: Promise<Map<string, string>> | undefined;
+  const routeOf = async (path: string) => {
+    routes ??= listPages(storage, project.id, allPages).then(({ pages }) => new Map(pages.map((page) => [page.path, page.route])));
+    return (await routes).get(path);
+  };
+  return {
+    async search(query, { limit }) {
+      const hits = await searchDocs(storage, project.id, query, { limit });
+      return hits.map((hit) => ({
+        title: hit.anchor ? `${hit.title}: ${hit.heading}` : hit.title,
+        url: pageUrl(siteUrl, hit.route, hit.anchor),
+        text: hit.markdown,
+        path: hit.path,
+      }));
+    },
+    async files(): Promise<DocsFile[]> {
+      const { pages } = await listPages(storage, project.id, allPages);
+      routes = Promise.resolve(new Map(pages.map((page) => [page.path, page.route])));
+      return pages.map((page) => ({ path: page.path, read: async () => (await getPage(storage, project.id, page.path))?.markdown ?? '' }));
+    },
+    async submitFeedback(path, description) {
+      await counter.feedback(project, (await routeOf(path)) ?? `/${path}`, description);
+    },
+    onPageRead(paths, client) {
+      void Promise.all(paths.map(routeOf)).then((found) => {
+        for (const route of found) if (route !== undefined) counter.view(request, project, { path: viewPath(route), method: 'GET', via: 'mcp', client });
+      });
+    },
+    onSearch(query, hits) {
+      counter.search(project, query, hits);
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import { readDocsState } from '../index/state.ts';
+import { currentGeneration, visibleAt } from '../index/visible.ts';
+import { TtlCache } from '../../lib/ttl-cache.ts';
+import type { Storage } from '../../storage/dialect.ts';
+
+/** What llms.txt and llms-full.txt say of the site: its name and description, and where its pages are. */
+export interface SiteInfo {
+  projectId: string;
+  name: string;
+  description: string;
+  /** The docs site's address without a trailing slash (`https://docs.acme.com`). */
+  siteUrl: string;
+}
+
+/** The Markdown file of a route: `/guides/setup` → `/guides/setup.md`; the root page is `/index.md`. */
+export const markdownPath = (route: string) => (route === '/' ? '/index.md' : `${route.replace(/\/+$/, '')}.md`);
+
+/**
+ * The path a Markdown read of a page is counted under: the analytics drops the `.md` of a Markdown
+ * fetch, so this counts for the route itself (the root page's `/.md` for `/`, where `/index.md`
+ * would count for `/index`) and marks the view as a Markdown fetch.
+ */
+export const viewPath = (route: string) => `${route.replace(/\/+$/, '') || '/'}.md`;
+
+/** A page's public address, at a section when `anchor` is given: the site's URL, the route and `#anchor`. */
+export const pageUrl = (siteUrl: string, route: string, anchor = '') => `${siteUrl}${route}${anchor ? `#${anchor}` : ''}`;
+
+/** The site's pages for its index files, in navigation order, hidden and noindex pages left out: one ordered query. */
+function listedPages(storage: Storage, projectId: string) {
+  return storage.db
+    .selectFrom('docs_pages')
+    .select(['route', 'title', 'description', 'group_name'])
+    .where('project_id', '=', projectId)
+    .where('hidden', '=', 0)
+    .where(visibleAt('docs_pages', currentGeneration(projectId)))
+    .orderBy('position')
+    .orderBy('path');
+}
+
+/**
+ * The llms.txt format (llmstxt.org): `# name`, `> description`, then per navigation group in order of
+ * its first page, `## group` and a link to each page's Markdown with its description.
+ */
+async function buildLlmsText(storage: Storage, site: SiteInfo): Promise<string> {
+  const groups = new Map<string, string[]>();
+  for (const page of await listedPages(storage, site.projectId).execute()) {
+    const line = `- [${page.title}](${site.siteUrl}${markdownPath(page.route)})${page.description ? `: ${page.description}` : ''}`;
+    const lines = groups.get(page.group_name);
+    if (lines) lines.push(line);
+    else groups.set(page.group_name, [line]);
+  }
+  const sections = [...groups].map(([group, lines]) => `## ${group}\n\n${lines.join('\n')}\n`);
+  return [`# ${site.name}\n`, `> ${site.description}\n`, ...sections].join('\n');
+}
+
+/** Every listed page in navigation order: `# title`, `Source: url`, then its Markdown. Not cached: it may be large. */
+export async function llmsFullText(storage: Storage, site: SiteInfo): Promise<string> {
+  const pages = await listedPages(storage, site.projectId).select('markdown').execute();
+  return pages.map((page) => `# ${page.title}\n\nSource: ${pageUrl(site.siteUrl, page.route)}\n\n${page.markdown.trim()}\n`).join('\n');
+}
+
+/**
+ * llms.txt per project, built once per generation of its index (and per site name and address) and
+ * kept in memory, so a site of 10,000 pages answers from memory after the first request. Bounded:
+ * the least recently built go first.
+ */
+export class LlmsTextCache {
+  readonly #cache = new TtlCache<string>(60 * 60 * 1000, { maxEntries: 256 });
+
+  async get(storage: Storage, site: SiteInfo): Promise<string> {
+    const { generation } = await readDocsState(storage, site.projectId);
+    const key = JSON.stringify([site.projectId, generation, site.name, site.description, site.siteUrl]);
+    return (await this.#cache.get(key, () => buildLlmsText(storage, site)))!;
+  }
+}

@@ -1,0 +1,63 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Storage } from '../../../src/storage/dialect.ts';
+import { createTenant } from '../../support/app.ts';
+import { testDatabases } from '../../support/storage.ts';
+import { fillIndex, startService } from './support.ts';
+
+describe.each(testDatabases)('the limits of the docs served on $dialect', (database) => {
+  let storage: Storage;
+  let app: FastifyInstance;
+  let base: string;
+
+  beforeAll(async () => {
+    storage = await database.open();
+    ({ app, base } = await startService(storage, { discoveryRateLimit: 2, docsMcpRateLimitPerAddress: 3, docsMcpRateLimitPerProject: 100 }));
+  });
+  afterAll(async () => {
+    await app.close();
+    await storage.close();
+  });
+
+  it('takes discovery search and page from one budget per organization, then answers 429 with Retry-After', async () => {
+    const tenant = await createTenant(storage, { project: { docsPublic: true } });
+    await fillIndex(storage, tenant.project.id);
+    const post = (operation: string, body: object) =>
+      fetch(`${base}/discovery/v1/${operation}/${tenant.project.id}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await post('search', { query: 'setup' })).headers.get('ratelimit-remaining')).toBe('1');
+    expect((await post('page', { path: '/guides/setup' })).status).toBe(200);
+    const refused = await post('search', { query: 'setup' });
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await refused.json()).toMatchObject({ code: 'rate_limited' });
+    const other = await createTenant(storage, { project: { docsPublic: true } });
+    expect(
+      (
+        await fetch(`${base}/discovery/v1/search/${other.project.id}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"query":"x"}',
+        })
+      ).status,
+    ).toBe(200);
+  });
+
+  it('limits calls to the MCP server per client address', async () => {
+    const tenant = await createTenant(storage, { project: { docsPublic: true } });
+    await fillIndex(storage, tenant.project.id);
+    const ping = () =>
+      fetch(`${base}/sites/${tenant.project.id}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      });
+    for (let call = 0; call < 3; call++) expect((await ping()).status).toBe(200);
+    const refused = await ping();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).not.toBeNull();
+  });
+});

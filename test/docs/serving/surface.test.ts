@@ -1,0 +1,135 @@
+import { request as httpRequest } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey } from '../../../src/accounts/keys.ts';
+import type { Storage } from '../../../src/storage/dialect.ts';
+import { createTenant, type Tenant } from '../../support/app.ts';
+import { testDatabases } from '../../support/storage.ts';
+import { browserAccept, fillIndex, startService } from './support.ts';
+
+describe.each(testDatabases)('the site surface on $dialect', (database) => {
+  let storage: Storage;
+  let app: FastifyInstance;
+  let base: string;
+  let open: Tenant;
+  let closed: Tenant;
+  let assistantKey: string;
+
+  beforeAll(async () => {
+    storage = await database.open();
+    ({ app, base } = await startService(storage, { publicUrl: 'https://quire.acme.test' }));
+    open = await createTenant(storage, { project: { name: 'Acme', docsPublic: true, siteUrl: 'https://docs.acme.test' } });
+    closed = await createTenant(storage);
+    await fillIndex(storage, open.project.id);
+    await fillIndex(storage, closed.project.id);
+    ({ key: assistantKey } = await createKey(storage.db, closed.orgId, { kind: 'assistant', projectIds: [closed.project.id] }));
+  });
+  afterAll(async () => {
+    await app.close();
+    await storage.close();
+  });
+
+  /** A request sent as written: fetch would resolve `..` and `%2e%2e` before sending. */
+  const rawStatus = (path: string) =>
+    new Promise<number>((resolve, reject) => {
+      const request = httpRequest(new URL(base), { path, method: 'GET' }, (response) => {
+        response.resume();
+        resolve(response.statusCode!);
+      });
+      request.on('error', reject).end();
+    });
+
+  const get = (project: Tenant, path: string, headers: Record<string, string> = {}) => fetch(`${base}/sites/${project.project.id}${path}`, { headers });
+
+  it('serves llms.txt in navigation order by group, hidden pages left out, at both places', async () => {
+    const response = await get(open, '/llms.txt');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    const text = await response.text();
+    expect(text).toBe(
+      [
+        '# Acme',
+        '',
+        '> The Acme documentation.',
+        '',
+        '## Get started',
+        '',
+        '- [Welcome](https://docs.acme.test/index.md): Start here',
+        '- [Setup](https://docs.acme.test/guides/setup.md): Install and configure',
+        '- [Guides](https://docs.acme.test/guides.md)',
+        '',
+        '## API',
+        '',
+        '- [Webhooks](https://docs.acme.test/api/webhooks.md): Delivery and signatures',
+        '',
+      ].join('\n'),
+    );
+    expect(await (await get(open, '/.well-known/llms.txt')).text()).toBe(text);
+  });
+
+  it('serves llms-full.txt: every listed page with its title, source and Markdown', async () => {
+    const text = await (await get(open, '/llms-full.txt')).text();
+    expect(text).toContain('# Welcome\n\nSource: https://docs.acme.test/\n\n# Welcome\n\nAcme sends events to your servers.\n');
+    expect(text.indexOf('Source: https://docs.acme.test/guides/setup')).toBeLessThan(text.indexOf('Source: https://docs.acme.test/api/webhooks'));
+    expect(text).not.toContain('Internal');
+  });
+
+  it('serves a page’s Markdown at its .md path, the root at /index.md and a folder’s index at /{folder}/index.md', async () => {
+    const response = await get(open, '/guides/setup.md');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect(response.headers.get('vary')).toBe('accept');
+    expect(response.headers.get('link')).toBe(`<https://quire.acme.test/sites/${open.project.id}/llms.txt>; rel="llms-txt"`);
+    expect(await response.text()).toBe('# Setup\n\nInstall the CLI, then configure webhooks.\n');
+    expect(await (await get(open, '/index.md')).text()).toContain('# Welcome');
+    expect(await (await get(open, '/guides/index.md')).text()).toContain('# Guides');
+    expect(await (await get(open, '/guides.md')).text()).toContain('# Guides');
+    expect(await (await get(open, '/api/internal.md')).text()).toContain('# Internal');
+    for (const path of [
+      '/nothing.md',
+      '/../index.md',
+      '/%2e%2e/index.md',
+      '/guides/%2e%2e/%2e%2e/etc/passwd.md',
+      '/guides/%00.md',
+      `/${'a'.repeat(5000)}.md`,
+    ]) {
+      expect(await rawStatus(`/sites/${open.project.id}${path}`), path).toBe(404);
+    }
+  });
+
+  it('answers Markdown for a route when Accept ranks it above HTML, and not for a browser', async () => {
+    const markdown = await get(open, '/guides/setup', { accept: 'text/markdown;q=0.9, text/html;q=0.8' });
+    expect(markdown.status).toBe(200);
+    expect(markdown.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+    expect(await (await get(open, '/', { accept: 'text/markdown' })).text()).toContain('# Welcome');
+    expect((await get(open, '/guides/setup', { accept: browserAccept })).status).toBe(404);
+    expect((await get(open, '/guides/setup', { accept: 'text/html;q=0.5, text/markdown;q=0.5' })).status).toBe(404);
+  });
+
+  it('describes its MCP server at /.well-known/mcp(.json): public or with a bearer key', async () => {
+    const publicServer = await (await get(open, '/.well-known/mcp')).json();
+    const url = `https://quire.acme.test/sites/${open.project.id}/mcp`;
+    expect(publicServer).toEqual({
+      version: '2025-06-18',
+      transport: 'http',
+      url,
+      servers: [{ name: 'public', url, transport: 'http', authentication: 'none' }],
+    });
+    const authenticated = (await (await get(closed, '/.well-known/mcp.json', { authorization: `Bearer ${assistantKey}` })).json()) as { servers: object[] };
+    expect(authenticated.servers).toEqual([expect.objectContaining({ name: 'authenticated', authentication: 'bearer' })]);
+  });
+
+  it('needs a key when the docs are not public', async () => {
+    expect((await get(closed, '/llms.txt')).status).toBe(401);
+    expect((await get(closed, '/llms.txt', { authorization: `Bearer ${assistantKey}` })).status).toBe(200);
+    expect((await get(closed, '/llms.txt', closed.auth)).status).toBe(200);
+    expect((await get(closed, '/llms.txt', open.auth)).status).toBe(404);
+    const { key } = await createKey(storage.db, closed.orgId, {
+      kind: 'assistant',
+      projectIds: [closed.project.id],
+      allowedOrigins: ['https://docs.acme.test'],
+    });
+    expect((await get(closed, '/llms.txt', { authorization: `Bearer ${key}`, origin: 'https://docs.acme.test' })).status).toBe(200);
+    expect((await get(closed, '/llms.txt', { authorization: `Bearer ${key}`, origin: 'https://evil.test' })).status).toBe(403);
+  });
+});
