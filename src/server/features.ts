@@ -3,6 +3,7 @@ import { analyticsRoutes } from '../analytics/http/routes.ts';
 import { feedbackRoutes } from '../analytics/http/feedback-routes.ts';
 import { localChangeRoutes } from '../code-hosts/local-routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
+import { docsIndexRoutes } from '../docs/http/routes.ts';
 import type { FeatureRoutes } from '../http/context.ts';
 import { jobLiveRoutes } from '../jobs/live-routes.ts';
 import { jobRoutes } from '../jobs/routes.ts';
@@ -20,4 +21,5 @@ export const features: FeatureRoutes[] = [
   dashboardRoutes,
   localChangeRoutes,
   projectRoutes,
+  docsIndexRoutes,
 ];
