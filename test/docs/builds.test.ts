@@ -176,6 +176,7 @@ describe.each(testDatabases)('docs index builds from a repository on $dialect', 
           'docs/huge.md': `# Huge\n\n${'word '.repeat(2000)}\n`,
           'docs/latin.md': Buffer.concat([Buffer.from('# Caf'), Buffer.from([0xe9]), Buffer.from('\n\nBad bytes.\n')]),
           'docs/broken.mdx': '# Broken\n\n<Card>\n\nNever closed.\n',
+          'docs/nested.md': `# Nested\n\n${'> '.repeat(70)}deep\n`,
         },
         links: { 'docs/escape.md': '/etc/hostname', 'docs/inside.md': 'index.md' },
       },
@@ -184,7 +185,10 @@ describe.each(testDatabases)('docs index builds from a repository on $dialect', 
     const outcome = await build(id);
     expect(outcome.ok).toBe(true);
     const errors = (await docsStatus(storage, id)).pageErrors;
-    expect(errors.map((error) => error.path).sort()).toEqual(['docs/broken.mdx', 'docs/escape.md', 'docs/huge.md', 'docs/latin.md']);
+    expect(errors.map((error) => error.path).sort()).toEqual(['docs/broken.mdx', 'docs/escape.md', 'docs/huge.md', 'docs/latin.md', 'docs/nested.md']);
+    expect(errors.find((error) => error.path === 'docs/nested.md')!.message).toBe(
+      'The page was indexed as plain text: block quotes or lists nested more than 64 deep.',
+    );
     expect(errors.find((error) => error.path === 'docs/huge.md')!.message).toContain('QUIRE_DOCS_MAX_PAGE_BYTES');
     expect(errors.find((error) => error.path === 'docs/latin.md')!.message).toContain('not valid UTF-8');
     expect((await pageLines(storage, id)).map((line) => line.split(' ')[0]).sort()).toEqual([
@@ -192,7 +196,21 @@ describe.each(testDatabases)('docs index builds from a repository on $dialect', 
       'docs/index.md',
       'docs/inside.md',
       'docs/latin.md',
+      'docs/nested.md',
     ]);
     expect((await getPage(storage, id, 'docs/latin.md'))!.title).toBe('Caf\uFFFD');
+    expect(await getPage(storage, id, 'docs/nested.md')).toMatchObject({ title: 'nested', sections: [{ anchor: '', heading: 'nested' }] });
+  });
+
+  it('reads another docs path at the same commit in full, and indexes at most QUIRE_DOCS_MAX_PAGES pages', async () => {
+    const { id } = await project({ write: { ...plain, 'other/a.md': '# A\n', 'other/b.md': '# B\n', 'other/c.md': '# C\n' } }, 'handbook');
+    await build(id);
+    await storage.db.updateTable('projects').set({ docs_path: 'other' }).where('id', '=', id).execute();
+    const limited = buildContext(storage, { ...config, docsMaxPages: 2 });
+    expect(await buildThroughQueue(limited, id)).toMatchObject({ ok: true });
+    expect(await pageLines(storage, id)).toEqual(['other/a.md /a [Pages]', 'other/b.md /b [Pages]']);
+    expect((await docsStatus(storage, id)).pageErrors).toEqual([
+      { path: 'other/c.md', message: expect.stringContaining('the first 2 (QUIRE_DOCS_MAX_PAGES)') },
+    ]);
   });
 });

@@ -21,6 +21,8 @@ export interface DocsBuildRow {
   last_commit: string | null;
   /** The docs path it read, so a changed path builds again at the same commit. */
   last_docs_path: string | null;
+  /** The docs path the generation readers see was built from: an incremental build needs the same one. */
+  built_docs_path: string | null;
   /** JSON `[{path, message}]` of the last completed build. */
   page_errors: string;
   finished_at: number | null;

@@ -50,8 +50,8 @@ export async function runBuild(context: BuildContext, projectId: string, signal:
     if (!project?.repository) throw new BuildFailure('The project has no repository; set one to build its docs index.');
     snapshot = await context.source.openSnapshot(await snapshotOptions(storage, config, { ...project, repository: project.repository }, signal));
     const state = await readDocsState(storage, projectId);
-    const builds = await storage.db.selectFrom('docs_builds').select(['last_docs_path', 'page_errors']).where('project_id', '=', projectId).executeTakeFirst();
-    const samePath = (builds?.last_docs_path ?? docsPath) === docsPath;
+    const builds = await storage.db.selectFrom('docs_builds').select(['built_docs_path', 'page_errors']).where('project_id', '=', projectId).executeTakeFirst();
+    const samePath = (builds?.built_docs_path ?? docsPath) === docsPath;
     if (state.commit === snapshot.commit && samePath && state.status !== 'none') {
       return { ok: true, result: { commit: snapshot.commit, docsPath, pageErrors: null } };
     }

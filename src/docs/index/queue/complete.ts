@@ -34,6 +34,7 @@ export async function completeBuild(storage: Storage, build: ClaimedBuild, build
       finished_at: now,
       last_commit: result.commit,
       last_docs_path: result.docsPath,
+      built_docs_path: result.docsPath,
       page_errors: result.pageErrors === null ? eb.ref('page_errors') : JSON.stringify(result.pageErrors.slice(0, maxPageErrors)),
     }))
     .where('project_id', '=', build.projectId)

@@ -31,6 +31,7 @@ export async function enqueueBuild(storage: Storage, projectId: string, now = Da
         locked_until: null,
         last_commit: null,
         last_docs_path: null,
+        built_docs_path: null,
         page_errors: '[]',
         finished_at: null,
         poll_after: null,

@@ -3,7 +3,8 @@
 -- finished_seq to it. A build is queued or running while requested_seq > finished_seq, so requests
 -- arriving meanwhile coalesce into one more build. An expired lease is claimed again (attempts
 -- counts the claims of one request). The row also keeps what the last finished build looked at
--- (commit, docs path, per-page errors) and when the poll loop may next ask the remote.
+-- (commit, docs path, per-page errors), the docs path of the generation readers see, and when the
+-- poll loop may next ask the remote.
 create table docs_builds (
   project_id text primary key,
   requested_seq integer not null,
@@ -15,6 +16,7 @@ create table docs_builds (
   locked_until integer,
   last_commit text,
   last_docs_path text,
+  built_docs_path text,
   page_errors text not null,
   finished_at integer,
   poll_after integer,
