@@ -38,7 +38,8 @@ export type BuildOutcome =
  * Builds the project's docs index from its repository at its ref: takes a snapshot, and when its
  * commit (or the docs path) differs from the last built one, writes what changed since into a new
  * generation and switches readers to it. Any failure leaves the last good generation answering,
- * with the error in the project's docs state; nothing here throws but a superseded build.
+ * with the error in the project's docs state; it throws only when the database fails while that
+ * error is recorded.
  */
 export async function runBuild(context: BuildContext, projectId: string, signal: AbortSignal): Promise<BuildOutcome> {
   const { storage, config } = context;
@@ -52,7 +53,7 @@ export async function runBuild(context: BuildContext, projectId: string, signal:
     const state = await readDocsState(storage, projectId);
     const builds = await storage.db.selectFrom('docs_builds').select(['built_docs_path', 'page_errors']).where('project_id', '=', projectId).executeTakeFirst();
     const samePath = (builds?.built_docs_path ?? docsPath) === docsPath;
-    if (state.commit === snapshot.commit && samePath && state.status !== 'none') {
+    if (state.commit === snapshot.commit && samePath) {
       return { ok: true, result: { commit: snapshot.commit, docsPath, pageErrors: null } };
     }
     const files = buildFiles(snapshot.files, config.docsMaxPageBytes);
