@@ -5,6 +5,7 @@ import { registerKeys } from './keys.ts';
 import { registerAnalytics } from './analytics.ts';
 import { registerBackup } from './backup.ts';
 import { registerDashboard } from './dashboard.ts';
+import { registerDocs } from './docs.ts';
 import { registerJobs } from './jobs.ts';
 import { withStorage } from './database.ts';
 import { CliError } from './output.ts';
@@ -41,6 +42,7 @@ registerConnections(program);
 registerDashboard(program);
 registerAnalytics(program);
 registerJobs(program);
+registerDocs(program);
 registerProxy(program);
 registerWebhooks(program);
 

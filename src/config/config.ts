@@ -1,7 +1,7 @@
 /**
  * Every setting Quire reads, as one table: environment variable, default, parser and the sentence
  * that documents it. Each area keeps its part of the table in a file of its own (server.ts,
- * storage.ts, analytics.ts, jobs.ts, agent.ts, dashboard.ts, docs-serving.ts, code-hosts.ts); `settings` joins them,
+ * storage.ts, analytics.ts, jobs.ts, agent.ts, dashboard.ts, docs-serving.ts, docs-builds.ts, code-hosts.ts); `settings` joins them,
  * so there is still one `Config`, and `loadConfig` reads the environment once at start-up and fails
  * with a message that says which variable to fix. `docs/configuration.md` lists the same table (a
  * test keeps the two in sync).
@@ -12,6 +12,7 @@ import { analyticsSettings } from './analytics.ts';
 import { codeHostSettings } from './code-hosts.ts';
 import { dashboardSettings } from './dashboard.ts';
 import { docsServingSettings } from './docs-serving.ts';
+import { docsBuildSettings } from './docs-builds.ts';
 import { jobSettings } from './jobs.ts';
 import { ConfigError, type Setting } from './parsers.ts';
 import { serverSettings } from './server.ts';
@@ -26,6 +27,7 @@ export const settings = {
   ...dashboardSettings,
   ...docsServingSettings,
   ...codeHostSettings,
+  ...docsBuildSettings,
 };
 
 type Settings = typeof settings;

@@ -13,6 +13,11 @@ import { jobsChannel } from '../jobs/queue/enqueue.ts';
 import { webhooksChannel } from '../jobs/webhooks/emit.ts';
 import { DeliveryLoop } from '../jobs/webhooks/loop.ts';
 import { Worker } from '../jobs/worker.ts';
+import { DocsBuilder } from '../docs/index/build/builder.ts';
+import { startSourcePoll } from '../docs/index/build/poll.ts';
+import { gitSource } from '../docs/index/build/source.ts';
+import { requestBuild } from '../docs/index/build/status.ts';
+import { docsBuildsChannel } from '../docs/index/queue/enqueue.ts';
 
 export type Role = 'api' | 'worker';
 
@@ -107,6 +112,50 @@ export const backgroundLoops: readonly BackgroundLoop[] = [
           await worker.stop(config.shutdownGraceSeconds * 1000);
           context.events.off('job-enqueued', worker.notify);
           context.events.off('job-cancelled', worker.cancel);
+        },
+      };
+    },
+  },
+  {
+    // Wherever a project is saved (an API's routes and dashboard): its docs build is queued there, and
+    // a builder in any process takes it.
+    name: 'docs build requests',
+    roles: ['api', 'worker'],
+    start(context) {
+      const onSourceChanged = ({ projectId }: { projectId: string }) =>
+        void requestBuild(context.storage, context.events, projectId).catch((error: unknown) =>
+          context.logger.error({ err: error, projectId }, 'could not request a docs build'),
+        );
+      context.events.on('project-source-changed', onSourceChanged);
+      return { stop: async () => void context.events.off('project-source-changed', onSourceChanged) };
+    },
+  },
+  {
+    // Builds read repositories and parse pages, like jobs: on workers, which also poll the sources.
+    name: 'docs builder',
+    roles: ['worker'],
+    async start(context) {
+      const { config, storage } = context;
+      const logger = context.logger.child({ component: 'docs' });
+      const builder = new DocsBuilder({
+        storage,
+        config,
+        logger,
+        source: gitSource,
+        leaseMs: config.docsBuildLeaseSeconds * 1000,
+        maxAttempts: config.docsBuildMaxAttempts,
+        pollMs: Math.max(config.workerPollMs, 1000),
+      });
+      context.events.on('docs-build-requested', builder.notify);
+      const stopListening = await storage.listen(docsBuildsChannel, () => builder.notify());
+      const stopPolling = startSourcePoll({ storage, config, logger, source: gitSource, onRequested: builder.notify });
+      builder.start();
+      return {
+        async stop() {
+          await stopPolling();
+          await stopListening();
+          context.events.off('docs-build-requested', builder.notify);
+          await builder.stop();
         },
       };
     },

@@ -5,6 +5,7 @@ import { localChangeRoutes } from '../code-hosts/local-routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import { discoveryRoutes } from '../docs/discovery/routes.ts';
 import { siteSurfaceRoutes } from '../docs/surface/routes.ts';
+import { docsIndexRoutes } from '../docs/http/routes.ts';
 import type { FeatureRoutes } from '../http/context.ts';
 import { jobLiveRoutes } from '../jobs/live-routes.ts';
 import { jobRoutes } from '../jobs/routes.ts';
@@ -24,4 +25,5 @@ export const features: FeatureRoutes[] = [
   projectRoutes,
   discoveryRoutes,
   siteSurfaceRoutes,
+  docsIndexRoutes,
 ];

@@ -5,6 +5,7 @@ import type { ReadableFiles } from '../lib/readable-files.ts';
 import { changesBetween, type CommitChanges } from './changes.ts';
 import { displayRepository, explainGitError } from './git-errors.ts';
 import { runGit, type GitOptions } from './git.ts';
+import { symbolicLinks } from './links.ts';
 import { withLock } from './lock.ts';
 import { defaultBranch, mirrorPath, normalizeRepository, refreshMirror, resolveRef } from './mirror.ts';
 import { createReadableFiles } from './readable-files.ts';
@@ -34,6 +35,8 @@ export interface Snapshot {
   commit: string;
   /** Every path confined to the snapshot, as a job's checkout confines them. */
   files: ReadableFiles;
+  /** Paths of the symbolic links it holds (whether they lead inside or out; see `files` for which are read). */
+  symbolicLinks(): Promise<string[]>;
   /** The files changed from `commit` (an earlier build's) to this snapshot's commit. */
   changedSince(commit: string): Promise<CommitChanges>;
   /** Removes the snapshot; calling it again does nothing. */
@@ -85,6 +88,7 @@ export async function openSnapshot(options: SnapshotOptions): Promise<Snapshot> 
     ref,
     commit,
     files: createReadableFiles(dir),
+    symbolicLinks: () => symbolicLinks(dir),
     changedSince: (earlier) => changesBetween({ cwd: mirror }, earlier, commit),
     dispose() {
       releaseLease();

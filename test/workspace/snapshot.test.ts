@@ -54,6 +54,22 @@ describe('read-only snapshots of a repository', () => {
     await expect(snapshot(remote, 'no-such-branch')).rejects.toBeInstanceOf(WorkspaceGitError);
   });
 
+  it('lists its symbolic links, while its files leave out and refuse those leading out of the repository', async () => {
+    const remote = createBareRepository(
+      join(repositories, 'links.git'),
+      { 'docs/index.md': '# Home\n' },
+      {
+        'docs/escape.md': '/etc/hostname',
+        'docs/alias.md': 'index.md',
+      },
+    );
+    const taken = await snapshot(remote);
+    expect((await taken.symbolicLinks()).sort()).toEqual(['docs/alias.md', 'docs/escape.md']);
+    expect((await taken.files.list('docs')).map((entry) => entry.path)).toEqual(['docs/alias.md', 'docs/index.md']);
+    expect(await taken.files.read('docs/alias.md')).toBe('# Home\n');
+    await expect(taken.files.read('docs/escape.md')).rejects.toBeInstanceOf(WorkspacePathError);
+  });
+
   it('lists what a later commit changed, and everything when the earlier commit is unknown', async () => {
     const remote = createBareRepository(join(repositories, 'moving.git'));
     const first = await snapshot(remote);

@@ -1,0 +1,103 @@
+import type { Logger } from 'pino';
+import { findProject } from '../../../accounts/projects.ts';
+import type { Config } from '../../../config/config.ts';
+import { createPageAnalyzer } from '../../../sites/page-analyzer.ts';
+import type { Storage } from '../../../storage/dialect.ts';
+import type { Snapshot } from '../../../workspace/snapshot.ts';
+import { abandonBuild } from '../abandon.ts';
+import { beginBuild } from '../begin.ts';
+import { recordFailure } from '../fail.ts';
+import { finishBuild } from '../finish.ts';
+import { listPagePaths } from '../paths.ts';
+import { removePages } from '../remove.ts';
+import { readDocsState } from '../state.ts';
+import type { Build } from '../types.ts';
+import type { BuildResult, PageError } from '../queue/complete.ts';
+import { refusedLinks } from './links.ts';
+import { planBuild } from './plan.ts';
+import { readDocsSite, BuildFailure } from './site.ts';
+import { buildFiles } from './site-files.ts';
+import { docsPathOf, snapshotOptions, type SourceAccess } from './source.ts';
+import { writePlan } from './write-plan.ts';
+
+export interface BuildContext {
+  storage: Storage;
+  config: Config;
+  logger: Logger;
+  source: SourceAccess;
+}
+
+/** How a build ended: its result to record, or the error already recorded in docs_state (with what it tried, when it got that far). */
+export type BuildOutcome =
+  | { ok: true; result: BuildResult }
+  | { ok: false; error: string; tried: { commit: string; docsPath: string } | null }
+  /** Stopped by its signal (shutdown, lease lost): nothing recorded, another builder takes the request. */
+  | { ok: false; interrupted: true };
+
+/**
+ * Builds the project's docs index from its repository at its ref: takes a snapshot, and when its
+ * commit (or the docs path) differs from the last built one, writes what changed since into a new
+ * generation and switches readers to it. Any failure leaves the last good generation answering,
+ * with the error in the project's docs state; it throws only when the database fails while that
+ * error is recorded.
+ */
+export async function runBuild(context: BuildContext, projectId: string, signal: AbortSignal): Promise<BuildOutcome> {
+  const { storage, config } = context;
+  const project = await findProject(storage.db, projectId);
+  const docsPath = project ? docsPathOf(project) : '';
+  let snapshot: Snapshot | null = null;
+  let build: Build | null = null;
+  try {
+    if (!project?.repository) throw new BuildFailure('The project has no repository; set one to build its docs index.');
+    snapshot = await context.source.openSnapshot(await snapshotOptions(storage, config, { ...project, repository: project.repository }, signal));
+    const state = await readDocsState(storage, projectId);
+    const builds = await storage.db.selectFrom('docs_builds').select(['built_docs_path', 'page_errors']).where('project_id', '=', projectId).executeTakeFirst();
+    const samePath = (builds?.built_docs_path ?? docsPath) === docsPath;
+    if (state.commit === snapshot.commit && samePath) {
+      return { ok: true, result: { commit: snapshot.commit, docsPath, pageErrors: null } };
+    }
+    const files = buildFiles(snapshot.files, config.docsMaxPageBytes);
+    const site = await readDocsSite(files, docsPath);
+    build = await beginBuild(storage, projectId, snapshot.commit);
+    const stored = await listPagePaths(storage, projectId);
+    const changes = state.commit && samePath ? await snapshot.changedSince(state.commit) : { everything: true as const };
+    const pages = site?.pages ?? [];
+    const plan = await planBuild(pages.slice(0, config.docsMaxPages), stored, changes, files);
+    const earlier = JSON.parse(builds?.page_errors ?? '[]') as PageError[];
+    const errors = [
+      ...(await refusedLinks(snapshot, docsPath)),
+      ...(pages.length > config.docsMaxPages ? [{ path: pages[config.docsMaxPages].path, message: tooManyPages(pages.length, config.docsMaxPages) }] : []),
+      ...earlier.filter((error) => plan.unread.has(error.path)),
+      ...plan.errors,
+    ];
+    await removePages(storage, build, plan.remove);
+    const analyzer = createPageAnalyzer({ pageTimeoutMs: config.docsPageTimeoutMs, deadline: Number.POSITIVE_INFINITY, signal });
+    try {
+      errors.push(...(await writePlan(storage, build, plan, analyzer)));
+    } finally {
+      await analyzer.close();
+    }
+    await finishBuild(storage, build);
+    context.logger.info(
+      { projectId, commit: snapshot.commit, parsed: plan.parse.length, moved: plan.move.length, removed: plan.remove.length },
+      'docs index built',
+    );
+    return { ok: true, result: { commit: snapshot.commit, docsPath, pageErrors: errors } };
+  } catch (error) {
+    if (signal.aborted) {
+      if (build) await abandonBuild(storage, build, null);
+      return { ok: false, interrupted: true };
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    if (!(error instanceof BuildFailure)) context.logger.warn({ err: error, projectId }, 'docs build failed');
+    if (build) await abandonBuild(storage, build, message);
+    else await recordFailure(storage, projectId, message);
+    return { ok: false, error: message, tried: snapshot ? { commit: snapshot.commit, docsPath } : null };
+  } finally {
+    await snapshot?.dispose();
+  }
+}
+
+function tooManyPages(count: number, limit: number): string {
+  return `The site has ${count} pages; a docs build indexes the first ${limit} (QUIRE_DOCS_MAX_PAGES), and this one and those after it are left out.`;
+}

@@ -1,0 +1,35 @@
+import { resolveAccess } from '../../../code-hosts/access.ts';
+import type { Config } from '../../../config/config.ts';
+import type { Storage } from '../../../storage/dialect.ts';
+import type { ProjectRow } from '../../../storage/tables/accounts.ts';
+import { remoteCommit } from '../../../workspace/remote-commit.ts';
+import { openSnapshot, type Snapshot, type SnapshotOptions } from '../../../workspace/snapshot.ts';
+
+/** How builds reach repositories; tests pass their own to count or fail snapshots. */
+export interface SourceAccess {
+  openSnapshot(options: SnapshotOptions): Promise<Snapshot>;
+  remoteCommit(options: SnapshotOptions): Promise<string | null>;
+}
+
+export const gitSource: SourceAccess = { openSnapshot, remoteCommit };
+
+/**
+ * Where the project's docs come from, as a job's checkout reaches its repository: the organization
+ * must still be allowed the repository (a grant revoked or a connection removed stops its builds),
+ * with the code host's credentials passed to git through its environment only.
+ */
+export async function snapshotOptions(
+  storage: Storage,
+  config: Config,
+  project: ProjectRow & { repository: string },
+  signal?: AbortSignal,
+): Promise<SnapshotOptions> {
+  const { host, repository } = await resolveAccess(storage.db, config, project.org_id, project.repository);
+  const credentials = await host.gitCredentials(repository);
+  return { repository, ref: project.ref, root: config.dataDir, credentials, signal };
+}
+
+/** The docs folder of a project as `readSite` takes it: '' for the repository root. */
+export function docsPathOf(project: Pick<ProjectRow, 'docs_path'>): string {
+  return (project.docs_path ?? '').replace(/^\.?\/+|\/+$/g, '').replace(/^\.$/, '');
+}
