@@ -8,6 +8,7 @@ import { invitationPages } from './pages/invitations.ts';
 import { peoplePages } from './pages/people.ts';
 import { changePages } from './pages/changes.ts';
 import { connectionPages } from './pages/connections.ts';
+import { docsPages } from './pages/docs.ts';
 import { feedbackPages } from './pages/feedback.ts';
 import { assetRoutes } from './assets.ts';
 import { requireCsrf, requireSession } from './auth.ts';
@@ -90,6 +91,7 @@ export const dashboardRoutes: FeatureRoutes = async (app, { context }) => {
         signedIn.get('/', (_request, reply) => reply.redirect('/dashboard/keys', 303));
         keyPages(signedIn, context);
         projectPages(signedIn, context);
+        docsPages(signedIn, context);
         connectionPages(signedIn, context);
         jobPages(signedIn, context);
         analyticsPages(signedIn, context);

@@ -3,6 +3,7 @@ import { createAgentSetup } from '../agent/setup.ts';
 import { createAnalyticsState, directoryOptions } from '../analytics/state.ts';
 import type { Config } from '../config/config.ts';
 import { createAccountCaches } from '../accounts/request-auth.ts';
+import { createDocsReader } from '../docs/reader.ts';
 import { createEvents, type AppContext } from '../http/context.ts';
 import { JobEventHub } from '../jobs/events/hub.ts';
 import { JobReadCache } from '../jobs/read-cache.ts';
@@ -25,15 +26,17 @@ export function createLogger(config: Config): Logger {
 /** The one place a process's state is created: shared parts and every feature's own (see http/context.ts). */
 export function createContext(config: Config, storage: Storage, options: ContextOptions = {}): AppContext {
   const logger = options.logger ?? createLogger(config);
+  const events = createEvents();
   return {
     config,
     storage,
     logger,
-    events: createEvents(),
+    events,
     accounts: createAccountCaches(config.accountCacheMs),
     agent: options.agent ?? createAgentSetup(config, storage.db),
     jobReads: new JobReadCache(),
     jobEvents: new JobEventHub({ storage, logger, pollMs: config.eventsPollMs, heartbeatMs: config.eventsHeartbeatSeconds * 1000 }),
     analytics: createAnalyticsState(storage, directoryOptions(config), logger),
+    docs: createDocsReader(storage, events),
   };
 }

@@ -1,6 +1,6 @@
 /** What the seeded organization of the width test holds, for building page addresses. */
 export interface SeededIds {
-  /** A project on GitHub, with jobs and analytics. */
+  /** A project on GitHub, with jobs, analytics and a docs index. */
   projectId: string;
   /** A project on a local repository, whose job has a change page. */
   localProjectId: string;
@@ -28,6 +28,7 @@ export const dashboardPages: DashboardPage[] = [
   { name: 'revoke-key', path: (ids) => `/dashboard/keys/${ids.keyId}/revoke` },
   { name: 'projects', path: () => '/dashboard/projects' },
   { name: 'project-settings', path: (ids) => `/dashboard/projects/${ids.projectId}` },
+  { name: 'docs', path: (ids) => `/dashboard/projects/${ids.projectId}/docs?q=configuration` },
   { name: 'jobs', path: (ids) => `/dashboard/projects/${ids.projectId}/jobs` },
   { name: 'job', path: (ids) => `/dashboard/projects/${ids.projectId}/jobs/${ids.jobId}` },
   { name: 'failed-job', path: (ids) => `/dashboard/projects/${ids.projectId}/jobs/${ids.failedJobId}` },

@@ -41,6 +41,7 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
       `/dashboard/keys/${acmeKey.id}/revoke`,
       '/dashboard/projects',
       project,
+      `${project}/docs`,
       `${project}/jobs`,
       `${project}/jobs/${globexJobId}/live`,
       `${project}/analytics`,
@@ -64,6 +65,8 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
       ['/dashboard/projects', { name: 'Sneaky' }],
       [`/dashboard/projects/${acme.project.id}`, { name: 'Renamed' }],
       [`/dashboard/projects/${acme.project.id}/jobs`, { prompt: 'do things' }],
+      [`/dashboard/projects/${acme.project.id}/docs/refresh`, {}],
+      [`/dashboard/projects/${acme.project.id}/docs/public`, { docsPublic: 'on' }],
       [`/dashboard/keys/${(await storage.db.selectFrom('api_keys').select('id').where('org_id', '=', acme.orgId).executeTakeFirstOrThrow()).id}/revoke`, {}],
       ['/dashboard/sign-out', {}],
     ];
@@ -106,6 +109,7 @@ describe.each(testDatabases)('dashboard security on $dialect', (database) => {
     expect(keys.body).not.toContain(globex.project.id);
     const foreign = [
       `/dashboard/projects/${globex.project.id}`,
+      `/dashboard/projects/${globex.project.id}/docs`,
       `/dashboard/projects/${globex.project.id}/jobs`,
       `/dashboard/projects/${globex.project.id}/jobs/${globexJobId}`,
       `/dashboard/projects/${globex.project.id}/jobs/${globexJobId}/live`,

@@ -14,6 +14,7 @@ import { createTenant, scriptedAgent, testConfig } from '../support/app.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { commitToBareRepository, createBareRepository, git } from '../support/git-repositories.ts';
 import { testDatabases } from '../support/storage.ts';
+import { fillIndex, page as docsPage, sitePages } from '../docs/serving/support.ts';
 import { dashboardPages, signedOutPages, type SeededIds } from './page-list.ts';
 
 /** Long words a page must wrap or scroll inside its own boxes, never by widening the page. */
@@ -75,6 +76,15 @@ describe('every dashboard page fits a phone screen', () => {
       headers: { ...tenant.auth, 'content-type': 'application/json' },
       body: JSON.stringify({ events: [{ path: `/${longPath}`, userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/126.0 Safari/537.36', visitorId: 'v1' }] }),
     });
+    const longRoute = `/${longPath.replace(/\.mdx$/, '')}`;
+    await fillIndex(storage, tenant.project.id, [
+      ...sitePages,
+      docsPage(longPath, `Configuration reference ${longPath}`, `Every configuration setting. ${longOutput}`, {
+        route: longRoute,
+        group: longPath,
+        position: 9,
+      }),
+    ]);
     ids = { projectId: tenant.project.id, localProjectId: local.id, jobId, failedJobId, localJobId, keyId: key.row.id };
     browser = await launchChromium();
     orgId = tenant.orgId;

@@ -136,7 +136,7 @@ async function listPage(context: AppContext, viewer: Viewer, values: FormValues,
     (
       project,
     ) => html`<tr><td><a href="/dashboard/projects/${project.id}">${project.name}</a></td><td><code>${project.id}</code></td><td>${project.repository ?? '–'}</td>
-<td><a href="/dashboard/projects/${project.id}/jobs">Jobs<span class="visually-hidden"> of ${project.name}</span></a> · <a href="/dashboard/projects/${project.id}/analytics">Analytics<span class="visually-hidden"> of ${project.name}</span></a></td></tr>`,
+<td><a href="/dashboard/projects/${project.id}/docs">Docs<span class="visually-hidden"> of ${project.name}</span></a> · <a href="/dashboard/projects/${project.id}/jobs">Jobs<span class="visually-hidden"> of ${project.name}</span></a> · <a href="/dashboard/projects/${project.id}/analytics">Analytics<span class="visually-hidden"> of ${project.name}</span></a></td></tr>`,
   );
   const body = html`
 <div class="scroll"><table><thead><tr><th scope="col">Name</th><th scope="col">Project id</th><th scope="col">Repository</th><th scope="col">Pages</th></tr></thead><tbody>${rows}</tbody></table></div>
