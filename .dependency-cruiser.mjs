@@ -27,6 +27,7 @@ const entryPoints = {
     'model/days.ts',
     'feedback/feedback-query.ts',
     'feedback/search-query.ts',
+    'feedback/interaction-visitors.ts',
     'feedback/kinds.ts',
     'feedback/status.ts',
     'feedback/purge-loop.ts',

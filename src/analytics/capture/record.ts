@@ -8,6 +8,7 @@
  * those features take (the discovery search, the MCP tools) are stored by `recordInteractions`, with
  * the events API's checks.
  */
+import { isIP } from 'node:net';
 import { storeInteractions } from '../feedback/interactions.ts';
 import { prepareInteraction, type PreparedInteraction } from '../feedback/validate.ts';
 import { mcpUserAgent, type McpClient } from '../ingest/agent-identity.ts';
@@ -86,16 +87,37 @@ export function recordRequest(analytics: IngestState, project: RecordProject, re
   return recordRequests(analytics, project, [request]);
 }
 
+/** Who made the request that searched or sent feedback: kept only as the keyed visitor and its class (../feedback/visitor.ts). */
+export type InteractionSender = Pick<RecordedRequest, 'userAgent' | 'ip' | 'via' | 'client'>;
+
+/**
+ * The sender as event fields, judged as a view's request is: an MCP request is the client it names
+ * (`via: "mcp"`, see RecordedRequest), and an address that is not an IP is dropped.
+ */
+function senderFields({ userAgent, ip, via, client }: InteractionSender): Record<string, string | undefined> {
+  return {
+    userAgent: via === 'mcp' ? mcpUserAgent(userAgent, client) : userAgent || undefined,
+    ip: ip !== undefined && isIP(ip) !== 0 ? ip : undefined,
+  };
+}
+
 /**
  * Stores searches and feedback (`{kind: "search", query, hits}`, `{kind: "feedback", path, source, …}`,
- * the events API's shapes) through the checks and store the events API uses (../feedback/). Resolves
- * with the number stored and never rejects: an event the checks refuse, or a failed commit, is logged.
+ * the events API's shapes) through the checks and store the events API uses (../feedback/), each
+ * sent by `sender` when given. Resolves with the number stored and never rejects: an event the
+ * checks refuse, or a failed commit, is logged.
  */
-export async function recordInteractions(analytics: IngestState, project: RecordProject, events: Record<string, unknown>[]): Promise<number> {
+export async function recordInteractions(
+  analytics: IngestState,
+  project: RecordProject,
+  events: Record<string, unknown>[],
+  sender?: InteractionSender,
+): Promise<number> {
   const checked: PreparedInteraction[] = [];
+  const fields = sender && senderFields(sender);
   for (const event of events) {
     try {
-      checked.push(prepareInteraction(event, Date.now()));
+      checked.push(prepareInteraction({ ...event, ...fields }, Date.now()));
     } catch (error) {
       analytics.logger.warn({ err: error, project: project.id }, 'a recorded search or feedback was refused by its checks');
     }

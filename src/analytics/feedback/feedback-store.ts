@@ -4,7 +4,8 @@ import type { Database } from '../../storage/schema.ts';
 import type { TableWrites } from '../../storage/statistics.ts';
 import { dayOf } from '../model/days.ts';
 import { statusCode } from './kinds.ts';
-import type { PreparedFeedback } from './validate.ts';
+import type { PreparedFeedback, PreparedInteraction } from './validate.ts';
+import { noVisitor, type VisitorColumns } from './visitor.ts';
 
 /** Changes to one page's counts: a key of `analytics_feedback_days` and what to add to it (negative to take away). */
 export interface FeedbackDelta {
@@ -63,8 +64,16 @@ export async function applyFeedbackDeltas(trx: Kysely<Database>, projectKey: num
   return rows.length;
 }
 
-/** Stores feedback items (status `pending`) and counts them on their pages, inside `trx`; returns the rows written. */
-export async function storeFeedback(trx: Kysely<Database>, projectKey: number, items: PreparedFeedback[]): Promise<TableWrites> {
+/**
+ * Stores feedback items (status `pending`) with their senders' columns (visitor.ts; none when absent
+ * from `visitors`) and counts them on their pages, inside `trx`; returns the rows written.
+ */
+export async function storeFeedback(
+  trx: Kysely<Database>,
+  projectKey: number,
+  items: PreparedFeedback[],
+  visitors: ReadonlyMap<PreparedInteraction, VisitorColumns>,
+): Promise<TableWrites> {
   if (items.length === 0) return {};
   const pending = statusCode('pending');
   const rows = items.map((item) => ({
@@ -80,6 +89,7 @@ export async function storeFeedback(trx: Kysely<Database>, projectKey: number, i
     code: item.code,
     filename: item.filename,
     lang: item.lang,
+    ...(visitors.get(item) ?? noVisitor),
   }));
   for (let start = 0; start < rows.length; start += 500)
     await trx

@@ -11,6 +11,15 @@ export type FeedbackStatus = (typeof feedbackStatuses)[number];
 export const sourceCode = (source: FeedbackSource) => feedbackSources.indexOf(source);
 export const statusCode = (status: FeedbackStatus) => feedbackStatuses.indexOf(status);
 
+/**
+ * Classes of a search's or feedback's sender (visitor.ts), stored as their position; `excluded` (bots,
+ * crawlers, libraries, spoofed agents) is stored but counted nowhere. A row whose event named no user
+ * agent has no class (null).
+ */
+export const interactionClasses = ['human', 'ai', 'excluded'] as const;
+export type InteractionClass = (typeof interactionClasses)[number];
+export const interactionClassCode = (name: InteractionClass) => interactionClasses.indexOf(name);
+
 /** Longest texts accepted, in UTF-16 code units (what a textarea's `maxlength` counts). Longer: the event is rejected. */
 export const feedbackLimits = { comment: 2000, contact: 320, code: 10_000, filename: 512, lang: 64, searchId: 128, rawQuery: 1000 } as const;
 /** Normalized queries longer than this are cut here (a pasted stack trace is still one query). */

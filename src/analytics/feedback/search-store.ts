@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
 import type { TableWrites } from '../../storage/statistics.ts';
 import { dayOf } from '../model/days.ts';
-import type { PreparedSearch } from './validate.ts';
+import type { PreparedInteraction, PreparedSearch } from './validate.ts';
+import { noVisitor, type VisitorColumns } from './visitor.ts';
 
 /** What a batch of searches adds to the per-day aggregates, collected in memory and written once. */
 class SearchDeltas {
@@ -98,7 +99,12 @@ async function applySearchDeltas(trx: Kysely<Database>, projectKey: number, delt
 }
 
 /** Inserts searches; those whose `searchId` is already stored are skipped (the first one stands). Returns the inserted ones. */
-async function insertSearches(trx: Kysely<Database>, projectKey: number, searches: PreparedSearch[]): Promise<PreparedSearch[]> {
+async function insertSearches(
+  trx: Kysely<Database>,
+  projectKey: number,
+  searches: PreparedSearch[],
+  visitors: ReadonlyMap<PreparedInteraction, VisitorColumns>,
+): Promise<PreparedSearch[]> {
   const inserted: PreparedSearch[] = [];
   for (let start = 0; start < searches.length; start += 500) {
     const chunk = searches.slice(start, start + 500);
@@ -112,6 +118,7 @@ async function insertSearches(trx: Kysely<Database>, projectKey: number, searche
           hits: search.hits,
           search_key: search.searchId,
           clicked_path: search.clickedPath,
+          ...(visitors.get(search) ?? noVisitor),
         })),
       )
       .onConflict((conflict) => conflict.columns(['project_key', 'search_key']).where('search_key', 'is not', null).doNothing())
@@ -131,9 +138,14 @@ async function insertSearches(trx: Kysely<Database>, projectKey: number, searche
  * Stores searches inside `trx` and updates the aggregates. An event with a `searchId` already stored
  * and a `clickedPath` is the click of that search: it marks the search clicked (its first click only)
  * instead of counting a new search; with an unknown `searchId`, it is a new search that was clicked.
- * Returns the rows written.
+ * A new search keeps its sender's columns from `visitors` (visitor.ts). Returns the rows written.
  */
-export async function storeSearches(trx: Kysely<Database>, projectKey: number, events: PreparedSearch[]): Promise<TableWrites> {
+export async function storeSearches(
+  trx: Kysely<Database>,
+  projectKey: number,
+  events: PreparedSearch[],
+  visitors: ReadonlyMap<PreparedInteraction, VisitorColumns>,
+): Promise<TableWrites> {
   if (events.length === 0) return {};
   const deltas = new SearchDeltas();
   const clicks = events.filter((event) => event.searchId !== null && event.clickedPath !== null);
@@ -149,7 +161,7 @@ export async function storeSearches(trx: Kysely<Database>, projectKey: number, e
     for (const row of rows) known.add(row.search_key!);
   }
   const searches = events.filter((event) => !(event.searchId !== null && event.clickedPath !== null && known.has(event.searchId)));
-  const inserted = new Set(await insertSearches(trx, projectKey, searches));
+  const inserted = new Set(await insertSearches(trx, projectKey, searches, visitors));
   for (const search of inserted) {
     deltas.search(search.at, search.query, search.hits);
     if (search.clickedPath !== null) deltas.click(search.at, search.query, search.clickedPath);

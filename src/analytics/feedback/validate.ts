@@ -1,4 +1,5 @@
 import { normalizePath } from '../ingest/paths.ts';
+import { interactionVisitor, type InteractionVisitor } from './visitor.ts';
 import { feedbackLimits, feedbackSources, queryLength, sourceCode, type FeedbackSource } from './kinds.ts';
 
 /** A checked feedback event, ready to store. */
@@ -13,6 +14,8 @@ export interface PreparedFeedback {
   code: string | null;
   filename: string | null;
   lang: string | null;
+  /** Who sent it, when the event said (visitor.ts). */
+  visitor: InteractionVisitor | null;
 }
 
 /** A checked search event: a search, a click on an earlier search (`searchId` and `clickedPath`), or both at once. */
@@ -23,13 +26,17 @@ export interface PreparedSearch {
   hits: number;
   searchId: string | null;
   clickedPath: string | null;
+  /** Who searched, when the event said (visitor.ts). */
+  visitor: InteractionVisitor | null;
 }
 
 export type PreparedInteraction = PreparedFeedback | PreparedSearch;
 
+/** A view's visitor fields, which either kind may carry too. */
+const visitorFieldNames = ['visitorId', 'userAgent', 'ip'];
 const fields = {
-  feedback: new Set(['kind', 'timestamp', 'path', 'source', 'helpful', 'comment', 'contact', 'code', 'filename', 'lang']),
-  search: new Set(['kind', 'timestamp', 'query', 'hits', 'searchId', 'clickedPath']),
+  feedback: new Set(['kind', 'timestamp', 'path', 'source', 'helpful', 'comment', 'contact', 'code', 'filename', 'lang', ...visitorFieldNames]),
+  search: new Set(['kind', 'timestamp', 'query', 'hits', 'searchId', 'clickedPath', ...visitorFieldNames]),
 };
 const maxFuture = 24 * 60 * 60 * 1000;
 const earliest = Date.UTC(2000, 0, 1);
@@ -88,6 +95,7 @@ function prepareFeedback(event: Record<string, unknown>, now: number): PreparedF
     code,
     filename: text(event, 'filename'),
     lang: text(event, 'lang'),
+    visitor: interactionVisitor(event),
   };
 }
 
@@ -109,6 +117,7 @@ function prepareSearch(event: Record<string, unknown>, now: number): PreparedSea
     hits: hits as number,
     searchId,
     clickedPath: clicked === undefined || clicked === null ? null : pagePath(clicked, 'clickedPath'),
+    visitor: interactionVisitor(event),
   };
 }
 

@@ -112,7 +112,9 @@ export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> =
       const address = clientAddress(request);
       reply.headers(rateLimitHeaders(await takeCollectLimits(context, project.id, address)));
       if (body.kind) {
-        await collectInteraction(context, project, address, { ...body.data, kind: body.kind }, page);
+        // The sender is who the request says, as for a view; the page's own data cannot name another.
+        const visitor = { visitorId: body.visitorId, userAgent: request.headers['user-agent'], ip: address };
+        await collectInteraction(context, project, address, { ...body.data, kind: body.kind, ...visitor }, page);
         reportIngested(context, 'tracker', 1, 0);
         return reply.code(204).send();
       }

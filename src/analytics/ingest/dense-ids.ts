@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import type { Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
 import { IdentityCache } from './identity-cache.ts';
 
@@ -78,6 +79,18 @@ export async function counterValue(db: Kysely<Database>, key: number, counter: C
 
 /** Reserves `count` consecutive ids of a counter of the project being written; returns the first. */
 export type ReserveIds = (counter: Counter, count: number) => Promise<number>;
+
+/**
+ * How a transaction of project `key` reserves ids. Where writers run side by side (PostgreSQL), a
+ * counter's row lock held to commit would make them take turns: ids come from blocks reserved in
+ * their own short transactions, and a rollback leaves a harmless gap. Where writers take turns
+ * (SQLite), ids are reserved inside `trx`.
+ */
+export function idReserver(storage: Pick<Storage, 'db' | 'profile'>, dictionary: Dictionary, trx: Kysely<Database>, key: number): ReserveIds {
+  return storage.profile.concurrentWrites > 1
+    ? (counter, count) => dictionary.blocks.take(storage.db, key, counter, count)
+    : (counter, count) => reserve(trx, key, counter, count);
+}
 
 /** Ids a counter reservation takes at least, where reservations commit on their own (see IdBlocks). */
 const blockSize = 4096;

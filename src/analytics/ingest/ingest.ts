@@ -10,7 +10,7 @@ import type { AnalyticsSignals } from '../model/signals.ts';
 import { insertEvents, type EventInsert } from './bulk-statements.ts';
 import { breakdownEntries } from './breakdown-entries.ts';
 import { countedClass } from './classify.ts';
-import { agentIds, counterValue, firstId, pathIds, projectKey, reserve, type Dictionary, type ReserveIds } from './dense-ids.ts';
+import { agentIds, counterValue, firstId, idReserver, pathIds, projectKey, type Dictionary } from './dense-ids.ts';
 import { GroupWriter } from './group-commit.ts';
 import type { KeyDirectories } from './verify/key-directories.ts';
 import { referrerIds, referringHost } from './referrers.ts';
@@ -73,13 +73,8 @@ export function prepareAll(inputs: unknown[], now = Date.now()): { events: Prepa
 async function storeCalls(trx: Kysely<Database>, storage: Storage, dictionary: Dictionary, calls: Call[]) {
   const { project, key } = calls[0];
   const events = calls.length === 1 ? calls[0].events : calls.flatMap((call) => call.events);
-  // Where writers run side by side (PostgreSQL), a counter's row lock held to commit would make them
-  // take turns: ids come from blocks reserved in their own short transactions, and a rollback of ours
-  // leaves a harmless gap. Where writers take turns (SQLite), ids are reserved inside `trx`.
   const sideBySide = storage.profile.concurrentWrites > 1;
-  const reserveIds: ReserveIds = sideBySide
-    ? (counter, count) => dictionary.blocks.take(storage.db, key, counter, count)
-    : (counter, count) => reserve(trx, key, counter, count);
+  const reserveIds = idReserver(storage, dictionary, trx, key);
   const paths = await pathIds(
     trx,
     dictionary,

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { acceptsMarkdownFirst, normalizePath, type NormalizedPath } from './paths.ts';
-import type { PreparedEvent } from '../model/prepared-event.ts';
+import type { PreparedEvent, VisitorKey } from '../model/prepared-event.ts';
 import { rangeVerification } from './verify/operator-ranges.ts';
 import { requestHeaders } from './verify/request-headers.ts';
 
@@ -63,6 +63,19 @@ function timestamp(value: unknown, now: number): number {
   return Math.floor(at);
 }
 
+/**
+ * The fields that identify a visitor (`visitorId`, or `ip` and `userAgent`), checked; absent ones
+ * undefined. Views and the feedback and search events take them alike (../feedback/visitor.ts).
+ */
+export function visitorFields(event: Record<string, unknown>): VisitorKey {
+  const userAgent = optionalText(event, 'userAgent', 2048);
+  const ip = optionalText(event, 'ip', 64);
+  if (ip !== undefined && isIP(ip) === 0) throw new Error(`ip "${ip}" is not an IPv4 or IPv6 address.`);
+  const visitorId = optionalText(event, 'visitorId', 200);
+  if (visitorId === '') throw new Error('visitorId must not be empty; leave it out to identify visitors by IP and user agent.');
+  return { userAgent, ip, visitorId };
+}
+
 /** Checks one event; throws an Error whose message says what to fix. */
 export function prepareEvent(input: unknown, now: number): PreparedEvent {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new Error('Each event must be a JSON object.');
@@ -73,11 +86,7 @@ export function prepareEvent(input: unknown, now: number): PreparedEvent {
   if (event.path.length > 2048) throw new Error('path is longer than 2048 characters.');
   const path = normalized(event.path);
   if (!path) throw new Error(`path "${event.path.slice(0, 100)}" is not a URL path; it must start with /.`);
-  const userAgent = optionalText(event, 'userAgent', 2048) ?? '';
-  const ip = optionalText(event, 'ip', 64);
-  if (ip !== undefined && isIP(ip) === 0) throw new Error(`ip "${ip}" is not an IPv4 or IPv6 address.`);
-  const visitorId = optionalText(event, 'visitorId', 200);
-  if (visitorId === '') throw new Error('visitorId must not be empty; leave it out to identify visitors by IP and user agent.');
+  const { userAgent = '', ip, visitorId } = visitorFields(event);
   const accept = optionalText(event, 'accept', 2048);
   const referrer = optionalText(event, 'referrer', 2048) ?? null;
   optionalText(event, 'contentType', 256);

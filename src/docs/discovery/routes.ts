@@ -65,7 +65,7 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
       const { query, pageSize, scoreThreshold, filter } = request.body;
       const cleaned = query.replace(controlCharacters, ' ');
       const hits = await searchDocs(context.storage, project.id, cleaned, { limit: pageSize, scoreThreshold, groups: filter?.groups });
-      counter.search(project, cleaned, hits.length);
+      counter.search(request, project, cleaned, hits.length);
       const { siteUrl } = siteOf(project, context.config);
       return hits.map((hit) => ({
         content: hit.markdown,

@@ -36,16 +36,16 @@ export function indexSource(storage: Storage, project: ProjectRow, siteUrl: stri
       routes = Promise.resolve(new Map(pages.map((page) => [page.path, page.route])));
       return pages.map((page) => ({ path: page.path, read: async () => (await getPage(storage, project.id, page.path))?.markdown ?? '' }));
     },
-    async submitFeedback(path, description) {
-      await counter.feedback(project, (await routeOf(path)) ?? `/${path}`, description);
+    async submitFeedback(path, description, client) {
+      await counter.feedback(request, project, (await routeOf(path)) ?? `/${path}`, description, { via: 'mcp', client });
     },
     onPageRead(paths, client) {
       void Promise.all(paths.map(routeOf)).then((found) => {
         for (const route of found) if (route !== undefined) counter.view(request, project, { path: viewPath(route), method: 'GET', via: 'mcp', client });
       });
     },
-    onSearch(query, hits) {
-      counter.search(project, query, hits);
+    onSearch(query, hits, client) {
+      counter.search(request, project, query, hits, { via: 'mcp', client });
     },
   };
 }

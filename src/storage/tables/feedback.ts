@@ -20,6 +20,10 @@ export interface AnalyticsFeedbackRow {
   code: string | null;
   filename: string | null;
   lang: string | null;
+  /** The sender's dense visitor id (analytics_visitors), when the event named a visitor; never the IP. */
+  visitor_id: number | null;
+  /** The sender's class (analytics/feedback/kinds.ts `interactionClasses`), null when no user agent said. */
+  visitor_class: number | null;
 }
 
 /** Feedback counts of one project, UTC day, page, source and status. */
@@ -45,6 +49,10 @@ export interface AnalyticsSearchRow {
   /** The client's `searchId`, unique per project when given. */
   search_key: string | null;
   clicked_path: string | null;
+  /** The sender's dense visitor id (analytics_visitors), when the event named a visitor; never the IP. */
+  visitor_id: number | null;
+  /** The sender's class (analytics/feedback/kinds.ts `interactionClasses`), null when no user agent said. */
+  visitor_class: number | null;
 }
 
 /** Searches of one normalized query on one UTC day. */
