@@ -19,6 +19,15 @@ export interface DocsCounter {
   feedback(project: ProjectRow, route: string, comment: string): Promise<void>;
 }
 
+/** What one request's MCP tools do, counted for its project (index-source.ts's SourceCounts). */
+export function requestCounts(counter: DocsCounter, request: FastifyRequest, project: ProjectRow) {
+  return {
+    view: (view: ViewFields) => counter.view(request, project, view),
+    search: (query: string, hits: number) => counter.search(project, query, hits),
+    feedback: (route: string, comment: string) => counter.feedback(project, route, comment),
+  };
+}
+
 /**
  * Recording never delays or fails the answer: views and searches are left to commit in the
  * background (the entry points log a failure and never reject). Each view carries the request's
