@@ -30,6 +30,27 @@ interface Held {
   error?: Error;
 }
 
+/** The controller, telling `paused` when the handler pauses it. */
+function watchPause(controller: Dispatcher.DispatchController, paused: () => void): Dispatcher.DispatchController {
+  return {
+    get aborted() {
+      return controller.aborted;
+    },
+    get paused() {
+      return controller.paused;
+    },
+    get reason() {
+      return controller.reason;
+    },
+    abort: (reason) => controller.abort(reason),
+    pause() {
+      paused();
+      controller.pause();
+    },
+    resume: () => controller.resume(),
+  };
+}
+
 export function withFallback(inner: Dispatcher.DispatchHandler, options: FallbackOptions): Dispatcher.DispatchHandler {
   let state: 'passing' | 'holding' | 'replaced' = 'passing';
   let held: Held | undefined;
@@ -45,11 +66,14 @@ export function withFallback(inner: Dispatcher.DispatchHandler, options: Fallbac
     state = 'passing';
     // The upstream failed after its status line: forward.ts's handler answers as for any failed upstream.
     if (answer.error) return inner.onResponseError?.(controller, answer.error);
-    // Resumed before the replay, which is synchronous, so the handler's own backpressure pause stands.
-    if (!answer.ended) controller.resume();
-    inner.onResponseStart?.(controller, answer.status, answer.headers, answer.message);
-    for (const chunk of answer.chunks) inner.onResponseData?.(controller, chunk);
-    if (answer.ended) inner.onResponseEnd?.(controller, answer.trailers ?? {});
+    // Resuming delivers what the socket holds at once, so the held part goes first; when the handler
+    // paused for backpressure meanwhile, it resumes the upstream itself once the client drained.
+    let handlerPaused = false;
+    const watched = watchPause(controller, () => (handlerPaused = true));
+    inner.onResponseStart?.(watched, answer.status, answer.headers, answer.message);
+    for (const chunk of answer.chunks) inner.onResponseData?.(watched, chunk);
+    if (answer.ended) inner.onResponseEnd?.(watched, answer.trailers ?? {});
+    else if (!handlerPaused) controller.resume();
   }
 
   return {
