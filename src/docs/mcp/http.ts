@@ -80,7 +80,7 @@ function toWebRequest(request: McpHttpRequest): Request {
 }
 
 /** A JSON-RPC error answer, under the HTTP status the transport rules give it. */
-export function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): McpHttpAnswer {
+function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): McpHttpAnswer {
   return {
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
