@@ -26,7 +26,7 @@ export function registerProxy(program: Command): void {
   program
     .command('proxy')
     .description(
-      'Reverse proxy in front of a docs site that records every request it forwards as analytics (status: GET /.quire/proxy-status from this machine)',
+      'Reverse proxy in front of a docs site that records every request it forwards as analytics, and serves llms.txt, Markdown pages and the search MCP server at the site root while the docs are public (status: GET /.quire/proxy-status from this machine)',
     )
     .requiredOption('--project <id>', 'project the views belong to')
     .requiredOption('--upstream <url>', 'origin of the docs site to forward to, e.g. http://127.0.0.1:3000')
@@ -43,16 +43,16 @@ export function registerProxy(program: Command): void {
         const project = await findProject(storage.db, flags.project);
         if (!project) throw new CliError(`No project has the id ${flags.project}; "quire projects list" shows them.`);
         // Loaded here: the proxy's HTTP client is a large module every other verb would load for nothing.
-        const [{ ProxyRecorder }, { createProxyServer }, { workerStore }] = await Promise.all([
+        const [{ ProxyRecorder }, { createSiteProxy }, { workerStore }] = await Promise.all([
           import('../analytics/proxy/recorder.ts'),
-          import('../analytics/proxy/proxy-server.ts'),
+          import('../server/proxy.ts'),
           import('../analytics/proxy/worker-store.ts'),
         ]);
         const logger = pino({ level: config.logLevel }, pino.destination(2));
         // The data directory as resolved here: the writer thread must open the database this verb opened.
         const writer = workerStore({ projectId: project.id, env: { ...process.env, QUIRE_DATA_DIR: config.dataDir } }, logger);
         const recorder = new ProxyRecorder({ store: writer.store, logger, maxBuffered });
-        const app = await createProxyServer({ upstream, recorder, logger, trustProxy: flags.trustProxy });
+        const app = await createSiteProxy({ storage, config, projectId: project.id, upstream, recorder, logger, trustProxy: flags.trustProxy });
         await app.listen({ host, port });
         logger.info({ listen: app.addresses(), upstream, project: project.id, skipAssets: project.skip_assets !== 0 }, 'proxy ready');
         await new Promise<void>((resolve) => {

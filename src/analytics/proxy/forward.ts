@@ -9,7 +9,8 @@ import type { Logger } from 'pino';
 import type { Dispatcher, Pool } from 'undici';
 import { answerJson, endToEnd, forwardedTrailers, isTimeout, upstreamRequestHeaders } from './messages.ts';
 import type { ProxyRecorder } from './recorder.ts';
-import { clientAddress, recordAnswered, recordUnanswered } from './recording.ts';
+import { clientAddress, recordAnswered, recordUnanswered, type Arrival } from './recording.ts';
+import { withLlmsLink } from './surface.ts';
 
 export interface ForwardOptions {
   pool: Pool;
@@ -19,9 +20,19 @@ export interface ForwardOptions {
   trustProxy: boolean;
 }
 
+/** What the site surface adds to a forwarded request (surface-router.ts). */
+export interface ForwardExtras {
+  /** The `link` header the upstream's HTML pages gain. */
+  link?: string;
+  /** Wraps the handler of the upstream's answer, so the surface can answer in its place (fallback.ts). */
+  wrap?: (handler: Dispatcher.DispatchHandler, arrival: Arrival) => Dispatcher.DispatchHandler;
+}
+
 /** A function that forwards one request and answers it. */
-export function createForwarder({ pool, origin, recorder, logger, trustProxy }: ForwardOptions): (request: IncomingMessage, response: ServerResponse) => void {
-  return function forward(request, response) {
+export type Forward = (request: IncomingMessage, response: ServerResponse, extras?: ForwardExtras) => void;
+
+export function createForwarder({ pool, origin, recorder, logger, trustProxy }: ForwardOptions): Forward {
+  return function forward(request, response, extras) {
     const arrival = { path: request.url ?? '/', at: Date.now(), ip: clientAddress(request, trustProxy) };
     const headers = upstreamRequestHeaders(request, origin.host);
     const hasBody =
@@ -43,7 +54,7 @@ export function createForwarder({ pool, origin, recorder, logger, trustProxy }: 
         // 1xx answers (other than the final one) are the proxy's own business with each side.
         if (statusCode < 200) return;
         recordAnswered(recorder, request, arrival, statusCode, upstreamHeaders);
-        const headers = endToEnd(upstreamHeaders);
+        const headers = extras?.link ? withLlmsLink(endToEnd(upstreamHeaders), statusCode, extras.link) : endToEnd(upstreamHeaders);
         // Trailers need a chunked answer: announced only where the client gets one (Node refuses the
         // Trailer field otherwise), and sent after the body by onResponseEnd.
         chunked =
@@ -86,7 +97,7 @@ export function createForwarder({ pool, origin, recorder, logger, trustProxy }: 
     };
     pool.dispatch(
       { origin: origin.origin, path: arrival.path, method: (request.method ?? 'GET') as Dispatcher.HttpMethod, headers, body: hasBody ? request : null },
-      handler,
+      extras?.wrap ? extras.wrap(handler, arrival) : handler,
     );
   };
 }

@@ -6,7 +6,7 @@
  * -Proto), hop-by-hop headers dropped both ways (messages.ts). Recording is one append to the
  * recorder's list once the upstream's status is known (recording.ts, recorder.ts); nothing about it
  * can delay or fail a response. Connection upgrades (WebSocket) are joined to the upstream's byte for
- * byte (upgrade.ts).
+ * byte (upgrade.ts). With a site surface, the surface's paths are routed first (surface-router.ts).
  *
  * Why not a framework here: on two cores the proxy shares the CPU with the site it fronts, and every
  * microsecond it spends per request is throughput lost. A framework's routing, hooks and reply
@@ -19,6 +19,8 @@ import { Pool } from 'undici';
 import { createForwarder } from './forward.ts';
 import { answerJson, isLoopback, unsafeTarget } from './messages.ts';
 import type { ProxyRecorder } from './recorder.ts';
+import type { ProxySurface } from './surface.ts';
+import { createSurfaceRouter } from './surface-router.ts';
 import { createUpgrader } from './upgrade.ts';
 
 export interface ProxyOptions {
@@ -29,6 +31,8 @@ export interface ProxyOptions {
   trustProxy?: boolean;
   /** Upstream response timeout in milliseconds (default 60,000). */
   timeoutMilliseconds?: number;
+  /** The site surface served at the site's root while the project's docs are public (surface-router.ts). */
+  surface?: ProxySurface;
 }
 
 export interface ProxyServer {
@@ -48,14 +52,16 @@ export async function createProxyServer(options: ProxyOptions): Promise<ProxySer
   const origin = new URL(options.upstream);
   const timeout = options.timeoutMilliseconds ?? 60_000;
   const pool = new Pool(origin.origin, { connections: 128, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: timeout, bodyTimeout: timeout });
-  const forward = createForwarder({ pool, origin, recorder, logger, trustProxy: options.trustProxy ?? false });
+  const trustProxy = options.trustProxy ?? false;
+  const forward = createForwarder({ pool, origin, recorder, logger, trustProxy });
+  const answer = options.surface ? createSurfaceRouter({ surface: options.surface, forward, recorder, logger, trustProxy }) : forward;
   const { upgrade, upgraded } = createUpgrader(origin, timeout, recorder, logger);
 
   const server = createServer((request, response) => {
     const url = request.url ?? '/';
     if (url === statusPath && isLoopback(request.socket.remoteAddress)) return answerJson(response, 200, recorder.status());
     if (unsafeTarget(url)) return answerJson(response, 400, { error: 'The request target must be a path on this site.', code: 'bad_request' });
-    forward(request, response);
+    answer(request, response);
   });
   server.on('upgrade', upgrade);
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {

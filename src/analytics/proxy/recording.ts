@@ -4,6 +4,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { headerValue, signatureHeaders } from '../capture/signature-headers.ts';
+import { mcpUserAgent, type McpClient } from '../ingest/agent-identity.ts';
 import type { ProxyRecorder } from './recorder.ts';
 
 /** A forwarded request as it arrived: its target, when, and from which client address. */
@@ -53,5 +54,32 @@ export function recordUnanswered(recorder: ProxyRecorder, request: IncomingMessa
     status,
     ip: arrival.ip,
     userAgent: headerValue(request.headers, 'user-agent'),
+  });
+}
+
+/** Notes a request the site surface answered: a view of the page or file it served (its `viewPath`). */
+export function recordSurface(
+  recorder: ProxyRecorder,
+  request: IncomingMessage,
+  arrival: Arrival,
+  answer: { status: number; headers: Record<string, string>; viewPath: string },
+): void {
+  recordAnswered(recorder, request, { ...arrival, path: answer.viewPath }, answer.status, answer.headers);
+}
+
+/**
+ * Notes a page an MCP tool returned, as one view from the request's client: stored under a user
+ * agent that names the MCP client when the request's own names no known agent (mcpUserAgent).
+ */
+export function recordMcpView(recorder: ProxyRecorder, request: IncomingMessage, ip: string, path: string, client: McpClient | undefined): void {
+  recorder.record({
+    method: 'GET',
+    path,
+    at: Date.now(),
+    status: 200,
+    ip,
+    userAgent: mcpUserAgent(headerValue(request.headers, 'user-agent'), client),
+    accept: headerValue(request.headers, 'accept'),
+    headers: signatureHeaders(request.headers),
   });
 }

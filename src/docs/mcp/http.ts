@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createSearchMcpServer, type SearchMcpServerOptions } from './server.ts';
@@ -8,6 +9,21 @@ export interface SearchMcpHttpOptions extends Omit<SearchMcpServerOptions, 'clie
   sessionKey: string | Buffer;
 }
 
+/** One HTTP request to the server, its JSON body already parsed: Fastify's on Quire, the proxy's own at a site's root. */
+export interface McpHttpRequest {
+  method: string;
+  /** The request target (path and query). */
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: unknown;
+}
+
+export interface McpHttpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
 /** Largest request body taken, in bytes: give it as the route's `bodyLimit`, so Fastify answers 413 above it. */
 export const searchMcpBodyLimit = 1024 * 1024;
 
@@ -16,41 +32,45 @@ const connectionHeaders = new Set(['host', 'connection', 'content-length', 'tran
 
 /**
  * Answers one HTTP request to the search MCP server: streamable HTTP, stateless, JSON responses.
- * Each request gets its own server and transport, so any process of a fleet can answer it. The
- * route gives Fastify's parsed JSON body (its `bodyLimit` bounds it); the reply goes through Fastify,
- * so its hooks and the analytics see it like any other. GET and DELETE are 405, as the spec allows
- * a server without an SSE stream or sessions to terminate.
+ * Each request gets its own server and transport, so any process of a fleet can answer it. GET and
+ * DELETE are 405, as the spec allows a server without an SSE stream or sessions to terminate.
  */
-export async function handleSearchMcpRequest(request: FastifyRequest, reply: FastifyReply, options: SearchMcpHttpOptions): Promise<FastifyReply> {
+export async function answerSearchMcp(request: McpHttpRequest, options: SearchMcpHttpOptions): Promise<McpHttpAnswer> {
   if (request.method !== 'POST') {
-    return reply
-      .code(405)
-      .header('allow', 'POST')
-      .send(jsonRpcError(-32000, 'Method not allowed: this server takes POST only (no SSE stream, no session to end).'));
+    return jsonRpcError(405, -32000, 'Method not allowed: this server takes POST only (no SSE stream, no session to end).', { allow: 'POST' });
   }
   const sessionId = request.headers['mcp-session-id'];
   const client = typeof sessionId === 'string' ? readSessionId(sessionId, options.sessionKey) : undefined;
   if (typeof sessionId === 'string' && client === undefined) {
     // The spec's answer to an unknown session: the client starts a new one with initialize.
-    return reply.code(404).send(jsonRpcError(-32001, 'Session not found: send initialize to start a new session.'));
+    return jsonRpcError(404, -32001, 'Session not found: send initialize to start a new session.');
   }
   const server = createSearchMcpServer({ ...options, client });
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
     await server.connect(transport);
     const response = await transport.handleRequest(toWebRequest(request), { parsedBody: request.body });
-    reply.code(response.status);
-    response.headers.forEach((value, name) => void reply.header(name, value));
+    const headers: Record<string, string> = {};
+    response.headers.forEach((value, name) => (headers[name] = value));
     // Only a request that held initialize knows the client from the server itself.
     const initialized = server.server.getClientVersion();
-    if (initialized) reply.header('mcp-session-id', createSessionId(initialized, options.sessionKey));
-    return reply.send(await response.text());
+    if (initialized) headers['mcp-session-id'] = createSessionId(initialized, options.sessionKey);
+    return { status: response.status, headers, body: await response.text() };
   } finally {
     await server.close();
   }
 }
 
-function toWebRequest(request: FastifyRequest): Request {
+/**
+ * The server on a Fastify route: the route gives Fastify's parsed JSON body (its `bodyLimit` bounds
+ * it); the reply goes through Fastify, so its hooks and the analytics see it like any other.
+ */
+export async function handleSearchMcpRequest(request: FastifyRequest, reply: FastifyReply, options: SearchMcpHttpOptions): Promise<FastifyReply> {
+  const answer = await answerSearchMcp({ method: request.method, url: request.url, headers: request.headers, body: request.body }, options);
+  return reply.code(answer.status).headers(answer.headers).send(answer.body);
+}
+
+function toWebRequest(request: McpHttpRequest): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(request.headers)) {
     if (value === undefined || connectionHeaders.has(name)) continue;
@@ -59,6 +79,11 @@ function toWebRequest(request: FastifyRequest): Request {
   return new Request(new URL(request.url, 'http://localhost'), { method: request.method, headers });
 }
 
-function jsonRpcError(code: number, message: string) {
-  return { jsonrpc: '2.0', error: { code, message }, id: null };
+/** A JSON-RPC error answer, under the HTTP status the transport rules give it. */
+function jsonRpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): McpHttpAnswer {
+  return {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }),
+  };
 }

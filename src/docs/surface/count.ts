@@ -3,6 +3,7 @@ import { recordInteractions, recordRequest, type InteractionSender, type Recorde
 import { clientAddressResolver } from '../../http/client-address.ts';
 import type { AppContext } from '../../http/context.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
+import type { McpClientInfo } from '../mcp/source.ts';
 
 const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(', ') : value);
 
@@ -20,6 +21,15 @@ export interface DocsCounter {
   search(request: FastifyRequest, project: ProjectRow, query: string, hits: number, mcp?: McpFields): void;
   /** Feedback an agent sent through the MCP server about the page at `route`. */
   feedback(request: FastifyRequest, project: ProjectRow, route: string, comment: string, mcp?: McpFields): Promise<void>;
+}
+
+/** What one request's MCP tools do, counted for its project (index-source.ts's SourceCounts). */
+export function requestCounts(counter: DocsCounter, request: FastifyRequest, project: ProjectRow) {
+  return {
+    view: (view: ViewFields) => counter.view(request, project, view),
+    search: (query: string, hits: number, client: McpClientInfo | undefined) => counter.search(request, project, query, hits, { via: 'mcp', client }),
+    feedback: (route: string, comment: string, client: McpClientInfo | undefined) => counter.feedback(request, project, route, comment, { via: 'mcp', client }),
+  };
 }
 
 /**

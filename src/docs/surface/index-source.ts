@@ -1,11 +1,20 @@
-import type { FastifyRequest } from 'fastify';
 import type { Storage } from '../../storage/dialect.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import { getPage, listPages } from '../index/pages.ts';
-import type { DocsFile, DocsSource } from '../mcp/source.ts';
+import type { DocsFile, DocsSource, McpClientInfo } from '../mcp/source.ts';
 import { searchDocs } from '../search/search.ts';
-import type { DocsCounter } from './count.ts';
+import type { ViewFields } from './count.ts';
 import { pageUrl, viewPath } from './site-files.ts';
+
+/**
+ * Where the tools' views, searches and feedback are counted for one request: on Quire through the
+ * analytics entry point (count.ts), behind `quire proxy` through the proxy's recorder.
+ */
+export interface SourceCounts {
+  view(view: ViewFields): void;
+  search(query: string, hits: number, client: McpClientInfo | undefined): void;
+  feedback(route: string, comment: string, client: McpClientInfo | undefined): Promise<void>;
+}
 
 /** Pages listed at once for the filesystem tool: every page of a large site in one ordered query. */
 const allPages = { limit: 1_000_000, offset: 0 };
@@ -15,7 +24,7 @@ const allPages = { limit: 1_000_000, offset: 0 };
  * the same search as the discovery API, the current generation's pages as files (read only when a
  * command needs their text), and what the tools did counted as views, searches and feedback.
  */
-export function indexSource(storage: Storage, project: ProjectRow, siteUrl: string, counter: DocsCounter, request: FastifyRequest): DocsSource {
+export function indexSource(storage: Storage, project: ProjectRow, siteUrl: string, counts: SourceCounts): DocsSource {
   let routes: Promise<Map<string, string>> | undefined;
   const routeOf = async (path: string) => {
     routes ??= listPages(storage, project.id, allPages).then(({ pages }) => new Map(pages.map((page) => [page.path, page.route])));
@@ -37,15 +46,15 @@ export function indexSource(storage: Storage, project: ProjectRow, siteUrl: stri
       return pages.map((page) => ({ path: page.path, read: async () => (await getPage(storage, project.id, page.path))?.markdown ?? '' }));
     },
     async submitFeedback(path, description, client) {
-      await counter.feedback(request, project, (await routeOf(path)) ?? `/${path}`, description, { via: 'mcp', client });
+      await counts.feedback((await routeOf(path)) ?? `/${path}`, description, client);
     },
     onPageRead(paths, client) {
       void Promise.all(paths.map(routeOf)).then((found) => {
-        for (const route of found) if (route !== undefined) counter.view(request, project, { path: viewPath(route), method: 'GET', via: 'mcp', client });
+        for (const route of found) if (route !== undefined) counts.view({ path: viewPath(route), method: 'GET', via: 'mcp', client });
       });
     },
     onSearch(query, hits, client) {
-      counter.search(request, project, query, hits, { via: 'mcp', client });
+      counts.search(query, hits, client);
     },
   };
 }

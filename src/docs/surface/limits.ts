@@ -4,10 +4,15 @@ import type { AppContext } from '../../http/context.ts';
 import { rateLimited, rateLimitHeaders, takeRateLimit, type RateLimitRule } from '../../http/rate-limit.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
 
-/** Takes one request from each bucket, in one transaction: a refused request uses up none of them. */
-async function take(context: AppContext, reply: FastifyReply, buckets: { bucket: string; rule: RateLimitRule; what: string }[]): Promise<void> {
+type LimitContext = Pick<AppContext, 'config' | 'storage'>;
+
+/**
+ * Takes one request from each bucket, in one transaction: a refused request uses up none of them.
+ * Gives the rate-limit headers of the tightest bucket; a refusal throws the 429 error.
+ */
+async function take(context: LimitContext, buckets: { bucket: string; rule: RateLimitRule; what: string }[]): Promise<Record<string, string>> {
   const { storage } = context;
-  await storage.db.transaction().execute(async (trx) => {
+  return storage.db.transaction().execute(async (trx) => {
     let tightest: Record<string, string> = {};
     let fewest = Infinity;
     for (const { bucket, rule, what } of buckets) {
@@ -15,7 +20,7 @@ async function take(context: AppContext, reply: FastifyReply, buckets: { bucket:
       if (!state.allowed) throw rateLimited(state, what);
       if (state.remaining < fewest) [fewest, tightest] = [state.remaining, rateLimitHeaders(state)];
     }
-    reply.headers(tightest);
+    return tightest;
   });
 }
 
@@ -24,34 +29,39 @@ async function take(context: AppContext, reply: FastifyReply, buckets: { bucket:
  * discovery search and page per organization; the search MCP server per client address (an IPv6
  * /64 counts as one) and per project.
  */
-export function docsLimits(context: AppContext) {
+export function docsLimits(context: LimitContext) {
   const { config } = context;
   const clientAddress = clientAddressResolver(config.trustedProxies);
   const window = (seconds: number) => `${seconds / 60} minutes`;
+  /** The MCP server's limits for a call from `address` (the proxy resolves addresses its own way). */
+  const mcpCall = (project: ProjectRow, address: string | undefined) => {
+    const windowMs = config.docsMcpRateWindowSeconds * 1000;
+    const span = window(config.docsMcpRateWindowSeconds);
+    return take(context, [
+      {
+        bucket: `docs-mcp:address:${clientNetwork(address)}`,
+        rule: { limit: config.docsMcpRateLimitPerAddress, windowMs },
+        what: `This address has made its ${config.docsMcpRateLimitPerAddress} calls to docs MCP servers for the last ${span}.`,
+      },
+      {
+        bucket: `docs-mcp:project:${project.id}`,
+        rule: { limit: config.docsMcpRateLimitPerProject, windowMs },
+        what: `This project's MCP server has answered its ${config.docsMcpRateLimitPerProject} calls for the last ${span}.`,
+      },
+    ]);
+  };
   return {
-    discovery: (project: ProjectRow, reply: FastifyReply) =>
-      take(context, reply, [
-        {
-          bucket: `discovery:${project.org_id}`,
-          rule: { limit: config.discoveryRateLimit, windowMs: config.discoveryRateWindowSeconds * 1000 },
-          what: `This organization has used its ${config.discoveryRateLimit} discovery requests for the last ${window(config.discoveryRateWindowSeconds)}.`,
-        },
-      ]),
-    mcp: (project: ProjectRow, request: FastifyRequest, reply: FastifyReply) => {
-      const windowMs = config.docsMcpRateWindowSeconds * 1000;
-      const span = window(config.docsMcpRateWindowSeconds);
-      return take(context, reply, [
-        {
-          bucket: `docs-mcp:address:${clientNetwork(clientAddress(request))}`,
-          rule: { limit: config.docsMcpRateLimitPerAddress, windowMs },
-          what: `This address has made its ${config.docsMcpRateLimitPerAddress} calls to docs MCP servers for the last ${span}.`,
-        },
-        {
-          bucket: `docs-mcp:project:${project.id}`,
-          rule: { limit: config.docsMcpRateLimitPerProject, windowMs },
-          what: `This project's MCP server has answered its ${config.docsMcpRateLimitPerProject} calls for the last ${span}.`,
-        },
-      ]);
-    },
+    discovery: async (project: ProjectRow, reply: FastifyReply) =>
+      void reply.headers(
+        await take(context, [
+          {
+            bucket: `discovery:${project.org_id}`,
+            rule: { limit: config.discoveryRateLimit, windowMs: config.discoveryRateWindowSeconds * 1000 },
+            what: `This organization has used its ${config.discoveryRateLimit} discovery requests for the last ${window(config.discoveryRateWindowSeconds)}.`,
+          },
+        ]),
+      ),
+    mcp: async (project: ProjectRow, request: FastifyRequest, reply: FastifyReply) => void reply.headers(await mcpCall(project, clientAddress(request))),
+    mcpCall,
   };
 }

@@ -5,7 +5,7 @@ import { ApiError } from '../../http/errors.ts';
 import { handleSearchMcpRequest, searchMcpBodyLimit } from '../mcp/http.ts';
 import { docsAuthorizer } from './access.ts';
 import { answerSurface } from './answer.ts';
-import { docsCounter } from './count.ts';
+import { docsCounter, requestCounts } from './count.ts';
 import { indexSource } from './index-source.ts';
 import { docsLimits } from './limits.ts';
 import { mcpSessionKey, quireSurfaceBase, siteOf } from './site.ts';
@@ -62,7 +62,7 @@ export async function siteSurfaceRoutes(app: FastifyInstance, { context }: { con
       return handleSearchMcpRequest(request, reply, {
         name: project.mcp_name!,
         siteName: site.name,
-        source: indexSource(context.storage, project, site.siteUrl, counter, request),
+        source: indexSource(context.storage, project, site.siteUrl, requestCounts(counter, request, project)),
         sessionKey: mcpSessionKey(project),
       });
     },
