@@ -2,6 +2,7 @@ import { agentBench } from './agent.ts';
 import { analyticsBench } from './analytics.ts';
 import { captureBench } from './capture.ts';
 import { classifyBench } from './classify.ts';
+import { docsBench } from './docs.ts';
 import { eventsBench } from './events.ts';
 import { feedbackBench } from './feedback.ts';
 import { jobsBench } from './jobs.ts';
@@ -10,4 +11,15 @@ import { scaleBench } from './scale.ts';
 import { webhooksBench } from './webhooks.ts';
 
 /** Every benchmark suite, in the order `npm run bench` runs them. */
-export const suites: BenchSuite[] = [agentBench, jobsBench, eventsBench, webhooksBench, scaleBench, analyticsBench, classifyBench, captureBench, feedbackBench];
+export const suites: BenchSuite[] = [
+  agentBench,
+  jobsBench,
+  eventsBench,
+  webhooksBench,
+  scaleBench,
+  analyticsBench,
+  classifyBench,
+  captureBench,
+  feedbackBench,
+  docsBench,
+];

@@ -1,0 +1,173 @@
+/**
+ * Docs served to agents and readers, on a running Quire (API and builder in one process) over HTTP: builds of a
+ * real docs repository and of 10,000 pages made from it, search quality beside MiniSearch and Orama on the same
+ * pages and queries, search latency with 16 clients, the MCP search tool and llms.txt.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { baselines } from './docs-baselines.ts';
+import { fetchText, mcpClient, measureConcurrent, quantiles, refreshDocs, searchPages, updateProject, waitForBuild, type DocsServer } from './docs-client.ts';
+import { qualityCorpus } from './docs-corpus.ts';
+import { evaluateSearch, type SearchQuality } from './docs-quality.ts';
+import { changeOnePage, cloneSeconds, multipliedRepository, temporalRepository, type BenchRepository } from './docs-repositories.ts';
+import { freshDatabase, postgresReachable, type BenchDatabase } from './databases.ts';
+import { startBenchProcess } from './processes.ts';
+import type { BenchSuite, Report } from './report.ts';
+
+const largePages = Number(process.env.QUIRE_BENCH_DOCS_PAGES ?? '10000');
+const seconds = Number(process.env.QUIRE_BENCH_SECONDS ?? '5');
+const clients = 16;
+
+interface Repositories {
+  folder: string;
+  temporal: BenchRepository;
+  large: BenchRepository;
+  cloned: { temporal: number; large: number };
+}
+
+async function buildFrom(server: DocsServer, repository: BenchRepository, settings: Record<string, unknown> = {}) {
+  const started = performance.now();
+  await updateProject(server, { repository: repository.path, ref: 'main', ...settings });
+  const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repository.work, encoding: 'utf8' }).trim();
+  return waitForBuild(server, commit, started);
+}
+
+function qualityFigures(report: Report, prefix: string, quire: SearchQuality, references: SearchQuality[]): void {
+  for (const measure of ['recallAt5', 'mrr'] as const) {
+    const best = Math.max(...references.map((reference) => reference[measure]));
+    const strongest = references.find((reference) => reference[measure] === best)!;
+    report.add({
+      name: `${prefix} search ${measure === 'recallAt5' ? 'recall@5' : 'MRR@10'} (${quire.queries} queries)`,
+      value: Number(quire[measure].toFixed(3)),
+      unit: '',
+      reference: { name: strongest.name, value: Number(best.toFixed(3)) },
+      target: { text: `≥ ${references.map((reference) => `${reference.name} ${reference[measure].toFixed(3)}`).join(' and ')}`, met: quire[measure] >= best },
+    });
+  }
+}
+
+async function runOn(report: Report, database: BenchDatabase, repositories: Repositories, references: SearchQuality[]): Promise<void> {
+  const prefix = `${database.name}:`;
+  const quire = await startBenchProcess('bench/docs-server.ts', [], { ...database.env, QUIRE_BENCH_REPOSITORIES: repositories.folder });
+  const server = quire.info as DocsServer;
+  try {
+    const temporal = await buildFrom(server, repositories.temporal, { docsPublic: true });
+    report.add({
+      name: `${prefix} full build of the Temporal docs (${temporal.pages} pages)`,
+      value: Number(temporal.seconds.toFixed(2)),
+      unit: 's',
+      reference: { name: 'git clone of the same repository', value: Number(repositories.cloned.temporal.toFixed(2)) },
+    });
+    report.add({ name: `${prefix} full build of the Temporal docs, pages per second`, value: Math.round(temporal.pages / temporal.seconds), unit: 'pages/s' });
+    qualityFigures(report, prefix, await evaluateSearch(`Quire (${database.name})`, (query) => searchPages(server, query)), references);
+
+    const large = await buildFrom(server, repositories.large);
+    report.add({
+      name: `${prefix} full build of ${large.pages.toLocaleString('en-US')} pages`,
+      value: Number(large.seconds.toFixed(2)),
+      unit: 's',
+      reference: { name: 'git clone of the same repository', value: Number(repositories.cloned.large.toFixed(2)) },
+    });
+    report.add({
+      name: `${prefix} full build of ${large.pages.toLocaleString('en-US')} pages, pages per second`,
+      value: Math.round(large.pages / large.seconds),
+      unit: 'pages/s',
+    });
+    const changed = changeOnePage(repositories.large, qualityCorpus().pages[0].path, 1);
+    const started = performance.now();
+    await refreshDocs(server);
+    const incremental = await waitForBuild(server, changed, started);
+    report.add({
+      name: `${prefix} incremental build after one page changed`,
+      value: Number(incremental.seconds.toFixed(3)),
+      unit: 's',
+      reference: { name: 'full build', value: Number(large.seconds.toFixed(2)) },
+      target: { text: '≤ 1 s', met: incremental.seconds <= 1 },
+    });
+
+    const queries = qualityCorpus().queries.map((entry) => entry.query);
+    const searched = quantiles(await measureConcurrent(clients, seconds, (round) => searchPages(server, queries[round % queries.length])));
+    const health = quantiles(await measureConcurrent(clients, seconds, () => fetch(`${server.url}/healthz`).then((response) => response.text())));
+    report.add({
+      name: `${prefix} search p50, ${clients} clients, ${large.pages.toLocaleString('en-US')} pages`,
+      value: Number(searched.p50.toFixed(2)),
+      unit: 'ms',
+      reference: { name: `/healthz p50, ${clients} clients`, value: Number(health.p50.toFixed(2)) },
+      target: { text: '≤ 10 ms', met: searched.p50 <= 10 },
+    });
+    report.add({
+      name: `${prefix} search p99, ${clients} clients, ${large.pages.toLocaleString('en-US')} pages`,
+      value: Number(searched.p99.toFixed(2)),
+      unit: 'ms',
+      reference: { name: `/healthz p99, ${clients} clients`, value: Number(health.p99.toFixed(2)) },
+      target: { text: '≤ 50 ms', met: searched.p99 <= 50 },
+    });
+
+    const { mcpName } = await updateProject(server, { docsPublic: true });
+    const mcp = await mcpClient(server);
+    try {
+      const mcpLatencies = await measureConcurrent(1, seconds, (round) => mcp.search(queries[round % queries.length], mcpName));
+      const direct = await measureConcurrent(1, seconds, (round) => searchPages(server, queries[round % queries.length]));
+      report.add({
+        name: `${prefix} MCP search tool round trip p50 (SDK client)`,
+        value: Number(quantiles(mcpLatencies).p50.toFixed(2)),
+        unit: 'ms',
+        reference: { name: 'discovery search p50, one client', value: Number(quantiles(direct).p50.toFixed(2)) },
+        target: { text: '≤ 20 ms', met: quantiles(mcpLatencies).p50 <= 20 },
+      });
+    } finally {
+      await mcp.close();
+    }
+
+    const llmsPath = `/sites/${server.projectId}/llms.txt`;
+    const coldStarted = performance.now();
+    await fetchText(server, llmsPath);
+    const cold = performance.now() - coldStarted;
+    const llms = quantiles(await measureConcurrent(1, Math.min(seconds, 3), () => fetchText(server, llmsPath)));
+    report.add({
+      name: `${prefix} llms.txt of ${large.pages.toLocaleString('en-US')} pages, p50`,
+      value: Number(llms.p50.toFixed(2)),
+      unit: 'ms',
+      reference: { name: 'first request, built from the index', value: Number(cold.toFixed(2)) },
+      target: { text: '≤ 50 ms', met: llms.p50 <= 50 },
+    });
+  } finally {
+    await quire.stop();
+    await database.drop();
+  }
+}
+
+export const docsBench: BenchSuite = {
+  name: 'docs',
+  description: `docs served to agents and readers: builds of a real docs repository and of ${largePages.toLocaleString('en-US')} pages, search quality beside MiniSearch and Orama, search at ${clients} clients, MCP search and llms.txt (QUIRE_BENCH_DOCS_PAGES, QUIRE_BENCH_SECONDS)`,
+  async run(report) {
+    const corpus = qualityCorpus();
+    const folder = mkdtempSync(join(tmpdir(), 'quire-bench-docs-'));
+    try {
+      const temporal = temporalRepository(folder, corpus.pages);
+      const large = multipliedRepository(folder, corpus.pages, largePages);
+      const cloned = { temporal: cloneSeconds(temporal, join(folder, 'clone-temporal')), large: cloneSeconds(large, join(folder, 'clone-large')) };
+      report.add({
+        name: `corpus: ${corpus.pages.length} pages of the Temporal docs, ${corpus.queries.length} keyword queries`,
+        value: corpus.queries.length,
+        unit: 'queries',
+      });
+      const references: SearchQuality[] = [];
+      for (const baseline of await baselines(corpus.pages)) {
+        const quality = await evaluateSearch(baseline.name, baseline.search);
+        references.push(quality);
+        report.add({
+          name: `${baseline.name} recall@5 / MRR@10 (BM25 defaults)`,
+          value: Number(quality.recallAt5.toFixed(3)),
+          unit: `/ ${quality.mrr.toFixed(3)}`,
+        });
+      }
+      const databases: BenchDatabase['name'][] = (await postgresReachable()) ? ['sqlite', 'postgres'] : ['sqlite'];
+      for (const name of databases) await runOn(report, await freshDatabase(name), { folder, temporal, large, cloned }, references);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  },
+};
