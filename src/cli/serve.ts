@@ -22,8 +22,8 @@ function onShutdownSignal(stop: () => Promise<void>): void {
       },
     );
   };
-  process.on('SIGTERM', handler);
-  process.on('SIGINT', handler);
+  // A hang-up (the terminal closed, or a supervisor passing it on) stops gracefully too, not at once.
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, handler);
 }
 
 export function registerServe(program: Command): void {
