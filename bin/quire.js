@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Quire runs on the Node 24 that the repository pins (npm package `node@24`), which strips
-// TypeScript types natively. When started by an older system Node, re-run with the pinned one.
-import { spawnSync } from 'node:child_process';
+// TypeScript types natively. When started by an older system Node, run the pinned one as a child.
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -18,6 +19,20 @@ if (major > 22 || (major === 22 && minor >= 18)) {
     console.error(`Quire needs Node 22.18 or newer (found ${process.versions.node}). Run "npm install" in ${root} to fetch the pinned Node 24.`);
     process.exit(1);
   }
-  const result = spawnSync(pinned, [entry, ...process.argv.slice(2)], { stdio: 'inherit' });
-  process.exit(result.status ?? 1);
+  const child = spawn(pinned, [entry, ...process.argv.slice(2)], { stdio: 'inherit' });
+  // A supervisor signals this process only, so it passes each stop signal on, once. At a terminal, Ctrl-C and
+  // a hang-up already reach the whole foreground process group, the child included: passing those on would
+  // deliver them twice, and a second signal means "exit at once".
+  const reachesChildDirectly = process.stdin.isTTY ? ['SIGINT', 'SIGHUP'] : [];
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
+    process.on(signal, () => {
+      if (!reachesChildDirectly.includes(signal)) child.kill(signal);
+    });
+  }
+  child.on('error', (error) => {
+    console.error(`Could not start ${pinned}: ${error.message}`);
+    process.exit(1);
+  });
+  // Exit as the child did: its code, or 128 + the number of the signal that ended it (as a shell reports it).
+  child.on('exit', (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
 }

@@ -16,7 +16,7 @@ export interface SecretBox {
 }
 
 const fix =
-  'Set QUIRE_SECRET_KEY to 32 random bytes in base64 ("openssl rand -base64 32") and keep it with your backups: tokens sealed with a lost key cannot be read again.';
+  'Set QUIRE_SECRET_KEY to 32 random bytes in base64 ("openssl rand -base64 32"; without it, Quire on SQLite uses the key it made at its first start in QUIRE_DATA_DIR/secret-key) and keep it with your backups: tokens sealed with a lost key cannot be read again.';
 
 export function keyId(key: Buffer): string {
   return hash('sha256', key, 'base64url').slice(0, 8);
@@ -37,7 +37,7 @@ export function secretBox(config: Pick<Config, 'secretKey' | 'secretKeyPrevious'
     open(sealed) {
       const [version, id, iv, tag, ciphertext] = sealed.split(':');
       const key = keys.get(id);
-      if (version !== 'v1' || !key) throw new ConfigError(unreadable(id));
+      if (version !== 'v1' || !key) throw new ConfigError(unreadable(id, current));
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
       decipher.setAuthTag(Buffer.from(tag, 'base64url'));
       return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
@@ -49,8 +49,9 @@ export function secretBox(config: Pick<Config, 'secretKey' | 'secretKeyPrevious'
 }
 
 /** Why sealed values with key id `id` cannot be opened, and what to set. */
-export function unreadable(id: string | undefined): string {
-  return `Code-host tokens in the database were encrypted with a key (id ${id ?? 'unknown'}) that is neither QUIRE_SECRET_KEY nor QUIRE_SECRET_KEY_PREVIOUS. ${fix} If you rotated the key, set QUIRE_SECRET_KEY_PREVIOUS to the old one and run "quire connections rotate-key".`;
+export function unreadable(id: string | undefined, current?: Buffer): string {
+  const inUse = current ? ` (the key in use has id ${keyId(current)})` : '';
+  return `Code-host tokens or webhook and log drain secrets in the database were encrypted with a key (id ${id ?? 'unknown'}) that is neither QUIRE_SECRET_KEY nor QUIRE_SECRET_KEY_PREVIOUS${inUse}. ${fix} If you rotated the key, set QUIRE_SECRET_KEY_PREVIOUS to the old one and run "quire connections rotate-key".`;
 }
 
 /**
@@ -63,5 +64,5 @@ export function checkSecretKeys(config: Pick<Config, 'secretKey' | 'secretKeyPre
     throw new ConfigError(`QUIRE_SECRET_KEY is not set, but the database holds encrypted code-host tokens. ${fix} Use the key the tokens were stored with.`);
   const known = new Set([config.secretKey, config.secretKeyPrevious].filter((key) => key !== undefined).map(keyId));
   const unknown = sealedKeyIds.find((id) => !known.has(id));
-  if (unknown !== undefined) throw new ConfigError(unreadable(unknown));
+  if (unknown !== undefined) throw new ConfigError(unreadable(unknown, config.secretKey));
 }

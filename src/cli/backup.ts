@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { Config } from '../config/config.ts';
 import { sqlitePath } from '../storage/open.ts';
 import { backupSqlite, DatabaseInUseError, restoreSqlite, type BackupProgress } from '../storage/sqlite/backup.ts';
+import { secretKeyPath, usesStoredSecretKey } from '../config/secret-key-file.ts';
 import { cliConfig, databaseName } from './database.ts';
 import { CliError, print } from './output.ts';
 
@@ -68,7 +69,13 @@ export function registerBackup(program: Command): void {
         progress.stop();
       }
       const bytes = statSync(destination).size;
-      print(flags, { database: source, file: destination, pages, bytes }, () => `Backed up ${source} (${megabytes(bytes)}) to ${destination}.`);
+      const keyFile = secretKeyPath(config.dataDir);
+      // The key that seals stored secrets is a file beside the database, not in it: say so where backups are made.
+      const keyNote =
+        usesStoredSecretKey(config) && existsSync(keyFile)
+          ? `\nThe secret key ${keyFile} is not in the backup: keep a copy of it with the backup, or the stored tokens and secrets cannot be opened after a restore.`
+          : '';
+      print(flags, { database: source, file: destination, pages, bytes }, () => `Backed up ${source} (${megabytes(bytes)}) to ${destination}.${keyNote}`);
     });
 
   program

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { MissingOrganizationError } from '../accounts/organizations.ts';
 import { loadConfig, type Config } from '../config/config.ts';
+import { withStoredSecretKey } from '../config/secret-key-file.ts';
 import { openStorage, sqlitePath, type Storage } from '../storage/open.ts';
 import { CliError } from './output.ts';
 import { projectRoot } from './project-root.ts';
@@ -27,9 +28,18 @@ export function databaseName(config: Pick<Config, 'databaseUrl' | 'dataDir'>): s
   }
 }
 
+/**
+ * The configuration of a verb that opens the database: `cliConfig`, with the secret key kept in the
+ * data directory when QUIRE_SECRET_KEY is not set, on SQLite. `quire serve` and `quire worker` make
+ * it at their first start; other verbs only use one that is there.
+ */
+export function storageConfig(makeSecretKey = false): Config {
+  return withStoredSecretKey(cliConfig(), makeSecretKey);
+}
+
 /** Runs `action` against the database a server with the same environment would use. */
 export async function withStorage<T>(action: (storage: Storage, config: Config) => Promise<T>): Promise<T> {
-  const config = cliConfig();
+  const config = storageConfig();
   const storage = await openStorage(config);
   try {
     return await action(storage, config);

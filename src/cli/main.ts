@@ -1,13 +1,16 @@
 import { Command } from 'commander';
+import type { EnvFile } from '../config/env-file.ts';
 import { ConfigError } from '../config/parsers.ts';
 import { registerAccounts } from './accounts.ts';
 import { registerKeys } from './keys.ts';
 import { registerAnalytics } from './analytics.ts';
 import { registerBackup } from './backup.ts';
+import { registerConfig } from './config.ts';
 import { registerDashboard } from './dashboard.ts';
 import { registerDocs } from './docs.ts';
 import { registerJobs } from './jobs.ts';
 import { withStorage } from './database.ts';
+import { loadSettingsFile } from './environment.ts';
 import { CliError } from './output.ts';
 import { registerProxy } from './proxy.ts';
 import { registerServe } from './serve.ts';
@@ -20,7 +23,9 @@ const program = new Command()
   .description('Quire: agent jobs for documentation repositories, and visitor analytics split into human and AI traffic.')
   .showHelpAfterError();
 
+let settingsFile: EnvFile | null = null;
 registerServe(program);
+registerConfig(program, () => settingsFile);
 program
   .command('migrate')
   .description('Apply pending database migrations (serve and worker also do this at start)')
@@ -47,6 +52,7 @@ registerProxy(program);
 registerWebhooks(program);
 
 try {
+  settingsFile = loadSettingsFile();
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CliError || error instanceof ConfigError) {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { cliConfig } from './database.ts';
+import { storageConfig } from './database.ts';
 
 /**
  * The service's modules (the HTTP server, every feature, the worker), loaded when a command runs
@@ -22,8 +22,8 @@ function onShutdownSignal(stop: () => Promise<void>): void {
       },
     );
   };
-  process.on('SIGTERM', handler);
-  process.on('SIGINT', handler);
+  // A hang-up (the terminal closed, or a supervisor passing it on) stops gracefully too, not at once.
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, handler);
 }
 
 export function registerServe(program: Command): void {
@@ -32,7 +32,7 @@ export function registerServe(program: Command): void {
     .description('Run the HTTP API, dashboard and a worker (the default way to run Quire)')
     .option('--no-worker', 'serve the API only; run workers with "quire worker"')
     .action(async (options: { worker: boolean }) => {
-      const config = cliConfig();
+      const config = storageConfig(true);
       const { startService } = await serviceModules();
       const { createSignInLink, signInUrl } = await import('../accounts/people/sessions.ts');
       const service = await startService({ config, api: true, worker: options.worker && config.worker, bootstrap: true });
@@ -63,7 +63,7 @@ export function registerServe(program: Command): void {
     .command('worker')
     .description('Run a worker only: claims and runs agent jobs from the shared database')
     .action(async () => {
-      const config = cliConfig();
+      const config = storageConfig(true);
       const { startService } = await serviceModules();
       const service = await startService({ config, api: false, worker: true });
       process.stdout.write(`Quire worker ${service.worker?.id} started (${service.context.storage.profile.name}, concurrency ${config.workerConcurrency}).\n`);

@@ -1,4 +1,4 @@
-import { boolean, integer, modelList, optionalText, optionalUrl, setting, text, type Setting } from './parsers.ts';
+import { boolean, hidden, integer, modelList, optionalText, optionalUrl, setting, text, type Setting } from './parsers.ts';
 
 /** The job agent: its models and their keys, the limits of a run, its commits, and the docs checks of a change. */
 export const agentSettings = {
@@ -14,12 +14,13 @@ export const agentSettings = {
     modelList,
     "Comma list of `provider:model` a job may choose with the create option `model`, besides its project's model (which is always allowed).",
   ),
-  anthropicApiKey: setting<string | undefined>('ANTHROPIC_API_KEY', undefined, optionalText, 'API key of `anthropic:` models.'),
+  anthropicApiKey: setting<string | undefined>('ANTHROPIC_API_KEY', undefined, optionalText, 'API key of `anthropic:` models.', hidden),
   openaiApiKey: setting<string | undefined>(
     'OPENAI_API_KEY',
     undefined,
     optionalText,
     'API key of `openai:` models; sent to `openai-compatible:` servers too when set.',
+    hidden,
   ),
   openaiBaseUrl: setting<string | undefined>(
     'OPENAI_BASE_URL',

@@ -1,4 +1,4 @@
-import { boolean, optionalText, optionalUrl, privateKey, secretKey, setting, url, type Setting } from './parsers.ts';
+import { boolean, hidden, optionalText, optionalUrl, privateKey, secretKey, setting, url, type Setting } from './parsers.ts';
 
 /**
  * Code hosts and their credentials: GitHub, GitLab, the key that encrypts stored tokens, and what
@@ -10,6 +10,7 @@ export const codeHostSettings = {
     undefined,
     optionalText,
     'GitHub personal or fine-grained token for pushing job branches and opening pull requests (contents and pull requests: read and write).',
+    hidden,
   ),
   githubAppId: setting<string | undefined>(
     'GITHUB_APP_ID',
@@ -22,6 +23,7 @@ export const codeHostSettings = {
     undefined,
     privateKey,
     'Private key of the GitHub App: the PEM text (`\\n` escapes allowed) or the path of the .pem file.',
+    hidden,
   ),
   githubServerUrl: setting(
     'GITHUB_SERVER_URL',
@@ -46,18 +48,21 @@ export const codeHostSettings = {
     undefined,
     optionalText,
     'GitLab personal, group or project access token with the `api` and `write_repository` scopes.',
+    hidden,
   ),
   secretKey: setting<Buffer | undefined>(
     'QUIRE_SECRET_KEY',
     undefined,
     secretKey,
-    "Key that encrypts organizations' code-host tokens and log drain secrets at rest (AES-256-GCM): 32 random bytes in base64 (`openssl rand -base64 32`). Needed once a token is connected or a drain created.",
+    "Key that encrypts organizations' code-host tokens and log drain secrets at rest (AES-256-GCM): 32 random bytes in base64 (`openssl rand -base64 32`). Unset on SQLite, made at the first start into QUIRE_DATA_DIR/secret-key (mode 0600) and used from then on; on PostgreSQL set it, the same on every node. Needed once a token is connected or a drain created.",
+    hidden,
   ),
   secretKeyPrevious: setting<Buffer | undefined>(
     'QUIRE_SECRET_KEY_PREVIOUS',
     undefined,
     secretKey,
     'The key QUIRE_SECRET_KEY replaced, still accepted for decryption while `quire connections rotate-key` re-encrypts every token under the new one.',
+    hidden,
   ),
   trustFirstOrganization: setting(
     'QUIRE_TRUST_FIRST_ORGANIZATION',

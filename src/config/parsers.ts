@@ -6,18 +6,36 @@ import { parseModel } from './model-name.ts';
 
 export type Parser<T> = (raw: string, name: string) => T;
 
+/** How `quire config` shows a secret setting's value: never the secret itself. */
+export type Mask = (raw: string) => string;
+
 export interface Setting<T> {
   env: string;
   default: T;
   parse: Parser<T>;
   description: string;
+  mask?: Mask;
 }
 
 export class ConfigError extends Error {}
 
-export function setting<T>(env: string, defaultValue: T, parse: Parser<T>, description: string): Setting<T> {
-  return { env, default: defaultValue, parse, description };
+export function setting<T>(env: string, defaultValue: T, parse: Parser<T>, description: string, mask?: Mask): Setting<T> {
+  return { env, default: defaultValue, parse, description, ...(mask ? { mask } : {}) };
 }
+
+/** A secret: shown as stars whatever its length. */
+export const hidden: Mask = (raw) => (raw === '' ? '' : '****');
+
+/** A URL that may hold a password (`postgres://user:password@host/db`): everything but the password shown. */
+export const hiddenPassword: Mask = (raw) => {
+  try {
+    const address = new URL(raw);
+    if (address.password) address.password = '****';
+    return address.toString();
+  } catch {
+    return hidden(raw);
+  }
+};
 
 export const text: Parser<string> = (raw) => raw;
 export const optionalText: Parser<string | undefined> = (raw) => raw || undefined;

@@ -1,4 +1,4 @@
-import { addressList, integer, optionalText, optionalUrl, setting, text, type Setting } from './parsers.ts';
+import { addressList, hidden, integer, optionalText, optionalUrl, setting, text, type Setting } from './parsers.ts';
 
 /** The HTTP server: where it listens, what it accepts, whom it trusts, and what it logs. */
 export const serverSettings = {
@@ -28,6 +28,13 @@ export const serverSettings = {
     undefined,
     optionalText,
     'Bearer token a scraper sends to read `GET /metrics` (Prometheus text format); unset, `/metrics` answers 404.',
+    hidden,
+  ),
+  envFile: setting<string | undefined>(
+    'QUIRE_ENV_FILE',
+    undefined,
+    optionalText,
+    'Settings file read at start by the server and every CLI verb (`KEY=value` lines); relative to the current directory. Unset: `.env` in the project root, when there is one. The environment wins over the file.',
   ),
   logLevel: setting('LOG_LEVEL', 'info', text, 'Log level: `fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`.'),
 } satisfies Record<string, Setting<unknown>>;

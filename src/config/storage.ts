@@ -1,4 +1,4 @@
-import { integer, optionalText, setting, type Setting } from './parsers.ts';
+import { hiddenPassword, integer, optionalText, setting, type Setting } from './parsers.ts';
 
 const defaultDataDir = './data';
 
@@ -16,6 +16,7 @@ export const storageSettings = {
     undefined,
     optionalText,
     '`postgres://user:password@host:5432/db` switches every part of Quire to PostgreSQL; unset uses SQLite under QUIRE_DATA_DIR.',
+    hiddenPassword,
   ),
   databasePoolSize: setting('QUIRE_DATABASE_POOL_SIZE', 10, integer(1, 1000), 'PostgreSQL connections per process.'),
   statementTimeoutMs: setting('QUIRE_DATABASE_STATEMENT_TIMEOUT_MS', 30_000, integer(0), 'PostgreSQL statement timeout in milliseconds (0 disables it).'),
