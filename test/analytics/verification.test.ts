@@ -50,6 +50,12 @@ describe('verification by published IP ranges', () => {
     expect(rangeVerification('Mozilla/5.0 (compatible; ClaudeBot/1.0; +claudebot@anthropic.com)', '198.51.100.1')).toBe(Verification.spoofed);
   });
 
+  it('does not judge a view from a loopback or private address: a proxy or local client stood between the crawler and Quire', () => {
+    for (const address of ['127.0.0.1', '10.1.2.3', '192.168.1.20', '::1', 'fd00::5']) {
+      expect(rangeVerification(gptBot, address), address).toBe(Verification.unknown);
+    }
+  });
+
   it("never judges Claude Code by its address: it runs on the developer's machine, though its user agent names Claude-User", () => {
     for (const address of ['198.51.100.1', '216.73.216.5']) {
       expect(rangeVerification('Claude-User (claude-code/2.0.14; +https://support.anthropic.com/)', address)).toBe(Verification.unknown);

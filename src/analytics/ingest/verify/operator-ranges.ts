@@ -77,6 +77,23 @@ export function loadOperatorRanges(directory: URL = rangesDirectory): void {
 
 const runsOnUsersMachine = (userAgent: string) => aiAgentOf(userAgent)?.category === 'coding';
 
+/**
+ * Loopback, private, shared and link-local addresses: no operator's crawler comes from one, so a view
+ * from one reached Quire through a proxy or a local client that did not pass on the client's address,
+ * and says nothing about who sent it.
+ */
+const localNetworks = addressRanges([
+  '127.0.0.0/8',
+  '10.0.0.0/8',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  '100.64.0.0/10',
+  '169.254.0.0/16',
+  '::1/128',
+  'fc00::/7',
+  'fe80::/10',
+]);
+
 /** The operator a user agent claims to be, by the tokens of the index; cached, as a site sees few distinct agents. */
 export function claimedOperator(userAgent: string): Claim | null {
   let claim = claimCache.get(userAgent);
@@ -90,9 +107,11 @@ export function claimedOperator(userAgent: string): Claim | null {
   return claim;
 }
 
-/** Verified or spoofed for a claim the ranges can judge; unknown without a claim, an IP or downloaded ranges. */
+/** Verified or spoofed for a claim the ranges can judge; unknown without a claim, a public IP or downloaded ranges. */
 export function rangeVerification(userAgent: string, ip: string | undefined): Verification {
   const claim = userAgent === '' ? null : claimedOperator(userAgent);
   if (claim === null || claim.ranges === null || ip === undefined) return Verification.unknown;
-  return inRanges(claim.ranges, plainAddress(ip) ?? ip) ? Verification.verified : Verification.spoofed;
+  const address = plainAddress(ip) ?? ip;
+  if (inRanges(localNetworks, address)) return Verification.unknown;
+  return inRanges(claim.ranges, address) ? Verification.verified : Verification.spoofed;
 }
