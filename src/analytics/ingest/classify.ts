@@ -30,7 +30,7 @@ export function markdownRequest(markdownPath: boolean, accept: string | undefine
 }
 
 /** What the client of a view is: a browser's user agent that asked for Markdown first is a client that is not a browser, an unknown bot. */
-export function viewAgentKind(userAgent: string, markdown: MarkdownRequest): AgentKind {
+function viewAgentKind(userAgent: string, markdown: MarkdownRequest): AgentKind {
   const kind = agentKind(userAgent);
   return kind === 'browser' && markdown === MarkdownRequest.byBrowserAgent ? 'bot' : kind;
 }
