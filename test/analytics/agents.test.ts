@@ -77,6 +77,13 @@ describe('the pattern matcher', () => {
     expect(matcher.match('x (APPLEBOT/0.1)')).toBe(1);
   });
 
+  it('matches a case-sensitive entry only as written, so two vendors whose names differ by case stay apart', () => {
+    const byCase = compilePatterns([['ExaBot'], ['Exabot']], [true, true]);
+    expect(byCase.match('Mozilla/5.0 (compatible; Exabot/3.0; +http://www.exabot.com/go/robot)')).toBe(1);
+    expect(byCase.match('ExaBot/1.0 (+https://exa.ai)')).toBe(0);
+    expect(byCase.match('EXABOT/1.0')).toBe(-1);
+  });
+
   it('anchors a leading ^ at the start', () => {
     expect(matcher.match('curl/8.5.0')).toBe(3);
     expect(matcher.match('wrapper curl/8.5.0')).toBe(-1);

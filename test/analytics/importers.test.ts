@@ -17,7 +17,7 @@ const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KH
 const samples = {
   combined: [
     `203.0.113.7 - - [21/Nov/2026:09:30:00 +0100] "GET /guides/setup?ref=nav HTTP/1.1" 200 5120 "https://example.com/" "${chrome}"`,
-    `198.51.100.4 - - [21/Nov/2026:08:31:00 +0000] "GET /guides/setup.md HTTP/2.0" 200 812 "-" "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)"`,
+    `216.73.216.4 - - [21/Nov/2026:08:31:00 +0000] "GET /guides/setup.md HTTP/2.0" 200 812 "-" "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)"`,
     `203.0.113.7 - - [21/Nov/2026:08:32:00 +0000] "POST /api/search HTTP/1.1" 200 10 "-" "${chrome}"`,
     `203.0.113.9 - - [21/Nov/2026:08:33:00 +0000] "GET /missing HTTP/1.1" 404 10 "-" "${chrome}"`,
     'this is not an access log line',

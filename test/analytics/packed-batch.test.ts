@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { packBatch, unpackBatch } from '../../src/analytics/model/packed-batch.ts';
+import { MarkdownRequest } from '../../src/analytics/model/markdown-request.ts';
 import type { PreparedEvent } from '../../src/analytics/model/prepared-event.ts';
 
 const chrome = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
@@ -10,7 +11,7 @@ describe('packed batches (reading thread to storing thread)', () => {
       {
         at: 1_767_225_600_123,
         path: '/docs/a',
-        markdown: false,
+        markdown: MarkdownRequest.none,
         userAgent: chrome,
         visitorKey: { ip: '203.0.113.9', userAgent: chrome },
         status: 200,
@@ -24,7 +25,7 @@ describe('packed batches (reading thread to storing thread)', () => {
       {
         at: 1_767_225_600_999,
         path: '/docs/a.md',
-        markdown: true,
+        markdown: MarkdownRequest.asked,
         userAgent: 'GPTBot/1.2',
         visitorKey: { visitorId: 'tracker-id' },
         status: null,
@@ -37,7 +38,7 @@ describe('packed batches (reading thread to storing thread)', () => {
       {
         at: 0,
         path: '/docs/a',
-        markdown: false,
+        markdown: MarkdownRequest.none,
         userAgent: '',
         visitorKey: {},
         status: 0,

@@ -27,7 +27,7 @@ describe.each(testDatabases)('recording requests through capture/record.ts on $d
       method: 'GET',
       status: 200,
       userAgent: claudeBot,
-      ip: '198.51.100.4',
+      ip: '216.73.216.4',
       accept: 'text/markdown',
       timestamp: at,
     });

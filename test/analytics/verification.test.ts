@@ -34,8 +34,32 @@ describe('verification by published IP ranges', () => {
     expect(rangeVerification('', openAiAddress)).toBe(Verification.unknown);
   });
 
-  it('cannot judge a token whose source is not downloaded (no copy is shipped for CCBot)', () => {
-    expect(rangeVerification('CCBot/2.0 (https://commoncrawl.org/faq/)', '198.51.100.1')).toBe(Verification.unknown);
+  it('cannot judge a token whose source is not downloaded (no copy is shipped for DuckAssistBot or MistralAI-User)', () => {
+    expect(rangeVerification('DuckAssistBot/1.2; (+http://duckduckgo.com/duckassistbot.html)', '198.51.100.1')).toBe(Verification.unknown);
+    expect(
+      rangeVerification('Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; MistralAI-User/1.0; +https://docs.mistral.ai/robots)', '198.51.100.1'),
+    ).toBe(Verification.unknown);
+  });
+
+  it("judges Common Crawl's and Anthropic's crawlers by the shipped copies of their files", () => {
+    expect(rangeVerification('CCBot/2.0 (https://commoncrawl.org/faq/)', '18.97.14.90')).toBe(Verification.verified);
+    expect(rangeVerification('CCBot/2.0 (https://commoncrawl.org/faq/)', '198.51.100.1')).toBe(Verification.spoofed);
+    const claudeUser = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Claude-User/1.0; +Claude-User@anthropic.com)';
+    expect(rangeVerification(claudeUser, '216.73.216.5')).toBe(Verification.verified);
+    expect(rangeVerification(claudeUser, '198.51.100.1')).toBe(Verification.spoofed);
+    expect(rangeVerification('Mozilla/5.0 (compatible; ClaudeBot/1.0; +claudebot@anthropic.com)', '198.51.100.1')).toBe(Verification.spoofed);
+  });
+
+  it('does not judge a view from a loopback or private address: a proxy or local client stood between the crawler and Quire', () => {
+    for (const address of ['127.0.0.1', '10.1.2.3', '192.168.1.20', '::1', 'fd00::5']) {
+      expect(rangeVerification(gptBot, address), address).toBe(Verification.unknown);
+    }
+  });
+
+  it("never judges Claude Code by its address: it runs on the developer's machine, though its user agent names Claude-User", () => {
+    for (const address of ['198.51.100.1', '216.73.216.5']) {
+      expect(rangeVerification('Claude-User (claude-code/2.0.14; +https://support.anthropic.com/)', address)).toBe(Verification.unknown);
+    }
   });
 });
 

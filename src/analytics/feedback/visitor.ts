@@ -14,6 +14,7 @@ import { visitorHash, visitorIds } from '../ingest/visitor-identity.ts';
 import { rangeVerification } from '../ingest/verify/operator-ranges.ts';
 import { ClassCode } from '../model/class-codes.ts';
 import type { VisitorKey } from '../model/prepared-event.ts';
+import { MarkdownRequest } from '../model/markdown-request.ts';
 import { interactionClassCode } from './kinds.ts';
 
 /** The visitor of a checked event: its key (hashed when stored) and its class code, null when no user agent says. */
@@ -36,7 +37,7 @@ export const noVisitor: VisitorColumns = { visitor_id: null, visitor_class: null
  * client, or a spoofed claim to be a known agent, `excluded`.
  */
 function classOf(userAgent: string, ip: string | undefined): number {
-  const counted = countedClass(userAgent, false, null, rangeVerification(userAgent, ip));
+  const counted = countedClass(userAgent, MarkdownRequest.none, null, rangeVerification(userAgent, ip));
   return interactionClassCode(counted === null ? 'excluded' : counted === ClassCode.ai ? 'ai' : 'human');
 }
 

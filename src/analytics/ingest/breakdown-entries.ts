@@ -1,5 +1,6 @@
 import { BreakdownKind } from '../model/breakdown-batch.ts';
 import { ClassCode } from '../model/class-codes.ts';
+import type { MarkdownRequest } from '../model/markdown-request.ts';
 import { Verification } from '../model/verification.ts';
 import { claimsKnownAgent } from './agent-identity.ts';
 import { countedClass, countsAsView } from './classify.ts';
@@ -8,7 +9,7 @@ import { countedClass, countsAsView } from './classify.ts';
 export interface BreakdownView {
   userAgent: string;
   agentId: number;
-  markdown: boolean;
+  markdown: MarkdownRequest;
   status: number | null;
   verification: Verification;
   referrerId: number | null;

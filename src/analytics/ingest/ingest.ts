@@ -126,7 +126,7 @@ async function storeCalls(trx: Kysely<Database>, storage: Storage, dictionary: D
     path_id: paths.ids.get(event.path)!,
     agent_id: agentOf[index],
     visitor_id: visitorOf[index],
-    markdown: event.markdown ? 1 : 0,
+    markdown: event.markdown,
     status: event.status,
     referrer: event.referrer,
     event_key: event.eventKey,

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { acceptsMarkdownFirst, normalizePath, type NormalizedPath } from './paths.ts';
+import { markdownRequest } from './classify.ts';
+import { normalizePath, type NormalizedPath } from './paths.ts';
 import type { PreparedEvent, VisitorKey } from '../model/prepared-event.ts';
 import { rangeVerification } from './verify/operator-ranges.ts';
 import { requestHeaders } from './verify/request-headers.ts';
@@ -97,7 +98,7 @@ export function prepareEvent(input: unknown, now: number): PreparedEvent {
   return {
     at: timestamp(event.timestamp, now),
     path: path.path,
-    markdown: path.markdown || acceptsMarkdownFirst(accept),
+    markdown: markdownRequest(path.markdown, accept, userAgent),
     userAgent,
     visitorKey: { visitorId, ip, userAgent },
     status: typeof status === 'number' ? status : null,

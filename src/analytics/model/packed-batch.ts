@@ -7,6 +7,7 @@
  * these columns cost about 0.3 µs, and every event of the batch shares one string per distinct path
  * and user agent, so the storing thread's dictionary lookups hash each of them once.
  */
+import type { MarkdownRequest } from './markdown-request.ts';
 import type { PreparedEvent, SignedRequest } from './prepared-event.ts';
 import type { Verification } from './verification.ts';
 
@@ -74,7 +75,7 @@ export function packBatch({ events, end }: ParsedBatch): PackedBatch {
   events.forEach((event, index) => {
     packed.at[index] = event.at;
     packed.status[index] = event.status ?? -1;
-    packed.markdown[index] = event.markdown ? 1 : 0;
+    packed.markdown[index] = event.markdown;
     packed.verification[index] = event.verification;
     packed.path[index] = text(event.path);
     packed.userAgent[index] = text(event.userAgent);
@@ -108,7 +109,7 @@ export function unpackBatch(packed: PackedBatch): ParsedBatch {
     const event: PreparedEvent = {
       at: packed.at[index]!,
       path: texts[packed.path[index]!]!,
-      markdown: packed.markdown[index] === 1,
+      markdown: packed.markdown[index] as MarkdownRequest,
       userAgent: texts[packed.userAgent[index]!]!,
       visitorKey,
       status: packed.status[index] === -1 ? null : packed.status[index]!,

@@ -3,6 +3,7 @@
  * capture rules and importers key it, the packed-batch columns carry it across threads, and ingestion
  * stores it. Kept here, below all of them, so none depends on another for the shape.
  */
+import type { MarkdownRequest } from './markdown-request.ts';
 import type { Verification } from './verification.ts';
 
 /** What identifies a visitor in an event: the tracker's id, or the IP address and user agent. */
@@ -22,7 +23,7 @@ export interface SignedRequest {
 export interface PreparedEvent {
   at: number;
   path: string;
-  markdown: boolean;
+  markdown: MarkdownRequest;
   userAgent: string;
   visitorKey: VisitorKey;
   status: number | null;

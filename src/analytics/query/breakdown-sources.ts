@@ -1,3 +1,4 @@
+import type { MarkdownRequest } from '../model/markdown-request.ts';
 import type { Verification } from '../model/verification.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
@@ -37,7 +38,7 @@ export async function rawBreakdowns(trx: Kysely<Database>, dictionary: Dictionar
     const view = {
       userAgent: agents.get(agentId)!,
       agentId,
-      markdown: Number(row.markdown) === 1,
+      markdown: Number(row.markdown) as MarkdownRequest,
       status: row.status === null ? null : Number(row.status),
       verification: Number(row.verification) as Verification,
       referrerId: row.referrer_id === null ? null : Number(row.referrer_id),

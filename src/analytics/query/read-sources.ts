@@ -6,6 +6,7 @@ import type { ClassCode } from '../model/class-codes.ts';
 import { decodeDaySet } from '../model/day-set.ts';
 import { dayOf, eventDay, splitRange } from '../model/days.ts';
 import { decodePendingBatch, type CountedView } from '../model/pending-batch.ts';
+import type { MarkdownRequest } from '../model/markdown-request.ts';
 import type { Verification } from '../model/verification.ts';
 import type { QueryCaches, QueryState } from './caches.ts';
 import type { RangeIndex } from './range-index.ts';
@@ -48,7 +49,12 @@ export async function rawViews(trx: Kysely<Database>, dictionary: Dictionary, pr
   const views: CountedView[] = [];
   for (const row of rows) {
     const status = row.status === null ? null : Number(row.status);
-    const classCode = countedClass(agents.get(Number(row.agent_id))!, Number(row.markdown) === 1, status, Number(row.verification) as Verification);
+    const classCode = countedClass(
+      agents.get(Number(row.agent_id))!,
+      Number(row.markdown) as MarkdownRequest,
+      status,
+      Number(row.verification) as Verification,
+    );
     if (classCode !== null) views.push({ day: dayOf(Number(row.at)), pathId: Number(row.path_id), classCode, visitor: Number(row.visitor_id) });
   }
   return views;

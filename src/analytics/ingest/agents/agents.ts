@@ -23,7 +23,11 @@ interface Recognized {
 }
 
 // One matcher for all three lists: entries are AI agents, then crawlers, then tools.
-const matcher = compilePatterns([...aiAgents, ...crawlers, ...tools].map((entry) => entry.patterns));
+const entries = [...aiAgents, ...crawlers, ...tools];
+const matcher = compilePatterns(
+  entries.map((entry) => entry.patterns),
+  entries.map((entry) => entry.caseSensitive === true),
+);
 const crawlersStart = aiAgents.length;
 const toolsStart = crawlersStart + crawlers.length;
 

@@ -14,6 +14,8 @@ export interface AiAgent {
   operator: string;
   category: AgentCategory;
   patterns: string[];
+  /** Whether the patterns match only with the case they are written in, as the vendor writes the name. */
+  caseSensitive?: boolean;
   evidence: string;
 }
 
@@ -21,6 +23,7 @@ export interface AiAgent {
 export interface OtherClient {
   name: string;
   patterns: string[];
+  caseSensitive?: boolean;
 }
 
 interface RobotsEntry {
@@ -34,6 +37,8 @@ type Correction = Partial<Omit<AiAgent, 'patterns'>> & { patterns?: string[] };
 const markdownLink = /^\[([^\]]+)\]\((https?:[^)\s]+)\)/;
 const firstUrl = /https?:\/\/[^\s)\]"']+/;
 const unknownOperator = /^(unclear|unknown)/i;
+/** How robots.json says that an entry it lists is, as far as anyone knows, not AI at all. */
+const notKnownAi = /not (currently )?known to be artificially intelligent or AI-related/i;
 
 /** Robots.json lists some agents twice, with a version (`iaskspider/2.0`, `Brightbot 1.0`): one agent each. */
 const canonicalName = (name: string) => name.replace(/[/ ]\d+(\.\d+)*$/, '');
@@ -56,11 +61,25 @@ function fromRobots(name: string, entry: RobotsEntry): AiAgent {
   return { name, operator, category: categoryOf(entry), patterns: [name], evidence };
 }
 
+const robots = vendored.robots as Record<string, RobotsEntry>;
+
+/** Robots.json names that are not AI: Quire's own list, with its reasons, and those robots.json itself says are not known to be AI-related. */
+function buildNotAi(): Record<string, string> {
+  const reasons: Record<string, string> = { ...quire.notAi };
+  for (const [name, entry] of Object.entries(robots)) {
+    if (!(name in reasons) && notKnownAi.test(entry.description)) reasons[name] = `ai.robots.txt: "${notKnownAi.exec(entry.description)![0]}".`;
+  }
+  return reasons;
+}
+
+/** Robots.json names Quire does not count as AI, with the reason; each is recognized by crawlers.json or tools.json instead. */
+export const notAiNames: Readonly<Record<string, string>> = buildNotAi();
+
 function buildAgents(): AiAgent[] {
   const corrections = quire.corrections as Record<string, Correction>;
-  const notAi = new Set(Object.keys(quire.notAi).map((name) => name.toLowerCase()));
+  const notAi = new Set(Object.keys(notAiNames).map((name) => name.toLowerCase()));
   const byName = new Map<string, AiAgent>();
-  for (const [listed, entry] of Object.entries(vendored.robots as Record<string, RobotsEntry>)) {
+  for (const [listed, entry] of Object.entries(robots)) {
     if (notAi.has(listed.toLowerCase())) continue;
     const name = canonicalName(listed);
     const agent = { ...fromRobots(name, entry), ...corrections[listed], ...corrections[name] };
@@ -78,15 +97,13 @@ export const aiAgents: readonly AiAgent[] = buildAgents();
 export const crawlers: readonly OtherClient[] = crawlerList.crawlers;
 /** HTTP libraries and developer tools: a Markdown fetch by one counts as AI, category coding. */
 export const tools: readonly OtherClient[] = toolList.tools;
-/** Robots.json names Quire does not count as AI, with the reason. */
-export const notAiNames: Readonly<Record<string, string>> = quire.notAi;
 
 /**
  * Identifies the classification data: stored day sets record the version they were built with, and
  * a server that finds another one reclassifies history from the raw events (fold/reclassify.ts).
  * `rules` changes when classify.ts decides differently from the same data.
  */
-const rules = 2;
+const rules = 3;
 export const classificationVersion = `${vendored.commit.slice(0, 12)}-${createHash('sha256')
   .update(JSON.stringify({ rules, robots: vendored.robots, quire, crawlerList, toolList }))
   .digest('hex')

@@ -3,7 +3,8 @@
  * single pass over it, linear in its length whatever the number of patterns. A pattern matches
  * ignoring ASCII case, not inside a longer word (a letter or digit next to an edge that is itself a
  * letter or digit means no match: `Spider` is not in `Baiduspider`), and a leading `^` anchors it at
- * the start. Of all matches, the one that starts first wins, since a user agent names its own agent
+ * the start; a case-sensitive entry's patterns match only with the case they are written in (Exalead's
+ * `Exabot` is not Exa's `ExaBot`). Of all matches, the one that starts first wins, since a user agent names its own agent
  * before any address it cites (`CCBot/1.0; +https://openai.com/gptbot` is CCBot); of those starting at
  * the same place, the longest (`Applebot-Extended` over `Applebot`).
  */
@@ -14,6 +15,8 @@ interface Pattern {
   /** Whether the first and last characters are letters or digits, so a word edge is required there. */
   edgeBefore: boolean;
   edgeAfter: boolean;
+  /** The pattern as written, when it must match with this case; null when case does not matter. */
+  exact: string | null;
   /** Index, in the order given to `compilePatterns`, of the entry the pattern belongs to. */
   entry: number;
 }
@@ -26,8 +29,8 @@ export interface Matcher {
 const lower = (code: number) => (code >= 65 && code <= 90 ? code + 32 : code);
 const isWordCode = (code: number) => (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
 
-/** Compiles `patternsOf[entry]` for every entry into one matcher. */
-export function compilePatterns(patternsOf: readonly (readonly string[])[]): Matcher {
+/** Compiles `patternsOf[entry]` for every entry into one matcher; `caseSensitive[entry]` makes an entry's patterns match only as written. */
+export function compilePatterns(patternsOf: readonly (readonly string[])[], caseSensitive: readonly boolean[] = []): Matcher {
   const next: Map<number, number>[] = [new Map()];
   const outputs: number[][] = [[]];
   const patterns: Pattern[] = [];
@@ -54,6 +57,7 @@ export function compilePatterns(patternsOf: readonly (readonly string[])[]): Mat
         anchored,
         edgeBefore: isWordCode(text.charCodeAt(0)),
         edgeAfter: isWordCode(text.charCodeAt(text.length - 1)),
+        exact: caseSensitive[entry] === true ? text : null,
         entry,
       });
     }
@@ -91,6 +95,7 @@ export function compilePatterns(patternsOf: readonly (readonly string[])[]): Mat
           if (pattern.anchored && start !== 0) continue;
           if (pattern.edgeBefore && start > 0 && isWordCode(text.charCodeAt(start - 1))) continue;
           if (pattern.edgeAfter && index + 1 < text.length && isWordCode(text.charCodeAt(index + 1))) continue;
+          if (pattern.exact !== null && !text.startsWith(pattern.exact, start)) continue;
           best = pattern.entry;
           bestStart = start;
           bestLength = pattern.length;

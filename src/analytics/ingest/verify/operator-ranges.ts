@@ -1,12 +1,15 @@
 /**
  * Verification by published IP ranges: a view whose user agent carries a token of an operator that
  * publishes its crawlers' addresses (`ip-ranges/index.json`) is verified when its IP is inside them
- * and spoofed when it is not. The shipped files are read and compiled once per process.
+ * and spoofed when it is not. The shipped files are read and compiled once per process. A client that
+ * runs on the user's own machine (a coding agent or developer tool, whose user agent may name the
+ * operator's fetcher: `Claude-User (claude-code/…)`) claims no operator: its address is the user's.
  */
 import { readFileSync } from 'node:fs';
 import type { BlockList } from 'node:net';
 import { addressRanges, inRanges, parseAddressRange, plainAddress } from '../../../lib/ip-ranges.ts';
 import { Verification } from '../../model/verification.ts';
+import { aiAgentOf } from '../agents/agents.ts';
 import index from './ip-ranges/index.json' with { type: 'json' };
 
 export interface RangeSource {
@@ -72,12 +75,31 @@ export function loadOperatorRanges(directory: URL = rangesDirectory): void {
   claimCache.clear();
 }
 
+const runsOnUsersMachine = (userAgent: string) => aiAgentOf(userAgent)?.category === 'coding';
+
+/**
+ * Loopback, private, shared and link-local addresses: no operator's crawler comes from one, so a view
+ * from one reached Quire through a proxy or a local client that did not pass on the client's address,
+ * and says nothing about who sent it.
+ */
+const localNetworks = addressRanges([
+  '127.0.0.0/8',
+  '10.0.0.0/8',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  '100.64.0.0/10',
+  '169.254.0.0/16',
+  '::1/128',
+  'fc00::/7',
+  'fe80::/10',
+]);
+
 /** The operator a user agent claims to be, by the tokens of the index; cached, as a site sees few distinct agents. */
 export function claimedOperator(userAgent: string): Claim | null {
   let claim = claimCache.get(userAgent);
   if (claim === undefined) {
     compiled ??= compile(rangesDirectory);
-    const token = compiled.pattern.exec(userAgent)?.[0].toLowerCase();
+    const token = runsOnUsersMachine(userAgent) ? undefined : compiled.pattern.exec(userAgent)?.[0].toLowerCase();
     claim = token === undefined ? null : compiled.claims.get(token)!;
     if (claimCache.size >= claimCacheLimit) claimCache.clear();
     claimCache.set(userAgent, claim);
@@ -85,9 +107,11 @@ export function claimedOperator(userAgent: string): Claim | null {
   return claim;
 }
 
-/** Verified or spoofed for a claim the ranges can judge; unknown without a claim, an IP or downloaded ranges. */
+/** Verified or spoofed for a claim the ranges can judge; unknown without a claim, a public IP or downloaded ranges. */
 export function rangeVerification(userAgent: string, ip: string | undefined): Verification {
   const claim = userAgent === '' ? null : claimedOperator(userAgent);
   if (claim === null || claim.ranges === null || ip === undefined) return Verification.unknown;
-  return inRanges(claim.ranges, plainAddress(ip) ?? ip) ? Verification.verified : Verification.spoofed;
+  const address = plainAddress(ip) ?? ip;
+  if (inRanges(localNetworks, address)) return Verification.unknown;
+  return inRanges(claim.ranges, address) ? Verification.verified : Verification.spoofed;
 }
