@@ -1,4 +1,5 @@
 import { generateText, isStepCount, type LanguageModel, type ModelMessage, type StepResult, type StopCondition, type ToolSet } from 'ai';
+import { streamedText } from './stream.ts';
 import { LlmLoopError, providerError, type TokenUsage } from './loop-error.ts';
 
 export interface LoopLimits {
@@ -25,6 +26,11 @@ export interface LoopRun<Tools extends ToolSet> {
   signal?: AbortSignal;
   /** Awaited before the next step, so entries arrive complete and in order. */
   onEntry?(entry: LoopEntry): Promise<void> | void;
+  /**
+   * Each piece of the model's text as the provider streams it (the model is then called in streaming
+   * mode); without it, each call's text arrives whole with `onEntry`.
+   */
+  onTextDelta?(text: string): void;
   /** The tokens of each model call, as it ends. */
   onUsage?(usage: TokenUsage): void;
   /** What earlier loops of the same run used (a follow-up round): the limits hold for the run as a whole. */
@@ -56,7 +62,7 @@ export async function runToolLoop<Tools extends ToolSet>(run: LoopRun<Tools>): P
   const signals = [run.signal, timeLimit].filter((signal) => signal !== undefined);
   const overBudget: StopCondition<Tools> = () => used() > limits.maxTokens;
   if (limits.deadline !== undefined && limits.deadline <= Date.now()) throw timeUp(usage);
-  const result = await generateText({
+  const options = {
     model: run.model,
     tools: run.tools,
     instructions: run.instructions,
@@ -66,14 +72,16 @@ export async function runToolLoop<Tools extends ToolSet>(run: LoopRun<Tools>): P
     abortSignal: signals.length > 0 ? AbortSignal.any(signals) : undefined,
     // One tool at a time: a write followed by a read of the same file in one step must see the write.
     toolCallConcurrency: 1,
-    onStepEnd: async (step) => {
+    onStepEnd: async (step: StepResult<Tools>) => {
       const stepUsage = { inputTokens: step.usage.inputTokens ?? 0, outputTokens: step.usage.outputTokens ?? 0 };
       usage.inputTokens += stepUsage.inputTokens;
       usage.outputTokens += stepUsage.outputTokens;
       run.onUsage?.(stepUsage);
       for (const entry of stepEntries(step)) await run.onEntry?.(entry);
     },
-  }).catch((error: unknown) => {
+  };
+  const call = run.onTextDelta ? streamedText(options, run.onTextDelta) : generateText(options);
+  const result = await call.catch((error: unknown) => {
     throw loopFailure(error, run.signal, timeLimit, usage);
   });
   if (result.finishReason === 'tool-calls') {
