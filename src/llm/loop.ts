@@ -7,6 +7,11 @@ export interface LoopLimits {
   maxSteps: number;
   /** Input plus output tokens over the run; going over while the model still calls tools ends it with `token-limit`. */
   maxTokens: number;
+  /**
+   * Output tokens over the run, when bounded: each model call may write at most this many, and a run
+   * whose output goes over it, or whose answer is cut at it, ends with `token-limit`.
+   */
+  maxOutputTokens?: number;
   /** Retries of one failed model call, with the SDK's backoff. */
   maxRetries: number;
   /** When the loop must have ended (milliseconds since the epoch), else `time-limit`; no deadline when absent. */
@@ -60,7 +65,8 @@ export async function runToolLoop<Tools extends ToolSet>(run: LoopRun<Tools>): P
   const used = () => usage.inputTokens + usage.outputTokens;
   const timeLimit = limits.deadline === undefined ? undefined : AbortSignal.timeout(Math.max(0, limits.deadline - Date.now()));
   const signals = [run.signal, timeLimit].filter((signal) => signal !== undefined);
-  const overBudget: StopCondition<Tools> = () => used() > limits.maxTokens;
+  const outputOver = () => usage.outputTokens > (limits.maxOutputTokens ?? Infinity);
+  const overBudget: StopCondition<Tools> = () => used() > limits.maxTokens || outputOver();
   if (limits.deadline !== undefined && limits.deadline <= Date.now()) throw timeUp(usage);
   const options = {
     model: run.model,
@@ -69,6 +75,7 @@ export async function runToolLoop<Tools extends ToolSet>(run: LoopRun<Tools>): P
     messages: run.messages,
     stopWhen: [isStepCount(limits.maxSteps - stepsBefore), overBudget],
     maxRetries: limits.maxRetries,
+    maxOutputTokens: limits.maxOutputTokens,
     abortSignal: signals.length > 0 ? AbortSignal.any(signals) : undefined,
     // One tool at a time: a write followed by a read of the same file in one step must see the write.
     toolCallConcurrency: 1,
@@ -84,6 +91,15 @@ export async function runToolLoop<Tools extends ToolSet>(run: LoopRun<Tools>): P
   const result = await call.catch((error: unknown) => {
     throw loopFailure(error, run.signal, timeLimit, usage);
   });
+  if (limits.maxOutputTokens !== undefined && (outputOver() || result.finishReason === 'length')) {
+    throw new LlmLoopError(
+      'token-limit',
+      `The model wrote ${usage.outputTokens} output tokens, reaching the limit of ${limits.maxOutputTokens}, before finishing.`,
+      {
+        usage,
+      },
+    );
+  }
   if (result.finishReason === 'tool-calls') {
     if (used() > limits.maxTokens) {
       throw new LlmLoopError('token-limit', `The model used ${used()} tokens, over the limit of ${limits.maxTokens}, before finishing.`, { usage });

@@ -1,5 +1,6 @@
 import type { AccountsTables } from './tables/accounts.ts';
 import type { AnalyticsTables } from './tables/analytics.ts';
+import type { AssistantTables } from './tables/assistant.ts';
 import type { DashboardTables } from './tables/dashboard.ts';
 import type { DocsTables } from './tables/docs.ts';
 import type { FeedbackTables } from './tables/feedback.ts';
@@ -13,4 +14,14 @@ interface MigrationsTables {
 
 /** Every table, composed from the features that own them. */
 export interface Database
-  extends MigrationsTables, AccountsTables, JobsTables, DashboardTables, AnalyticsTables, FeedbackTables, WebhooksTables, PeopleTables, DocsTables {}
+  extends
+    MigrationsTables,
+    AccountsTables,
+    JobsTables,
+    DashboardTables,
+    AnalyticsTables,
+    FeedbackTables,
+    WebhooksTables,
+    PeopleTables,
+    DocsTables,
+    AssistantTables {}
