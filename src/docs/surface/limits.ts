@@ -22,7 +22,7 @@ async function take(context: AppContext, reply: FastifyReply, buckets: { bucket:
 /**
  * The limits of the docs features, exact across processes (the buckets are in the database):
  * discovery search and page per organization; the search MCP server per client address (an IPv6
- * /64 counts as one) and per project.
+ * /64 counts as one) and per project; assistant messages per organization and per client address.
  */
 export function docsLimits(context: AppContext) {
   const { config } = context;
@@ -35,6 +35,19 @@ export function docsLimits(context: AppContext) {
           bucket: `discovery:${project.org_id}`,
           rule: { limit: config.discoveryRateLimit, windowMs: config.discoveryRateWindowSeconds * 1000 },
           what: `This organization has used its ${config.discoveryRateLimit} discovery requests for the last ${window(config.discoveryRateWindowSeconds)}.`,
+        },
+      ]),
+    assistant: (project: ProjectRow, request: FastifyRequest, reply: FastifyReply) =>
+      take(context, reply, [
+        {
+          bucket: `assistant:${project.org_id}`,
+          rule: { limit: config.assistantRateLimit, windowMs: config.assistantRateWindowSeconds * 1000 },
+          what: `This organization has used its ${config.assistantRateLimit} assistant messages for the last ${window(config.assistantRateWindowSeconds)}.`,
+        },
+        {
+          bucket: `assistant:address:${clientNetwork(clientAddress(request))}`,
+          rule: { limit: config.assistantRateLimitPerAddress, windowMs: config.assistantAddressWindowSeconds * 1000 },
+          what: `This address has sent its ${config.assistantRateLimitPerAddress} assistant messages for the last ${window(config.assistantAddressWindowSeconds)}.`,
         },
       ]),
     mcp: (project: ProjectRow, request: FastifyRequest, reply: FastifyReply) => {
