@@ -54,23 +54,32 @@ async function threadFor(context: AppContext, project: ProjectRow, body: Message
   return { id: body.threadId, history: await threadHistory(context.storage, body.threadId) };
 }
 
+/** How one version of the operation answers: its wire format, its rate limit and the analytics counter. */
+export interface MessageOperation {
+  protocol: AnswerProtocol;
+  /** Takes one message from the limits, or throws 429. */
+  limit(): Promise<void>;
+  counter: DocsCounter;
+}
+
 /**
- * Answers one assistant message in `protocol`: checks the body, the model and the limits (each
- * refusal a common error body), then streams the answer and stores the turn. Text reaches the client
- * as the model writes it; a client that goes away stops the model call.
+ * Answers one assistant message: checks the body and the model, then takes from the limits (so a
+ * request that could never be answered costs none), each refusal a common error body; then streams
+ * the answer and stores the turn. Text reaches the client as the model writes it; a client that goes
+ * away stops the model call.
  */
 export async function answerMessage(
   context: AppContext,
-  counter: DocsCounter,
+  { protocol, limit, counter }: MessageOperation,
   project: ProjectRow,
   request: FastifyRequest<{ Body: MessageBody }>,
   reply: FastifyReply,
-  protocol: AnswerProtocol,
 ) {
   const { config, storage } = context;
   const body = request.body;
   const question = questionOf(body);
   const model = modelOf(context, project);
+  await limit();
   const thread = await threadFor(context, project, body, reply);
   const site = siteOf(project, config);
   const stream = new PassThrough();

@@ -75,8 +75,8 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
       handler: async (request, reply) => {
         allowOrigin(request, reply);
         const project = projects.get(request)!;
-        await limits.assistant(project, request, reply);
-        return answerMessage(context, counter, project, request, reply, version.protocol);
+        const limit = () => limits.assistant(project, request, reply);
+        return answerMessage(context, { counter, limit, protocol: version.protocol }, project, request, reply);
       },
     });
   }
