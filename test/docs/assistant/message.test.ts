@@ -74,6 +74,16 @@ describe.each(testDatabases)('the assistant’s answers on $dialect', (database)
     expect(sent.tools?.map((tool) => tool.function.name).sort()).toEqual(['list_pages', 'read_page', 'record_outcome', 'search_docs']);
     expect(lastQuestion(sent)).toContain('The reader is on the docs page /guides.');
     expect(JSON.stringify(sent.messages[0])).toContain('Answer only from the documentation');
+
+    // The model's docs search is counted as a search event with its hits, as a discovery search is.
+    await expect
+      .poll(async () => {
+        const searches = (await (await fetch(`${base}/v1/analytics/${tenant.project.id}/searches`, { headers: tenant.auth })).json()) as {
+          searches: { searchQuery: string; hits: number }[];
+        };
+        return searches.searches.find((search) => search.searchQuery === 'configure');
+      })
+      .toMatchObject({ hits: 1 });
   });
 
   it('streams the same answer as an AI SDK 4 data stream from v4 messages', async () => {
