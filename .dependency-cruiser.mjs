@@ -20,6 +20,7 @@ const entryPoints = {
     'http/routes.ts',
     'http/feedback-routes.ts',
     'http/range.ts',
+    'http/read-limit.ts',
     'drains/routes.ts',
     'query/query.ts',
     'query/series.ts',
@@ -182,9 +183,10 @@ export default {
     {
       name: 'docs-through-analytics-recording',
       severity: 'error',
-      comment: 'docs/ hands what it serves to analytics through its recording entry point only (capture/record.ts: requests, searches and feedback).',
+      comment:
+        "docs/ hands what it serves to analytics through its recording entry point only (capture/record.ts: requests, searches and feedback); the assistant's exports, analytics reads of docs' own tables, also take the analytics range rules and read limit (http/range.ts, http/read-limit.ts).",
       from: { path: '^src/docs/' },
-      to: { path: '^src/analytics/', pathNot: '^src/analytics/capture/record\\.ts$' },
+      to: { path: '^src/analytics/', pathNot: ['^src/analytics/capture/record\\.ts$', '^src/analytics/http/(range|read-limit)\\.ts$'] },
     },
     {
       name: 'only-server-imports-docs-and-dashboard',

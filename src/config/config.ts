@@ -1,7 +1,7 @@
 /**
  * Every setting Quire reads, as one table: environment variable, default, parser and the sentence
  * that documents it. Each area keeps its part of the table in a file of its own (server.ts,
- * storage.ts, analytics.ts, jobs.ts, agent.ts, dashboard.ts, docs-serving.ts, docs-builds.ts, code-hosts.ts); `settings` joins them,
+ * storage.ts, analytics.ts, jobs.ts, agent.ts, dashboard.ts, docs-serving.ts, docs-builds.ts, assistant.ts, code-hosts.ts); `settings` joins them,
  * so there is still one `Config`, and `loadConfig` reads the environment once at start-up and fails
  * with a message that says which variable to fix. `docs/configuration.md` lists the same table (a
  * test keeps the two in sync).
@@ -9,6 +9,7 @@
 
 import { agentSettings } from './agent.ts';
 import { analyticsSettings } from './analytics.ts';
+import { assistantSettings } from './assistant.ts';
 import { codeHostSettings } from './code-hosts.ts';
 import { dashboardSettings } from './dashboard.ts';
 import { docsServingSettings } from './docs-serving.ts';
@@ -26,6 +27,7 @@ export const settings = {
   ...agentSettings,
   ...dashboardSettings,
   ...docsServingSettings,
+  ...assistantSettings,
   ...codeHostSettings,
   ...docsBuildSettings,
 };

@@ -1,4 +1,5 @@
 import { generateText, isStepCount, type LanguageModel, type ModelMessage, type StepResult, type StopCondition, type ToolSet } from 'ai';
+import { streamedText } from './stream.ts';
 import { LlmLoopError, providerError, type TokenUsage } from './loop-error.ts';
 
 export interface LoopLimits {
@@ -6,6 +7,11 @@ export interface LoopLimits {
   maxSteps: number;
   /** Input plus output tokens over the run; going over while the model still calls tools ends it with `token-limit`. */
   maxTokens: number;
+  /**
+   * Output tokens over the run, when bounded: each model call may write at most this many, and a run
+   * whose output goes over it, or whose answer is cut at it, ends with `token-limit`.
+   */
+  maxOutputTokens?: number;
   /** Retries of one failed model call, with the SDK's backoff. */
   maxRetries: number;
   /** When the loop must have ended (milliseconds since the epoch), else `time-limit`; no deadline when absent. */
@@ -25,6 +31,11 @@ export interface LoopRun<Tools extends ToolSet> {
   signal?: AbortSignal;
   /** Awaited before the next step, so entries arrive complete and in order. */
   onEntry?(entry: LoopEntry): Promise<void> | void;
+  /**
+   * Each piece of the model's text as the provider streams it (the model is then called in streaming
+   * mode); without it, each call's text arrives whole with `onEntry`.
+   */
+  onTextDelta?(text: string): void;
   /** The tokens of each model call, as it ends. */
   onUsage?(usage: TokenUsage): void;
   /** What earlier loops of the same run used (a follow-up round): the limits hold for the run as a whole. */
@@ -54,28 +65,41 @@ export async function runToolLoop<Tools extends ToolSet>(run: LoopRun<Tools>): P
   const used = () => usage.inputTokens + usage.outputTokens;
   const timeLimit = limits.deadline === undefined ? undefined : AbortSignal.timeout(Math.max(0, limits.deadline - Date.now()));
   const signals = [run.signal, timeLimit].filter((signal) => signal !== undefined);
-  const overBudget: StopCondition<Tools> = () => used() > limits.maxTokens;
+  const outputOver = () => usage.outputTokens > (limits.maxOutputTokens ?? Infinity);
+  const overBudget: StopCondition<Tools> = () => used() > limits.maxTokens || outputOver();
   if (limits.deadline !== undefined && limits.deadline <= Date.now()) throw timeUp(usage);
-  const result = await generateText({
+  const options = {
     model: run.model,
     tools: run.tools,
     instructions: run.instructions,
     messages: run.messages,
     stopWhen: [isStepCount(limits.maxSteps - stepsBefore), overBudget],
     maxRetries: limits.maxRetries,
+    maxOutputTokens: limits.maxOutputTokens,
     abortSignal: signals.length > 0 ? AbortSignal.any(signals) : undefined,
     // One tool at a time: a write followed by a read of the same file in one step must see the write.
     toolCallConcurrency: 1,
-    onStepEnd: async (step) => {
+    onStepEnd: async (step: StepResult<Tools>) => {
       const stepUsage = { inputTokens: step.usage.inputTokens ?? 0, outputTokens: step.usage.outputTokens ?? 0 };
       usage.inputTokens += stepUsage.inputTokens;
       usage.outputTokens += stepUsage.outputTokens;
       run.onUsage?.(stepUsage);
       for (const entry of stepEntries(step)) await run.onEntry?.(entry);
     },
-  }).catch((error: unknown) => {
+  };
+  const call = run.onTextDelta ? streamedText(options, run.onTextDelta) : generateText(options);
+  const result = await call.catch((error: unknown) => {
     throw loopFailure(error, run.signal, timeLimit, usage);
   });
+  if (limits.maxOutputTokens !== undefined && (outputOver() || result.finishReason === 'length')) {
+    throw new LlmLoopError(
+      'token-limit',
+      `The model wrote ${usage.outputTokens} output tokens, reaching the limit of ${limits.maxOutputTokens}, before finishing.`,
+      {
+        usage,
+      },
+    );
+  }
   if (result.finishReason === 'tool-calls') {
     if (used() > limits.maxTokens) {
       throw new LlmLoopError('token-limit', `The model used ${used()} tokens, over the limit of ${limits.maxTokens}, before finishing.`, { usage });

@@ -3,6 +3,7 @@ import { analyticsRoutes } from '../analytics/http/routes.ts';
 import { feedbackRoutes } from '../analytics/http/feedback-routes.ts';
 import { localChangeRoutes } from '../code-hosts/local-routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
+import { assistantRoutes } from '../docs/assistant/routes.ts';
 import { discoveryRoutes } from '../docs/discovery/routes.ts';
 import { siteSurfaceRoutes } from '../docs/surface/routes.ts';
 import { docsIndexRoutes } from '../docs/http/routes.ts';
@@ -24,6 +25,7 @@ export const features: FeatureRoutes[] = [
   localChangeRoutes,
   projectRoutes,
   discoveryRoutes,
+  assistantRoutes,
   siteSurfaceRoutes,
   docsIndexRoutes,
 ];

@@ -4,6 +4,7 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client
 import type { AppContext } from '../http/context.ts';
 import { ApiError } from '../http/errors.ts';
 import type { IngestSource } from '../analytics/ingest/ingested.ts';
+import { turnFailures, type TurnFailure } from '../docs/assistant/failures.ts';
 import { registerDatabaseGauges } from './metrics-database.ts';
 
 /** Equal texts in time that does not depend on where they differ (digests first, so lengths may differ too). */
@@ -62,6 +63,13 @@ export function installMetrics(app: FastifyInstance, context: AppContext): void 
   for (const source of ['api', 'tracker', 'drain'] satisfies IngestSource[]) {
     for (const outcome of ['accepted', 'rejected']) ingested.inc({ source, outcome }, 0);
   }
+  const assistantFailures = new Counter({
+    name: 'quire_assistant_turns_failed_total',
+    help: 'Assistant answers that ended without an answer, by reason (step-limit, token-limit, time-limit, provider, aborted, internal).',
+    labelNames: ['reason'],
+    registers,
+  });
+  for (const reason of turnFailures) assistantFailures.inc({ reason }, 0);
   registerDatabaseGauges(registry, context.storage);
 
   app.addHook('onResponse', async (request, reply) => {
@@ -74,9 +82,12 @@ export function installMetrics(app: FastifyInstance, context: AppContext): void 
     if (accepted > 0) ingested.inc({ source, outcome: 'accepted' }, accepted);
     if (rejected > 0) ingested.inc({ source, outcome: 'rejected' }, rejected);
   };
+  const onAssistantFailure = (reason: TurnFailure) => assistantFailures.inc({ reason });
   context.events.on('events-ingested', onIngested);
+  context.events.on('assistant-turn-failed', onAssistantFailure);
   app.addHook('onClose', async () => {
     context.events.off('events-ingested', onIngested);
+    context.events.off('assistant-turn-failed', onAssistantFailure);
   });
 
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {

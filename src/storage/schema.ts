@@ -1,5 +1,6 @@
 import type { AccountsTables } from './tables/accounts.ts';
 import type { AnalyticsTables } from './tables/analytics.ts';
+import type { AssistantTables } from './tables/assistant.ts';
 import type { DashboardTables } from './tables/dashboard.ts';
 import type { DocsBuildsTables } from './tables/docs-builds.ts';
 import type { DocsTables } from './tables/docs.ts';
@@ -24,4 +25,5 @@ export interface Database
     WebhooksTables,
     PeopleTables,
     DocsTables,
-    DocsBuildsTables {}
+    DocsBuildsTables,
+    AssistantTables {}

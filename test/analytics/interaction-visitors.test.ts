@@ -97,7 +97,7 @@ describe.each(testDatabases)('the senders of searches and feedback on $dialect',
   it('counts a ClaudeBot search as AI, a library as neither, and distinct senders per query, feedback item and range', async () => {
     const tenant = await createTenant(storage);
     await post(tenant, [
-      { kind: 'search', timestamp: at, query: 'webhooks retry', hits: 0, userAgent: claudeBot, ip: '198.51.100.4' },
+      { kind: 'search', timestamp: at, query: 'webhooks retry', hits: 0, userAgent: claudeBot, ip: '216.73.216.4' },
       { kind: 'search', timestamp: at, query: 'webhooks retry', hits: 0, userAgent: chrome, ip: '203.0.113.7' },
       { kind: 'search', timestamp: at, query: 'webhooks retry', hits: 2, userAgent: chrome, ip: '203.0.113.8' },
       { kind: 'search', timestamp: at, query: 'webhooks retry', hits: 0, userAgent: curl, ip: '203.0.113.9' },
@@ -111,7 +111,7 @@ describe.each(testDatabases)('the senders of searches and feedback on $dialect',
         helpful: false,
         comment: 'No retries',
         userAgent: claudeBot,
-        ip: '198.51.100.4',
+        ip: '216.73.216.4',
       },
     ]);
     expect((await projectRows('analytics_searches', tenant)).map((row) => row.visitor_class)).toEqual([1, 0, 0, 2, null, 0]);

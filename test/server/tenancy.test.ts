@@ -7,6 +7,7 @@ import { createInvitation } from '../../src/accounts/people/invitations.ts';
 import { createPerson } from '../../src/accounts/people/people.ts';
 import { createJob } from '../../src/jobs/service.ts';
 import { createEndpoint } from '../../src/jobs/webhooks/endpoints.ts';
+import { createThread } from '../../src/docs/assistant/threads.ts';
 import type { AppContext } from '../../src/http/context.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
@@ -40,6 +41,8 @@ const publicRoutes: Record<string, string> = {
   'GET /v1/analytics/:projectId/drains/:drainId': "Vercel's check of a drain: its verification code, which proves nothing and counts nothing",
   'OPTIONS /discovery/v1/search/:domain': "a browser's preflight, answered for any origin: it reads nothing",
   'OPTIONS /discovery/v1/page/:domain': "a browser's preflight, answered for any origin: it reads nothing",
+  'OPTIONS /discovery/v2/assistant/:domain/message': "a browser's preflight, answered for any origin: it reads nothing",
+  'OPTIONS /discovery/v1/assistant/:domain/message': "a browser's preflight, answered for any origin: it reads nothing",
 };
 
 interface Route {
@@ -75,6 +78,7 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
   let victimDeliveryId: string;
   let victimPersonId: string;
   let victimInvitationId: string;
+  let victimThreadId: string;
   const victimPasskeyId = 'victim-passkey-credential';
   const victimToken = `ghp_${randomBytes(18).toString('hex')}`;
   const routes: Route[] = [];
@@ -112,6 +116,7 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
       .insertInto('person_passkeys')
       .values({ id: victimPasskeyId, person_id: victimPersonId, public_key: 'AAAA', counter: 0, transports: '', created_at: Date.now(), last_used_at: null })
       .execute();
+    victimThreadId = (await createThread(storage, victim.project, 'victim-reader')).id;
     victimKeyId = (await storage.db.selectFrom('api_keys').select('id').where('org_id', '=', victim.orgId).executeTakeFirstOrThrow()).id;
   });
   afterAll(async () => {
@@ -141,6 +146,8 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
       search: victim.project.id,
       page: victim.project.id,
       sites: victim.project.id,
+      assistant: victim.project.id,
+      threads: victimThreadId,
     };
     return url.replace(/([^/]+)\/:(\w+)/g, (_match, segment: string, name: string) => {
       const id = ids[segment];

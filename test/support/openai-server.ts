@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { writeStreamedReply } from './openai-stream-reply.ts';
 
 /** One chat-completions request as the server received it. */
 export interface ChatRequest {
@@ -39,14 +40,20 @@ export interface OpenAiServer {
   /** Base URL for OPENAI_BASE_URL (ends in `/v1`). */
   url: string;
   requests: ChatRequest[];
+  /** Requests whose client went away before the answer was sent (an aborted model call). */
+  abandoned: number;
   script: ModelScript;
   close(): Promise<void>;
 }
 
-/** A local OpenAI-compatible chat-completions server (non-streaming) on 127.0.0.1, port 0. */
+/**
+ * A local OpenAI-compatible chat-completions server on 127.0.0.1, port 0. A request with
+ * `stream: true` is answered as OpenAI streams (see stream-reply.ts): text in pieces, then each tool
+ * call's name and its arguments in fragments.
+ */
 export async function startOpenAiServer(script: ModelScript): Promise<OpenAiServer> {
   let calls = 0;
-  const state: OpenAiServer = { url: '', requests: [], script, close: async () => {} };
+  const state: OpenAiServer = { url: '', requests: [], abandoned: 0, script, close: async () => {} };
   const server: Server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -54,13 +61,17 @@ export async function startOpenAiServer(script: ModelScript): Promise<OpenAiServ
       response.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `No route ${request.url}` } }));
       return;
     }
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Omit<ChatRequest, 'headers'>;
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Omit<ChatRequest, 'headers'> & { stream?: boolean };
     const chat: ChatRequest = { ...body, headers: request.headers };
     state.requests.push(chat);
     const lastUser = chat.messages.map((message) => message.role).lastIndexOf('user');
     const turn = chat.messages.slice(lastUser + 1).filter((message) => message.role === 'assistant').length;
     const reply = state.script(chat, turn);
     if (reply.delayMs) await new Promise((resolve) => setTimeout(resolve, reply.delayMs));
+    if (response.destroyed || request.socket.destroyed) {
+      state.abandoned += 1;
+      return;
+    }
     if ('status' in reply) {
       response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
       response.end(JSON.stringify({ error: { message: reply.message, type: 'scripted_error' } }));
@@ -73,6 +84,10 @@ export async function startOpenAiServer(script: ModelScript): Promise<OpenAiServ
       function: { name: call.name, arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments) },
     }));
     const usage = reply.usage ?? { input: 100, output: 20 };
+    if (body.stream) {
+      writeStreamedReply(response, { id: `chatcmpl-${calls}`, model: chat.model, text: reply.text, toolCalls, usage });
+      return;
+    }
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(
       JSON.stringify({

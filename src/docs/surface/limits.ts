@@ -27,7 +27,7 @@ async function take(context: LimitContext, buckets: { bucket: string; rule: Rate
 /**
  * The limits of the docs features, exact across processes (the buckets are in the database):
  * discovery search and page per organization; the search MCP server per client address (an IPv6
- * /64 counts as one) and per project.
+ * /64 counts as one) and per project; assistant messages per organization and per client address.
  */
 export function docsLimits(context: LimitContext) {
   const { config } = context;
@@ -58,6 +58,21 @@ export function docsLimits(context: LimitContext) {
             bucket: `discovery:${project.org_id}`,
             rule: { limit: config.discoveryRateLimit, windowMs: config.discoveryRateWindowSeconds * 1000 },
             what: `This organization has used its ${config.discoveryRateLimit} discovery requests for the last ${window(config.discoveryRateWindowSeconds)}.`,
+          },
+        ]),
+      ),
+    assistant: async (project: ProjectRow, request: FastifyRequest, reply: FastifyReply) =>
+      void reply.headers(
+        await take(context, [
+          {
+            bucket: `assistant:${project.org_id}`,
+            rule: { limit: config.assistantRateLimit, windowMs: config.assistantRateWindowSeconds * 1000 },
+            what: `This organization has used its ${config.assistantRateLimit} assistant messages for the last ${window(config.assistantRateWindowSeconds)}.`,
+          },
+          {
+            bucket: `assistant:address:${clientNetwork(clientAddress(request))}`,
+            rule: { limit: config.assistantRateLimitPerAddress, windowMs: config.assistantAddressWindowSeconds * 1000 },
+            what: `This address has sent its ${config.assistantRateLimitPerAddress} assistant messages for the last ${window(config.assistantAddressWindowSeconds)}.`,
           },
         ]),
       ),
