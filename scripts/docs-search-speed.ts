@@ -1,8 +1,9 @@
 /**
- * A speed and quality check run by hand: `node scripts/docs-search-speed.ts [pages] [seconds] [others]` indexes
+ * A speed and quality check run by hand: `node scripts/docs-search-speed.ts [pages] [seconds] [others] [databases]` indexes
  * the real corpus multiplied to `pages` pages (default 10,000) in one project and `others` further projects
  * (default 2) of half as many beside it, on SQLite and on PostgreSQL (when reachable), then prints search
  * p50/p99 with one and with 16 clients on the corpus queries, and recall@5 and MRR of the corpus itself.
+ * `databases` is `sqlite`, `postgres` or both (the default), comma-separated.
  */
 import { freshDatabase, postgresReachable } from '../bench/databases.ts';
 import { qualityCorpus } from '../bench/docs-corpus.ts';
@@ -18,7 +19,9 @@ const otherProjects = Number(process.argv[4] ?? 2);
 
 const { pages, queries } = qualityCorpus();
 const texts = queries.map((query) => query.query);
-const names = (await postgresReachable()) ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);
+const wanted = (process.argv[5] ?? 'sqlite,postgres').split(',');
+const reachable = (await postgresReachable()) ? (['sqlite', 'postgres'] as const) : (['sqlite'] as const);
+const names = reachable.filter((name) => wanted.includes(name));
 for (const name of names) {
   const database = await freshDatabase(name);
   const storage = await openStorage(loadConfig(database.env));

@@ -1,5 +1,6 @@
 import type { Storage } from '../../storage/dialect.ts';
 import { currentGeneration, visibleAt } from '../index/visible.ts';
+import type { MatchRequest } from './engines/engine.ts';
 import { fullTextIndexes } from './engines/engines.ts';
 import { scoreCandidates } from './score.ts';
 import { searchTerms } from './terms.ts';
@@ -39,7 +40,7 @@ export async function searchDocs(storage: Storage, projectId: string, query: str
   const terms = searchTerms(query);
   if (!terms || options.groups?.length === 0) return [];
   const limit = Math.min(50, Math.max(1, options.limit ?? 10));
-  const candidates = await fullTextIndexes[storage.profile.name].match(storage.db, {
+  const request: Omit<MatchRequest, 'every'> = {
     projectId,
     words: terms.distinct,
     prefix: terms.prefix,
@@ -47,7 +48,12 @@ export async function searchDocs(storage: Storage, projectId: string, query: str
     visible: visibleAt('s', currentGeneration(projectId)),
     groups: options.groups ?? null,
     limit: candidateCount,
-  });
+  };
+  const engine = fullTextIndexes[storage.profile.name];
+  // Sections holding every word score above any that lacks one (see score.ts): when there are
+  // enough of them, sections with only some of the words need not be ranked at all.
+  let candidates = await engine.match(storage.db, { ...request, every: true });
+  if (candidates.length < limit && terms.distinct.length > 1) candidates = await engine.match(storage.db, { ...request, every: false });
   return scoreCandidates(terms, candidates)
     .filter((hit) => hit.score >= (options.scoreThreshold ?? 0))
     .sort((a, b) => b.score - a.score || a.position - b.position || a.ordinal - b.ordinal)
