@@ -15,17 +15,25 @@ const language = sql.lit('docs_english');
  */
 const weights = sql`'{0, 0.1, 0.5, 1.0}'::float4[]`;
 
-/** How many times its rank a section that holds the whole query as a phrase gets. */
-const phraseBonus = 2;
+/**
+ * How many times its rank a section that holds the whole query as a phrase gets. ts_rank() has no
+ * inverse document frequency to lift the words that matter, so the phrase carries more than bm25's
+ * phrase term does on SQLite: 8 ranks best on the quality corpus (bench/docs-quality-quire.ts), 2
+ * fell below the reference.
+ */
+const phraseBonus = 8;
 
 /**
- * Every word (AND) or any of them (OR), the last one also as a prefix (`conf:*`). The words hold
- * only letters and digits (see ../terms.ts), so they carry no tsquery operators.
+ * Every word (AND) or any of them (OR), the last one also as a prefix (`conf:*`), in the title and
+ * heading only (labels A and B: `word:AB`) or anywhere. The words hold only letters and digits (see
+ * ../terms.ts), so they carry no tsquery operators.
  */
 function wordsQuery(request: MatchRequest): string {
   const { words, prefix } = request;
-  const terms = words.filter((word) => word !== prefix);
-  if (prefix) terms.push(`(${prefix} | ${prefix}:*)`);
+  const labels = request.headingsOnly ? 'AB' : '';
+  const labelled = (word: string) => (labels ? `${word}:${labels}` : word);
+  const terms = words.filter((word) => word !== prefix).map(labelled);
+  if (prefix) terms.push(`(${labelled(prefix)} | ${prefix}:*${labels})`);
   return terms.join(request.every ? ' & ' : ' | ');
 }
 

@@ -34,7 +34,8 @@ function matchExpression(request: MatchRequest): string {
   if (last) terms.push(last);
   const matched = terms.join(request.every ? ' AND ' : ' OR ');
   const all = phrase ? `(${matched}) OR ${quoted(phrase.join(' '))}` : matched;
-  return `project : ${quoted(projectToken(request.projectId))} AND {title heading body} : (${all})`;
+  const columns = request.headingsOnly ? '{title heading}' : '{title heading body}';
+  return `project : ${quoted(projectToken(request.projectId))} AND ${columns} : (${all})`;
 }
 
 /**
