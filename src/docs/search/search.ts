@@ -1,5 +1,6 @@
 import type { Storage } from '../../storage/dialect.ts';
 import { currentGeneration, visibleAt } from '../index/visible.ts';
+import type { Candidate, MatchRequest } from './engines/engine.ts';
 import { fullTextIndexes } from './engines/engines.ts';
 import { scoreCandidates } from './score.ts';
 import { searchTerms } from './terms.ts';
@@ -26,6 +27,18 @@ export interface SearchHit {
   score: number;
 }
 
+/**
+ * Narrowest first, each asked only when the one before found fewer sections than wanted: common
+ * words match most sections, and the engine's ranking costs in proportion to the sections matched.
+ * Sections with every word score above any that lacks one (see score.ts), and the engines weigh a
+ * word in a title or heading far above one in a body, so the narrower tiers hold the best sections.
+ */
+const tiers: Pick<MatchRequest, 'every' | 'headingsOnly'>[] = [
+  { every: true, headingsOnly: true },
+  { every: true, headingsOnly: false },
+  { every: false, headingsOnly: false },
+];
+
 /** Sections the engine ranks and the scoring then orders: enough that its reordering finds the best. */
 const candidateCount = 100;
 
@@ -39,7 +52,7 @@ export async function searchDocs(storage: Storage, projectId: string, query: str
   const terms = searchTerms(query);
   if (!terms || options.groups?.length === 0) return [];
   const limit = Math.min(50, Math.max(1, options.limit ?? 10));
-  const candidates = await fullTextIndexes[storage.profile.name].match(storage.db, {
+  const request = {
     projectId,
     words: terms.distinct,
     prefix: terms.prefix,
@@ -47,7 +60,13 @@ export async function searchDocs(storage: Storage, projectId: string, query: str
     visible: visibleAt('s', currentGeneration(projectId)),
     groups: options.groups ?? null,
     limit: candidateCount,
-  });
+  };
+  const engine = fullTextIndexes[storage.profile.name];
+  let candidates: Candidate[] = [];
+  for (const tier of tiers) {
+    candidates = await engine.match(storage.db, { ...request, ...tier });
+    if (candidates.length >= limit) break;
+  }
   return scoreCandidates(terms, candidates)
     .filter((hit) => hit.score >= (options.scoreThreshold ?? 0))
     .sort((a, b) => b.score - a.score || a.position - b.position || a.ordinal - b.ordinal)

@@ -15,6 +15,13 @@ export interface MatchRequest {
   projectId: string;
   /** Distinct words, in query order. */
   words: string[];
+  /**
+   * Whether a section must hold every word (the last one as a word or a prefix) rather than any of
+   * them: far fewer sections to rank when the words are common.
+   */
+  every: boolean;
+  /** Whether the words must be in the page title or the section heading, not only in the body. */
+  headingsOnly: boolean;
   /** The last word, also matched as a prefix; null when too short to be one. */
   prefix: string | null;
   /** The query's words in order, matched as a phrase for a bonus; null for a one-word query. */

@@ -1,27 +1,40 @@
 import { sql } from 'kysely';
-import type { Candidate, FullTextIndex } from './engine.ts';
+import type { Candidate, FullTextIndex, MatchRequest } from './engine.ts';
+import { projectToken } from './project-token.ts';
 
 /** Entries per insert statement, well under PostgreSQL's 65,535 bound parameters. */
 const entriesPerInsert = 1000;
 
-/** Stemming and stop words of the index and of queries; they must be the same. */
-const language = sql.lit('english');
+/** Stemming of the index and of queries, stop words kept (see the 024 migration); they must be the same. */
+const language = sql.lit('docs_english');
 
 /**
  * ts_rank() weights of the labels {D, C, B, A}: A the page title, B the section heading, C the body,
- * in the proportions SQLite's bm25() weights use (10, 5, 1).
+ * in the proportions SQLite's bm25() weights use (10, 5, 1); D, the project lexeme, is never in a
+ * ranked query.
  */
 const weights = sql`'{0, 0.1, 0.5, 1.0}'::float4[]`;
 
-/** How many times its rank a section that holds the whole query as a phrase gets. */
-const phraseBonus = 2;
+/**
+ * How many times its rank a section that holds the whole query as a phrase gets. ts_rank() has no
+ * inverse document frequency to lift the words that matter, so the phrase carries more than bm25's
+ * phrase term does on SQLite: 8 ranks best on the quality corpus (bench/docs-quality-quire.ts), 2
+ * fell below the reference.
+ */
+const phraseBonus = 8;
 
 /**
- * Any of the words (OR) with the last one also as a prefix (`conf:*`). The words hold only letters
- * and digits (see ../terms.ts), so they carry no tsquery operators.
+ * Every word (AND) or any of them (OR), the last one also as a prefix (`conf:*`), in the title and
+ * heading only (labels A and B: `word:AB`) or anywhere. The words hold only letters and digits (see
+ * ../terms.ts), so they carry no tsquery operators.
  */
-function anyWord(words: string[], prefix: string | null): string {
-  return [...words, ...(prefix ? [`${prefix}:*`] : [])].join(' | ');
+function wordsQuery(request: MatchRequest): string {
+  const { words, prefix } = request;
+  const labels = request.headingsOnly ? 'AB' : '';
+  const labelled = (word: string) => (labels ? `${word}:${labels}` : word);
+  const terms = words.filter((word) => word !== prefix).map(labelled);
+  if (prefix) terms.push(`(${labelled(prefix)} | ${prefix}:*${labels})`);
+  return terms.join(request.every ? ' & ' : ' | ');
 }
 
 /** tsvector over sections, in `docs_search` beside them (deleted with them through the foreign key). */
@@ -32,7 +45,7 @@ export const postgresFullText: FullTextIndex = {
         .slice(start, start + entriesPerInsert)
         .map(
           (entry) =>
-            sql`(${entry.sectionId}, ${entry.projectId}, setweight(to_tsvector(${language}, ${entry.title}), 'A') || setweight(to_tsvector(${language}, ${entry.heading}), 'B') || setweight(to_tsvector(${language}, ${entry.text}), 'C'))`,
+            sql`(${entry.sectionId}, ${entry.projectId}, setweight(to_tsvector(${language}, ${entry.title}), 'A') || setweight(to_tsvector(${language}, ${entry.heading}), 'B') || setweight(to_tsvector(${language}, ${entry.text}), 'C') || cast(${projectToken(entry.projectId)} as tsvector))`,
         );
       await sql`insert into docs_search (section_id, project_id, vector) values ${sql.join(rows)}`.execute(trx);
     }
@@ -43,7 +56,8 @@ export const postgresFullText: FullTextIndex = {
   },
 
   async match(db, request) {
-    const query = sql`to_tsquery(${language}, ${anyWord(request.words, request.prefix)})`;
+    const query = sql`to_tsquery(${language}, ${wordsQuery(request)})`;
+    const project = sql`cast(${projectToken(request.projectId)} as tsquery)`;
     const phrase = request.phrase ? sql`phraseto_tsquery(${language}, ${request.phrase.join(' ')})` : null;
     const bonus = phrase ? sql`case when f.vector @@ ${phrase} then ${sql.lit(phraseBonus)} else 1 end` : sql`1`;
     const groups = request.groups ? sql`and p.group_name in (${sql.join(request.groups)})` : sql``;
@@ -53,7 +67,7 @@ export const postgresFullText: FullTextIndex = {
       from docs_search f
       join docs_sections s on s.id = f.section_id
       join docs_pages p on p.id = s.page_id
-      where f.vector @@ ${query} and f.project_id = ${request.projectId} and ${request.visible} ${groups}
+      where f.vector @@ (${query} && ${project}) and f.project_id = ${request.projectId} and ${request.visible} ${groups}
       order by rank desc, p.position, s.ordinal
       limit ${request.limit}`.execute(db);
     return result.rows;

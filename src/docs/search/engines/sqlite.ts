@@ -1,42 +1,57 @@
 import { sql } from 'kysely';
-import type { Candidate, FullTextIndex } from './engine.ts';
+import type { Candidate, FullTextIndex, MatchRequest } from './engine.ts';
+import { projectToken } from './project-token.ts';
 
 /** Entries per insert statement, well under SQLite's 32,766 bound parameters. */
-const entriesPerInsert = 500;
+const entriesPerInsert = 400;
 
 /**
- * bm25() weights of the FTS5 columns: a word in the page title counts ten times one in the body, in
- * the section heading five times.
+ * bm25() weights of the FTS5 columns: the project column only selects, a word in the page title
+ * counts ten times one in the body, in the section heading five times.
  */
-const titleWeight = 10;
-const headingWeight = 5;
-const bodyWeight = 1;
+const columnWeights = sql.join([0, 10, 5, 1].map((weight) => sql.lit(weight)));
+
+/**
+ * Rows the full-text index hands over, best first, for each candidate wanted: it also holds
+ * sections of other generations (a build in progress, retired pages not yet purged), which the join
+ * then leaves out.
+ */
+const rowsPerCandidate = 4;
 
 /** An FTS5 string: the words hold only letters and digits, but a quote would be doubled anyway. */
 const quoted = (text: string) => `"${text.replaceAll('"', '""')}"`;
 
 /**
- * Any of the words (OR), so long queries still find something; bm25() sums over the terms that
- * match, so a section with more of the words ranks higher. The last word as a prefix (`conf*`) and
- * the whole query as a phrase are further terms, so a section that has them gains their weight.
+ * The project's sections (its token in the `project` column) holding every word, or any of them
+ * (OR), so long queries still find something; bm25() sums over the terms that match, so a section
+ * with more of the words ranks higher. The last word also counts as a prefix (`conf*`), and the
+ * whole query as a phrase is a further term, so a section that has it gains its weight.
  */
-function matchExpression(words: string[], prefix: string | null, phrase: string[] | null): string {
-  const terms = words.map(quoted);
-  if (prefix) terms.push(`${quoted(prefix)}*`);
-  if (phrase) terms.push(quoted(phrase.join(' ')));
-  return terms.join(' OR ');
+function matchExpression(request: MatchRequest): string {
+  const { words, prefix, phrase } = request;
+  const last = prefix ? `(${quoted(prefix)} OR ${quoted(prefix)}*)` : null;
+  const terms = words.filter((word) => word !== prefix).map(quoted);
+  if (last) terms.push(last);
+  const matched = terms.join(request.every ? ' AND ' : ' OR ');
+  const all = phrase ? `(${matched}) OR ${quoted(phrase.join(' '))}` : matched;
+  const columns = request.headingsOnly ? '{title heading}' : '{title heading body}';
+  return `project : ${quoted(projectToken(request.projectId))} AND ${columns} : (${all})`;
 }
 
 /**
- * FTS5 over sections (see the 024 migration), contentless: rowid is docs_sections.id. The query's
- * CROSS JOINs keep the match as the outer loop: left to itself, SQLite's planner walks the project's
- * sections by index and runs the whole match once per section (seconds on a few thousand).
+ * FTS5 over sections (see the 024 migration), contentless: rowid is docs_sections.id. The match
+ * and the ranking run inside the index, restricted to the project, and only the best rows are
+ * joined to their sections: joining every match first cost a lookup per matching section of every
+ * project. Among rows of equal rank the index returns lower rowids, written earlier, first. With a
+ * group filter every match is joined, since the best rows may all be in other groups.
  */
 export const sqliteFullText: FullTextIndex = {
   async add(trx, entries) {
     for (let start = 0; start < entries.length; start += entriesPerInsert) {
-      const rows = entries.slice(start, start + entriesPerInsert).map((entry) => sql`(${entry.sectionId}, ${entry.title}, ${entry.heading}, ${entry.text})`);
-      await sql`insert into docs_search (rowid, title, heading, body) values ${sql.join(rows)}`.execute(trx);
+      const rows = entries
+        .slice(start, start + entriesPerInsert)
+        .map((entry) => sql`(${entry.sectionId}, ${projectToken(entry.projectId)}, ${entry.title}, ${entry.heading}, ${entry.text})`);
+      await sql`insert into docs_search (rowid, project, title, heading, body) values ${sql.join(rows)}`.execute(trx);
     }
   },
 
@@ -45,16 +60,20 @@ export const sqliteFullText: FullTextIndex = {
   },
 
   async match(db, request) {
-    const expression = matchExpression(request.words, request.prefix, request.phrase);
+    const expression = matchExpression(request);
     const groups = request.groups ? sql`and p.group_name in (${sql.join(request.groups)})` : sql``;
+    const rows = request.groups ? sql`` : sql`limit ${request.limit * rowsPerCandidate}`;
     const result = await sql<Candidate>`
-      select p.path, p.route, p.title, p.group_name as "group", p.position, s.ordinal, s.anchor, s.heading, s.markdown, s.text,
-        -bm25(docs_search, ${sql.lit(titleWeight)}, ${sql.lit(headingWeight)}, ${sql.lit(bodyWeight)}) as rank
-      from docs_search
-      cross join docs_sections s on s.id = docs_search.rowid
+      select p.path, p.route, p.title, p.group_name as "group", p.position, s.ordinal, s.anchor, s.heading, s.markdown, s.text, m.rank
+      from (
+        select rowid as id, -bm25(docs_search, ${columnWeights}) as rank
+        from docs_search where docs_search match ${expression}
+        order by rank desc, rowid ${rows}
+      ) m
+      cross join docs_sections s on s.id = m.id
       cross join docs_pages p on p.id = s.page_id
-      where docs_search match ${expression} and s.project_id = ${request.projectId} and ${request.visible} ${groups}
-      order by rank desc, p.position, s.ordinal
+      where s.project_id = ${request.projectId} and ${request.visible} ${groups}
+      order by m.rank desc, p.position, s.ordinal
       limit ${request.limit}`.execute(db);
     return result.rows;
   },

@@ -57,8 +57,18 @@ create index docs_sections_page on docs_sections (page_id, ordinal);
 create index docs_sections_generation on docs_sections (project_id, first_generation);
 create index docs_sections_retired on docs_sections (project_id, retired_generation) where retired_generation is not null;
 
--- Full-text index of sections: weights A page title, B section heading, C body (english stemming, so
--- `configure` finds `configuration`), searched through the GIN index.
+-- The text search configuration of the docs index: PostgreSQL's `english` (its parser and Snowball
+-- stemming, so `configure` finds `configuration`) without its stop-word list. Queries drop stop words
+-- themselves, the same way on both engines (search/terms.ts); the index keeps them for phrases and for
+-- queries made of nothing else, as SQLite's does.
+create text search dictionary docs_english_stem (template = snowball, language = english);
+create text search configuration docs_english (copy = english);
+alter text search configuration docs_english
+  alter mapping for asciiword, asciihword, hword_asciipart, word, hword, hword_part with docs_english_stem;
+
+-- Full-text index of sections: weights A page title, B section heading, C body, and one lexeme
+-- without position naming the project (search/engines/project-token.ts), so the GIN index finds the
+-- project's matching sections only instead of every project's; searched through the GIN index.
 create table docs_search (
   section_id bigint primary key references docs_sections (id) on delete cascade,
   project_id text collate "C" not null,

@@ -60,7 +60,10 @@ create index docs_sections_retired on docs_sections (project_id, retired_generat
 -- Full-text index of sections (rowid = docs_sections.id): contentless, since the text is in
 -- docs_sections already, with deletes allowed so purged sections leave it. Porter stemming over
 -- unicode61 lets `configure` find `configuration`; column weights are given to bm25() by the query.
+-- `project` holds one word naming the section's project, so a search matches within its project
+-- inside the index rather than ranking every project's sections (see search/engines/sqlite.ts).
 create virtual table docs_search using fts5 (
+  project,
   title,
   heading,
   body,
