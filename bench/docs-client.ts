@@ -42,11 +42,22 @@ export async function waitForBuild(server: DocsServer, commit: string, since: nu
   }
 }
 
-/** The pages a discovery search returns, best first, each once (its sections folded into the first). */
+/** The pages a discovery search returns by their routes, best first, each once (its sections folded into the first). */
 export async function searchPages(server: DocsServer, query: string): Promise<string[]> {
   const response = await call(server, 'POST', `/discovery/v1/search/${server.projectId}`, { query, pageSize: 50 });
   const results = (await response.json()) as { path: string }[];
   return [...new Set(results.map((result) => result.path))];
+}
+
+/** Each page's file path in the repository by its route, from the index's page listing. */
+export async function filesByRoute(server: DocsServer): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (let offset = 0; ; offset += 250) {
+    const response = await call(server, 'GET', `/v1/docs/${server.projectId}/pages?limit=250&offset=${offset}`);
+    const { pages, hasMore } = (await response.json()) as { pages: { path: string; route: string }[]; hasMore: boolean };
+    for (const page of pages) files.set(page.route, page.path);
+    if (!hasMore) return files;
+  }
 }
 
 /** Latencies in milliseconds of `clients` loops each running `request` until `seconds` have passed, sorted. */

@@ -8,7 +8,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { baselines } from './docs-baselines.ts';
-import { fetchText, mcpClient, measureConcurrent, quantiles, refreshDocs, searchPages, updateProject, waitForBuild, type DocsServer } from './docs-client.ts';
+import {
+  fetchText,
+  filesByRoute,
+  mcpClient,
+  measureConcurrent,
+  quantiles,
+  refreshDocs,
+  searchPages,
+  updateProject,
+  waitForBuild,
+  type DocsServer,
+} from './docs-client.ts';
 import { qualityCorpus } from './docs-corpus.ts';
 import { evaluateSearch, type SearchQuality } from './docs-quality.ts';
 import { changeOnePage, cloneSeconds, multipliedRepository, temporalRepository, type BenchRepository } from './docs-repositories.ts';
@@ -61,7 +72,10 @@ async function runOn(report: Report, database: BenchDatabase, repositories: Repo
       reference: { name: 'git clone of the same repository', value: Number(repositories.cloned.temporal.toFixed(2)) },
     });
     report.add({ name: `${prefix} full build of the Temporal docs, pages per second`, value: Math.round(temporal.pages / temporal.seconds), unit: 'pages/s' });
-    qualityFigures(report, prefix, await evaluateSearch(`Quire (${database.name})`, (query) => searchPages(server, query)), references);
+    // The discovery search names pages by route; the queries' relevant pages are files of the repository.
+    const files = await filesByRoute(server);
+    const search = async (query: string) => (await searchPages(server, query)).map((route) => files.get(route) ?? route);
+    qualityFigures(report, prefix, await evaluateSearch(`Quire (${database.name})`, search), references);
 
     const large = await buildFrom(server, repositories.large);
     report.add({
