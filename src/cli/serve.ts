@@ -55,8 +55,9 @@ export function registerServe(program: Command): void {
           `Dashboard: ${service.url}/dashboard (people sign in there with a passkey or password; "npx quire dashboard link" prints a one-time sign-in link).`,
         );
       }
-      process.stdout.write(`${lines.join('\n')}\n`);
+      // Stop signals are handled before the listening line is out: a supervisor that signals as soon as it reads it stops Quire gracefully.
       onShutdownSignal(service.stop);
+      process.stdout.write(`${lines.join('\n')}\n`);
     });
 
   program
@@ -66,7 +67,7 @@ export function registerServe(program: Command): void {
       const config = storageConfig(true);
       const { startService } = await serviceModules();
       const service = await startService({ config, api: false, worker: true });
-      process.stdout.write(`Quire worker ${service.worker?.id} started (${service.context.storage.profile.name}, concurrency ${config.workerConcurrency}).\n`);
       onShutdownSignal(service.stop);
+      process.stdout.write(`Quire worker ${service.worker?.id} started (${service.context.storage.profile.name}, concurrency ${config.workerConcurrency}).\n`);
     });
 }
