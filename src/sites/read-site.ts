@@ -1,3 +1,4 @@
+import { mapConcurrently } from '../lib/concurrently.ts';
 import { readFrontMatter } from './front-matter.ts';
 import { folderNavigation, walkNavigation, type NavigationGroup, type NavigationItem } from './navigation.ts';
 import { isPartial } from './plain.ts';
@@ -66,10 +67,7 @@ export async function readSite(access: SiteFiles, within = ''): Promise<SiteCont
       seen.add(path);
       listed.push({ path, relative, groups });
     }
-    const texts = await readAll(
-      access,
-      listed.map((page) => page.path),
-    );
+    const texts = await mapConcurrently(listed, readsAtOnce, (page) => access.read(page.path));
     const pages = listed.map(({ path, relative, groups }, position): SitePage => {
       const frontMatter = readFrontMatter(texts[position] ?? '');
       return {
@@ -87,20 +85,6 @@ export async function readSite(access: SiteFiles, within = ''): Promise<SiteCont
 
 /** Files read at once: enough to keep the disk busy, few enough not to hold thousands of open files. */
 const readsAtOnce = 32;
-
-/** The texts of `paths`, in order, read a few at a time rather than one after another. */
-async function readAll(access: SiteFiles, paths: string[]): Promise<(string | null)[]> {
-  const texts: (string | null)[] = new Array(paths.length).fill(null);
-  let next = 0;
-  const reader = async () => {
-    while (next < paths.length) {
-      const index = next++;
-      texts[index] = await access.read(paths[index]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(readsAtOnce, paths.length) }, reader));
-  return texts;
-}
 
 function groupName(groups: NavigationGroup[], tabs: number): string {
   const tab = groups.find((group) => group.tab);
