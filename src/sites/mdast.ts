@@ -15,14 +15,8 @@ export interface MarkdownNode {
 
 const processors = { md: createProcessor({ format: 'md' }), mdx: createProcessor({ format: 'mdx' }) };
 
-/** The syntax tree of a page's body (front matter already set aside): `.mdx` as MDX, else Markdown; null when it does not parse. */
-export function parseMarkdown(path: string, body: string): MarkdownNode | null {
-  const parsed = tryParseMarkdown(path, body);
-  return 'tree' in parsed ? parsed.tree : null;
-}
-
-/** As `parseMarkdown`, with the parser's error when the body does not parse. */
-export function tryParseMarkdown(path: string, body: string): { tree: MarkdownNode } | { error: unknown } {
+/** The syntax tree of a page's body (front matter already set aside): `.mdx` as MDX, else Markdown; the parser's error when it does not parse. */
+export function parseMarkdown(path: string, body: string): { tree: MarkdownNode } | { error: unknown } {
   const processor = extensionOf(path) === 'mdx' ? processors.mdx : processors.md;
   try {
     return { tree: processor.parse(body) as MarkdownNode };

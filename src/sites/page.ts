@@ -1,7 +1,7 @@
 import { readFrontMatter } from './front-matter.ts';
 import { linksOf, type PageLink } from './links.ts';
 import { checkPage, compileProblem, frontMatterProblems } from './markdown.ts';
-import { tryParseMarkdown } from './mdast.ts';
+import { parseMarkdown } from './mdast.ts';
 import { outlineOf, type Heading, type Section } from './sections.ts';
 import type { PageFrontMatter, Problem } from './site.ts';
 import { splitFrontMatter, withoutExtension } from './text.ts';
@@ -34,7 +34,7 @@ export type AnalysisDepth = 'compile' | 'parse';
 export async function analyzePage(path: string, text: string, depth: AnalysisDepth = 'compile'): Promise<PageAnalysis> {
   const frontMatter = readFrontMatter(text);
   const { yaml, yamlLine, body } = splitFrontMatter(text);
-  const parsed = tryParseMarkdown(path, body);
+  const parsed = parseMarkdown(path, body);
   const problems =
     depth === 'compile'
       ? await checkPage(path, text)
