@@ -16,9 +16,15 @@ export async function checkPage(path: string, text: string): Promise<Problem[]> 
   try {
     await compile({ value: body, path }, { format });
   } catch (error) {
-    problems.push({ file: path, line: errorLine(error), message: `does not compile as ${format === 'mdx' ? 'MDX' : 'Markdown'}: ${reason(error)}` });
+    problems.push(compileProblem(path, error));
   }
   return problems;
+}
+
+/** A compile (or parse) error of a page as a problem, with its line when the error names one. */
+export function compileProblem(path: string, error: unknown): Problem {
+  const format = extensionOf(path) === 'mdx' ? 'MDX' : 'Markdown';
+  return { file: path, line: errorLine(error), message: `does not compile as ${format}: ${reason(error)}` };
 }
 
 /** The problems of a page's front matter alone (used to tell new problems from ones the base had). */

@@ -15,12 +15,12 @@ export interface MarkdownNode {
 
 const processors = { md: createProcessor({ format: 'md' }), mdx: createProcessor({ format: 'mdx' }) };
 
-/** The syntax tree of a page's body (front matter already set aside): `.mdx` as MDX, else Markdown; null when it does not parse. */
-export function parseMarkdown(path: string, body: string): MarkdownNode | null {
+/** The syntax tree of a page's body (front matter already set aside): `.mdx` as MDX, else Markdown; the parser's error when it does not parse. */
+export function parseMarkdown(path: string, body: string): { tree: MarkdownNode } | { error: unknown } {
   const processor = extensionOf(path) === 'mdx' ? processors.mdx : processors.md;
   try {
-    return processor.parse(body) as MarkdownNode;
-  } catch {
-    return null;
+    return { tree: processor.parse(body) as MarkdownNode };
+  } catch (error) {
+    return { error };
   }
 }

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { PageAnalysis } from './page.ts';
+import type { AnalysisDepth, PageAnalysis } from './page.ts';
 
 /** Analyzes pages; null when a page was not analyzed (the reason is in `skipped`). */
 export interface PageAnalyzer {
@@ -11,35 +11,73 @@ export interface PageAnalyzer {
 /** Deeper nesting of block quotes and lists than this is not documentation, and the Markdown parser slows down on it. */
 const maxNesting = 64;
 
+/** One worker of the pool and the page it is parsing, if any. */
+interface Slot {
+  worker: Worker | null;
+  resolve: ((analysis: PageAnalysis | null) => void) | null;
+}
+
 /**
- * Parses pages in a worker thread, each within `pageTimeoutMs` and before `deadline`: the Markdown
- * and MDX parsers are fast on documentation but slow down on some constructed input (thousands of
- * nested lists), so a page that takes too long is stopped and listed as not checked. Results are
- * cached by text, as several checks read the same page.
+ * Parses pages in worker threads (`workers` of them, one page each at a time; pages beyond wait
+ * their turn), each within `pageTimeoutMs` and before `deadline`: the Markdown and MDX parsers are
+ * fast on documentation but slow down on some constructed input (thousands of nested lists), so a
+ * page that takes too long is stopped, its worker replaced, and the page listed as not checked.
+ * Results are cached by text, as several checks read the same page.
  */
-export function createPageAnalyzer(options: { pageTimeoutMs: number; deadline: number; signal?: AbortSignal }): PageAnalyzer {
-  let worker: Worker | null = null;
-  let nextId = 0;
-  const waiting = new Map<number, (analysis: PageAnalysis | null) => void>();
+export function createPageAnalyzer(options: {
+  pageTimeoutMs: number;
+  deadline: number;
+  signal?: AbortSignal;
+  depth?: AnalysisDepth;
+  workers?: number;
+}): PageAnalyzer {
+  const slots: Slot[] = Array.from({ length: Math.max(1, options.workers ?? 1) }, () => ({ worker: null, resolve: null }));
+  const queue: (() => void)[] = [];
   const cache = new Map<string, Promise<PageAnalysis | null>>();
   const skipped: string[] = [];
 
-  const start = () => {
+  const start = (slot: Slot) => {
     const started = new Worker(new URL('./page-worker.ts', import.meta.url));
-    started.on('message', (answer: { id: number; analysis: PageAnalysis }) => {
-      waiting.get(answer.id)?.(answer.analysis);
-      waiting.delete(answer.id);
-    });
-    started.on('error', () => stop(started));
-    started.on('exit', () => stop(started));
+    started.on('message', (answer: { analysis: PageAnalysis }) => slot.worker === started && finish(slot, answer.analysis));
+    started.on('error', () => stop(slot, started));
+    started.on('exit', () => stop(slot, started));
     started.unref();
     return started;
   };
-  const stop = (stopped: Worker) => {
-    if (worker === stopped) worker = null;
+  const finish = (slot: Slot, analysis: PageAnalysis | null) => {
+    const resolve = slot.resolve;
+    slot.resolve = null;
+    resolve?.(analysis);
+    queue.shift()?.();
+  };
+  const stop = (slot: Slot, stopped: Worker) => {
+    if (slot.worker !== stopped) return;
+    slot.worker = null;
     void stopped.terminate();
-    for (const resolve of waiting.values()) resolve(null);
-    waiting.clear();
+    finish(slot, null);
+  };
+
+  const run = (slot: Slot, path: string, text: string, resolve: (analysis: PageAnalysis | null) => void) => {
+    const timeoutMs = Math.min(options.pageTimeoutMs, options.deadline - Date.now());
+    if (options.signal?.aborted) return finishUnsent(slot, resolve, null);
+    if (timeoutMs <= 0) {
+      skipped.push(`${path}: the checks ran out of time`);
+      return finishUnsent(slot, resolve, null);
+    }
+    const current = (slot.worker ??= start(slot));
+    const timer = setTimeout(() => {
+      skipped.push(`${path}: took longer than ${Math.ceil(timeoutMs / 1000)} s to parse`);
+      stop(slot, current);
+    }, timeoutMs);
+    slot.resolve = (analysis) => {
+      clearTimeout(timer);
+      resolve(analysis);
+    };
+    current.postMessage({ path, text, depth: options.depth ?? 'compile' });
+  };
+  const finishUnsent = (slot: Slot, resolve: (analysis: PageAnalysis | null) => void, analysis: null) => {
+    slot.resolve = resolve;
+    finish(slot, analysis);
   };
 
   const parse = (path: string, text: string): Promise<PageAnalysis | null> => {
@@ -47,29 +85,21 @@ export function createPageAnalyzer(options: { pageTimeoutMs: number; deadline: n
       skipped.push(`${path}: block quotes or lists nested more than ${maxNesting} deep`);
       return Promise.resolve(null);
     }
-    const timeoutMs = Math.min(options.pageTimeoutMs, options.deadline - Date.now());
-    if (options.signal?.aborted) return Promise.resolve(null);
-    if (timeoutMs <= 0) {
-      skipped.push(`${path}: the checks ran out of time`);
-      return Promise.resolve(null);
-    }
-    const current = (worker ??= start());
-    const id = nextId++;
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        skipped.push(`${path}: took longer than ${Math.ceil(timeoutMs / 1000)} s to parse`);
-        stop(current);
-      }, timeoutMs);
-      waiting.set(id, (analysis) => {
-        clearTimeout(timer);
-        resolve(analysis);
-      });
-      current.postMessage({ id, path, text });
+      const send = () =>
+        run(
+          slots.find((slot) => slot.resolve === null)!,
+          path,
+          text,
+          resolve,
+        );
+      if (slots.some((slot) => slot.resolve === null)) send();
+      else queue.push(send);
     });
   };
 
-  // A stopped job must not wait for a page: the worker goes, and pages waiting for it count as unparsed.
-  options.signal?.addEventListener('abort', () => worker && stop(worker), { once: true });
+  // A stopped job must not wait for a page: the workers go, and pages waiting for them count as unparsed.
+  options.signal?.addEventListener('abort', () => slots.forEach((slot) => slot.worker && stop(slot, slot.worker)), { once: true });
 
   return {
     skipped,
@@ -80,8 +110,8 @@ export function createPageAnalyzer(options: { pageTimeoutMs: number; deadline: n
       return analysis;
     },
     async close() {
-      if (worker) await worker.terminate();
-      worker = null;
+      await Promise.all(slots.map((slot) => slot.worker?.terminate()));
+      for (const slot of slots) slot.worker = null;
     },
   };
 }

@@ -1,7 +1,7 @@
 /** Analyzes pages off the main thread for page-analyzer.ts, so a page that parses slowly can be stopped. */
 import { parentPort } from 'node:worker_threads';
-import { analyzePage } from './page.ts';
+import { analyzePage, type AnalysisDepth } from './page.ts';
 
-parentPort!.on('message', async (request: { id: number; path: string; text: string }) => {
-  parentPort!.postMessage({ id: request.id, analysis: await analyzePage(request.path, request.text) });
+parentPort!.on('message', async (request: { id: number; path: string; text: string; depth: AnalysisDepth }) => {
+  parentPort!.postMessage({ id: request.id, analysis: await analyzePage(request.path, request.text, request.depth) });
 });

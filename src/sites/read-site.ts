@@ -1,3 +1,4 @@
+import { mapConcurrently } from '../lib/concurrently.ts';
 import { readFrontMatter } from './front-matter.ts';
 import { folderNavigation, walkNavigation, type NavigationGroup, type NavigationItem } from './navigation.ts';
 import { isPartial } from './plain.ts';
@@ -56,7 +57,7 @@ export async function readSite(access: SiteFiles, within = ''): Promise<SiteCont
     const tree = expand(navigation.tree);
     const resolver = await Resolver.create([site], access, Number.POSITIVE_INFINITY);
     const tabs = tree.filter((item) => item.type === 'group' && item.tab).length;
-    const pages: SitePage[] = [];
+    const listed: { path: string; relative: string; groups: NavigationGroup[] }[] = [];
     const seen = new Set<string>();
     for (const [item, groups] of walkNavigation(tree)) {
       if (item.type !== 'page') continue;
@@ -64,20 +65,26 @@ export async function readSite(access: SiteFiles, within = ''): Promise<SiteCont
       const relative = path === null ? null : inside(site.contentRoot, path);
       if (path === null || relative === null || seen.has(path)) continue;
       seen.add(path);
-      const text = await access.read(path);
-      const frontMatter = readFrontMatter(text ?? '');
-      pages.push({
+      listed.push({ path, relative, groups });
+    }
+    const texts = await mapConcurrently(listed, readsAtOnce, (page) => access.read(page.path));
+    const pages = listed.map(({ path, relative, groups }, position): SitePage => {
+      const frontMatter = readFrontMatter(texts[position] ?? '');
+      return {
         path,
         route: site.route(relative, frontMatter),
         group: groupName(groups, tabs),
         hidden: frontMatter.hidden || frontMatter.noindex || groups.some((group) => group.hidden),
-        position: pages.length,
-      });
-    }
+        position,
+      };
+    });
     contents.push({ kind: profile.kind, root: site.root, name, description, navigation: tree, pages });
   }
   return contents;
 }
+
+/** Files read at once: enough to keep the disk busy, few enough not to hold thousands of open files. */
+const readsAtOnce = 32;
 
 function groupName(groups: NavigationGroup[], tabs: number): string {
   const tab = groups.find((group) => group.tab);

@@ -1,8 +1,12 @@
+import { mapConcurrently } from '../../../lib/concurrently.ts';
 import type { SitePage } from '../../../sites/read-site.ts';
 import type { CommitChanges } from '../../../workspace/changes.ts';
 import type { PageError } from '../queue/complete.ts';
 import { sourceHash, splitHash, textDigestOf } from './page-content.ts';
 import type { BuildFiles } from './site-files.ts';
+
+/** Pages read at once. */
+const readsAtOnce = 32;
 
 /** What a build does with each page of the site. */
 export interface BuildPlan {
@@ -27,18 +31,24 @@ export async function planBuild(pages: SitePage[], stored: Map<string, string>, 
   const changed = changes.everything ? null : new Set(changes.files.map((file) => file.path));
   const plan: BuildPlan = { parse: [], move: [], remove: [], errors: [], unread: new Set() };
   const kept = new Set<string>();
+  const toRead: SitePage[] = [];
   for (const page of pages) {
     const before = splitHash(stored.get(page.path));
-    if (before && changed && !changed.has(page.path)) {
-      kept.add(page.path);
-      plan.unread.add(page.path);
-      if (sourceHash(before.text, page) !== stored.get(page.path)) plan.move.push({ page, textDigest: before.text });
+    if (!(before && changed && !changed.has(page.path))) {
+      toRead.push(page);
       continue;
     }
-    const read = await files.readPage(page.path);
+    kept.add(page.path);
+    plan.unread.add(page.path);
+    if (sourceHash(before.text, page) !== stored.get(page.path)) plan.move.push({ page, textDigest: before.text });
+  }
+  const reads = await mapConcurrently(toRead, readsAtOnce, (page) => files.readPage(page.path));
+  for (const [index, page] of toRead.entries()) {
+    const read = reads[index];
     if (read.problem !== null) plan.errors.push({ path: page.path, message: read.problem });
     if (read.text === null) continue;
     kept.add(page.path);
+    const before = splitHash(stored.get(page.path));
     const textDigest = textDigestOf(read.text);
     if (before?.text !== textDigest) plan.parse.push({ page, text: read.text });
     else if (sourceHash(textDigest, page) !== stored.get(page.path)) plan.move.push({ page, textDigest });

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import { findProject } from '../../../accounts/projects.ts';
 import type { Config } from '../../../config/config.ts';
@@ -71,7 +72,13 @@ export async function runBuild(context: BuildContext, projectId: string, signal:
       ...plan.errors,
     ];
     await removePages(storage, build, plan.remove);
-    const analyzer = createPageAnalyzer({ pageTimeoutMs: config.docsPageTimeoutMs, deadline: Number.POSITIVE_INFINITY, signal });
+    const analyzer = createPageAnalyzer({
+      pageTimeoutMs: config.docsPageTimeoutMs,
+      deadline: Number.POSITIVE_INFINITY,
+      signal,
+      depth: 'parse',
+      workers: availableParallelism(),
+    });
     try {
       errors.push(...(await writePlan(storage, build, plan, analyzer)));
     } finally {
