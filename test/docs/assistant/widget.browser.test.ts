@@ -25,7 +25,7 @@ function startHostSite(base: string, projectId: string, key: () => string): Prom
 
 /** Whether the element is the focused one inside its shadow root (the page's focus stops at the shadow host). */
 const focusedInShadow = (page: Page, role: 'button' | 'textbox', name: string) =>
-  page.getByRole(role, { name }).evaluate((node) => (node.getRootNode() as ShadowRoot).activeElement === node);
+  page.getByRole(role, { name }).evaluate((node) => (node.getRootNode() as unknown as { activeElement: unknown }).activeElement === node);
 
 describe('the assistant widget in Chromium', () => {
   let storage: Storage;
@@ -80,14 +80,11 @@ describe('the assistant widget in Chromium', () => {
 
     await step(page, 'widget-ask', async () => {
       // Each change to the answer's text, to see it written part by part as chunks arrive rather than once at the end.
-      await page.getByRole('dialog').evaluate((dialog) => {
-        const changes: number[] = [];
-        (window as unknown as { changes: number[] }).changes = changes;
-        new MutationObserver((records) => changes.push(...records.filter((record) => (record.target as Element).className === 'answer').map(() => 1))).observe(
-          dialog,
-          { subtree: true, childList: true },
-        );
-      });
+      // (Page scripts are strings here: the tests compile without the DOM's types.)
+      await page.evaluate(
+        `window.answerChanges = 0; new MutationObserver((records) => { window.answerChanges += records.filter((record) => record.target.className === 'answer').length })
+          .observe(document.querySelector('[data-quire-assistant]').shadowRoot.querySelector('.log'), { subtree: true, childList: true })`,
+      );
       await page.keyboard.type('How do I configure webhooks?');
       await page.keyboard.press('Enter');
       const link = page.getByRole('link', { name: 'Setup' });
@@ -95,7 +92,7 @@ describe('the assistant widget in Chromium', () => {
       expect(await link.getAttribute('href')).toBe('https://docs.acme.test/guides/setup#configure');
       const answer = 'Install the CLI, then configure webhooks, as the Setup page says.';
       expect(await page.getByRole('dialog').locator('.answer').textContent()).toBe(answer);
-      expect((await page.evaluate(() => (window as unknown as { changes: number[] }).changes)).length).toBeGreaterThan(1);
+      expect(await page.evaluate('window.answerChanges')).toBeGreaterThan(1);
       expect(await page.getByRole('dialog').locator('[aria-live="polite"]').count()).toBe(1);
       expect(await page.getByRole('alert').count()).toBe(0);
     });
@@ -105,10 +102,11 @@ describe('the assistant widget in Chromium', () => {
       expect(box.x).toBeGreaterThanOrEqual(0);
       expect(box.x + box.width).toBeLessThanOrEqual(390);
       expect(box.y).toBeGreaterThanOrEqual(0);
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
       // The host page's styles stay its own and do not reach into the widget.
-      expect(await page.getByText('Host page text.').evaluate((node) => getComputedStyle(node).color)).toBe('rgb(200, 0, 0)');
-      expect(await opener.evaluate((node) => getComputedStyle(node).backgroundColor)).not.toBe('rgb(0, 200, 0)');
+      expect(await page.evaluate(`getComputedStyle(document.querySelector('p')).color`)).toBe('rgb(200, 0, 0)');
+      const openerStyle = `getComputedStyle(document.querySelector('[data-quire-assistant]').shadowRoot.querySelector('.open'))`;
+      expect(await page.evaluate(`${openerStyle}.backgroundColor`)).not.toBe('rgb(0, 200, 0)');
     });
 
     await step(page, 'widget-close', async () => {
