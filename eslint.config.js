@@ -34,7 +34,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/analytics/http/tracker.js', 'src/dashboard/assets/**/*.js'],
+    files: ['src/analytics/http/tracker.js', 'src/docs/assistant/widget.js', 'src/dashboard/assets/**/*.js'],
     languageOptions: {
       globals: {
         window: 'readonly',

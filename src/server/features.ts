@@ -4,6 +4,7 @@ import { feedbackRoutes } from '../analytics/http/feedback-routes.ts';
 import { localChangeRoutes } from '../code-hosts/local-routes.ts';
 import { dashboardRoutes } from '../dashboard/routes.ts';
 import { assistantRoutes } from '../docs/assistant/routes.ts';
+import { assistantWidgetRoutes } from '../docs/assistant/widget-routes.ts';
 import { discoveryRoutes } from '../docs/discovery/routes.ts';
 import { siteSurfaceRoutes } from '../docs/surface/routes.ts';
 import { docsIndexRoutes } from '../docs/http/routes.ts';
@@ -26,6 +27,7 @@ export const features: FeatureRoutes[] = [
   projectRoutes,
   discoveryRoutes,
   assistantRoutes,
+  assistantWidgetRoutes,
   siteSurfaceRoutes,
   docsIndexRoutes,
 ];
