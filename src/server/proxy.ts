@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { createProxyServer, type ProxyOptions, type ProxyServer } from '../analytics/proxy/proxy-server.ts';
-import { flushInteractions } from '../analytics/capture/interaction-buffer.ts';
+import { flushInteractions } from '../analytics/capture/record.ts';
 import { createAnalyticsState, directoryOptions } from '../analytics/state.ts';
 import type { Config } from '../config/config.ts';
 import { proxiedSurface } from '../docs/surface/proxied.ts';

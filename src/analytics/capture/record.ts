@@ -13,10 +13,13 @@ import { prepareInteraction, type PreparedInteraction } from '../feedback/valida
 import { mcpUserAgent, type McpClient } from '../ingest/agent-identity.ts';
 import { prepareAll, storeVerified, type IngestProject, type IngestState } from '../ingest/ingest.ts';
 import type { IncomingEvent } from '../ingest/validate.ts';
-import { interactionBuffer } from './interaction-buffer.ts';
+import { flushInteractions, interactionBuffer } from './interaction-buffer.ts';
 import { assetRuleOf, type AssetSettings } from './assets.ts';
 import { countReason, invalidReason, requestEvent, type ReasonCounts } from './request-event.ts';
 import { signatureHeaders, type RequestHeaders } from './signature-headers.ts';
+
+/** Stores the searches and feedback still buffered: the server and the proxy call it at shutdown. */
+export { flushInteractions };
 
 /** A request as the feature that answered it knows it. */
 export interface RecordedRequest {

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { flushInteractions } from '../../analytics/capture/interaction-buffer.ts';
+import { flushInteractions } from '../../analytics/capture/record.ts';
 import type { AppContext } from '../../http/context.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import { ApiError } from '../../http/errors.ts';

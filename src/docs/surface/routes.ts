@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { withMcpName } from '../../accounts/mcp-name.ts';
-import { flushInteractions } from '../../analytics/capture/interaction-buffer.ts';
+import { flushInteractions } from '../../analytics/capture/record.ts';
 import type { AppContext } from '../../http/context.ts';
 import { ApiError } from '../../http/errors.ts';
 import { handleSearchMcpRequest, searchMcpBodyLimit } from '../mcp/http.ts';
