@@ -17,25 +17,79 @@ export interface RateLimitState {
   allowed: boolean;
 }
 
+/** One bucket's limit, as takeRateLimits takes several at once. */
+export interface RateLimitRequest {
+  bucket: string;
+  rule: RateLimitRule;
+}
+
+/** Share of calls that also delete their buckets' expired hits; the count ignores them meanwhile, so this is only housekeeping. */
+const pruneShare = 1 / 16;
+
 /**
- * Makes concurrent transactions on one bucket take turns until commit (row lock on PostgreSQL;
- * SQLite's write transactions are serialized already). Taking it twice in a transaction is harmless.
+ * Makes concurrent transactions on these buckets take turns until commit: an upsert that changes
+ * the row takes its row lock on PostgreSQL and SQLite's write lock, in one statement (buckets are
+ * locked in one order, so two callers never wait on each other crosswise). Taking it twice in a
+ * transaction is harmless.
  */
-export async function lockRateLimitBucket(trx: Kysely<Database>, profile: DialectProfile, bucket: string): Promise<void> {
+export async function lockRateLimitBucket(trx: Kysely<Database>, _profile: DialectProfile, ...buckets: string[]): Promise<void> {
   await trx
     .insertInto('rate_limit_buckets')
-    .values({ bucket })
-    .onConflict((conflict) => conflict.column('bucket').doNothing())
+    .values([...new Set(buckets)].sort().map((bucket) => ({ bucket })))
+    .onConflict((conflict) => conflict.column('bucket').doUpdateSet((eb) => ({ bucket: eb.ref('excluded.bucket') })))
     .execute();
-  if (profile.rowLocks) await trx.selectFrom('rate_limit_buckets').select('bucket').where('bucket', '=', bucket).forUpdate().execute();
 }
 
 /**
- * An exact rolling-window limit kept in the database, so it holds across every process that shares
- * it. Call inside a transaction: the hit is recorded only if the transaction commits, and the
- * bucket row lock (PostgreSQL) or the write lock (SQLite) makes concurrent callers take turns.
- * With `consume: false` it only reports the state (a replayed idempotent request, say).
+ * Exact rolling-window limits kept in the database, so they hold across every process that shares
+ * it, taken together in three statements whatever their number: lock the buckets, count each one's
+ * hits in its window, record a hit in each. Call inside a transaction: the hits are recorded only if
+ * the transaction commits, and only when every bucket allows the request (a refused request uses up
+ * none of them). With `consume: false` it only reports the states (a replayed idempotent request, say).
  */
+export async function takeRateLimits(
+  trx: Kysely<Database>,
+  profile: DialectProfile,
+  requests: RateLimitRequest[],
+  options: { consume?: boolean; now?: number } = {},
+): Promise<RateLimitState[]> {
+  const now = options.now ?? Date.now();
+  const buckets = requests.map((request) => request.bucket);
+  await lockRateLimitBucket(trx, profile, ...buckets);
+  if (Math.random() < pruneShare) {
+    for (const { bucket, rule } of requests)
+      await trx
+        .deleteFrom('rate_limit_hits')
+        .where('bucket', '=', bucket)
+        .where('at', '<=', now - rule.windowMs)
+        .execute();
+  }
+  const counted = await trx
+    .selectFrom('rate_limit_hits')
+    .select((eb) => ['bucket', eb.fn.countAll<number>().as('count'), eb.fn.min('at').as('oldest')])
+    .where((eb) => eb.or(requests.map(({ bucket, rule }) => eb.and([eb('bucket', '=', bucket), eb('at', '>', now - rule.windowMs)]))))
+    .groupBy('bucket')
+    .execute();
+  const states = requests.map(({ bucket, rule }) => {
+    const found = counted.find((row) => row.bucket === bucket);
+    return { rule, used: Number(found?.count ?? 0), oldest: found?.oldest == null ? now : Number(found.oldest) };
+  });
+  const allowed = states.every((state) => state.used < state.rule.limit);
+  const consume = (options.consume ?? true) && allowed;
+  if (consume)
+    await trx
+      .insertInto('rate_limit_hits')
+      .values(buckets.map((bucket) => ({ bucket, at: now })))
+      .execute();
+  return states.map(({ rule, used, oldest }) => ({
+    limit: rule.limit,
+    remaining: Math.max(0, rule.limit - used - (consume ? 1 : 0)),
+    resetSeconds: Math.max(1, Math.ceil((oldest + rule.windowMs - now) / 1000)),
+    allowed: used < rule.limit,
+  }));
+}
+
+/** One limit; see takeRateLimits. */
 export async function takeRateLimit(
   trx: Kysely<Database>,
   profile: DialectProfile,
@@ -43,26 +97,8 @@ export async function takeRateLimit(
   rule: RateLimitRule,
   options: { consume?: boolean; now?: number } = {},
 ): Promise<RateLimitState> {
-  const now = options.now ?? Date.now();
-  const windowStart = now - rule.windowMs;
-  await lockRateLimitBucket(trx, profile, bucket);
-  await trx.deleteFrom('rate_limit_hits').where('bucket', '=', bucket).where('at', '<=', windowStart).execute();
-  const hits = await trx
-    .selectFrom('rate_limit_hits')
-    .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.min('at').as('oldest')])
-    .where('bucket', '=', bucket)
-    .executeTakeFirstOrThrow();
-  const used = Number(hits.count);
-  const allowed = used < rule.limit;
-  const consume = (options.consume ?? true) && allowed;
-  if (consume) await trx.insertInto('rate_limit_hits').values({ bucket, at: now }).execute();
-  const oldest = hits.oldest === null ? now : Number(hits.oldest);
-  return {
-    limit: rule.limit,
-    remaining: Math.max(0, rule.limit - used - (consume ? 1 : 0)),
-    resetSeconds: Math.max(1, Math.ceil((oldest + rule.windowMs - now) / 1000)),
-    allowed,
-  };
+  const [state] = await takeRateLimits(trx, profile, [{ bucket, rule }], options);
+  return state;
 }
 
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {

@@ -5,6 +5,7 @@
  */
 import type { Logger } from 'pino';
 import { createProxyServer, type ProxyOptions, type ProxyServer } from '../analytics/proxy/proxy-server.ts';
+import { flushInteractions } from '../analytics/capture/record.ts';
 import { createAnalyticsState, directoryOptions } from '../analytics/state.ts';
 import type { Config } from '../config/config.ts';
 import { proxiedSurface } from '../docs/surface/proxied.ts';
@@ -19,10 +20,13 @@ export interface SiteProxyOptions extends Omit<ProxyOptions, 'surface'> {
   refreshMilliseconds?: number;
 }
 
-export function createSiteProxy(options: SiteProxyOptions): Promise<ProxyServer> {
+export async function createSiteProxy(options: SiteProxyOptions): Promise<ProxyServer> {
   const { storage, config, projectId, logger, refreshMilliseconds, ...proxy } = options;
   // The MCP tools' searches and feedback are few: they are stored from this thread, with the events API's checks.
   const analytics = createAnalyticsState(storage, directoryOptions(config), logger);
   const surface = proxiedSurface({ storage, config, projectId, analytics, refreshMilliseconds });
-  return createProxyServer({ ...proxy, logger, surface });
+  const server = await createProxyServer({ ...proxy, logger, surface });
+  // The searches and feedback still buffered are stored once no request can add more.
+  const closeServer = server.close.bind(server);
+  return Object.assign(server, { close: () => closeServer().then(() => flushInteractions(analytics)) });
 }

@@ -9,14 +9,17 @@
  * the events API's checks.
  */
 import { isIP } from 'node:net';
-import { storeInteractions } from '../feedback/interactions.ts';
 import { prepareInteraction, type PreparedInteraction } from '../feedback/validate.ts';
 import { mcpUserAgent, type McpClient } from '../ingest/agent-identity.ts';
 import { prepareAll, storeVerified, type IngestProject, type IngestState } from '../ingest/ingest.ts';
 import type { IncomingEvent } from '../ingest/validate.ts';
+import { flushInteractions, interactionBuffer } from './interaction-buffer.ts';
 import { assetRuleOf, type AssetSettings } from './assets.ts';
 import { countReason, invalidReason, requestEvent, type ReasonCounts } from './request-event.ts';
 import { signatureHeaders, type RequestHeaders } from './signature-headers.ts';
+
+/** Stores the searches and feedback still buffered: the server and the proxy call it at shutdown. */
+export { flushInteractions };
 
 /** A request as the feature that answered it knows it. */
 export interface RecordedRequest {
@@ -104,8 +107,9 @@ function senderFields({ userAgent, ip, via, client }: InteractionSender): Record
 /**
  * Stores searches and feedback (`{kind: "search", query, hits}`, `{kind: "feedback", path, source, …}`,
  * the events API's shapes) through the checks and store the events API uses (../feedback/), each
- * sent by `sender` when given. Resolves with the number stored and never rejects: an event the
- * checks refuse, or a failed commit, is logged.
+ * sent by `sender` when given. They are written in batches (interaction-buffer.ts), so the call
+ * costs no database round trip; the promise resolves with the number stored once their batch has
+ * committed, and never rejects: an event the checks refuse, or a failed commit, is logged.
  */
 export async function recordInteractions(
   analytics: IngestState,
@@ -122,11 +126,10 @@ export async function recordInteractions(
       analytics.logger.warn({ err: error, project: project.id }, 'a recorded search or feedback was refused by its checks');
     }
   }
-  try {
-    await storeInteractions(analytics, project, checked);
-    return checked.length;
-  } catch (error) {
-    analytics.logger.warn({ err: error, project: project.id, events: checked.length }, 'recording searches or feedback failed; they are lost');
-    return 0;
-  }
+  // Feedback is awaited by its sender's answer: its batch is written at once rather than on the timer.
+  return interactionBuffer(analytics).add(
+    project,
+    checked,
+    checked.some((event) => event.kind === 'feedback'),
+  );
 }

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { flushInteractions } from '../../analytics/capture/record.ts';
 import type { AppContext } from '../../http/context.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -37,6 +38,8 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
   const authorize = docsAuthorizer(context);
   const counter = docsCounter(context);
   const limits = docsLimits(context);
+  // Searches and feedback are buffered (analytics/capture/interaction-buffer.ts): stored before the database closes.
+  app.addHook('onClose', () => flushInteractions(context.analytics));
   // Access is decided before the body is validated, so another organization's project is 404 whatever the body says.
   const projects = new WeakMap<FastifyRequest, ProjectRow>();
   const preValidation = async (request: FastifyRequest) => {

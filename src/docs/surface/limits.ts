@@ -1,27 +1,23 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { clientAddressResolver, clientNetwork } from '../../http/client-address.ts';
 import type { AppContext } from '../../http/context.ts';
-import { rateLimited, rateLimitHeaders, takeRateLimit, type RateLimitRule } from '../../http/rate-limit.ts';
+import { rateLimited, rateLimitHeaders, takeRateLimits, type RateLimitRule } from '../../http/rate-limit.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
 
 type LimitContext = Pick<AppContext, 'config' | 'storage'>;
 
 /**
- * Takes one request from each bucket, in one transaction: a refused request uses up none of them.
- * Gives the rate-limit headers of the tightest bucket; a refusal throws the 429 error.
+ * Takes one request from each bucket, in one transaction of a few statements (takeRateLimits): a
+ * refused request uses up none of them. Gives the rate-limit headers of the tightest bucket; a
+ * refusal throws the 429 error of the first bucket that refused.
  */
 async function take(context: LimitContext, buckets: { bucket: string; rule: RateLimitRule; what: string }[]): Promise<Record<string, string>> {
   const { storage } = context;
-  return storage.db.transaction().execute(async (trx) => {
-    let tightest: Record<string, string> = {};
-    let fewest = Infinity;
-    for (const { bucket, rule, what } of buckets) {
-      const state = await takeRateLimit(trx, storage.profile, bucket, rule);
-      if (!state.allowed) throw rateLimited(state, what);
-      if (state.remaining < fewest) [fewest, tightest] = [state.remaining, rateLimitHeaders(state)];
-    }
-    return tightest;
-  });
+  const states = await storage.db.transaction().execute((trx) => takeRateLimits(trx, storage.profile, buckets));
+  const refused = states.findIndex((state) => !state.allowed);
+  if (refused >= 0) throw rateLimited(states[refused], buckets[refused].what);
+  const tightest = states.reduce((fewest, state) => (state.remaining < fewest.remaining ? state : fewest));
+  return rateLimitHeaders(tightest);
 }
 
 /**

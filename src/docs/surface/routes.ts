@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { withMcpName } from '../../accounts/mcp-name.ts';
+import { flushInteractions } from '../../analytics/capture/record.ts';
 import type { AppContext } from '../../http/context.ts';
 import { ApiError } from '../../http/errors.ts';
 import { handleSearchMcpRequest, searchMcpBodyLimit } from '../mcp/http.ts';
@@ -28,6 +29,8 @@ export async function siteSurfaceRoutes(app: FastifyInstance, { context }: { con
   const counter = docsCounter(context);
   const limits = docsLimits(context);
   const llmsText = new LlmsTextCache();
+  // Searches and feedback are buffered (analytics/capture/interaction-buffer.ts): stored before the database closes.
+  app.addHook('onClose', () => flushInteractions(context.analytics));
 
   async function serveFile(request: FastifyRequest<{ Params: SiteParams }>, reply: FastifyReply) {
     const project = await authorize(request, request.params.projectId);
