@@ -20,7 +20,7 @@ import {
   waitForBuild,
   type DocsServer,
 } from './docs-client.ts';
-import { qualityCorpus } from './docs-corpus.ts';
+import { qualityCorpus, type CorpusQuery } from './docs-corpus.ts';
 import { evaluateSearch, type SearchQuality } from './docs-quality.ts';
 import { changeOnePage, cloneSeconds, multipliedRepository, temporalRepository, type BenchRepository } from './docs-repositories.ts';
 import { freshDatabase, postgresReachable, type BenchDatabase } from './databases.ts';
@@ -59,7 +59,33 @@ function qualityFigures(report: Report, prefix: string, quire: SearchQuality, re
   }
 }
 
-async function runOn(report: Report, database: BenchDatabase, repositories: Repositories, references: SearchQuality[]): Promise<void> {
+/** The keyword queries with their relevant pages among those indexed; a query left with none is dropped. */
+function indexedQueries(indexed: Set<string>): CorpusQuery[] {
+  return qualityCorpus()
+    .queries.map((query) => ({ ...query, relevant: query.relevant.filter((path) => indexed.has(path)) }))
+    .filter((query) => query.relevant.length > 0);
+}
+
+/**
+ * The references on exactly the pages the index holds: the site's navigation may leave some files out, and a
+ * search cannot find a page it was never given.
+ */
+async function referencesFor(report: Report, indexed: Set<string>): Promise<SearchQuality[]> {
+  const pages = qualityCorpus().pages.filter((page) => indexed.has(page.path));
+  const references: SearchQuality[] = [];
+  for (const baseline of await baselines(pages)) {
+    const quality = await evaluateSearch(baseline.name, baseline.search, indexedQueries(indexed));
+    references.push(quality);
+    report.add({
+      name: `${baseline.name} recall@5 / MRR@10 (BM25 defaults, the ${pages.length} indexed pages)`,
+      value: Number(quality.recallAt5.toFixed(3)),
+      unit: `/ ${quality.mrr.toFixed(3)}`,
+    });
+  }
+  return references;
+}
+
+async function runOn(report: Report, database: BenchDatabase, repositories: Repositories, known: { references?: SearchQuality[] }): Promise<void> {
   const prefix = `${database.name}:`;
   const quire = await startBenchProcess('bench/docs-server.ts', [], { ...database.env, QUIRE_BENCH_REPOSITORIES: repositories.folder });
   const server = quire.info as DocsServer;
@@ -74,8 +100,9 @@ async function runOn(report: Report, database: BenchDatabase, repositories: Repo
     report.add({ name: `${prefix} full build of the Temporal docs, pages per second`, value: Math.round(temporal.pages / temporal.seconds), unit: 'pages/s' });
     // The discovery search names pages by route; the queries' relevant pages are files of the repository.
     const files = await filesByRoute(server);
+    const references = (known.references ??= await referencesFor(report, new Set(files.values())));
     const search = async (query: string) => (await searchPages(server, query)).map((route) => files.get(route) ?? route);
-    qualityFigures(report, prefix, await evaluateSearch(`Quire (${database.name})`, search), references);
+    qualityFigures(report, prefix, await evaluateSearch(`Quire (${database.name})`, search, indexedQueries(new Set(files.values()))), references);
 
     const large = await buildFrom(server, repositories.large);
     report.add({
@@ -168,18 +195,9 @@ export const docsBench: BenchSuite = {
         value: corpus.queries.length,
         unit: 'queries',
       });
-      const references: SearchQuality[] = [];
-      for (const baseline of await baselines(corpus.pages)) {
-        const quality = await evaluateSearch(baseline.name, baseline.search);
-        references.push(quality);
-        report.add({
-          name: `${baseline.name} recall@5 / MRR@10 (BM25 defaults)`,
-          value: Number(quality.recallAt5.toFixed(3)),
-          unit: `/ ${quality.mrr.toFixed(3)}`,
-        });
-      }
       const databases: BenchDatabase['name'][] = (await postgresReachable()) ? ['sqlite', 'postgres'] : ['sqlite'];
-      for (const name of databases) await runOn(report, await freshDatabase(name), { folder, temporal, large, cloned }, references);
+      const known: { references?: SearchQuality[] } = {};
+      for (const name of databases) await runOn(report, await freshDatabase(name), { folder, temporal, large, cloned }, known);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
