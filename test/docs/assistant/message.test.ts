@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../../src/accounts/keys.ts';
+import { flushInteractions } from '../../../src/analytics/capture/record.ts';
+import type { AppContext } from '../../../src/http/context.ts';
 import type { Storage } from '../../../src/storage/dialect.ts';
 import { createTenant, type Tenant } from '../../support/app.ts';
 import { startOpenAiServer, type OpenAiServer } from '../../support/openai-server.ts';
@@ -12,6 +14,7 @@ describe.each(testDatabases)('the assistant’s answers on $dialect', (database)
   let storage: Storage;
   let model: OpenAiServer;
   let app: FastifyInstance;
+  let context: AppContext;
   let base: string;
   let tenant: Tenant;
   let other: Tenant;
@@ -21,7 +24,7 @@ describe.each(testDatabases)('the assistant’s answers on $dialect', (database)
   beforeAll(async () => {
     storage = await database.open();
     model = await startOpenAiServer(assistantScript);
-    ({ app, base } = await startService(storage, { model: 'openai-compatible:test-model', openaiBaseUrl: model.url }));
+    ({ app, base, context } = await startService(storage, { model: 'openai-compatible:test-model', openaiBaseUrl: model.url }));
     tenant = await createTenant(storage, { project: { siteUrl: 'https://docs.acme.test', docsPublic: true } });
     other = await createTenant(storage);
     await fillIndex(storage, tenant.project.id);
@@ -75,11 +78,18 @@ describe.each(testDatabases)('the assistant’s answers on $dialect', (database)
     expect(lastQuestion(sent)).toContain('The reader is on the docs page /guides.');
     expect(JSON.stringify(sent.messages[0])).toContain('Answer only from the documentation');
 
-    // The assistant's own search_docs calls are not search events (the contract's docs gaps count readers' searches).
+    // The assistant's own search_docs calls are not search events (the contract's docs gaps count readers' searches),
+    // while a reader's discovery search made after it is: once the buffered interactions are written, only that one shows.
+    await fetch(`${base}/discovery/v1/search/${tenant.project.id}`, {
+      method: 'POST',
+      headers: { ...tenant.auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: 'retry webhooks' }),
+    });
+    await flushInteractions(context.analytics);
     const searches = (await (await fetch(`${base}/v1/analytics/${tenant.project.id}/searches`, { headers: tenant.auth })).json()) as {
       searches: { searchQuery: string }[];
     };
-    expect(searches.searches.map((search) => search.searchQuery)).not.toContain('configure');
+    expect(searches.searches.map((search) => search.searchQuery)).toEqual(['retry webhooks']);
   });
 
   it('streams the same answer as an AI SDK 4 data stream from v4 messages', async () => {
