@@ -29,32 +29,31 @@ const human = interactionClassCode('human');
 const ai = interactionClassCode('ai');
 const excluded = interactionClassCode('excluded');
 
+/** The visitor columns of a project's searches or feedback items over the range, those stored with a visitor. */
+function sendersIn(db: Kysely<Database>, table: 'analytics_searches' | 'analytics_feedback', projectKey: number, range: InteractionVisitorsRequest['range']) {
+  return db
+    .selectFrom(table)
+    .select(['visitor_id', 'visitor_class'])
+    .where('project_key', '=', projectKey)
+    .where('at', '>=', range.from)
+    .where('at', '<', range.to)
+    .where('visitor_id', 'is not', null);
+}
+
 /** The visitor columns of the searches the request takes, or null when it takes none. */
 function searches(db: Kysely<Database>, projectKey: number, request: InteractionVisitorsRequest) {
   if (request.queries?.length === 0) return null;
-  let query = db
-    .selectFrom('analytics_searches')
-    .select(['visitor_id', 'visitor_class'])
-    .where('project_key', '=', projectKey)
-    .where('at', '>=', request.range.from)
-    .where('at', '<', request.range.to)
-    .where('visitor_id', 'is not', null);
-  if (request.queries !== undefined) query = query.where('query', 'in', request.queries);
-  if (request.noHitsOnly) query = query.where('hits', '=', 0);
+  let query = sendersIn(db, 'analytics_searches', projectKey, request.range);
+  if (request.queries !== undefined) query = query.where('analytics_searches.query', 'in', request.queries);
+  if (request.noHitsOnly) query = query.where('analytics_searches.hits', '=', 0);
   return query;
 }
 
 /** The visitor columns of the feedback items the request takes, or null when it takes none. */
 function feedback(db: Kysely<Database>, projectKey: number, request: InteractionVisitorsRequest) {
   if (request.feedbackIds?.length === 0) return null;
-  let query = db
-    .selectFrom('analytics_feedback')
-    .select(['visitor_id', 'visitor_class'])
-    .where('project_key', '=', projectKey)
-    .where('at', '>=', request.range.from)
-    .where('at', '<', request.range.to)
-    .where('visitor_id', 'is not', null);
-  if (request.feedbackIds !== undefined) query = query.where('id', 'in', request.feedbackIds);
+  let query = sendersIn(db, 'analytics_feedback', projectKey, request.range);
+  if (request.feedbackIds !== undefined) query = query.where('analytics_feedback.id', 'in', request.feedbackIds);
   return query;
 }
 
