@@ -22,13 +22,17 @@ function callerOf(request: FastifyRequest): 'web' | 'api' | 'other' {
   return value === 'web' ? 'web' : 'other';
 }
 
-/** The model that answers: the project's, else QUIRE_MODEL; 409 when neither is set or the server lacks its key. */
+/** The model that answers: the project's assistant model, else its model, else QUIRE_MODEL; 409 when none is set or the server lacks its key. */
+export function assistantModelName(context: AppContext, project: ProjectRow): string | null {
+  return project.assistant_model ?? project.model ?? context.config.model ?? null;
+}
+
 function modelOf(context: AppContext, project: ProjectRow) {
-  const name = project.model ?? context.config.model;
+  const name = assistantModelName(context, project);
   if (!name) {
     throw new ApiError(
       'project_not_configured',
-      `Project ${project.id} has no model for the assistant: set the project's model, or QUIRE_MODEL on the server.`,
+      `Project ${project.id} has no model for the assistant: set the project's assistant model or model, or QUIRE_MODEL on the server.`,
     );
   }
   const problem = checkModel(name, context.config);
