@@ -61,7 +61,7 @@ export function layout({ title, viewer, section, body }: PageOptions): Html {
 <h1>${title}</h1>
 ${body}
 </main>
-<p class="status" role="status" aria-live="polite" id="announcer"></p>
+<p class="announcer" role="status" aria-live="polite" id="announcer"></p>
 </body>
 </html>`;
 }

@@ -26,6 +26,7 @@ export function jobView(row: JobRow) {
     archivedAt: iso(row.archived_at),
     updatedAt: new Date(row.updated_at).toISOString(),
     error: row.error,
+    origin: row.origin,
   };
 }
 

@@ -41,6 +41,7 @@ describe.each(testDatabases)('agent-job API on $dialect', (database) => {
       archivedAt: null,
       updatedAt: expect.any(String),
       error: null,
+      origin: 'api',
     });
     expect(response.headers['ratelimit-limit']).toBe('100');
     expect(Number(response.headers['ratelimit-remaining'])).toBeLessThan(100);
