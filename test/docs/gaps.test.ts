@@ -158,7 +158,7 @@ describe.each(testDatabases)('docs gaps on $dialect', (database) => {
       const response = await app.inject({ method: 'GET', url: `/v1/analytics/${tenant.project.id}/gaps${query}`, headers: tenant.auth });
       expect(response.statusCode, query).toBe(400);
     }
-    const patch = (target: Tenant, projectId: string, gapId: string, payload: unknown) =>
+    const patch = (target: Tenant, projectId: string, gapId: string, payload: Record<string, unknown>) =>
       app.inject({ method: 'PATCH', url: `/v1/analytics/${projectId}/gaps/${gapId}`, headers: target.auth, payload });
     expect((await patch(tenant, tenant.project.id, gap!.id, { status: 'fixed' })).statusCode).toBe(400);
     expect((await patch(other, tenant.project.id, gap!.id, { status: 'dismissed' })).statusCode).toBe(404);
