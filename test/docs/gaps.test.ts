@@ -158,7 +158,7 @@ describe.each(testDatabases)('docs gaps on $dialect', (database) => {
       const response = await app.inject({ method: 'GET', url: `/v1/analytics/${tenant.project.id}/gaps${query}`, headers: tenant.auth });
       expect(response.statusCode, query).toBe(400);
     }
-    const patch = (target: Tenant, projectId: string, gapId: string, payload: unknown) =>
+    const patch = (target: Tenant, projectId: string, gapId: string, payload: Record<string, unknown>) =>
       app.inject({ method: 'PATCH', url: `/v1/analytics/${projectId}/gaps/${gapId}`, headers: target.auth, payload });
     expect((await patch(tenant, tenant.project.id, gap!.id, { status: 'fixed' })).statusCode).toBe(400);
     expect((await patch(other, tenant.project.id, gap!.id, { status: 'dismissed' })).statusCode).toBe(404);
@@ -231,6 +231,7 @@ describe.each(testDatabases)('docs gaps on $dialect', (database) => {
     expect(job.prompt).toContain('1 assistant question left unanswered');
     expect(job.prompt).toContain('5 distinct visitors (4 people, 1 AI agents)');
     expect(job.prompt).toContain('- what are the rate limits\n');
+    expect(job.origin).toBe('gap');
     expect(job.prompt).toContain('smallest change');
     expect(job.prompt).toContain('do not invent facts');
     expect((await list(tenant)).gaps[0]).toMatchObject({ id: rate!.id, status: 'in_progress', jobId, prLink: null });
