@@ -231,6 +231,7 @@ describe.each(testDatabases)('docs gaps on $dialect', (database) => {
     expect(job.prompt).toContain('1 assistant question left unanswered');
     expect(job.prompt).toContain('5 distinct visitors (4 people, 1 AI agents)');
     expect(job.prompt).toContain('- what are the rate limits\n');
+    expect(job.origin).toBe('gap');
     expect(job.prompt).toContain('smallest change');
     expect(job.prompt).toContain('do not invent facts');
     expect((await list(tenant)).gaps[0]).toMatchObject({ id: rate!.id, status: 'in_progress', jobId, prLink: null });

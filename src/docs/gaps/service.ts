@@ -89,7 +89,7 @@ export async function createGapJob(context: AppContext, project: ProjectRow, gap
   if (!row) throw notFound(`Gap ${gapId}`);
   if (row.status === 'fixed') throw conflict(`Gap ${gapId} is already fixed; its evidence is frozen and its "after" figures show whether the fix worked.`);
   if (!gap?.group) throw conflict(`Gap ${gapId} has no evidence in this range; widen dateFrom and dateTo so the job's prompt can quote what readers asked.`);
-  const { job } = await createJob(context, project, { prompt: gapPrompt(gap.group) });
+  const { job } = await createJob(context, project, { prompt: gapPrompt(gap.group), origin: 'gap' });
   await updateGap(context.storage.db, project.id, gapId, { status: 'in_progress', job_id: job.id, job_commit: null });
   return job;
 }
