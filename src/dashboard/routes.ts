@@ -10,6 +10,7 @@ import { changePages } from './pages/changes.ts';
 import { connectionPages } from './pages/connections.ts';
 import { docsPages } from './pages/docs.ts';
 import { feedbackPages } from './pages/feedback.ts';
+import { gapPages } from './pages/gaps.ts';
 import { assetRoutes } from './assets.ts';
 import { requireCsrf, requireSession } from './auth.ts';
 import { html } from './html.ts';
@@ -96,6 +97,7 @@ export const dashboardRoutes: FeatureRoutes = async (app, { context }) => {
         jobPages(signedIn, context);
         analyticsPages(signedIn, context);
         feedbackPages(signedIn, context);
+        gapPages(signedIn, context);
         changePages(signedIn, context);
         webhookPages(signedIn, context);
         deliveryPages(signedIn, context);
