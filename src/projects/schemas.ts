@@ -9,6 +9,7 @@ const writable = {
   ref: nullableText('Branch jobs start from and docs are built from; null: the repository default branch.', 250),
   docsPath: nullableText('Folder of the docs inside the repository; null: the whole repository.', 500),
   model: nullableText('`provider:model` of this project; null: the server default (QUIRE_MODEL).', 200),
+  assistantModel: nullableText('`provider:model` the docs assistant answers with; null: the project’s `model` (then QUIRE_MODEL).', 200),
   trackerDomains: Type.Array(Type.String({ maxLength: 253 }), {
     maxItems: 100,
     description: 'Host names the browser tracker may report from (`docs.example.com`, `*.example.com`).',
@@ -34,6 +35,7 @@ export const ProjectSettingsResponse = Type.Object({
   ref: Type.Union([Type.String(), Type.Null()]),
   docsPath: Type.Union([Type.String(), Type.Null()]),
   model: Type.Union([Type.String(), Type.Null()]),
+  assistantModel: Type.Union([Type.String(), Type.Null()]),
   siteUrl: Type.Union([Type.String(), Type.Null()], { description: 'The address set, or null for the default (the project’s site surface on Quire).' }),
   createdAt: Type.String({ format: 'date-time' }),
 });

@@ -81,6 +81,7 @@ export async function runnerFixture(script: ModelScript, overrides: Partial<Conf
     draft: 0,
     cancelled_at: null,
     cancelled_by: null,
+    origin: 'api',
   };
   const project = { id: 'prj_1', docs_path: null } as ProjectRow;
   return {

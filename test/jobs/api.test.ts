@@ -41,6 +41,7 @@ describe.each(testDatabases)('agent-job API on $dialect', (database) => {
       archivedAt: null,
       updatedAt: expect.any(String),
       error: null,
+      origin: 'api',
       draft: false,
       problems: [],
     });

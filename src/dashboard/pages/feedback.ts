@@ -20,7 +20,7 @@ const shown = 20;
 const longestRangeDays = 366;
 
 /** First and last day of the picker, both included; default the last 7 days (as on the analytics page). */
-function readRange(query: FeedbackRequest['query']): { from: number; end: number } {
+export function readRange(query: { from?: string; to?: string }): { from: number; end: number } {
   const today = Math.floor(Date.now() / dayMs) * dayMs;
   const day = (value: string | undefined, fallback: number) =>
     value === undefined || value === '' ? fallback : /^\d{4}-\d{2}-\d{2}$/.test(value) ? parseBound(value) : null;

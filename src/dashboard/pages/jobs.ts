@@ -78,7 +78,7 @@ export function jobPages(scope: FastifyInstance, context: AppContext): void {
 
   scope.post<{ Params: { projectId: string } }>('/projects/:projectId/jobs', async (request, reply) => {
     const project = await viewerProject(context, request, request.params.projectId);
-    const { job } = await createJob(context, project, { prompt: promptOf(formOf(request)) });
+    const { job } = await createJob(context, project, { prompt: promptOf(formOf(request)), origin: 'dashboard' });
     return reply.redirect(`/dashboard/projects/${project.id}/jobs/${job.id}`, 303);
   });
 

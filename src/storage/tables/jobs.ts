@@ -2,6 +2,9 @@ import type { Generated } from 'kysely';
 
 export type JobStatus = 'active' | 'completed' | 'archived' | 'failed';
 
+/** How a job was created: the create operation, the dashboard, an admin MCP session (its agent is the MCP client), or a docs gap. */
+export type JobOrigin = 'api' | 'dashboard' | 'mcp' | 'gap';
+
 /** Rows of the job tables (timestamps are epoch milliseconds). */
 export interface JobRow {
   id: string;
@@ -36,6 +39,7 @@ export interface JobRow {
   cancelled_at: number | null;
   /** Who cancelled it (the API key's or person's name), when known. */
   cancelled_by: string | null;
+  origin: JobOrigin;
 }
 
 /** Roles of the transcript (`GET …/messages`). */
