@@ -118,7 +118,7 @@ describe('the "ready for jobs" checklist of a project', () => {
   it('gives up on a model that does not answer within the time limit', async () => {
     const slow = await startOpenAiServer(() => ({ text: 'OK', delayMs: 2_000 }));
     try {
-      const probe = await probeModel('openai-compatible:llama3', { openaiBaseUrl: slow.url }, 200);
+      const probe = await probeModel('openai-compatible:llama3', { openaiBaseUrl: slow.url, openaiApiKey: undefined, anthropicApiKey: undefined }, 200);
       expect(probe).toMatchObject({ ok: false, detail: 'no answer within 0.2 s' });
       expect(probe.ms).toBeGreaterThanOrEqual(190);
       expect(probe.ms).toBeLessThan(1_500);
