@@ -1,5 +1,6 @@
 import { agentBench } from './agent.ts';
 import { analyticsBench } from './analytics.ts';
+import { assistantBench } from './assistant.ts';
 import { captureBench } from './capture.ts';
 import { classifyBench } from './classify.ts';
 import { cliBench } from './cli.ts';
@@ -24,4 +25,5 @@ export const suites: BenchSuite[] = [
   captureBench,
   feedbackBench,
   docsBench,
+  assistantBench,
 ];
