@@ -21,6 +21,7 @@ interface ProjectFlags {
   ref?: string;
   docsPath?: string;
   model?: string;
+  assistantModel?: string;
   trackerDomains?: string;
   skipAssets?: string;
   assetExtensions?: string;
@@ -59,6 +60,7 @@ function projectSettings(flags: ProjectFlags): ProjectSettings {
     ref: flags.ref === '' ? null : flags.ref,
     docsPath: flags.docsPath === '' ? null : flags.docsPath,
     model: flags.model === '' ? null : flags.model,
+    assistantModel: flags.assistantModel === '' ? null : flags.assistantModel,
     trackerDomains:
       flags.trackerDomains === undefined
         ? undefined
@@ -83,6 +85,7 @@ function projectOptions(command: Command): Command {
     .option('--ref <ref>', 'branch jobs start from (default: the repository default branch)')
     .option('--docs-path <path>', 'folder of the docs inside the repository')
     .option('--model <provider:model>', 'model of this project, overriding QUIRE_MODEL')
+    .option('--assistant-model <provider:model>', 'model the docs assistant answers with ("" clears it: the project\'s model)')
     .option('--tracker-domains <hosts>', 'comma-separated host names the browser tracker may report from')
     .option(
       '--skip-assets <on|off>',
@@ -103,6 +106,7 @@ function describeProject(view: ReturnType<typeof projectView>, config: Config): 
     `${view.id} (${view.name}) in ${view.orgId}`,
     `Repository: ${view.repository ?? '-'}, ref ${view.ref ?? '-'}, docs path ${view.docsPath ?? '-'}`,
     `Model: ${view.model ?? '(QUIRE_MODEL)'}`,
+    `Assistant model: ${view.assistantModel ?? '(the project model)'}`,
     `Static assets: ${view.skipAssets ? 'skipped' : 'counted as views'}${view.assetExtensions.length > 0 ? ` (extensions ${view.assetExtensions.join(' ')})` : ''}`,
     `Site URL: ${view.siteUrl ?? `${siteUrlOf({ id: view.id, site_url: null }, publicUrl(config))} (the site surface on Quire)`}`,
     `Docs public: ${view.docsPublic ? 'on' : 'off'}`,
