@@ -5,6 +5,7 @@ import { classifyBench } from './classify.ts';
 import { docsBench } from './docs.ts';
 import { eventsBench } from './events.ts';
 import { feedbackBench } from './feedback.ts';
+import { gapsBench } from './gaps.ts';
 import { jobsBench } from './jobs.ts';
 import type { BenchSuite } from './report.ts';
 import { scaleBench } from './scale.ts';
@@ -21,5 +22,6 @@ export const suites: BenchSuite[] = [
   classifyBench,
   captureBench,
   feedbackBench,
+  gapsBench,
   docsBench,
 ];
