@@ -95,9 +95,10 @@ export function groupEvidence(items: readonly EvidenceItem[]): GapGroup[] {
     if (keys === undefined) cache.set(text, (keys = groupingKeys(text)));
     return keys;
   };
+  const asked = new Set<string>();
+  for (const item of items) if (item.text && (item.source === 'searches' || item.source === 'unanswered')) asked.add(item.text);
   const askedKeys = new Set<string>();
-  for (const item of items)
-    if (item.text && (item.source === 'searches' || item.source === 'unanswered')) for (const key of keysOf(item.text)) askedKeys.add(key);
+  for (const text of asked) for (const key of keysOf(text)) askedKeys.add(key);
   const units = new Map<string, { keys: string[]; items: EvidenceItem[] }>();
   for (const item of items) {
     const { unit, keys } = unitOf(item, keysOf, askedKeys);
