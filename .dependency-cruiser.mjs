@@ -74,7 +74,7 @@ const entryPoints = {
     'webhooks/stored-secrets.ts',
   ],
   agent: ['setup.ts'],
-  projects: ['routes.ts', 'settings.ts'],
+  projects: ['routes.ts', 'settings.ts', 'readiness.ts'],
   dashboard: ['routes.ts', 'sessions.ts'],
 };
 

@@ -67,11 +67,11 @@ ${body}
 }
 
 /** Tabs of a project's pages. */
-export function projectTabs(project: ProjectRow, current: 'settings' | 'docs' | 'jobs' | 'analytics' | 'feedback' | 'gaps' | 'webhooks'): Html {
+export function projectTabs(project: ProjectRow, current: 'settings' | 'docs' | 'assistant' | 'jobs' | 'analytics' | 'feedback' | 'gaps' | 'webhooks'): Html {
   const base = `/dashboard/projects/${project.id}`;
   const tab = (href: string, label: string, name: typeof current) =>
     html`<li><a href="${href}"${name === current ? html` aria-current="page"` : ''}>${label}</a></li>`;
-  return html`<nav class="tabs" aria-label="Project ${project.name}"><ul>${tab(base, 'Settings', 'settings')}${tab(`${base}/docs`, 'Docs', 'docs')}${tab(`${base}/jobs`, 'Jobs', 'jobs')}${tab(`${base}/analytics`, 'Analytics', 'analytics')}${tab(`${base}/feedback`, 'Feedback', 'feedback')}${tab(`${base}/gaps`, 'Gaps', 'gaps')}${tab(`${base}/webhooks`, 'Webhooks', 'webhooks')}</ul></nav>`;
+  return html`<nav class="tabs" aria-label="Project ${project.name}"><ul>${tab(base, 'Settings', 'settings')}${tab(`${base}/docs`, 'Docs', 'docs')}${tab(`${base}/assistant`, 'Assistant', 'assistant')}${tab(`${base}/jobs`, 'Jobs', 'jobs')}${tab(`${base}/analytics`, 'Analytics', 'analytics')}${tab(`${base}/feedback`, 'Feedback', 'feedback')}${tab(`${base}/gaps`, 'Gaps', 'gaps')}${tab(`${base}/webhooks`, 'Webhooks', 'webhooks')}</ul></nav>`;
 }
 
 export function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {

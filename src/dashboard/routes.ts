@@ -8,6 +8,7 @@ import { invitationPages } from './pages/invitations.ts';
 import { peoplePages } from './pages/people.ts';
 import { changePages } from './pages/changes.ts';
 import { connectionPages } from './pages/connections.ts';
+import { assistantPages } from './pages/assistant.ts';
 import { docsPages } from './pages/docs.ts';
 import { feedbackPages } from './pages/feedback.ts';
 import { gapPages } from './pages/gaps.ts';
@@ -93,6 +94,7 @@ export const dashboardRoutes: FeatureRoutes = async (app, { context }) => {
         keyPages(signedIn, context);
         projectPages(signedIn, context);
         docsPages(signedIn, context);
+        assistantPages(signedIn, context);
         connectionPages(signedIn, context);
         jobPages(signedIn, context);
         analyticsPages(signedIn, context);
