@@ -7,6 +7,7 @@ import { cliBench } from './cli.ts';
 import { docsBench } from './docs.ts';
 import { eventsBench } from './events.ts';
 import { feedbackBench } from './feedback.ts';
+import { gapsBench } from './gaps.ts';
 import { jobsBench } from './jobs.ts';
 import type { BenchSuite } from './report.ts';
 import { scaleBench } from './scale.ts';
@@ -24,6 +25,7 @@ export const suites: BenchSuite[] = [
   cliBench,
   captureBench,
   feedbackBench,
+  gapsBench,
   docsBench,
   assistantBench,
 ];
