@@ -43,6 +43,7 @@ const entryPoints = {
     'importers/tail.ts',
     'ingest/ingested.ts',
     'ingest/verify/ip-range-update.ts',
+    'ingest/dimensions/country-update.ts',
     'proxy/proxy-server.ts',
     'proxy/recorder.ts',
     'proxy/worker-store.ts',
