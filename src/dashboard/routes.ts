@@ -11,6 +11,7 @@ import { connectionPages } from './pages/connections.ts';
 import { assistantPages } from './pages/assistant.ts';
 import { docsPages } from './pages/docs.ts';
 import { feedbackPages } from './pages/feedback.ts';
+import { gapPages } from './pages/gaps.ts';
 import { assetRoutes } from './assets.ts';
 import { requireCsrf, requireSession } from './auth.ts';
 import { html } from './html.ts';
@@ -98,6 +99,7 @@ export const dashboardRoutes: FeatureRoutes = async (app, { context }) => {
         jobPages(signedIn, context);
         analyticsPages(signedIn, context);
         feedbackPages(signedIn, context);
+        gapPages(signedIn, context);
         changePages(signedIn, context);
         webhookPages(signedIn, context);
         deliveryPages(signedIn, context);

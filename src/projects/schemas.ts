@@ -39,3 +39,18 @@ export const ProjectSettingsResponse = Type.Object({
   siteUrl: Type.Union([Type.String(), Type.Null()], { description: 'The address set, or null for the default (the project’s site surface on Quire).' }),
   createdAt: Type.String({ format: 'date-time' }),
 });
+
+export const ProjectReadinessResponse = Type.Object({
+  ready: Type.Boolean({ description: 'Whether every check passes: agent jobs can run.' }),
+  checks: Type.Array(
+    Type.Object({
+      name: Type.Union([Type.Literal('repository'), Type.Literal('model'), Type.Literal('provider'), Type.Literal('endpoint'), Type.Literal('codeHost')], {
+        description: 'Which check: `endpoint` is the one-token call to the model.',
+      }),
+      label: Type.String({ description: 'The check as the dashboard names it.' }),
+      ok: Type.Boolean(),
+      detail: Type.String({ description: 'What is set when the check passes; what to do when it does not.' }),
+      ms: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'How long the model call took (`endpoint`); null for the other checks.' }),
+    }),
+  ),
+});
