@@ -18,7 +18,7 @@ import { percentile, type BenchSuite, type Report } from './report.ts';
 const sequential = Number(process.env.QUIRE_BENCH_ASSISTANT_REQUESTS ?? '200');
 const concurrentSeconds = Number(process.env.QUIRE_BENCH_SECONDS ?? '5');
 const concurrency = 20;
-/** How every answer's text begins, whichever way it is streamed (assistant-model.ts). */
+/** How every answer's text begins, whichever way it is streamed (assistant-model-server.ts). */
 const firstText = 'Answer: ';
 
 interface Timing {
@@ -181,8 +181,8 @@ export const assistantBench: BenchSuite = {
   description: `the docs assistant's streaming overhead with a scripted model that answers at once: time to first byte and first text, p50 and p99, 1 at a time and ${concurrency} at once, beside the model called directly and a bare AI SDK streamText pass-through (QUIRE_BENCH_ASSISTANT_REQUESTS, QUIRE_BENCH_SECONDS)`,
   async run(report) {
     const folder = mkdtempSync(join(tmpdir(), 'quire-bench-assistant-'));
-    const model = await startBenchProcess('bench/assistant-model.ts', [], {});
-    const passthrough = await startBenchProcess('bench/assistant-passthrough.ts', [], { OPENAI_BASE_URL: model.info.url });
+    const model = await startBenchProcess('bench/assistant-model-server.ts', [], {});
+    const passthrough = await startBenchProcess('bench/assistant-passthrough-server.ts', [], { OPENAI_BASE_URL: model.info.url });
     try {
       const databases: ('sqlite' | 'postgres')[] = (await postgresReachable()) ? ['sqlite', 'postgres'] : ['sqlite'];
       const repository = temporalRepository(folder, qualityCorpus().pages);
