@@ -6,6 +6,7 @@ import { docsBench } from './docs.ts';
 import { eventsBench } from './events.ts';
 import { feedbackBench } from './feedback.ts';
 import { jobsBench } from './jobs.ts';
+import { mcpBench } from './mcp.ts';
 import type { BenchSuite } from './report.ts';
 import { scaleBench } from './scale.ts';
 import { webhooksBench } from './webhooks.ts';
@@ -22,4 +23,5 @@ export const suites: BenchSuite[] = [
   captureBench,
   feedbackBench,
   docsBench,
+  mcpBench,
 ];
