@@ -9,6 +9,7 @@ import { eventsBench } from './events.ts';
 import { feedbackBench } from './feedback.ts';
 import { gapsBench } from './gaps.ts';
 import { jobsBench } from './jobs.ts';
+import { mcpBench } from './mcp.ts';
 import type { BenchSuite } from './report.ts';
 import { scaleBench } from './scale.ts';
 import { webhooksBench } from './webhooks.ts';
@@ -28,4 +29,5 @@ export const suites: BenchSuite[] = [
   gapsBench,
   docsBench,
   assistantBench,
+  mcpBench,
 ];
