@@ -25,6 +25,8 @@ const entryPoints = {
     'query/query.ts',
     'query/series.ts',
     'query/breakdowns.ts',
+    'query/dimensions.ts',
+    'query/shared-links.ts',
     'model/days.ts',
     'feedback/feedback-query.ts',
     'feedback/search-query.ts',

@@ -346,6 +346,7 @@ describe.each(testDatabases)('dimensions, filters and comparisons on $dialect', 
       'property=country&filter=country==',
       'property=region',
       'property=country&class=robots',
+      'class=human',
     ]) {
       const response = await app.inject({ method: 'GET', url: `/v1/analytics/${tenant.project.id}/breakdown?${parameters}`, headers: tenant.auth });
       expect(response.statusCode, parameters).toBe(400);

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requireKey, visibleProject } from '../../accounts/request-auth.ts';
 import type { AppContext } from '../../http/context.ts';
 import { errorResponses, ProjectParams } from '../../http/schemas.ts';
-import { dimensionBreakdown, realtime } from '../query/dimensions.ts';
+import { breakdownProperties, dimensionBreakdown, realtime } from '../query/dimensions.ts';
+import { invalidRequest } from '../../http/errors.ts';
 import { BreakdownQuery, BreakdownResult, parseFilters, RealtimeResult } from './dimension-schemas.ts';
 import { parseRange } from './range.ts';
 import { limitReads } from './read-limit.ts';
@@ -27,10 +28,14 @@ export const dimensionRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
     },
     handler: async (request, reply) => {
       const project = await visibleProject(context, request, request.params.projectId);
-      const range = parseRange(request.query);
-      const filters = parseFilters(request.query.filter);
-      await limitReads(context, project, reply);
       const { query } = request;
+      if (query.property === undefined)
+        throw invalidRequest(`Give property: one of ${breakdownProperties.join(', ')} (e.g. property=country).`, [
+          { path: '/property', message: 'is required' },
+        ]);
+      const range = parseRange(query);
+      const filters = parseFilters(query.filter);
+      await limitReads(context, project, reply);
       return dimensionBreakdown(context.analytics, project.id, {
         ...range,
         filters,

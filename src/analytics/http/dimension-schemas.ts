@@ -28,7 +28,8 @@ export function parseFilters(raw: string | string[] | undefined): Filter[] {
 export const BreakdownQuery = Type.Object(
   {
     ...RangeQuery.properties,
-    property: Type.Enum(breakdownProperties, { description: 'What to break views down by.' }),
+    // Required; checked after the project, so another organization's project is "not found" before anything else.
+    property: Type.Optional(Type.Enum(breakdownProperties, { description: 'What to break views down by (required).' })),
     class: Type.Optional(Type.Enum(['human', 'ai', 'all'] as const, { default: 'all', description: 'Human views, AI views, or both (default).' })),
     filter: FilterParameter,
   },

@@ -6,6 +6,7 @@ import { jsonBodyParser, jsonFailure } from '../../http/json.ts';
 import { errorResponses, ProjectParams } from '../../http/schemas.ts';
 import { breakdownRoutes } from './breakdown-routes.ts';
 import { dimensionRoutes } from './dimension-routes.ts';
+import { sharedLinkRoutes } from './shared-link-routes.ts';
 import { collectRoutes } from './collect.ts';
 import { limitReads } from './read-limit.ts';
 import { parseRange } from './range.ts';
@@ -99,4 +100,5 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
   await app.register(collectRoutes, { context });
   await app.register(breakdownRoutes, { context });
   await app.register(dimensionRoutes, { context });
+  await app.register(sharedLinkRoutes, { context });
 };
