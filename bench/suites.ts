@@ -2,6 +2,7 @@ import { agentBench } from './agent.ts';
 import { analyticsBench } from './analytics.ts';
 import { captureBench } from './capture.ts';
 import { classifyBench } from './classify.ts';
+import { cliBench } from './cli.ts';
 import { docsBench } from './docs.ts';
 import { eventsBench } from './events.ts';
 import { feedbackBench } from './feedback.ts';
@@ -19,6 +20,7 @@ export const suites: BenchSuite[] = [
   scaleBench,
   analyticsBench,
   classifyBench,
+  cliBench,
   captureBench,
   feedbackBench,
   docsBench,
