@@ -59,6 +59,9 @@ export async function openSessionJob(context: AppContext, project: ProjectRow, o
       archived_at: null,
       cancelled_at: null,
       cancelled_by: null,
+      pr_draft: null,
+      problems: null,
+      problem_count: null,
       origin: 'mcp',
     };
     await trx.insertInto('jobs').values(job).execute();
