@@ -1,12 +1,15 @@
 import { agentBench } from './agent.ts';
 import { analyticsBench } from './analytics.ts';
+import { assistantBench } from './assistant.ts';
 import { captureBench } from './capture.ts';
 import { classifyBench } from './classify.ts';
 import { cliBench } from './cli.ts';
 import { docsBench } from './docs.ts';
 import { eventsBench } from './events.ts';
 import { feedbackBench } from './feedback.ts';
+import { gapsBench } from './gaps.ts';
 import { jobsBench } from './jobs.ts';
+import { mcpBench } from './mcp.ts';
 import type { BenchSuite } from './report.ts';
 import { scaleBench } from './scale.ts';
 import { webhooksBench } from './webhooks.ts';
@@ -23,5 +26,8 @@ export const suites: BenchSuite[] = [
   cliBench,
   captureBench,
   feedbackBench,
+  gapsBench,
   docsBench,
+  assistantBench,
+  mcpBench,
 ];

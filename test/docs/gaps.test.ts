@@ -281,5 +281,5 @@ describe.each(testDatabases)('docs gaps on $dialect', (database) => {
     });
     const refused = await app.inject({ method: 'POST', url: `/v1/analytics/${tenant.project.id}/gaps/${rate!.id}/job`, headers: tenant.auth });
     expect(refused.statusCode).toBe(409);
-  });
+  }, 120_000);
 });

@@ -54,7 +54,11 @@ class Components {
   find(index: number): number {
     let root = index;
     while (this.parent[root] !== root) root = this.parent[root]!;
-    while (this.parent[index] !== root) [index, this.parent[index]] = [this.parent[index]!, root];
+    while (this.parent[index] !== root) {
+      const next = this.parent[index]!;
+      this.parent[index] = root;
+      index = next;
+    }
     return root;
   }
   join(a: number, b: number): void {
@@ -64,16 +68,17 @@ class Components {
 }
 
 /**
- * The keys an item is grouped on. Queries and unanswered questions by their text; a feedback comment by
- * its text when that text meets a question's, otherwise with its page (as a thumbs down without one);
- * a 404 by its path, apart from the page's other evidence, since the fix differs.
+ * The unit an item is grouped as, and the unit's keys. Queries and unanswered questions by their text; a
+ * feedback comment by its text when that text meets a question's, otherwise with its page (as a thumbs
+ * down without one); a 404 by its path, apart from the page's other evidence, since the fix differs.
+ * Items of one unit always share a gap, so keys are computed once per unit, not once per item.
  */
-function itemKeys(item: EvidenceItem, askedKeys: ReadonlySet<string>): string[] {
-  if (item.source === 'notFound') return [`n:${item.path ?? ''}`];
-  const textKeys = item.text ? groupingKeys(item.text) : [];
-  if (item.source !== 'feedback') return textKeys;
-  if (textKeys.some((key) => askedKeys.has(key))) return textKeys;
-  return [`p:${item.path ?? ''}`];
+function unitOf(item: EvidenceItem, keysOf: (text: string) => string[], askedKeys: ReadonlySet<string>): { unit: string; keys: () => string[] } {
+  if (item.source === 'notFound') return { unit: `n:${item.path ?? ''}`, keys: () => [`n:${item.path ?? ''}`] };
+  const text = item.text ?? '';
+  if (item.source !== 'feedback') return { unit: `t:${text}`, keys: () => keysOf(text) };
+  if (text && keysOf(text).some((key) => askedKeys.has(key))) return { unit: `t:${text}`, keys: () => keysOf(text) };
+  return { unit: `p:${item.path ?? ''}`, keys: () => [`p:${item.path ?? ''}`] };
 }
 
 /** Storable keys: the fuzzy `d:` keys only join texts, they do not name a gap. */
@@ -84,31 +89,44 @@ const namingKey = (key: string) => !key.startsWith('d:');
  * two items share a gap exactly when a chain of shared keys joins them (see `groupingKeys`).
  */
 export function groupEvidence(items: readonly EvidenceItem[]): GapGroup[] {
+  const cache = new Map<string, string[]>();
+  const keysOf = (text: string) => {
+    let keys = cache.get(text);
+    if (keys === undefined) cache.set(text, (keys = groupingKeys(text)));
+    return keys;
+  };
+  const asked = new Set<string>();
+  for (const item of items) if (item.text && (item.source === 'searches' || item.source === 'unanswered')) asked.add(item.text);
   const askedKeys = new Set<string>();
-  for (const item of items)
-    if (item.text && (item.source === 'searches' || item.source === 'unanswered')) for (const key of groupingKeys(item.text)) askedKeys.add(key);
-  const keysOf = items.map((item) => itemKeys(item, askedKeys));
-  const components = new Components(items.length);
+  for (const text of asked) for (const key of keysOf(text)) askedKeys.add(key);
+  const units = new Map<string, { keys: string[]; items: EvidenceItem[] }>();
+  for (const item of items) {
+    const { unit, keys } = unitOf(item, keysOf, askedKeys);
+    const found = units.get(unit);
+    if (found) found.items.push(item);
+    else units.set(unit, { keys: keys(), items: [item] });
+  }
+  const list = [...units.values()].filter((unit) => unit.keys.length > 0);
+  const components = new Components(list.length);
   const owner = new Map<string, number>();
-  keysOf.forEach((keys, index) => {
-    for (const key of keys) {
+  list.forEach((unit, index) => {
+    for (const key of unit.keys) {
       const first = owner.get(key);
       if (first === undefined) owner.set(key, index);
       else components.join(first, index);
     }
   });
   const members = new Map<number, number[]>();
-  items.forEach((_, index) => {
-    if (keysOf[index]!.length === 0) return;
+  list.forEach((_, index) => {
     const root = components.find(index);
-    const list = members.get(root);
-    if (list) list.push(index);
+    const found = members.get(root);
+    if (found) found.push(index);
     else members.set(root, [index]);
   });
   return [...members.values()].map((indexes) =>
     summarize(
-      indexes.map((index) => items[index]!),
-      indexes.flatMap((index) => keysOf[index]!),
+      indexes.flatMap((index) => list[index]!.items),
+      indexes.flatMap((index) => list[index]!.keys),
     ),
   );
 }

@@ -36,8 +36,7 @@ export function groupingKeys(text: string): string[] {
   const keys = [`w:${[...new Set(stems)].sort().join(' ')}`, `c:${compact}`];
   if (compact.length >= minFuzzyLength) {
     keys.push(`d:${compact}`);
-    const letters = [...compact];
-    for (let index = 0; index < letters.length; index += 1) keys.push(`d:${letters.slice(0, index).join('')}${letters.slice(index + 1).join('')}`);
+    for (let index = 0; index < compact.length; index += 1) keys.push(`d:${compact.slice(0, index)}${compact.slice(index + 1)}`);
   }
   return [...new Set(keys)];
 }
