@@ -73,7 +73,7 @@ describe('dashboard in Chromium', () => {
       await page.getByLabel('Name', { exact: true }).fill('Handbook');
       await page.getByLabel('Repository').fill('https://github.com/acme/handbook');
       await page.getByLabel('Ref').fill('main');
-      await page.getByLabel('Model').fill('openai-compatible:test-model');
+      await page.getByLabel('Model', { exact: true }).fill('openai-compatible:test-model');
       await page.getByLabel('Allowed tracker domains').fill('docs.acme.test');
       await page.getByRole('button', { name: 'Create project' }).click();
       await expect.poll(() => page.getByRole('status').first().textContent()).toContain('Project created.');
