@@ -15,11 +15,11 @@ import { scriptedTurns, startOpenAiServer } from '../test/support/openai-server.
 import { startBenchProcess } from './processes.ts';
 import type { BenchSuite, Report } from './report.ts';
 
-const pageCount = 2_000;
+export const pageCount = 2_000;
 const token = 'ghp_benchToken0123456789abcdefABCDEF';
 
 /** A docs site of `pageCount` Markdown pages of about 2 KB in 40 sections, with an mkdocs.yml. */
-function docsRepositoryFiles(): Record<string, string> {
+export function docsRepositoryFiles(): Record<string, string> {
   const files: Record<string, string> = { 'mkdocs.yml': 'site_name: Bench\ndocs_dir: docs\n' };
   const paragraph = 'Widgets are arranged in trays; each tray holds up to forty widgets and reports its state every minute. ';
   for (let index = 0; index < pageCount; index++) {

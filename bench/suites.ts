@@ -1,5 +1,6 @@
 import { agentBench } from './agent.ts';
 import { analyticsBench } from './analytics.ts';
+import { assistantBench } from './assistant.ts';
 import { captureBench } from './capture.ts';
 import { classifyBench } from './classify.ts';
 import { cliBench } from './cli.ts';
@@ -8,6 +9,7 @@ import { eventsBench } from './events.ts';
 import { feedbackBench } from './feedback.ts';
 import { gapsBench } from './gaps.ts';
 import { jobsBench } from './jobs.ts';
+import { mcpBench } from './mcp.ts';
 import type { BenchSuite } from './report.ts';
 import { scaleBench } from './scale.ts';
 import { webhooksBench } from './webhooks.ts';
@@ -26,4 +28,6 @@ export const suites: BenchSuite[] = [
   feedbackBench,
   gapsBench,
   docsBench,
+  assistantBench,
+  mcpBench,
 ];

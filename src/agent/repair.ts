@@ -37,7 +37,8 @@ export async function workAndCheck(options: LoopOptions, workspace: Workspace, c
   }
 }
 
-async function checkWorkspace(workspace: Workspace, config: Config, signal: AbortSignal): Promise<CheckReport | null> {
+/** The docs checks of the workspace's change, as a repair round sees them; null when the change touches no file. */
+export async function checkWorkspace(workspace: Workspace, config: Config, signal: AbortSignal): Promise<CheckReport | null> {
   const change = await workspaceChange(workspace, config.checkMaxFileBytes);
   if (!change) return null;
   return checkChange(change, {

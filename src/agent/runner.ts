@@ -25,7 +25,7 @@ export interface RunnerDependencies {
 }
 
 /** What a job keeps between its runs, so a follow-up updates the same pull request. */
-interface RunnerState {
+export interface RunnerState {
   pullRequest: PullRequest & ChangeDescription;
 }
 
@@ -129,7 +129,7 @@ export function createRunner(config: Config, dependencies: RunnerDependencies): 
 const maxRecordedDiffBytes = 256 * 1024;
 
 /** The transcript event of a pushed change: what the dashboard's job page shows as the diff. */
-function changeEvent(diff: ChangeDiff, redact: Redactor): Record<string, unknown> {
+export function changeEvent(diff: ChangeDiff, redact: Redactor): Record<string, unknown> {
   // The diff holds what the model wrote, which may repeat a credential it saw: redacted like every transcript entry.
   const patch = redact(diff.patch);
   const truncated = Buffer.byteLength(patch) > maxRecordedDiffBytes;
@@ -151,7 +151,8 @@ async function pushUnlessCancelled(run: JobRun, workspace: Workspace): Promise<v
   if (failure) throw failure;
 }
 
-function readState(state: unknown): RunnerState | null {
+/** The state a job's previous run left (a runner's, or an admin MCP session's save), or null. */
+export function readState(state: unknown): RunnerState | null {
   const pullRequest = (state as Partial<RunnerState> | null)?.pullRequest;
   return pullRequest && typeof pullRequest.number === 'number' && typeof pullRequest.url === 'string' ? { pullRequest } : null;
 }

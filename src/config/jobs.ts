@@ -13,6 +13,12 @@ export const jobSettings = {
     integer(2),
     'How long a claimed job stays reserved without a heartbeat before another worker may take it.',
   ),
+  mcpSessionIdleMinutes: setting(
+    'QUIRE_MCP_SESSION_IDLE_MINUTES',
+    60,
+    integer(1, 10_080),
+    'Minutes an admin MCP session (`/mcp`) may stay without a tool call before it ends: its workspace is removed, what was saved stays, edits not saved are discarded.',
+  ),
   jobMaxAttempts: setting('QUIRE_JOB_MAX_ATTEMPTS', 3, integer(1, 100), 'Times a job interrupted by a crash is started before it is failed.'),
   jobCancelPollMs: setting(
     'QUIRE_JOB_CANCEL_POLL_MS',

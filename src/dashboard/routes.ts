@@ -3,7 +3,7 @@ import type { FeatureRoutes } from '../http/context.ts';
 import type { AppContext } from '../http/context.ts';
 import { toApiError } from '../http/error-handler.ts';
 import { accountPages } from './pages/account.ts';
-import { analyticsPages } from './pages/analytics.ts';
+import { analyticsPages, sharedPages } from './pages/analytics.ts';
 import { invitationPages } from './pages/invitations.ts';
 import { peoplePages } from './pages/people.ts';
 import { changePages } from './pages/changes.ts';
@@ -109,4 +109,13 @@ export const dashboardRoutes: FeatureRoutes = async (app, { context }) => {
     },
     { prefix: '/dashboard' },
   );
+  // Shared analytics links: one read-only page per token, outside the signed-in dashboard.
+  await app.register(async (scope: FastifyInstance) => {
+    scope.addHook('onRoute', (route) => {
+      route.schema = { ...route.schema, hide: true };
+    });
+    scope.addHook('onSend', securityHeaders);
+    scope.setErrorHandler(errorPage(context));
+    sharedPages(scope, context);
+  });
 };

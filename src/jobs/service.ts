@@ -22,7 +22,8 @@ export interface SubmissionResult {
   rateLimit: RateLimitState;
 }
 
-async function takeJobRateLimit(context: AppContext, trx: Kysely<Database>, projectId: string, consume: boolean): Promise<RateLimitState> {
+/** Takes (or, with `consume` false, reads) the project's hourly job limit inside `trx`; 429 when it is used up. */
+export async function takeJobRateLimit(context: AppContext, trx: Kysely<Database>, projectId: string, consume: boolean): Promise<RateLimitState> {
   const { config, storage } = context;
   const state = await takeRateLimit(
     trx,

@@ -3,14 +3,14 @@ import { monotonicFactory } from 'ulid';
 
 const nextUlid = monotonicFactory();
 
-export type IdPrefix = 'org' | 'prj' | 'key' | 'job' | 'run' | 'wrk' | 'ses' | 'con' | 'fbk' | 'whk' | 'msg' | 'per' | 'inv' | 'trn';
+export type IdPrefix = 'org' | 'prj' | 'key' | 'job' | 'run' | 'wrk' | 'ses' | 'con' | 'fbk' | 'whk' | 'msg' | 'per' | 'inv' | 'trn' | 'mcs';
 
 /** Opaque, sortable identifiers: a type prefix and a ULID (`job_01JD…`). */
 export function newId(prefix: IdPrefix): string {
   return `${prefix}_${nextUlid()}`;
 }
 
-const idPattern = /^(org|prj|key|job|run|wrk|ses|con|fbk|whk|msg|per|inv|trn)_[0-9A-HJKMNP-TV-Z]{26}$/;
+const idPattern = /^(org|prj|key|job|run|wrk|ses|con|fbk|whk|msg|per|inv|trn|mcs)_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 export function isId(value: string, prefix: IdPrefix): boolean {
   return idPattern.test(value) && value.startsWith(`${prefix}_`);

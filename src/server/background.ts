@@ -60,9 +60,29 @@ export const backgroundLoops: readonly BackgroundLoop[] = [
   {
     name: 'workspace sweeper',
     roles: ['worker'],
-    start: ({ storage, config, logger }) => ({
-      stop: startWorkspaceSweeper(config.dataDir, (jobId) => isJobActive(storage.db, jobId), logger.child({ component: 'worker' })),
+    // A checkout of an admin MCP session of this process stays, saved (its job completed) or not.
+    start: ({ storage, config, logger, adminSessions }) => ({
+      stop: startWorkspaceSweeper(
+        config.dataDir,
+        async (jobId) => adminSessions.holds(jobId) || (await isJobActive(storage.db, jobId)),
+        logger.child({ component: 'worker' }),
+      ),
     }),
+  },
+  {
+    // Sessions live in the API process that opened them: it ends the idle ones, and all of them when it stops.
+    name: 'admin MCP sessions',
+    roles: ['api'],
+    start: ({ adminSessions, logger }) => {
+      const endIdle = () => void adminSessions.endIdle().catch((error: unknown) => logger.warn({ err: error }, 'could not end idle admin MCP sessions'));
+      const timer = setInterval(endIdle, 60_000).unref();
+      return {
+        async stop() {
+          clearInterval(timer);
+          await adminSessions.endAll();
+        },
+      };
+    },
   },
   {
     name: 'webhook deliveries',

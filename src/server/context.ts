@@ -1,9 +1,11 @@
 import { gapsDesk } from '../docs/gaps/desk.ts';
 import pino, { type Logger } from 'pino';
 import { createAgentSetup } from '../agent/setup.ts';
+import { createWorkbench, type Workbench } from '../agent/workbench.ts';
 import { createAnalyticsState, directoryOptions } from '../analytics/state.ts';
 import type { Config } from '../config/config.ts';
 import { createAccountCaches } from '../accounts/request-auth.ts';
+import { AdminSessions } from '../docs/mcp/admin/sessions.ts';
 import { createDocsReader } from '../docs/reader.ts';
 import { createEvents, type AppContext } from '../http/context.ts';
 import { JobEventHub } from '../jobs/events/hub.ts';
@@ -15,6 +17,8 @@ export interface ContextOptions {
   logger?: Logger;
   /** Replaces the agent (tests use scripted runners). */
   agent?: AgentSetup;
+  /** Replaces the admin MCP server's workbench (tests and the benchmark reach git and the code host their own way). */
+  workbench?: Workbench;
 }
 
 export function createLogger(config: Config): Logger {
@@ -28,17 +32,21 @@ export function createLogger(config: Config): Logger {
 export function createContext(config: Config, storage: Storage, options: ContextOptions = {}): AppContext {
   const logger = options.logger ?? createLogger(config);
   const events = createEvents();
-  return {
+  const context: Omit<AppContext, 'adminSessions'> & Partial<Pick<AppContext, 'adminSessions'>> = {
     config,
     storage,
     logger,
     events,
     accounts: createAccountCaches(config.accountCacheMs),
     agent: options.agent ?? createAgentSetup(config, storage.db),
+    workbench: options.workbench ?? createWorkbench(config, storage.db),
     jobReads: new JobReadCache(),
     jobEvents: new JobEventHub({ storage, logger, pollMs: config.eventsPollMs, heartbeatMs: config.eventsHeartbeatSeconds * 1000 }),
     analytics: createAnalyticsState(storage, directoryOptions(config), logger),
     docs: createDocsReader(storage, events),
     gaps: gapsDesk,
   };
+  // The sessions end jobs through the context they belong to.
+  context.adminSessions = new AdminSessions(context as AppContext);
+  return context as AppContext;
 }

@@ -7,6 +7,7 @@ import { assistantRoutes } from '../docs/assistant/routes.ts';
 import { assistantWidgetRoutes } from '../docs/assistant/widget-routes.ts';
 import { discoveryRoutes } from '../docs/discovery/routes.ts';
 import { gapRoutes } from '../docs/gaps/routes.ts';
+import { adminMcpRoutes } from '../docs/mcp/admin/routes.ts';
 import { siteSurfaceRoutes } from '../docs/surface/routes.ts';
 import { docsIndexRoutes } from '../docs/http/routes.ts';
 import type { FeatureRoutes } from '../http/context.ts';
@@ -32,4 +33,5 @@ export const features: FeatureRoutes[] = [
   assistantWidgetRoutes,
   siteSurfaceRoutes,
   docsIndexRoutes,
+  adminMcpRoutes,
 ];

@@ -76,6 +76,10 @@ export interface Workspace {
   push(): Promise<void>;
   /** The committed change of the job branch against where it left the base: files with line counts, and the unified diff. */
   diffAgainstBase(): Promise<ChangeDiff>;
+  /** Stages every change and returns the whole change against the base, edits not yet committed included (see `diffAgainstBase`). */
+  stagedDiff(): Promise<ChangeDiff>;
+  /** Whether the checkout holds edits not yet committed. */
+  hasUncommittedChanges(): Promise<boolean>;
   /**
    * Puts the remote job branch back where it was before `push` (deletes it when it was new), unless
    * someone else moved it since. For a push that raced a cancel; works after the job's signal aborted.

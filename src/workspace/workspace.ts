@@ -7,7 +7,7 @@ import { displayRepository, explainGitError } from './git-errors.ts';
 import { runGit, type GitOptions } from './git.ts';
 import { withLock } from './lock.ts';
 import { defaultBranch, mirrorPath, normalizeRepository, refreshMirror, resolveRef } from './mirror.ts';
-import { WorkspaceGitError, type CommitAuthor, type Workspace, type WorkspaceOptions } from './types.ts';
+import { WorkspaceGitError, type ChangeDiff, type CommitAuthor, type Workspace, type WorkspaceOptions } from './types.ts';
 
 /**
  * Opens a job's workspace: refreshes the repository's cached mirror, then checks out the job branch
@@ -62,6 +62,19 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   const inWorkspace = { ...git, cwd: dir };
   // Where the job branch left the base: the base branch may have moved on since earlier runs.
   const mergeBase = async () => (await runGit(['merge-base', baseCommit, 'HEAD'], inWorkspace)).trim();
+  /** Files with line counts and the unified diff of `git diff <range>`. */
+  const diffBetween = async (range: string[]): Promise<ChangeDiff> => {
+    const numstat = await runGit(['diff', '--numstat', '--no-renames', ...range], inWorkspace);
+    const files = numstat
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const [added, removed, ...path] = line.split('\t');
+        return { path: path.join('\t'), added: added === '-' ? null : Number(added), removed: removed === '-' ? null : Number(removed) };
+      });
+    const patch = await runGit(['diff', '--no-color', '--no-ext-diff', '--no-renames', ...range], inWorkspace);
+    return { files, patch };
+  };
   return {
     dir,
     baseBranch,
@@ -97,17 +110,14 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
       }
     },
     async diffAgainstBase() {
-      const base = await mergeBase();
-      const numstat = await runGit(['diff', '--numstat', '--no-renames', base, 'HEAD'], inWorkspace);
-      const files = numstat
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => {
-          const [added, removed, ...path] = line.split('\t');
-          return { path: path.join('\t'), added: added === '-' ? null : Number(added), removed: removed === '-' ? null : Number(removed) };
-        });
-      const patch = await runGit(['diff', '--no-color', '--no-ext-diff', '--no-renames', base, 'HEAD'], inWorkspace);
-      return { files, patch };
+      return diffBetween([await mergeBase(), 'HEAD']);
+    },
+    async stagedDiff() {
+      await runGit(['add', '--all'], inWorkspace);
+      return diffBetween(['--cached', await mergeBase()]);
+    },
+    async hasUncommittedChanges() {
+      return (await runGit(['status', '--porcelain', '--untracked-files=all'], inWorkspace)).trim() !== '';
     },
     async retractPush() {
       const pushed = (await runGit(['rev-parse', 'HEAD'], { cwd: dir })).trim();

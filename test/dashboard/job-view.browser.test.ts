@@ -4,6 +4,7 @@ import { createOrganization } from '../../src/accounts/organizations.ts';
 import { setServerCredentials } from '../../src/accounts/local-grants.ts';
 import { createProject } from '../../src/accounts/projects.ts';
 import { createJob } from '../../src/jobs/service.ts';
+import { jobView } from '../../src/jobs/view.ts';
 import { createSignInLink, signInUrl } from '../../src/accounts/people/sessions.ts';
 import { startService, type RunningService } from '../../src/server/service.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
@@ -71,7 +72,12 @@ describe('dashboard job view in Chromium, 390 px wide', () => {
           skipped: [],
         });
         await run.record('assistant', { text: 'Done.' });
-        return { prLink: 'https://github.com/acme/handbook/pull/42', pullRequest: { draft: true, problems: [{ ...longProblem, line: 3 }] } };
+        // More problems than a job keeps, the first with a message longer than it keeps.
+        const problems = [
+          { ...longProblem, message: `${longProblem.message} ${'x'.repeat(2_000)}` },
+          ...Array.from({ length: 59 }, (_, index) => ({ file: `docs/page-${index}.md`, line: null, message: 'is a new page that no navigation lists' })),
+        ];
+        return { prLink: 'https://github.com/acme/handbook/pull/42', pullRequest: { draft: true, problems } };
       },
     });
     service = await startService({
@@ -146,8 +152,23 @@ describe('dashboard job view in Chromium, 390 px wide', () => {
       expect(await checks.textContent()).not.toContain('[{');
       // The job's pull request is a draft with the problem that remains.
       expect(await page.locator('#live dd .badge.draft').textContent()).toBe('draft');
-      expect(await page.locator('#live dd span.problems').textContent()).toBe('1 problem remains');
-      expect(await page.locator('#live dd ul.problems li').count()).toBe(1);
+      expect(await page.locator('#live dd span.problems').textContent()).toBe('60 problems remain');
+      // The job keeps the first 50, each message cut at 1,000 characters, and counts the rest.
+      expect(await page.locator('#live dd ul.problems li').count()).toBe(51);
+      expect(await page.locator('#live dd ul.problems li').last().textContent()).toBe('… and 10 more');
+      const row = await storage.db
+        .selectFrom('jobs')
+        .selectAll()
+        .where('project_id', '=', project.id)
+        .where('status', '=', 'completed')
+        .executeTakeFirstOrThrow();
+      const view = jobView(row);
+      expect(view).toMatchObject({ draft: true, prLink: 'https://github.com/acme/handbook/pull/42' });
+      expect(view.problems).toHaveLength(50);
+      expect(view.problems[0]).toMatchObject({ file: longProblem.file, line: 3 });
+      expect(view.problems[0].message).toHaveLength(1_000);
+      expect(view.problems[0].message.endsWith('…')).toBe(true);
+      expect(view.problems[1]).toEqual({ file: 'docs/page-0.md', line: null, message: 'is a new page that no navigation lists' });
       expect(await page.evaluate('window.injected')).toBeUndefined();
       for (const width of [390, 1280]) {
         await page.setViewportSize({ width, height: 844 });

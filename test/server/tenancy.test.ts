@@ -1,3 +1,4 @@
+import { createSharedLink } from '../../src/analytics/query/shared-links.ts';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
@@ -35,6 +36,7 @@ const publicRoutes: Record<string, string> = {
   'POST /dashboard/sign-in/passkey': 'passkey sign-in',
   'GET /dashboard/invitations/:token': 'an invitation link: the token is the secret',
   'POST /dashboard/invitations/:token': 'accepts an invitation: the token is the secret',
+  'GET /share/:token': "a shared analytics link: the token is the secret, and it shows only its project's page (test/analytics/shared-links.test.ts)",
   'GET /changes/:jobId': 'a redirect to /dashboard/changes/:jobId, the same for every id',
   'POST /v1/analytics/:projectId/drains/:drainId':
     "a host's log batch, authenticated by the drain's own secret (Vercel's signature, a bearer header or ?secret=)",
@@ -80,6 +82,7 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
   let victimInvitationId: string;
   let victimThreadId: string;
   const victimPasskeyId = 'victim-passkey-credential';
+  let victimSharedLinkId: string;
   const victimToken = `ghp_${randomBytes(18).toString('hex')}`;
   const routes: Route[] = [];
 
@@ -117,6 +120,7 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
       .values({ id: victimPasskeyId, person_id: victimPersonId, public_key: 'AAAA', counter: 0, transports: '', created_at: Date.now(), last_used_at: null })
       .execute();
     victimThreadId = (await createThread(storage, victim.project, 'victim-reader')).id;
+    victimSharedLinkId = (await createSharedLink(storage.db, victim.project.id)).id;
     victimKeyId = (await storage.db.selectFrom('api_keys').select('id').where('org_id', '=', victim.orgId).executeTakeFirstOrThrow()).id;
   });
   afterAll(async () => {
@@ -148,6 +152,7 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
       sites: victim.project.id,
       assistant: victim.project.id,
       threads: victimThreadId,
+      'shared-links': victimSharedLinkId,
     };
     return url.replace(/([^/]+)\/:(\w+)/g, (_match, segment: string, name: string) => {
       const id = ids[segment];

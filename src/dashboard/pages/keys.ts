@@ -10,6 +10,8 @@ import { ApiError } from '../../http/errors.ts';
 import { field, formOf, requireOwner, viewerOf } from '../auth.ts';
 import { html, time, type Html } from '../html.ts';
 import { csrfField, layout, notice, sendPage, type Viewer } from '../layout.ts';
+import { publicUrl } from '../../config/config.ts';
+import { connectMcpSection } from './connect-mcp.ts';
 import { assistantKeyForm, isAssistantError, isAssistantForm, readAssistantForm, type AssistantFieldError } from './assistant-keys.ts';
 
 /** A problem with one field of the generate form, shown beside that field. */
@@ -119,6 +121,7 @@ async function keysPage(context: AppContext, viewer: Viewer, state: KeysPageStat
   // The form comes before the table: on a phone the table is long, and generating is why most people come.
   const body = html`${state.repeated ? notice('warning', state.repeated) : ''}${revoked ? notice('success', `The key “${revoked.name}” was revoked; requests with it now get 401.`) : ''}
 ${state.created ? newKeyPanel(state.created) : ''}
+${connectMcpSection(`${publicUrl(context.config)}/mcp`, state.created?.key)}
 ${projectList(projects)}
 ${generateForm(viewer, projects, adminError, state.values && isAssistantForm(state.values) ? undefined : state.values)}
 ${assistantKeyForm(viewer, projects, assistantError, state.values)}

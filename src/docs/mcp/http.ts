@@ -1,8 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createSearchMcpServer, type SearchMcpServerOptions } from './server.ts';
 import { createSessionId, readSessionId } from './session.ts';
+import type { McpClientInfo } from './source.ts';
 
 export interface SearchMcpHttpOptions extends Omit<SearchMcpServerOptions, 'client'> {
   /** Signs the session ids that carry the client's name between requests (see session.ts); any secret of the project. */
@@ -35,17 +37,29 @@ const connectionHeaders = new Set(['host', 'connection', 'content-length', 'tran
  * Each request gets its own server and transport, so any process of a fleet can answer it. GET and
  * DELETE are 405, as the spec allows a server without an SSE stream or sessions to terminate.
  */
-export async function answerSearchMcp(request: McpHttpRequest, options: SearchMcpHttpOptions): Promise<McpHttpAnswer> {
+export function answerSearchMcp(request: McpHttpRequest, options: SearchMcpHttpOptions): Promise<McpHttpAnswer> {
+  return answerMcp(request, options.sessionKey, (client) => createSearchMcpServer({ ...options, client }));
+}
+
+/**
+ * Answers one HTTP request to an MCP server made by `create` (the search server, the admin server):
+ * stateless streamable HTTP with JSON responses, the client's name carried in a signed session id.
+ */
+export async function answerMcp(
+  request: McpHttpRequest,
+  sessionKey: string | Buffer,
+  create: (client: McpClientInfo | undefined) => McpServer,
+): Promise<McpHttpAnswer> {
   if (request.method !== 'POST') {
     return jsonRpcError(405, -32000, 'Method not allowed: this server takes POST only (no SSE stream, no session to end).', { allow: 'POST' });
   }
   const sessionId = request.headers['mcp-session-id'];
-  const client = typeof sessionId === 'string' ? readSessionId(sessionId, options.sessionKey) : undefined;
+  const client = typeof sessionId === 'string' ? readSessionId(sessionId, sessionKey) : undefined;
   if (typeof sessionId === 'string' && client === undefined) {
     // The spec's answer to an unknown session: the client starts a new one with initialize.
     return jsonRpcError(404, -32001, 'Session not found: send initialize to start a new session.');
   }
-  const server = createSearchMcpServer({ ...options, client });
+  const server = create(client);
   const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   try {
     await server.connect(transport);
@@ -54,7 +68,7 @@ export async function answerSearchMcp(request: McpHttpRequest, options: SearchMc
     response.headers.forEach((value, name) => (headers[name] = value));
     // Only a request that held initialize knows the client from the server itself.
     const initialized = server.server.getClientVersion();
-    if (initialized) headers['mcp-session-id'] = createSessionId(initialized, options.sessionKey);
+    if (initialized) headers['mcp-session-id'] = createSessionId(initialized, sessionKey);
     return { status: response.status, headers, body: await response.text() };
   } finally {
     await server.close();

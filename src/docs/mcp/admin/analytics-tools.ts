@@ -1,0 +1,60 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { Scope } from '../../../accounts/keys.ts';
+import { apiResult } from './results.ts';
+
+/** Calls Quire's own API with the MCP request's key, so the operation's rules (scopes, tenancy, limits, validation) are the API's own. */
+export type ApiCall = (method: 'GET' | 'POST', url: string, payload?: Record<string, unknown>) => Promise<{ statusCode: number; body: string }>;
+
+/** The analytics exports as tools: the tool, the API operation it answers with, and what it tells. */
+const exports = [
+  {
+    name: 'visitors',
+    path: 'visitors',
+    title: 'Unique visitors per page',
+    says: 'unique visitors per page and site-wide, split into humans and AI agents, most visited first',
+  },
+  { name: 'agents', path: 'agents', title: 'AI agents', says: 'the AI agents that read the docs, with their views and visitors, most active first' },
+  {
+    name: 'searches',
+    path: 'searches',
+    title: 'Docs searches',
+    says: 'what readers and agents searched for, with hit counts (0 hits: the docs miss it) and click-through, most searched first',
+  },
+  { name: 'feedback', path: 'feedback', title: 'Docs feedback', says: 'feedback on pages from readers and agents, newest first' },
+] as const;
+
+const readOnly = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
+
+/** Registers the analytics reading tools; each answers exactly what its `GET /v1/analytics/{projectId}/…` export does. */
+export function analyticsTools(server: McpServer, api: ApiCall, lacks: (scope: Scope) => CallToolResult | null): void {
+  for (const tool of exports) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description:
+          `Returns ${tool.says}, as GET /v1/analytics/{projectId}/${tool.path} does (same ranges, defaults and limits). ` +
+          'Use it to find what the docs should cover better, then checkout to fix it.',
+        inputSchema: {
+          projectId: z.string().min(1).max(64).describe('The project, as list_projects gives it.'),
+          dateFrom: z.string().max(40).optional().describe('Start, inclusive: a date (2026-11-01) or a date-time.'),
+          dateTo: z.string().max(40).optional().describe('End, exclusive: a date or a date-time.'),
+          limit: z.number().int().min(1).max(1000).optional().describe('Rows to return.'),
+        },
+        annotations: readOnly,
+      },
+      async ({ projectId, dateFrom, dateTo, limit }) => {
+        const denied = lacks('read');
+        if (denied) return denied;
+        const query = new URLSearchParams();
+        if (dateFrom !== undefined) query.set('dateFrom', dateFrom);
+        if (dateTo !== undefined) query.set('dateTo', dateTo);
+        if (limit !== undefined) query.set('limit', String(limit));
+        const search = query.size > 0 ? `?${query}` : '';
+        return apiResult(await api('GET', `/v1/analytics/${encodeURIComponent(projectId)}/${tool.path}${search}`));
+      },
+    );
+  }
+}
