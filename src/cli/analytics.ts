@@ -1,9 +1,11 @@
 import { createReadStream, statSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
+import { topCommand } from './commands.ts';
 import { findProject } from '../accounts/projects.ts';
 import { foldProject } from '../analytics/fold/fold.ts';
 import { updateIpRanges } from '../analytics/ingest/verify/ip-range-update.ts';
+import { countryDatabaseInfo, updateCountries } from '../analytics/ingest/dimensions/country-update.ts';
 import { formats, type FormatName } from '../analytics/importers/formats.ts';
 import { importLog } from '../analytics/importers/run.ts';
 import type { ImportSummary } from '../analytics/importers/line-parser.ts';
@@ -31,9 +33,7 @@ function progressBar(total: number | undefined) {
 }
 
 export function registerAnalytics(program: Command): void {
-  const analytics = program
-    .command('analytics')
-    .description('Visitor analytics: import or follow access logs, rebuild visitor sets, refresh crawler IP ranges');
+  const analytics = topCommand(program, 'analytics');
   analytics
     .command('import')
     .description('Import page views from an access log (gzip accepted); importing a file again does not count it twice')
@@ -111,6 +111,25 @@ export function registerAnalytics(program: Command): void {
             result.error === undefined ? `${result.file}: ${result.ranges} ranges` : `${result.file}: kept the previous copy; ${result.url}: ${result.error}`,
           )
           .join('\n'),
+      );
+    });
+  analytics
+    .command('update-countries')
+    .description('Download a newer IP-to-country database (ip-location-db geo-whois-asn-country; data CC BY 4.0 by the NRO); needs internet access')
+    .option('--base-url <url>', 'where the files are published (default: the package on its CDN)')
+    .option('--json', 'print JSON')
+    .action(async (flags: { baseUrl?: string; json?: boolean }) => {
+      const results = await updateCountries({ baseUrl: flags.baseUrl });
+      if (results.every((result) => result.error !== undefined))
+        throw new CliError(`No file could be downloaded (${results[0]?.error}). Run this on a machine with internet access; the copy in use stays.`);
+      const info = countryDatabaseInfo();
+      print(flags, { files: results, database: info }, () =>
+        [
+          ...results.map((result) =>
+            result.error === undefined ? `${result.file}: ${result.ranges} ranges` : `${result.file}: kept the previous copy; ${result.url}: ${result.error}`,
+          ),
+          `In use: the ${info.source} copy of ${info.date}. Restart the server to use it.`,
+        ].join('\n'),
       );
     });
 }

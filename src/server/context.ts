@@ -1,3 +1,4 @@
+import { gapsDesk } from '../docs/gaps/desk.ts';
 import pino, { type Logger } from 'pino';
 import { createAgentSetup } from '../agent/setup.ts';
 import { createWorkbench, type Workbench } from '../agent/workbench.ts';
@@ -43,6 +44,7 @@ export function createContext(config: Config, storage: Storage, options: Context
     jobEvents: new JobEventHub({ storage, logger, pollMs: config.eventsPollMs, heartbeatMs: config.eventsHeartbeatSeconds * 1000 }),
     analytics: createAnalyticsState(storage, directoryOptions(config), logger),
     docs: createDocsReader(storage, events),
+    gaps: gapsDesk,
   };
   // The sessions end jobs through the context they belong to.
   context.adminSessions = new AdminSessions(context as AppContext);

@@ -7,6 +7,7 @@ import { assistantRoutes } from '../docs/assistant/routes.ts';
 import { assistantWidgetRoutes } from '../docs/assistant/widget-routes.ts';
 import { discoveryRoutes } from '../docs/discovery/routes.ts';
 import { adminMcpRoutes } from '../docs/mcp/admin/routes.ts';
+import { gapRoutes } from '../docs/gaps/routes.ts';
 import { siteSurfaceRoutes } from '../docs/surface/routes.ts';
 import { docsIndexRoutes } from '../docs/http/routes.ts';
 import type { FeatureRoutes } from '../http/context.ts';
@@ -22,6 +23,7 @@ export const features: FeatureRoutes[] = [
   webhookRoutes,
   analyticsRoutes,
   feedbackRoutes,
+  gapRoutes,
   drainRoutes,
   dashboardRoutes,
   localChangeRoutes,

@@ -12,6 +12,7 @@ import { rawBreakdowns } from '../query/breakdown-sources.ts';
 import { rawViews } from '../query/read-sources.ts';
 import { BreakdownGroups, emptyDay, storeBreakdowns } from './breakdown-days.ts';
 import { foldPending, groupViews, lockDaySets, writeDaySet } from './fold.ts';
+import { rebuildDimensions } from './rebuild-dimensions.ts';
 
 /** PostgreSQL errors after which the same transaction can simply run again. */
 const retryable = new Set(['40001', '40P01']);
@@ -88,6 +89,7 @@ export async function rebuildProject(
   const key = await existingProjectKey(storage.db, state.ids, projectId);
   if (key === undefined) return { days: 0, views: 0 };
   await foldPending(storage, key);
+  await rebuildDimensions(storage, state.ids, key);
   const span = await storage.db
     .selectFrom('analytics_events')
     .select((eb) => [eb.fn.min(eventDay).as('first'), eb.fn.max(eventDay).as('last')])

@@ -6,10 +6,12 @@ import { errorResponses, ProjectParams } from '../../http/schemas.ts';
 import { dayMs, dayOf } from '../model/days.ts';
 import { breakdownPage, type AgentRow, type ReferrerRow } from '../query/breakdowns.ts';
 import { dailySeries } from '../query/series.ts';
-import { AgentsQuery, AgentsResult, ReferrersResult, SeriesQuery, SeriesResult } from './breakdown-schemas.ts';
+import { filteredAgents, filteredReferrers, filteredSeries } from '../query/dimensions.ts';
+import { referrerCategory } from '../ingest/referrers.ts';
+import { parseFilters } from './dimension-schemas.ts';
+import { AgentsQuery, AgentsResult, ReferrersQuery, ReferrersResult, SeriesQuery, SeriesResult } from './breakdown-schemas.ts';
 import { parseRange } from './range.ts';
 import { limitReads } from './read-limit.ts';
-import { RangeQuery } from './schemas.ts';
 
 const errors = errorResponses(['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'rate_limited']);
 const tags = ['Visitor analytics'];
@@ -35,8 +37,19 @@ export const breakdownRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
     handler: async (request, reply) => {
       const project = await visibleProject(context, request, request.params.projectId);
       const range = parseRange(request.query);
+      const filters = parseFilters(request.query.filter);
       await limitReads(context, project, reply);
       const { query } = request;
+      if (filters.length > 0) {
+        const filtered = await filteredAgents(context.analytics, project.id, {
+          ...range,
+          filters,
+          category: query.category,
+          limit: query.limit ?? 50,
+          offset: query.offset ?? 0,
+        });
+        return { totals: filtered.totals, agents: filtered.rows, hasMore: filtered.hasMore };
+      }
       const result = await breakdownPage<AgentRow>(
         context.analytics,
         project.id,
@@ -54,13 +67,27 @@ export const breakdownRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
       summary: 'Get referring sites',
       description: `Human views sent by other sites, per host (\`www.\` dropped; a page's \`utm_source\` naming a site counts as that site; the project's tracker domains are its own site, not referrers), with the host's category. Ordered by \`views\` descending then \`referrer\` ascending. ${rules}`,
       params: ProjectParams,
-      querystring: RangeQuery,
+      querystring: ReferrersQuery,
       response: { 200: ReferrersResult, ...errors },
     },
     handler: async (request, reply) => {
       const project = await visibleProject(context, request, request.params.projectId);
       const range = parseRange(request.query);
+      const filters = parseFilters(request.query.filter);
       await limitReads(context, project, reply);
+      if (filters.length > 0) {
+        const filtered = await filteredReferrers(context.analytics, project.id, {
+          ...range,
+          filters,
+          limit: request.query.limit ?? 50,
+          offset: request.query.offset ?? 0,
+        });
+        return {
+          totals: filtered.totals,
+          referrers: filtered.rows.map((row) => ({ ...row, category: referrerCategory(row.referrer) })),
+          hasMore: filtered.hasMore,
+        };
+      }
       const result = await breakdownPage<ReferrerRow>(
         context.analytics,
         project.id,
@@ -76,7 +103,7 @@ export const breakdownRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
     schema: {
       tags,
       summary: 'Get a daily series',
-      description: `Human, AI and total visitors (distinct within each day) or views per UTC day overlapping the range, oldest first, days without views included; at most ${maxSeriesDays} days. \`dateFrom\` inclusive, \`dateTo\` exclusive, as on \`/visitors\`. Shares the per-organization analytics limit.`,
+      description: `Human, AI and total visitors (distinct within each day) or views per UTC day overlapping the range, oldest first, days without views included; at most ${maxSeriesDays} days. \`filter=property==value\` (repeatable) counts only matching views; \`compare=previous_period\` adds \`previous.series\` for the range of the same length just before. \`dateFrom\` inclusive, \`dateTo\` exclusive, as on \`/visitors\`. Shares the per-organization analytics limit.`,
       params: ProjectParams,
       querystring: SeriesQuery,
       response: { 200: SeriesResult, ...errors },
@@ -84,6 +111,7 @@ export const breakdownRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
     handler: async (request, reply) => {
       const project = await visibleProject(context, request, request.params.projectId);
       const { from, to } = parseRange(request.query);
+      const filters = parseFilters(request.query.filter);
       const days = dayOf(to - 1) - dayOf(from) + 1;
       if (days > maxSeriesDays)
         throw invalidRequest(`The range covers ${days} days; a series covers at most ${maxSeriesDays}: narrow dateFrom or dateTo.`, [
@@ -91,12 +119,15 @@ export const breakdownRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
         ]);
       await limitReads(context, project, reply);
       const measure = request.query.measure ?? 'visitors';
-      const series = await dailySeries(context.analytics, project.id, measure, from, to);
-      return {
-        measure,
-        interval: 'day' as const,
-        series: series.map(({ day, human, ai, total }) => ({ date: new Date(day * dayMs).toISOString().slice(0, 10), human, ai, total })),
-      };
+      const count = (start: number, end: number) =>
+        filters.length === 0
+          ? dailySeries(context.analytics, project.id, measure, start, end)
+          : filteredSeries(context.analytics, project.id, measure, { from: start, to: end, filters });
+      const dated = (series: Awaited<ReturnType<typeof count>>) =>
+        series.map(({ day, human, ai, total }) => ({ date: new Date(day * dayMs).toISOString().slice(0, 10), human, ai, total }));
+      const series = dated(await count(from, to));
+      if (request.query.compare !== 'previous_period') return { measure, interval: 'day' as const, series };
+      return { measure, interval: 'day' as const, series, previous: { series: dated(await count(from - (to - from), from)) } };
     },
   });
 };

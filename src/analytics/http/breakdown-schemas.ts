@@ -1,14 +1,20 @@
 import { Type } from 'typebox';
 import { agentCategories } from '../ingest/agents/load.ts';
 import { referrerCategories } from '../ingest/referrers.ts';
-import { RangeQuery } from './schemas.ts';
+import { ExportQuery, RangeQuery } from './schemas.ts';
 
 const count = (description: string) => Type.Integer({ minimum: 0, description });
 
 export const AgentsQuery = Type.Object(
-  { ...RangeQuery.properties, category: Type.Optional(Type.Enum(agentCategories, { description: 'Only agents of this category (totals too).' })) },
+  {
+    ...RangeQuery.properties,
+    category: Type.Optional(Type.Enum(agentCategories, { description: 'Only agents of this category (totals too).' })),
+    filter: ExportQuery.properties.filter,
+  },
   { additionalProperties: false },
 );
+
+export const ReferrersQuery = Type.Object({ ...RangeQuery.properties, filter: ExportQuery.properties.filter }, { additionalProperties: false });
 
 export const SeriesQuery = Type.Object(
   {
@@ -17,6 +23,8 @@ export const SeriesQuery = Type.Object(
     measure: Type.Optional(
       Type.Union([Type.Literal('visitors'), Type.Literal('views')], { default: 'visitors', description: 'Unique visitors within each day, or views.' }),
     ),
+    filter: ExportQuery.properties.filter,
+    compare: ExportQuery.properties.compare,
   },
   { additionalProperties: false },
 );
@@ -59,15 +67,20 @@ export const ReferrersResult = Type.Object({
   hasMore,
 });
 
+const Series = Type.Array(
+  Type.Object({
+    date: Type.String({ description: 'The UTC day, `YYYY-MM-DD`.' }),
+    human: count('Human visitors (or views) that day.'),
+    ai: count('AI visitors (or views) that day.'),
+    total: count('Visitors seen as either, counted once (views: human + ai).'),
+  }),
+);
+
 export const SeriesResult = Type.Object({
   measure: Type.Union([Type.Literal('visitors'), Type.Literal('views')]),
   interval: Type.Literal('day'),
-  series: Type.Array(
-    Type.Object({
-      date: Type.String({ description: 'The UTC day, `YYYY-MM-DD`.' }),
-      human: count('Human visitors (or views) that day.'),
-      ai: count('AI visitors (or views) that day.'),
-      total: count('Visitors seen as either, counted once (views: human + ai).'),
-    }),
+  series: Series,
+  previous: Type.Optional(
+    Type.Object({ series: Series }, { description: 'With `compare=previous_period`: the series of the range of the same length just before.' }),
   ),
 });

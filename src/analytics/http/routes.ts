@@ -5,12 +5,15 @@ import type { AppContext } from '../../http/context.ts';
 import { jsonBodyParser, jsonFailure } from '../../http/json.ts';
 import { errorResponses, ProjectParams } from '../../http/schemas.ts';
 import { breakdownRoutes } from './breakdown-routes.ts';
+import { dimensionRoutes } from './dimension-routes.ts';
 import { collectRoutes } from './collect.ts';
 import { limitReads } from './read-limit.ts';
 import { parseRange } from './range.ts';
 import { page } from '../query/query.ts';
+import { filteredPage, filteredTotals } from '../query/dimensions.ts';
+import { parseFilters } from './dimension-schemas.ts';
 import type { Measure } from '../query/types.ts';
-import { RangeQuery, ViewsResult, VisitorsResult } from './schemas.ts';
+import { ExportQuery, ViewsResult, VisitorsResult } from './schemas.ts';
 import { eventsRoute } from './events-route.ts';
 import { parseNdjsonText } from './events-body.ts';
 
@@ -34,17 +37,33 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
 
   async function exportPage(
     measure: Measure,
-    request: FastifyRequest<{ Params: { projectId: string }; Querystring: { dateFrom?: string; dateTo?: string; limit?: number; offset?: number } }>,
+    request: FastifyRequest<{
+      Params: { projectId: string };
+      Querystring: { dateFrom?: string; dateTo?: string; limit?: number; offset?: number; filter?: string | string[]; compare?: 'previous_period' };
+    }>,
     reply: FastifyReply,
   ) {
     const project = await visibleProject(context, request, request.params.projectId);
     const range = parseRange(request.query);
+    const filters = parseFilters(request.query.filter);
     await limitReads(context, project, reply);
-    return page(context.analytics, project.id, { measure, ...range, limit: request.query.limit ?? 50, offset: request.query.offset ?? 0 });
+    const paging = { limit: request.query.limit ?? 50, offset: request.query.offset ?? 0 };
+    // Unfiltered, the day sets and range index answer; a filter needs each view's dimensions, kept on the raw events.
+    const result =
+      filters.length === 0
+        ? await page(context.analytics, project.id, { measure, ...range, ...paging })
+        : await filteredPage(context.analytics, project.id, measure, { ...range, filters, ...paging });
+    if (request.query.compare !== 'previous_period') return result;
+    const previousRange = { from: range.from - (range.to - range.from), to: range.from };
+    const previous =
+      filters.length === 0
+        ? (await page(context.analytics, project.id, { measure, ...previousRange, limit: 1, offset: 0 })).totals
+        : await filteredTotals(context.analytics, project.id, measure, { ...previousRange, filters });
+    return { ...result, previous: { totals: previous } };
   }
 
   const rules =
-    'Ordered by `total` descending, then `path` ascending. `dateFrom` inclusive, `dateTo` exclusive; a date-time bound inside a day is honoured to the millisecond. Shares the per-organization analytics limit.';
+    'Ordered by `total` descending, then `path` ascending. `filter=property==value` (repeatable) counts only the views that match every filter; `compare=previous_period` adds the totals of the range of the same length just before. `dateFrom` inclusive, `dateTo` exclusive; a date-time bound inside a day is honoured to the millisecond. Shares the per-organization analytics limit.';
   app.get('/v1/analytics/:projectId/visitors', {
     onRequest: read,
     schema: {
@@ -52,12 +71,12 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
       summary: 'Get unique visitors',
       description: `Unique visitors per page and site-wide, human, AI and deduplicated total. ${rules}`,
       params: ProjectParams,
-      querystring: RangeQuery,
+      querystring: ExportQuery,
       response: { 200: VisitorsResult, ...errors },
     },
     handler: async (request, reply) => {
       const result = await exportPage('visitors', request, reply);
-      return { totals: result.totals, visitors: result.rows, hasMore: result.hasMore };
+      return { totals: result.totals, visitors: result.rows, hasMore: result.hasMore, ...('previous' in result ? { previous: result.previous } : {}) };
     },
   });
   app.get('/v1/analytics/:projectId/views', {
@@ -67,16 +86,17 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
       summary: 'Get page views',
       description: `Page views per page and site-wide, human, AI and total. ${rules}`,
       params: ProjectParams,
-      querystring: RangeQuery,
+      querystring: ExportQuery,
       response: { 200: ViewsResult, ...errors },
     },
     handler: async (request, reply) => {
       const result = await exportPage('views', request, reply);
-      return { totals: result.totals, views: result.rows, hasMore: result.hasMore };
+      return { totals: result.totals, views: result.rows, hasMore: result.hasMore, ...('previous' in result ? { previous: result.previous } : {}) };
     },
   });
 
   await app.register(eventsRoute, { context });
   await app.register(collectRoutes, { context });
   await app.register(breakdownRoutes, { context });
+  await app.register(dimensionRoutes, { context });
 };

@@ -12,6 +12,23 @@ export const RangeQuery = Type.Object(
   { additionalProperties: false },
 );
 
+/** `/visitors` and `/views`: a range and page, filters and a comparison. */
+export const ExportQuery = Type.Object(
+  {
+    ...RangeQuery.properties,
+    filter: Type.Optional(
+      Type.Union([Type.String({ maxLength: 600 }), Type.Array(Type.String({ maxLength: 600 }), { maxItems: 10 })], {
+        description:
+          '`property==value`, repeatable (all must hold, exact match); properties: `path`, `country`, `browser`, `os`, `device`, `source`, `agent`, `category`.',
+      }),
+    ),
+    compare: Type.Optional(
+      Type.Literal('previous_period', { description: 'Adds `previous.totals`: the same totals for the range of the same length just before.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 const count = (description: string) => Type.Integer({ minimum: 0, description });
 const Counts = {
   human: count('Unique human visitors (views on `/views`).'),
@@ -21,13 +38,19 @@ const Counts = {
 const Totals = Type.Object(Counts, { description: 'Site-wide counts over the range, distinct over the whole site (not sums of pages).' });
 const PathCounts = Type.Object({ path: Type.String({ description: 'Normalized page path.' }), ...Counts });
 
+const Previous = Type.Optional(
+  Type.Object({ totals: Totals }, { description: 'With `compare=previous_period`: the totals of the range of the same length just before.' }),
+);
+
 export const VisitorsResult = Type.Object({
   totals: Totals,
+  previous: Previous,
   visitors: Type.Array(PathCounts),
   hasMore: Type.Boolean({ description: 'True when paths exist beyond `offset` + this page.' }),
 });
 export const ViewsResult = Type.Object({
   totals: Totals,
+  previous: Previous,
   views: Type.Array(PathCounts),
   hasMore: Type.Boolean({ description: 'True when paths exist beyond `offset` + this page.' }),
 });

@@ -17,6 +17,10 @@ const columns = [
   'event_key',
   'verification',
   'referrer_id',
+  'counted',
+  'country',
+  'source_id',
+  'entry',
 ] as const;
 const columnList = columns.join(', ');
 /** Keyed (imported) events may have been stored before: those rows are skipped, the rest reported back. */
@@ -62,13 +66,33 @@ function multiRowStatements(rows: EventInsert[], keyed: boolean, returning = key
         row.event_key,
         row.verification,
         row.referrer_id,
+        row.counted,
+        row.country,
+        row.source_id,
+        row.entry,
       );
     }
     return CompiledQuery.raw(text, parameters);
   });
 }
 
-const columnTypes = ['bigint', 'bigint', 'bigint', 'bigint', 'bigint', 'smallint', 'smallint', 'text', 'text', 'smallint', 'bigint'];
+const columnTypes = [
+  'bigint',
+  'bigint',
+  'bigint',
+  'bigint',
+  'bigint',
+  'smallint',
+  'smallint',
+  'text',
+  'text',
+  'smallint',
+  'bigint',
+  'smallint',
+  'text',
+  'bigint',
+  'smallint',
+];
 
 /** With array parameters, one array per column, unnested: one statement and one parameter per column for any number of rows. */
 function unnestStatements(rows: EventInsert[], keyed: boolean): CompiledQuery[] {
@@ -87,7 +111,7 @@ const copyNumber = (value: number | null) => (value === null ? '\\N' : value);
 function copyStatements(rows: EventInsert[]): CompiledQuery[] {
   let text = '';
   for (const row of rows) {
-    text += `${row.project_key}\t${row.at}\t${row.path_id}\t${row.agent_id}\t${row.visitor_id}\t${row.markdown}\t${copyNumber(row.status)}\t${copyValue(row.referrer)}\t${copyValue(row.event_key)}\t${row.verification}\t${copyNumber(row.referrer_id)}\n`;
+    text += `${row.project_key}\t${row.at}\t${row.path_id}\t${row.agent_id}\t${row.visitor_id}\t${row.markdown}\t${copyNumber(row.status)}\t${copyValue(row.referrer)}\t${copyValue(row.event_key)}\t${row.verification}\t${copyNumber(row.referrer_id)}\t${copyNumber(row.counted)}\t${copyValue(row.country)}\t${copyNumber(row.source_id)}\t${row.entry}\n`;
   }
   return [CompiledQuery.raw(`copy analytics_events (${columnList}) from stdin`, [text])];
 }

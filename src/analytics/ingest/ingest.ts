@@ -10,6 +10,7 @@ import type { AnalyticsSignals } from '../model/signals.ts';
 import { insertEvents, type EventInsert } from './bulk-statements.ts';
 import { breakdownEntries } from './breakdown-entries.ts';
 import { countedClass } from './classify.ts';
+import { eventDimensions, learnAgentTraits, storeMissingTraits } from './dimensions/dimensions.ts';
 import { agentIds, counterValue, firstId, idReserver, pathIds, projectKey, type Dictionary } from './dense-ids.ts';
 import { GroupWriter } from './group-commit.ts';
 import type { KeyDirectories } from './verify/key-directories.ts';
@@ -120,6 +121,10 @@ async function storeCalls(trx: Kysely<Database>, storage: Storage, dictionary: D
   const allNew = counterBefore !== null && counterBefore === (cache.completeAt(key) ?? firstId);
   const assigned = await visitorIds(trx, storage.profile, key, [...hashOf.values()], reserveIds, allNew);
   missed.forEach((index, at) => (visitorOf[index] = assigned.ids.get(missedHashes[at])!));
+  const referrerOf = hosts.map((host) => (host === null ? null : referrers.ids.get(host)!));
+  const classes = events.map((event) => countedClass(event.userAgent, event.markdown, event.status, event.verification));
+  const dimensions = await eventDimensions(trx, dictionary, key, events, visitorOf, referrerOf);
+  const traits = await storeMissingTraits(trx, dictionary, events, agentOf);
   const rows: EventInsert[] = events.map((event, index) => ({
     project_key: key,
     at: event.at,
@@ -131,7 +136,11 @@ async function storeCalls(trx: Kysely<Database>, storage: Storage, dictionary: D
     referrer: event.referrer,
     event_key: event.eventKey,
     verification: event.verification,
-    referrer_id: hosts[index] === null ? null : referrers.ids.get(hosts[index])!,
+    referrer_id: referrerOf[index],
+    counted: classes[index],
+    country: dimensions.country[index],
+    source_id: dimensions.sourceId[index],
+    entry: dimensions.entry[index],
   }));
   const inserted = await insertEvents(trx, storage.profile, rows);
   // Counted views (model/pending-batch.ts) and breakdown entries (model/breakdown-batch.ts) of the call.
@@ -142,7 +151,7 @@ async function storeCalls(trx: Kysely<Database>, storage: Storage, dictionary: D
     if (!inserted(row.event_key)) return;
     fresh[index] = 1;
     const { userAgent, markdown } = events[index];
-    const classCode = countedClass(userAgent, markdown, row.status, events[index].verification);
+    const classCode = classes[index];
     const day = dayOf(row.at);
     if (classCode !== null) tuples.add(day, row.path_id, classCode, row.visitor_id);
     breakdownEntries(
@@ -165,6 +174,7 @@ async function storeCalls(trx: Kysely<Database>, storage: Storage, dictionary: D
     /** Once learned, the cache holds every visitor of the project up to this counter. */
     complete: allNew && counterBefore !== null ? { counter: counterBefore + assigned.fresh, generation } : null,
     freshVisitors: assigned.fresh,
+    traits,
   };
 }
 
@@ -223,6 +233,7 @@ export function createEventWriter(storage: Storage, dictionary: Dictionary, sign
         const { key } = projects[index][0];
         dictionary.learnPaths(key, outcome.paths);
         for (const [agent, id] of outcome.agents) dictionary.agents.set(agent, id);
+        learnAgentTraits(dictionary, outcome.traits);
         for (const [host, id] of outcome.referrers) dictionary.referrers.set(host, id);
         for (const entry of outcome.learned) dictionary.identities.set(key, entry.key, entry.agentId, entry.visitorId);
         if (outcome.complete) dictionary.identities.markComplete(key, outcome.complete.counter, outcome.complete.generation);

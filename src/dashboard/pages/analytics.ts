@@ -77,6 +77,7 @@ export function analyticsPages(scope: FastifyInstance, context: AppContext): voi
 </form>
 ${rangePresets(base, Math.floor(Date.now() / dayMs) * dayMs)}
 <p class="hint">Days are UTC. Unique visitors are counted over the whole range, so a visitor seen on several days counts once in the totals and the pages table.</p>
+<p><a href="/dashboard/projects/${project.id}/gaps?${query}" id="gaps-link">Docs gaps: what readers and agents failed to find in this range</a></p>
 <ul class="totals" aria-label="Totals">
 <li>Human visitors <strong id="total-human">${result.totals.human}</strong></li>
 <li>AI visitors <strong id="total-ai">${result.totals.ai}</strong></li>

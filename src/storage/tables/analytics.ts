@@ -46,6 +46,32 @@ export interface AnalyticsEventRow {
   verification: number;
   /** The referring site (`analytics_referrers`), when another site sent the view; decided at ingestion. */
   referrer_id: number | null;
+  /** The class the view counts as (0 human, 1 ai), null when it counts nowhere; decided at ingestion and by rebuilds. */
+  counted: number | null;
+  /** ISO 3166-1 alpha-2 country of the client address; null when unknown (no address, or a private one). */
+  country: string | null;
+  /** The referring site of the visit's first view (`analytics_referrers`); null for a direct visit. */
+  source_id: number | null;
+  /** 1 when the view began a visit (a visitor's first view after 30 minutes without one), else 0. */
+  entry: number;
+}
+
+/** What a user agent says of the client, parsed once per user agent. */
+export interface AnalyticsAgentTraitsRow {
+  agent_id: number;
+  browser: string;
+  os: string;
+  /** `desktop`, `mobile`, `tablet` or `bot`. */
+  device: string;
+}
+
+/** A read-only link to a project's analytics page; only the token's hash is kept. Epoch ms. */
+export interface AnalyticsSharedLinkRow {
+  id: string;
+  project_id: string;
+  token_hash: string;
+  created_at: number;
+  revoked_at: number | null;
 }
 
 /** A committed batch's counted views, encoded, until the indexer folds them into day sets. */
@@ -142,4 +168,6 @@ export interface AnalyticsTables {
   analytics_tail_positions: AnalyticsTailPositionRow;
   analytics_drains: AnalyticsDrainRow;
   analytics_signatures_seen: AnalyticsSignatureSeenRow;
+  analytics_agent_traits: AnalyticsAgentTraitsRow;
+  analytics_shared_links: AnalyticsSharedLinkRow;
 }

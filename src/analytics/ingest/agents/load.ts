@@ -101,10 +101,12 @@ export const tools: readonly OtherClient[] = toolList.tools;
 /**
  * Identifies the classification data: stored day sets record the version they were built with, and
  * a server that finds another one reclassifies history from the raw events (fold/reclassify.ts).
- * `rules` changes when classify.ts decides differently from the same data.
+ * `rules` changes when classify.ts decides differently from the same data; `dimensions` when what a
+ * rebuild recomputes beside the sets changes (fold/rebuild-dimensions.ts: classes, traits and visits kept on raw events).
  */
 const rules = 3;
+const dimensions = 1;
 export const classificationVersion = `${vendored.commit.slice(0, 12)}-${createHash('sha256')
-  .update(JSON.stringify({ rules, robots: vendored.robots, quire, crawlerList, toolList }))
+  .update(JSON.stringify({ rules, dimensions, robots: vendored.robots, quire, crawlerList, toolList }))
   .digest('hex')
   .slice(0, 12)}`;

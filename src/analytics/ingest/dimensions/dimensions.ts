@@ -1,0 +1,116 @@
+/**
+ * The dimensions ingestion gives each view beside its class: country (from the client address, which
+ * is then dropped), its visit's entry flag and source (visits.ts), and, once per user agent, the
+ * browser, OS and device (user-agents.ts, kept in `analytics_agent_traits`). The per-event work is a
+ * cached country lookup and a map read per visitor; parsing happens once per distinct value.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../../../storage/schema.ts';
+import type { PreparedEvent } from '../../model/prepared-event.ts';
+import { countries } from './countries.ts';
+import { agentTraits } from './user-agents.ts';
+import { VisitTracker, visitGapMs } from './visits.ts';
+
+/** Per dictionary (one per process and database): visits in progress, and the agents whose traits are stored. */
+const trackers = new WeakMap<object, { visits: VisitTracker; traitsStored: Set<number> }>();
+function processState(dictionary: object) {
+  let state = trackers.get(dictionary);
+  if (!state) trackers.set(dictionary, (state = { visits: new VisitTracker(), traitsStored: new Set() }));
+  return state;
+}
+
+/** Drops what a process remembers of a project's visits (a rebuild recomputed them). */
+export function forgetVisits(dictionary: object, projectKey: number): void {
+  processState(dictionary).visits.forget(projectKey);
+}
+
+export interface EventDimensions {
+  country: (string | null)[];
+  sourceId: (number | null)[];
+  entry: Uint8Array;
+}
+
+/** Stores the traits of user agents not stored yet (as far as this process knows, unless `all`); idempotent. */
+export async function storeAgentTraits(trx: Kysely<Database>, dictionary: object, agents: Map<number, string>, all = false): Promise<void> {
+  const { traitsStored } = processState(dictionary);
+  const rows = [...agents].filter(([id]) => all || !traitsStored.has(id)).map(([id, userAgent]) => ({ agent_id: id, ...agentTraits(userAgent) }));
+  for (let start = 0; start < rows.length; start += 200) {
+    // Ids in one order, so writers side by side lock them in one order.
+    rows.sort((a, b) => a.agent_id - b.agent_id);
+    await trx
+      .insertInto('analytics_agent_traits')
+      .values(rows.slice(start, start + 200))
+      .onConflict((conflict) => conflict.column('agent_id').doNothing())
+      .execute();
+  }
+}
+
+/** Marks traits stored once the transaction that stored them committed. */
+export function learnAgentTraits(dictionary: object, agentIds: Iterable<number>): void {
+  const { traitsStored } = processState(dictionary);
+  for (const id of agentIds) traitsStored.add(id);
+}
+
+/** Stores the traits of the events' user agents this process has not seen stored; returns their ids, to learn after commit. */
+export async function storeMissingTraits(trx: Kysely<Database>, dictionary: object, events: PreparedEvent[], agentOf: number[]): Promise<number[]> {
+  const { traitsStored } = processState(dictionary);
+  const missing = new Map<number, string>();
+  agentOf.forEach((id, index) => {
+    if (!traitsStored.has(id)) missing.set(id, events[index].userAgent);
+  });
+  if (missing.size > 0) await storeAgentTraits(trx, dictionary, missing);
+  return [...missing.keys()];
+}
+
+/**
+ * Country, entry flag and visit source of each event (in order), inside the ingesting transaction;
+ * `visitorOf` and `referrerOf` are the events' dense visitor ids and referring sites.
+ */
+export async function eventDimensions(
+  trx: Kysely<Database>,
+  dictionary: object,
+  projectKey: number,
+  events: PreparedEvent[],
+  visitorOf: ArrayLike<number>,
+  referrerOf: (number | null)[],
+  now = Date.now(),
+): Promise<EventDimensions> {
+  const { visits } = processState(dictionary);
+  if (!visits.loaded(projectKey)) {
+    const recent = await trx
+      .selectFrom('analytics_events')
+      .select(['visitor_id', 'at', 'source_id'])
+      .where('project_key', '=', projectKey)
+      .where('at', '>=', now - visitGapMs)
+      .orderBy('at')
+      .execute();
+    visits.load(
+      projectKey,
+      recent.map((row) => ({ visitorId: Number(row.visitor_id), at: Number(row.at), sourceId: row.source_id === null ? null : Number(row.source_id) })),
+    );
+  }
+  const count = events.length;
+  const country: (string | null)[] = new Array(count);
+  for (let index = 0; index < count; index++) country[index] = countries.country(events[index].visitorKey.ip);
+  // Views go through visits in time order; a call's events nearly always are already.
+  let order: number[] | null = null;
+  for (let index = 1; index < count; index++)
+    if (events[index].at < events[index - 1].at) {
+      order = Array.from({ length: count }, (_, at) => at).sort((a, b) => events[a].at - events[b].at);
+      break;
+    }
+  const views = (order ?? Array.from({ length: count }, (_, at) => at)).map((index) => ({
+    visitorId: visitorOf[index],
+    at: events[index].at,
+    referrerId: referrerOf[index],
+  }));
+  const outcomes = visits.assign(projectKey, views);
+  const sourceId: (number | null)[] = new Array(count);
+  const entry = new Uint8Array(count);
+  outcomes.forEach((outcome, at) => {
+    const index = order === null ? at : order[at];
+    sourceId[index] = outcome.sourceId;
+    entry[index] = outcome.entry ? 1 : 0;
+  });
+  return { country, sourceId, entry };
+}
