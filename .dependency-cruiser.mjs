@@ -186,7 +186,7 @@ export default {
       comment:
         "docs/ creates jobs through jobs/service.ts (and reads their shape from jobs/view.ts and jobs/schemas.ts); docs gaps queue their webhooks through jobs/webhooks/emit.ts; the admin MCP server's sessions are jobs through jobs/sessions.ts. Nothing else of jobs.",
       from: { path: '^src/docs/' },
-      to: { path: '^src/jobs/', pathNot: '^src/jobs/(service|sessions|view|schemas|webhooks/emit)\.ts$' },
+      to: { path: '^src/jobs/', pathNot: '^src/jobs/(service|sessions|view|schemas|webhooks/emit)\\.ts$' },
     },
     {
       name: 'docs-through-analytics-recording',

@@ -7,6 +7,8 @@ import type { Database } from '../storage/schema.ts';
 import type { ProjectRow } from '../storage/tables/accounts.ts';
 import type { JobRow, MessageRole } from '../storage/tables/jobs.ts';
 import { checkRefNames } from './create-options.ts';
+import { pullRequestColumns } from './queue/complete.ts';
+import type { JobProblem } from './runner.ts';
 import { takeJobRateLimit } from './service.ts';
 import { announceRecorded, appendMessage, appendStatus } from './transcript.ts';
 import { queueJobEvent } from './webhooks/emit.ts';
@@ -63,6 +65,9 @@ export async function openSessionJob(context: AppContext, project: ProjectRow, o
       problems: null,
       problem_count: null,
       origin: 'mcp',
+      pr_draft: null,
+      problems: null,
+      problem_count: null,
     };
     await trx.insertInto('jobs').values(job).execute();
     await appendMessage(trx, id, 'user', { text: prompt }, now);
@@ -112,19 +117,28 @@ export function sessionJob(db: Kysely<Database>, jobId: string): Promise<JobRow 
  * it). `job.completed` fires when the job was active, `pull_request.opened` when its first link is
  * set. 409 when the job was cancelled or archived meanwhile.
  */
-export async function completeSessionJob(context: AppContext, jobId: string, outcome: { prLink: string | null; state: unknown }): Promise<JobRow> {
+export async function completeSessionJob(
+  context: AppContext,
+  jobId: string,
+  outcome: { prLink: string | null; state: unknown; pullRequest: { draft: boolean; problems: JobProblem[] } },
+): Promise<JobRow> {
   const { job, webhooks } = await context.storage.db.transaction().execute(async (trx) => {
     const before = await trx.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow();
     if (before.status !== 'active' && before.status !== 'completed') {
       throw conflict(`Job ${jobId} is ${before.status}: the session ended. Call checkout with the branch ${before.branch} to continue it.`);
     }
     const now = Date.now();
-    const job: JobRow = { ...before, status: 'completed', pr_link: outcome.prLink, runner_state: JSON.stringify(outcome.state), error: null, updated_at: now };
-    await trx
-      .updateTable('jobs')
-      .set({ status: 'completed', pr_link: job.pr_link, runner_state: job.runner_state, error: null, updated_at: now })
-      .where('id', '=', jobId)
-      .execute();
+    const columns = pullRequestColumns(outcome.pullRequest);
+    const changes = {
+      status: 'completed' as const,
+      pr_link: outcome.prLink,
+      runner_state: JSON.stringify(outcome.state),
+      error: null,
+      updated_at: now,
+      ...columns,
+    };
+    const job: JobRow = { ...before, ...changes };
+    await trx.updateTable('jobs').set(changes).where('id', '=', jobId).execute();
     await appendMessage(trx, jobId, 'event', { type: 'job-completed', prLink: outcome.prLink }, now);
     await appendStatus(trx, job);
     let webhooks = 0;

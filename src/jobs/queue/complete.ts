@@ -10,7 +10,7 @@ export type RunResult =
   | { status: 'failed'; error: string; usage?: TokenUsage };
 
 /** The job columns of what a run left on its pull request: the first problems (messages cut short) and how many in all. */
-function pullRequestColumns(pullRequest: RunOutcome['pullRequest']) {
+export function pullRequestColumns(pullRequest: RunOutcome['pullRequest']) {
   if (pullRequest === undefined) return {};
   const kept = pullRequest.problems.slice(0, maxJobProblems).map(({ file, line, message }) => ({
     file,

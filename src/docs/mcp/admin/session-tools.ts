@@ -208,10 +208,10 @@ export class SessionTools {
         },
       });
       if (outcome.pushed) await recordSessionEntry(db, session.jobId, 'event', outcome.pushed);
-      const problems = outcome.problems.map((problem) => ({ file: problem.file, message: session.bench.redact(lineOf(problem) + problem.message) }));
+      const problems = outcome.problems.map((problem) => ({ file: problem.file, line: problem.line ?? null, message: session.bench.redact(problem.message) }));
       await recordSessionEntry(db, session.jobId, 'event', { type: 'checks', round: 0, passed: problems.length === 0, problems });
-      const job = await completeSessionJob(context, session.jobId, { prLink: outcome.prLink, state: outcome.state });
-      return structured({ ...jobView(job), draft: outcome.draft, problems });
+      const pullRequest = { draft: outcome.draft, problems };
+      return structured(jobView(await completeSessionJob(context, session.jobId, { prLink: outcome.prLink, state: outcome.state, pullRequest })));
     });
   }
 
