@@ -15,6 +15,8 @@ const scale = Number(process.env.QUIRE_BENCH_SCALE ?? '1');
 const batchSize = 1000;
 /** Requests in flight, as several sites or log shippers would send at once. */
 const concurrency = 8;
+/** Requests in flight of the log-shipper client (`shipEvents`), as issue 28 measures ingestion. */
+const shipperConcurrency = 4;
 /** Lines of the log-import figure: enough for a steady rate, a few minutes less than the whole dataset. */
 const importLines = 1_000_000;
 const dayMs = 86_400_000;
@@ -77,6 +79,57 @@ export async function ingest(urls: string[], projectId: string, key: string, bod
     return (events / (performance.now() - started)) * 1000;
   } finally {
     await Promise.all(pools.map((pool) => pool.close()));
+  }
+}
+
+/**
+ * A black-box client as a log shipper is: `inFlight` requests of 1,000-event JSON batches to the
+ * ingestion API, each body built from the views when its sender is free, while the other requests are
+ * in flight (so the client's JSON work is inside the measurement, on the cores the server uses too);
+ * events/s, every batch acknowledged after commit.
+ */
+export async function shipEvents(
+  url: string,
+  projectId: string,
+  key: string,
+  shape: DatasetShape,
+  inFlight = shipperConcurrency,
+): Promise<{ rate: number; aiShare: number }> {
+  const pool = new Pool(url, { connections: inFlight });
+  const views = generateViews(shape);
+  let sent = 0;
+  let ai = 0;
+  /** The next body: up to 1,000 views taken from the shared sequence, as JSON. */
+  const nextBody = (): { events: number; body: string } | undefined => {
+    const events = [];
+    while (events.length < batchSize) {
+      const view = views.next();
+      if (view.done) break;
+      events.push(eventOf(view.value));
+      ai += view.value.ai;
+    }
+    return events.length === 0 ? undefined : { events: events.length, body: JSON.stringify({ events }) };
+  };
+  const sender = async () => {
+    for (let batch = nextBody(); batch !== undefined; batch = nextBody()) {
+      const response = await pool.request({
+        method: 'POST',
+        path: `/v1/analytics/${projectId}/events`,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: batch.body,
+      });
+      const answer = (await response.body.json()) as { accepted: number };
+      if (response.statusCode !== 202 || answer.accepted !== batch.events)
+        throw new Error(`ingestion answered ${response.statusCode}: ${JSON.stringify(answer).slice(0, 300)}`);
+      sent += batch.events;
+    }
+  };
+  const started = performance.now();
+  try {
+    await Promise.all(Array.from({ length: inFlight }, () => sender()));
+    return { rate: (sent / (performance.now() - started)) * 1000, aiShare: ai / sent };
+  } finally {
+    await pool.close();
   }
 }
 
@@ -182,12 +235,12 @@ async function run(report: Report): Promise<void> {
   const server = await startBenchProcess('bench/analytics-server.ts', [], { QUIRE_DATA_DIR: dataDir });
   try {
     const { url, projectId, key } = server.info as { url: string; projectId: string; key: string };
-    const rate = await ingest([url], projectId, key, ingestionBodies(shape));
+    const { rate, aiShare } = await shipEvents(url, projectId, key, shape);
     report.add({
-      name: `ingestion, all views, HTTP batches of 1,000 (${concurrency} in flight), acknowledged after commit`,
+      name: `ingestion, all views (${(aiShare * 100).toFixed(0)}% by AI), JSON batches of 1,000 built while sending, ${shipperConcurrency} in flight, acknowledged after commit`,
       value: rate,
       unit: 'events/s',
-      target: { text: '≥ 100,000', met: rate >= 100_000 },
+      target: { text: '≥ 140,000', met: rate >= 140_000 },
     });
 
     await waitForFolds({ QUIRE_DATA_DIR: dataDir });
@@ -208,10 +261,7 @@ async function run(report: Report): Promise<void> {
         value: first.elapsed,
         unit: 'ms',
         reference: { name: 'DuckDB COUNT(DISTINCT)', value: expected.elapsed },
-        target:
-          days === 90
-            ? { text: '≤ 150 ms and ≥ 25× faster than DuckDB', met: same && first.elapsed <= 150 && expected.elapsed / first.elapsed >= 25 }
-            : undefined,
+        target: days === 90 ? { text: '≤ 30 ms, counts equal', met: same && first.elapsed <= 30 } : undefined,
       });
       report.add({ name: `visitors ${days} days, next page`, value: next.elapsed, unit: 'ms', target: { text: '≤ 20 ms', met: next.elapsed <= 20 } });
     }

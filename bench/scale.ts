@@ -90,6 +90,7 @@ async function seedQueue(storage: Storage, count: number): Promise<void> {
         draft: 0,
         cancelled_at: null,
         cancelled_by: null,
+        origin: 'api' as const,
       };
       await trx
         .insertInto('jobs')

@@ -1,10 +1,13 @@
 import { agentBench } from './agent.ts';
 import { analyticsBench } from './analytics.ts';
+import { assistantBench } from './assistant.ts';
 import { captureBench } from './capture.ts';
 import { classifyBench } from './classify.ts';
+import { cliBench } from './cli.ts';
 import { docsBench } from './docs.ts';
 import { eventsBench } from './events.ts';
 import { feedbackBench } from './feedback.ts';
+import { gapsBench } from './gaps.ts';
 import { jobsBench } from './jobs.ts';
 import type { BenchSuite } from './report.ts';
 import { scaleBench } from './scale.ts';
@@ -19,7 +22,10 @@ export const suites: BenchSuite[] = [
   scaleBench,
   analyticsBench,
   classifyBench,
+  cliBench,
   captureBench,
   feedbackBench,
+  gapsBench,
   docsBench,
+  assistantBench,
 ];

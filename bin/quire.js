@@ -3,6 +3,7 @@
 // TypeScript types natively. When started by an older system Node, run the pinned one as a child.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import module from 'node:module';
 import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,11 @@ const entry = join(root, 'src', 'cli', 'main.ts');
 const [major, minor] = process.versions.node.split('.').map(Number);
 
 if (major > 22 || (major === 22 && minor >= 18)) {
+  // Node keeps the code it compiled (with the types stripped) on disk, so every start after the first skips
+  // stripping and compiling Quire's modules: most of a short verb's start-up. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+  // Worker threads and child processes find it in the environment.
+  const compileCache = module.enableCompileCache();
+  if (compileCache?.directory) process.env.NODE_COMPILE_CACHE ??= compileCache.directory;
   await import(entry);
 } else {
   const pinned = join(root, 'node_modules', 'node', 'bin', 'node');

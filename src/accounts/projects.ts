@@ -13,6 +13,8 @@ export interface ProjectSettings {
   ref?: string | null;
   docsPath?: string | null;
   model?: string | null;
+  /** The docs assistant's model, `provider:model`; null: the project's model. */
+  assistantModel?: string | null;
   trackerDomains?: string[];
   /** Whether static-asset requests from logs, drains and the proxy are dropped (default true). */
   skipAssets?: boolean;
@@ -63,6 +65,10 @@ export function checkProjectSettings(settings: ProjectSettings): string | null {
     const choice = parseModel(settings.model);
     if ('problem' in choice) return choice.problem;
   }
+  if (settings.assistantModel) {
+    const choice = parseModel(settings.assistantModel);
+    if ('problem' in choice) return `Assistant model: ${choice.problem}`;
+  }
   if (settings.repository && !isRepositoryLocation(settings.repository)) {
     return `A repository is an https:// URL, a file:// URL or an absolute path; got "${settings.repository}".`;
   }
@@ -110,6 +116,7 @@ export async function createProject(db: Kysely<Database>, orgId: string, setting
     ref: settings.ref ?? null,
     docs_path: settings.docsPath ?? null,
     model: settings.model ?? null,
+    assistant_model: settings.assistantModel ?? null,
     tracker_domains: (settings.trackerDomains ?? []).join(','),
     analytics_secret: randomBytes(32).toString('base64url'),
     skip_assets: settings.skipAssets === false ? 0 : 1,
@@ -131,6 +138,7 @@ export async function updateProject(db: Kysely<Database>, id: string, settings: 
   if (settings.ref !== undefined) changes.ref = settings.ref;
   if (settings.docsPath !== undefined) changes.docs_path = settings.docsPath;
   if (settings.model !== undefined) changes.model = settings.model;
+  if (settings.assistantModel !== undefined) changes.assistant_model = settings.assistantModel;
   if (settings.trackerDomains !== undefined) changes.tracker_domains = settings.trackerDomains.join(',');
   if (settings.skipAssets !== undefined) changes.skip_assets = settings.skipAssets ? 1 : 0;
   if (settings.assetExtensions !== undefined) changes.asset_extensions = settings.assetExtensions.join(' ');
@@ -166,6 +174,7 @@ export function projectView(row: ProjectRow) {
     ref: row.ref,
     docsPath: row.docs_path,
     model: row.model,
+    assistantModel: row.assistant_model,
     trackerDomains: row.tracker_domains ? row.tracker_domains.split(',') : [],
     skipAssets: row.skip_assets !== 0,
     assetExtensions: row.asset_extensions ? row.asset_extensions.split(' ') : [],

@@ -103,11 +103,12 @@ export function createRunner(config: Config, dependencies: RunnerDependencies): 
     const committed = await workspace.commitAll(commitMessage(change), { name: config.gitAuthorName, email: config.gitAuthorEmail });
     if (!committed && previous) return { prLink: previous.pullRequest.url, state: previous };
     // An earlier run may have pushed and then failed to open the pull request: open it now.
-    if (!committed && !(await workspace.hasChangesAgainstBase())) return { prLink: null, state: previous };
+    if (!committed && !(await workspace.hasChangesAgainstBase())) return { prLink: null, state: previous, pullRequest: { draft: false, problems: [] } };
     await pushUnlessCancelled(run, workspace);
     await run.record('event', changeEvent(await workspace.diffAgainstBase(), redact));
     const description = previous ? { title: previous.pullRequest.title, body: appendFollowUp(previous.pullRequest.body, change) } : change;
-    const problemsRemain = (work.report?.problems.length ?? 0) > 0;
+    const problems = (work.report?.problems ?? []).map((problem) => ({ file: problem.file, line: problem.line ?? null, message: redact(problem.message) }));
+    const draft = config.pullRequestDraft || run.job.draft === 1 || problems.length > 0;
     const pullRequest = await host.openOrUpdatePullRequest({
       repository,
       branch: run.job.branch,
@@ -116,11 +117,11 @@ export function createRunner(config: Config, dependencies: RunnerDependencies): 
       title: description.title,
       // The Checks section describes this run's check of the whole change; the state keeps the body without it.
       body: work.report ? `${description.body}\n\n${checksSection(work.report, work.rounds)}` : description.body,
-      draft: config.pullRequestDraft || run.job.draft === 1 || problemsRemain,
+      draft,
       existingNumber: previous?.pullRequest.number ?? null,
     });
     const state: RunnerState = { pullRequest: { number: pullRequest.number, url: pullRequest.url, ...description } };
-    return { prLink: pullRequest.url, state };
+    return { prLink: pullRequest.url, state, pullRequest: { draft: pullRequest.draft ?? draft, problems } };
   }
 }
 

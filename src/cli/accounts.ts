@@ -1,13 +1,17 @@
 import type { Command } from 'commander';
+import { topCommand } from './commands.ts';
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/schema.ts';
 import { publicUrl, type Config } from '../config/config.ts';
 import { createOrganization, listOrganizations, resolveOrganization } from '../accounts/organizations.ts';
 import { checkProjectSettings, findProject, listProjects, parseAssetExtensions, projectView, siteUrlOf, type ProjectSettings } from '../accounts/projects.ts';
-import { createCheckedProject, saveProjectSettings, type SaveResult } from '../projects/settings.ts';
+import type { SaveResult } from '../projects/settings.ts';
 import { databaseName, withStorage } from './database.ts';
 import { organizationView, registerGrants } from './tenancy.ts';
 import { CliError, print, table } from './output.ts';
+
+/** Saving a project checks its repository through the code-host clients: loaded by the verbs that save, not by every listing. */
+const projectSettingsModule = () => import('../projects/settings.ts');
 
 interface ProjectFlags {
   json?: boolean;
@@ -17,6 +21,7 @@ interface ProjectFlags {
   ref?: string;
   docsPath?: string;
   model?: string;
+  assistantModel?: string;
   trackerDomains?: string;
   skipAssets?: string;
   assetExtensions?: string;
@@ -55,6 +60,7 @@ function projectSettings(flags: ProjectFlags): ProjectSettings {
     ref: flags.ref === '' ? null : flags.ref,
     docsPath: flags.docsPath === '' ? null : flags.docsPath,
     model: flags.model === '' ? null : flags.model,
+    assistantModel: flags.assistantModel === '' ? null : flags.assistantModel,
     trackerDomains:
       flags.trackerDomains === undefined
         ? undefined
@@ -79,6 +85,7 @@ function projectOptions(command: Command): Command {
     .option('--ref <ref>', 'branch jobs start from (default: the repository default branch)')
     .option('--docs-path <path>', 'folder of the docs inside the repository')
     .option('--model <provider:model>', 'model of this project, overriding QUIRE_MODEL')
+    .option('--assistant-model <provider:model>', 'model the docs assistant answers with ("" clears it: the project\'s model)')
     .option('--tracker-domains <hosts>', 'comma-separated host names the browser tracker may report from')
     .option(
       '--skip-assets <on|off>',
@@ -99,6 +106,7 @@ function describeProject(view: ReturnType<typeof projectView>, config: Config): 
     `${view.id} (${view.name}) in ${view.orgId}`,
     `Repository: ${view.repository ?? '-'}, ref ${view.ref ?? '-'}, docs path ${view.docsPath ?? '-'}`,
     `Model: ${view.model ?? '(QUIRE_MODEL)'}`,
+    `Assistant model: ${view.assistantModel ?? '(the project model)'}`,
     `Static assets: ${view.skipAssets ? 'skipped' : 'counted as views'}${view.assetExtensions.length > 0 ? ` (extensions ${view.assetExtensions.join(' ')})` : ''}`,
     `Site URL: ${view.siteUrl ?? `${siteUrlOf({ id: view.id, site_url: null }, publicUrl(config))} (the site surface on Quire)`}`,
     `Docs public: ${view.docsPublic ? 'on' : 'off'}`,
@@ -127,7 +135,7 @@ export function organizationListing(
 }
 
 export function registerAccounts(program: Command): void {
-  const orgs = program.command('orgs').description('Organizations, which own projects and keys, and what the operator lets them reach');
+  const orgs = topCommand(program, 'orgs');
   orgs
     .command('create')
     .requiredOption('--name <name>', 'organization name')
@@ -150,7 +158,7 @@ export function registerAccounts(program: Command): void {
     );
   registerGrants(orgs);
 
-  const projects = program.command('projects').description('Projects: a documentation repository and its analytics');
+  const projects = topCommand(program, 'projects');
   projectOptions(
     projects
       .command('create')
@@ -161,6 +169,7 @@ export function registerAccounts(program: Command): void {
     withStorage(async ({ db }, config) => {
       const settings = projectSettings(flags);
       const organization = await resolveOrganization(db, flags.org);
+      const { createCheckedProject } = await projectSettingsModule();
       const view = saved(await createCheckedProject({ db, config }, organization.id, { ...settings, name: flags.name }));
       print(flags, view, () => `Created project ${view.id} (${view.name}) in ${organization.id}.`);
     }),
@@ -193,6 +202,7 @@ export function registerAccounts(program: Command): void {
         const settings = projectSettings(flags);
         const project = await findProject(db, id);
         if (!project) throw new CliError(`No project has the id ${id}; "quire projects list" shows them.`);
+        const { saveProjectSettings } = await projectSettingsModule();
         const view = saved(await saveProjectSettings({ db, config }, project, settings));
         print(flags, view, () => `Updated project ${describeProject(view, config)}`);
       }),

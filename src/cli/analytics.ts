@@ -1,6 +1,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
+import { topCommand } from './commands.ts';
 import { findProject } from '../accounts/projects.ts';
 import { foldProject } from '../analytics/fold/fold.ts';
 import { updateIpRanges } from '../analytics/ingest/verify/ip-range-update.ts';
@@ -32,9 +33,7 @@ function progressBar(total: number | undefined) {
 }
 
 export function registerAnalytics(program: Command): void {
-  const analytics = program
-    .command('analytics')
-    .description('Visitor analytics: import or follow access logs, rebuild visitor sets, refresh crawler IP ranges');
+  const analytics = topCommand(program, 'analytics');
   analytics
     .command('import')
     .description('Import page views from an access log (gzip accepted); importing a file again does not count it twice')

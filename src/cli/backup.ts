@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { topCommand } from './commands.ts';
 import type { Config } from '../config/config.ts';
 import { sqlitePath } from '../storage/open.ts';
 import { backupSqlite, DatabaseInUseError, restoreSqlite, type BackupProgress } from '../storage/sqlite/backup.ts';
@@ -47,9 +48,7 @@ function progressLine(): { update(progress: BackupProgress): void; stop(): void 
 }
 
 export function registerBackup(program: Command): void {
-  program
-    .command('backup')
-    .description('Copy the SQLite database to FILE, consistently, while the server runs (PostgreSQL: use pg_dump)')
+  topCommand(program, 'backup')
     .argument('<file>', 'where to write the copy')
     .option('--force', 'replace FILE when it exists')
     .option('--json', 'print JSON')
@@ -78,9 +77,7 @@ export function registerBackup(program: Command): void {
       print(flags, { database: source, file: destination, pages, bytes }, () => `Backed up ${source} (${megabytes(bytes)}) to ${destination}.${keyNote}`);
     });
 
-  program
-    .command('restore')
-    .description('Replace the SQLite database with the backup FILE; every Quire process on it must be stopped (PostgreSQL: use pg_restore)')
+  topCommand(program, 'restore')
     .argument('<file>', 'a file written by quire backup')
     .option('--json', 'print JSON')
     .action((file: string, flags: { json?: boolean }) => {

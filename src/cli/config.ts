@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { topCommand } from './commands.ts';
 import { loadConfig, settings } from '../config/config.ts';
 import type { EnvFile } from '../config/env-file.ts';
 import { ConfigError, type Setting } from '../config/parsers.ts';
@@ -45,9 +46,7 @@ function storedKeyRow(row: Shown): Shown {
 
 /** `quire config`: every setting's value (secrets masked) and where it came from. */
 export function registerConfig(program: Command, settingsFile: () => EnvFile | null): void {
-  program
-    .command('config')
-    .description('Show every setting, its value (secrets masked) and where it came from: environment, settings file or default')
+  topCommand(program, 'config')
     .option('--json', 'print JSON')
     .action((flags: { json?: boolean }) => {
       const file = settingsFile();

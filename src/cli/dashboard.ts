@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { topCommand } from './commands.ts';
 import { resolveOrganization } from '../accounts/organizations.ts';
 import { createSignInLink, signInUrl } from '../accounts/people/sessions.ts';
 import { publicUrl } from '../config/config.ts';
@@ -6,7 +7,7 @@ import { withStorage } from './database.ts';
 import { print } from './output.ts';
 
 export function registerDashboard(program: Command): void {
-  const dashboard = program.command('dashboard').description('The web dashboard served at /dashboard');
+  const dashboard = topCommand(program, 'dashboard');
   dashboard
     .command('link')
     .description('Print a one-time sign-in link for the dashboard')

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
+import { topCommand } from './commands.ts';
 import { apiClient } from './api-client.ts';
 import { print } from './output.ts';
 
@@ -29,7 +30,7 @@ function describeStatus(state: DocsStatus): string {
 }
 
 export function registerDocs(program: Command): void {
-  const docs = program.command('docs').description('The docs index of a project, through the HTTP API (QUIRE_URL and QUIRE_API_KEY)');
+  const docs = topCommand(program, 'docs');
   const projectOption = ['--project <id>', 'project id (prj_…)'] as const;
 
   docs

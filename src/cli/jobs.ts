@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
+import { topCommand } from './commands.ts';
 import { readEventStream } from '../lib/event-stream.ts';
 import { apiClient, Unreachable, type ApiClient } from './api-client.ts';
 import { CliError, print, table } from './output.ts';
@@ -89,7 +90,7 @@ function finish(job: Job, json: boolean, printed: boolean): void {
 }
 
 export function registerJobs(program: Command): void {
-  const jobs = program.command('jobs').description('Agent jobs through the HTTP API (QUIRE_URL, default http://127.0.0.1:8080, and QUIRE_API_KEY)');
+  const jobs = topCommand(program, 'jobs');
   const projectOption = ['--project <id>', 'project id (prj_…)'] as const;
 
   jobs

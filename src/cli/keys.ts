@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { topCommand } from './commands.ts';
 import { createKey, findKey, keyView, listKeys, parseOrigins, parseScopes, revokeKey } from '../accounts/keys.ts';
 import { resolveOrganization } from '../accounts/organizations.ts';
 import { findProject } from '../accounts/projects.ts';
@@ -39,7 +40,7 @@ function origins(value: string | undefined): string[] | undefined {
 
 /** `quire keys create|list|revoke`: admin keys and assistant keys. */
 export function registerKeys(program: Command): void {
-  const keys = program.command('keys').description("API keys: admin keys, and assistant keys that read one project's docs");
+  const keys = topCommand(program, 'keys');
   keys
     .command('create')
     .option('--org <id>', 'organization (default: the first one)')

@@ -1,22 +1,46 @@
+import { enableCompileCache } from 'node:module';
 import { Command } from 'commander';
 import type { EnvFile } from '../config/env-file.ts';
 import { ConfigError } from '../config/parsers.ts';
-import { registerAccounts } from './accounts.ts';
-import { registerKeys } from './keys.ts';
-import { registerAnalytics } from './analytics.ts';
-import { registerBackup } from './backup.ts';
-import { registerConfig } from './config.ts';
-import { registerDashboard } from './dashboard.ts';
-import { registerDocs } from './docs.ts';
-import { registerJobs } from './jobs.ts';
-import { withStorage } from './database.ts';
+import { commandDescriptions, type CommandName } from './commands.ts';
 import { loadSettingsFile } from './environment.ts';
 import { CliError } from './output.ts';
-import { registerProxy } from './proxy.ts';
-import { registerServe } from './serve.ts';
-import { registerConnections } from './tenancy.ts';
-import { registerWebhooks } from './webhooks.ts';
-import { loadMigrations } from '../storage/migrate.ts';
+
+type Register = (program: Command, settingsFile: () => EnvFile | null) => void;
+
+/**
+ * Each verb module and the top-level commands it adds. Only the module of the command being run is
+ * loaded: the others (and --help) need no more than the names and descriptions in commands.ts, so a
+ * verb starts without importing every other verb's dependencies (the HTTP server, code-host clients,
+ * the analytics pipeline).
+ */
+const modules: { commands: CommandName[]; load: () => Promise<Register> }[] = [
+  { commands: ['serve', 'worker'], load: async () => (await import('./serve.ts')).registerServe },
+  { commands: ['config'], load: async () => (await import('./config.ts')).registerConfig },
+  { commands: ['migrate'], load: async () => (await import('./migrate.ts')).registerMigrate },
+  { commands: ['backup', 'restore'], load: async () => (await import('./backup.ts')).registerBackup },
+  { commands: ['orgs', 'projects'], load: async () => (await import('./accounts.ts')).registerAccounts },
+  { commands: ['keys'], load: async () => (await import('./keys.ts')).registerKeys },
+  { commands: ['connections'], load: async () => (await import('./tenancy.ts')).registerConnections },
+  { commands: ['dashboard'], load: async () => (await import('./dashboard.ts')).registerDashboard },
+  { commands: ['analytics'], load: async () => (await import('./analytics.ts')).registerAnalytics },
+  { commands: ['jobs'], load: async () => (await import('./jobs.ts')).registerJobs },
+  { commands: ['docs'], load: async () => (await import('./docs.ts')).registerDocs },
+  { commands: ['proxy'], load: async () => (await import('./proxy.ts')).registerProxy },
+  { commands: ['webhooks'], load: async () => (await import('./webhooks.ts')).registerWebhooks },
+];
+
+/** The top-level command the arguments name (`quire help orgs` names orgs), if any. */
+function commandNamed(args: string[]): string | undefined {
+  const words = args.filter((arg) => !arg.startsWith('-'));
+  return words[0] === 'help' ? words[1] : words[0];
+}
+
+// Node keeps the code it compiles (types stripped) on disk, so later starts skip stripping and compiling the
+// verb's modules, loaded below (bin/quire.js turns it on before this file; `npm start` and `npm run quire` start here).
+// Worker threads (an import's reading thread, parse threads) and child processes find the cache in the environment.
+const compileCache = enableCompileCache();
+if (compileCache.directory) process.env.NODE_COMPILE_CACHE ??= compileCache.directory;
 
 const program = new Command()
   .name('quire')
@@ -24,34 +48,13 @@ const program = new Command()
   .showHelpAfterError();
 
 let settingsFile: EnvFile | null = null;
-registerServe(program);
-registerConfig(program, () => settingsFile);
-program
-  .command('migrate')
-  .description('Apply pending database migrations (serve and worker also do this at start)')
-  .option('--json', 'print JSON')
-  .action((flags: { json?: boolean }) =>
-    withStorage(async (storage) => {
-      const versions = loadMigrations(storage.profile.name).map((migration) => `${String(migration.version).padStart(3, '0')}_${migration.name}`);
-      process.stdout.write(
-        flags.json
-          ? `${JSON.stringify({ dialect: storage.profile.name, migrations: versions })}\n`
-          : `Database (${storage.profile.name}) is at ${versions.at(-1)}.\n`,
-      );
-    }),
-  );
-registerBackup(program);
-registerAccounts(program);
-registerKeys(program);
-registerConnections(program);
-registerDashboard(program);
-registerAnalytics(program);
-registerJobs(program);
-registerDocs(program);
-registerProxy(program);
-registerWebhooks(program);
 
 try {
+  const named = commandNamed(process.argv.slice(2));
+  for (const module of modules) {
+    if (module.commands.includes(named as CommandName)) (await module.load())(program, () => settingsFile);
+    else for (const name of module.commands) program.command(name).description(commandDescriptions[name]);
+  }
   settingsFile = loadSettingsFile();
   await program.parseAsync(process.argv);
 } catch (error) {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { topCommand } from './commands.ts';
 import pino from 'pino';
 import { findProject } from '../accounts/projects.ts';
 import { withStorage } from './database.ts';
@@ -23,11 +24,7 @@ function upstreamUrl(value: string): string {
 }
 
 export function registerProxy(program: Command): void {
-  program
-    .command('proxy')
-    .description(
-      'Reverse proxy in front of a docs site that records every request it forwards as analytics, and serves llms.txt, Markdown pages and the search MCP server at the site root while the docs are public (status: GET /.quire/proxy-status from this machine)',
-    )
+  topCommand(program, 'proxy')
     .requiredOption('--project <id>', 'project the views belong to')
     .requiredOption('--upstream <url>', 'origin of the docs site to forward to, e.g. http://127.0.0.1:3000')
     .option('--listen <host:port>', 'address to listen on', '127.0.0.1:8081')

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { topCommand } from './commands.ts';
 import { storageConfig } from './database.ts';
 
 /**
@@ -27,9 +28,7 @@ function onShutdownSignal(stop: () => Promise<void>): void {
 }
 
 export function registerServe(program: Command): void {
-  program
-    .command('serve')
-    .description('Run the HTTP API, dashboard and a worker (the default way to run Quire)')
+  topCommand(program, 'serve')
     .option('--no-worker', 'serve the API only; run workers with "quire worker"')
     .action(async (options: { worker: boolean }) => {
       const config = storageConfig(true);
@@ -60,14 +59,11 @@ export function registerServe(program: Command): void {
       process.stdout.write(`${lines.join('\n')}\n`);
     });
 
-  program
-    .command('worker')
-    .description('Run a worker only: claims and runs agent jobs from the shared database')
-    .action(async () => {
-      const config = storageConfig(true);
-      const { startService } = await serviceModules();
-      const service = await startService({ config, api: false, worker: true });
-      onShutdownSignal(service.stop);
-      process.stdout.write(`Quire worker ${service.worker?.id} started (${service.context.storage.profile.name}, concurrency ${config.workerConcurrency}).\n`);
-    });
+  topCommand(program, 'worker').action(async () => {
+    const config = storageConfig(true);
+    const { startService } = await serviceModules();
+    const service = await startService({ config, api: false, worker: true });
+    onShutdownSignal(service.stop);
+    process.stdout.write(`Quire worker ${service.worker?.id} started (${service.context.storage.profile.name}, concurrency ${config.workerConcurrency}).\n`);
+  });
 }

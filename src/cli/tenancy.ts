@@ -1,11 +1,10 @@
-import { reencryptWebhookSecrets } from '../jobs/webhooks/stored-secrets.ts';
 import type { Command } from 'commander';
+import { topCommand } from './commands.ts';
 import type { Kysely } from 'kysely';
 import { addConnection, connectionView, listConnections, reencryptConnections, removeConnection } from '../accounts/connections.ts';
 import { grantLocal, isTrusted, listLocalGrants, revokeLocal, setServerCredentials } from '../accounts/local-grants.ts';
 import { findOrganization } from '../accounts/organizations.ts';
 import { connectionKinds, type ConnectionKind, type OrganizationRow } from '../storage/tables/accounts.ts';
-import { identifyConnection } from '../code-hosts/connect.ts';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../storage/schema.ts';
 import { withStorage } from './database.ts';
@@ -104,7 +103,7 @@ export function registerGrants(orgs: Command): void {
 
 /** `quire connections add|list|remove|rotate-key`: an organization's own code-host credentials. */
 export function registerConnections(program: Command): void {
-  const connections = program.command('connections').description("Organizations' own code-host credentials (tokens stored encrypted with QUIRE_SECRET_KEY)");
+  const connections = topCommand(program, 'connections');
   connections
     .command('add')
     .requiredOption('--org <id>', 'organization id')
@@ -121,6 +120,8 @@ export function registerConnections(program: Command): void {
         if (installationId !== undefined && !Number.isSafeInteger(installationId))
           throw new CliError("--installation is the GitHub App installation id, a number (it ends the URL of the installation's settings page).");
         const token = kind === 'github-app' ? undefined : await readToken();
+        // The code-host clients load only for the verb that calls them.
+        const { identifyConnection } = await import('../code-hosts/connect.ts');
         const account = await identifyConnection(config, { kind, token, installationId });
         const view = connectionView(await addConnection(db, config, organization.id, { kind, account, installationId, token }));
         print(flags, view, () => `Connected ${view.kind} ${view.account} to ${organization.id} as ${view.id}.`);
@@ -154,6 +155,7 @@ export function registerConnections(program: Command): void {
     .action(() =>
       withStorage(async ({ db }, config) => {
         const count = await reencryptConnections(db, config);
+        const { reencryptWebhookSecrets } = await import('../jobs/webhooks/stored-secrets.ts');
         const webhooks = await reencryptWebhookSecrets(db, config);
         process.stdout.write(
           `Re-encrypted ${count} token(s) and ${webhooks} webhook secret(s) under QUIRE_SECRET_KEY; QUIRE_SECRET_KEY_PREVIOUS can now be removed.\n`,

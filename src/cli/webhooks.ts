@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { topCommand } from './commands.ts';
 import type { Kysely } from 'kysely';
 import { findProject } from '../accounts/projects.ts';
 import type { Config } from '../config/config.ts';
@@ -41,7 +42,7 @@ function verb(parent: Command, name: string, description: string): Command {
 
 /** `quire webhooks …`: a project's webhook endpoints and their delivery log, straight on the database. */
 export function registerWebhooks(program: Command): void {
-  const webhooks = program.command('webhooks').description("A project's signed webhook endpoints and their deliveries");
+  const webhooks = topCommand(program, 'webhooks');
   verb(webhooks, 'create', 'add an endpoint; prints its signing secret once')
     .requiredOption('--url <url>', 'http(s) URL that receives the events')
     .option('--events <types>', 'comma-separated event types (default: every type)')

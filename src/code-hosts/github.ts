@@ -35,7 +35,7 @@ export function githubHost(config: Config, tokenFor: TokenSource): CodeHost {
           body: request.body,
           draft: request.draft ?? false,
         });
-        return { number: data.number, url: data.html_url };
+        return { number: data.number, url: data.html_url, draft: data.draft ?? request.draft ?? false };
       } catch (error) {
         // A run that crashed after opening the pull request left it behind: reuse it.
         const existing = (error as { status?: number }).status === 422 ? await findOpen(octokit, owner, repo, request.branch) : null;
@@ -49,7 +49,8 @@ export function githubHost(config: Config, tokenFor: TokenSource): CodeHost {
 async function update(octokit: Octokit, owner: string, repo: string, number: number, request: PullRequestRequest): Promise<PullRequest> {
   try {
     const { data } = await octokit.rest.pulls.update({ owner, repo, pull_number: number, title: request.title, body: request.body });
-    return { number: data.number, url: data.html_url };
+    // An update leaves the draft state as it was: a draft stays one until someone marks it ready.
+    return { number: data.number, url: data.html_url, ...(data.draft === undefined ? {} : { draft: data.draft }) };
   } catch (error) {
     throw explainGithubError(error, `update pull request #${number} on ${owner}/${repo}`, permissions);
   }

@@ -32,13 +32,13 @@ export function gitlabHost(config: Config, accessToken: string | undefined): Cod
           request.existingNumber ?? (await gitlab.MergeRequests.all({ projectId: project, sourceBranch: request.branch, state: 'opened' }))[0]?.iid;
         if (existing) {
           const updated = await gitlab.MergeRequests.edit(project, existing, { title, description: request.body });
-          return { number: updated.iid, url: updated.web_url };
+          return { number: updated.iid, url: updated.web_url, draft: Boolean(request.draft) };
         }
         const created = await gitlab.MergeRequests.create(project, request.branch, request.base, title, {
           description: request.body,
           removeSourceBranch: true,
         });
-        return { number: created.iid, url: created.web_url };
+        return { number: created.iid, url: created.web_url, draft: Boolean(request.draft) };
       } catch (error) {
         const action = request.existingNumber ? `update merge request !${request.existingNumber} on ${project}` : `open a merge request on ${project}`;
         throw explainGitlabError(error, action);

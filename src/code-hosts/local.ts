@@ -43,7 +43,7 @@ export function localHost(config: Config): CodeHost {
       if (!pushed) throw new CodeHostError(`Branch ${request.branch} is not in ${path}; push it before showing the change.`);
       await writeLocalDescription(path, jobId, { title: request.title, body: request.body, draft: request.draft ?? false });
       // A local change has no number of its own; the job id names it.
-      return { number: 0, url: `${publicUrl(config)}${changePath(jobId)}` };
+      return { number: 0, url: `${publicUrl(config)}${changePath(jobId)}`, draft: request.draft ?? false };
     },
   };
 }

@@ -23,6 +23,8 @@ export interface PullRequest {
   number: number;
   /** Page a person opens in a browser. */
   url: string;
+  /** Whether the code host says the pull request is a draft now, when it says (GitHub keeps an updated one's draft state). */
+  draft?: boolean;
 }
 
 /** A service that holds repositories and reviews changes: GitHub, GitLab, or a local repository. */

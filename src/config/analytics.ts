@@ -43,6 +43,12 @@ export const analyticsSettings = {
     integer(1),
     'Browser-tracker feedback items accepted per minute from one client address (an IPv6 /64 counts as one address), on top of the view limits; more get 429.',
   ),
+  gapOpenedVisitors: setting(
+    'QUIRE_GAP_OPENED_VISITORS',
+    10,
+    integer(1),
+    'Distinct visitors (people and AI agents) a docs gap must reach before the `gap.opened` webhook is sent for it, once.',
+  ),
   webBotAuthTimeoutMs: setting(
     'QUIRE_WEB_BOT_AUTH_TIMEOUT_MS',
     3000,

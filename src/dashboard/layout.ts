@@ -61,17 +61,17 @@ export function layout({ title, viewer, section, body }: PageOptions): Html {
 <h1>${title}</h1>
 ${body}
 </main>
-<p class="status" role="status" aria-live="polite" id="announcer"></p>
+<p class="announcer" role="status" aria-live="polite" id="announcer"></p>
 </body>
 </html>`;
 }
 
 /** Tabs of a project's pages. */
-export function projectTabs(project: ProjectRow, current: 'settings' | 'docs' | 'jobs' | 'analytics' | 'feedback' | 'webhooks'): Html {
+export function projectTabs(project: ProjectRow, current: 'settings' | 'docs' | 'assistant' | 'jobs' | 'analytics' | 'feedback' | 'gaps' | 'webhooks'): Html {
   const base = `/dashboard/projects/${project.id}`;
   const tab = (href: string, label: string, name: typeof current) =>
     html`<li><a href="${href}"${name === current ? html` aria-current="page"` : ''}>${label}</a></li>`;
-  return html`<nav class="tabs" aria-label="Project ${project.name}"><ul>${tab(base, 'Settings', 'settings')}${tab(`${base}/docs`, 'Docs', 'docs')}${tab(`${base}/jobs`, 'Jobs', 'jobs')}${tab(`${base}/analytics`, 'Analytics', 'analytics')}${tab(`${base}/feedback`, 'Feedback', 'feedback')}${tab(`${base}/webhooks`, 'Webhooks', 'webhooks')}</ul></nav>`;
+  return html`<nav class="tabs" aria-label="Project ${project.name}"><ul>${tab(base, 'Settings', 'settings')}${tab(`${base}/docs`, 'Docs', 'docs')}${tab(`${base}/assistant`, 'Assistant', 'assistant')}${tab(`${base}/jobs`, 'Jobs', 'jobs')}${tab(`${base}/analytics`, 'Analytics', 'analytics')}${tab(`${base}/feedback`, 'Feedback', 'feedback')}${tab(`${base}/gaps`, 'Gaps', 'gaps')}${tab(`${base}/webhooks`, 'Webhooks', 'webhooks')}</ul></nav>`;
 }
 
 export function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {

@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import type { QuireEvents } from '../http/context.ts';
 import type { Storage } from '../storage/dialect.ts';
+import { assistantDesk, type AssistantDesk } from './assistant/desk.ts';
 import { docsStatus, requestBuild, type DocsStatusView } from './index/build/status.ts';
 import { listPages, type PageSummary } from './index/pages.ts';
 import { searchDocs, type SearchHit, type SearchOptions } from './search/search.ts';
@@ -15,6 +16,8 @@ export interface DocsReader {
   pages(projectId: string, page: { limit: number; offset: number }): Promise<{ pages: PageSummary[]; hasMore: boolean }>;
   search(projectId: string, query: string, options?: SearchOptions): Promise<SearchHit[]>;
   requestBuild(projectId: string): Promise<void>;
+  /** The assistant's playground and its stored conversations (assistant/desk.ts). */
+  assistant: AssistantDesk;
 }
 
 /** The reader of `storage`'s docs; a build request is queued in the database and wakes this process's builder through `events`. */
@@ -24,6 +27,7 @@ export function createDocsReader(storage: Storage, events: EventEmitter<QuireEve
     pages: (projectId, page) => listPages(storage, projectId, page),
     search: (projectId, query, options) => searchDocs(storage, projectId, query, options),
     requestBuild: (projectId) => requestBuild(storage, events, projectId),
+    assistant: assistantDesk(storage),
   };
 }
 

@@ -31,9 +31,28 @@ export interface JobRun {
   record(role: MessageRole, content: Record<string, unknown>): Promise<void>;
 }
 
+/** A problem the docs checks still report for a job's pushed change (the job object's `problems`). */
+export interface JobProblem {
+  /** Path relative to the repository root. */
+  file: string;
+  /** 1-based line, or null when the problem has none. */
+  line: number | null;
+  message: string;
+}
+
+/** Problems a job keeps (the first ones, in the checks' order); `problem_count` says how many there were. */
+export const maxJobProblems = 50;
+/** Longest problem message a job keeps, in characters. */
+export const maxJobProblemMessage = 1_000;
+
 export interface RunOutcome {
   /** URL of the pull request holding the job's changes, or null when it has none. */
   prLink: string | null;
+  /**
+   * What this run left on the pull request: whether it is a draft and what the checks still report.
+   * Absent when the run did not publish (nothing new to push): the job keeps what the last run left.
+   */
+  pullRequest?: { draft: boolean; problems: JobProblem[] };
   /** Kept for the job's next run. */
   state?: unknown;
   usage?: TokenUsage;

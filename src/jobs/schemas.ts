@@ -23,6 +23,26 @@ export const Job = Type.Object({
   archivedAt: nullableString({ format: 'date-time' }),
   updatedAt: dateTime,
   error: nullableString({ description: 'Why the job failed; null unless `failed`.' }),
+  origin: Type.Union([Type.Literal('api'), Type.Literal('dashboard'), Type.Literal('mcp'), Type.Literal('gap')], {
+    description:
+      'How the job was created: `api` (the create operation, also through the admin MCP server’s `create_job`), `dashboard`, `mcp` (a session of the admin MCP server, whose agent is the MCP client) or `gap` (started from a docs gap).',
+  }),
+  draft: Type.Boolean({
+    description:
+      'Whether the pull request is a draft: asked for (create option `draft`, QUIRE_PR_DRAFT) or because the docs checks still report problems after the repair rounds. Before a run opened one, whether it will be opened as a draft.',
+  }),
+  problems: Type.Array(
+    Type.Object({
+      file: Type.String({ description: 'Path relative to the repository root.' }),
+      line: Type.Unsafe<number | null>({ type: ['integer', 'null'], description: '1-based line, or null when the problem has none.' }),
+      message: Type.String({ description: 'What is wrong, at most 1,000 characters.' }),
+    }),
+    {
+      maxItems: 50,
+      description:
+        'What the docs checks still report for the pushed change after the repair rounds (the first 50, in the checks’ order; the pull request’s Checks section lists them too); `[]` when none or before a run published.',
+    },
+  ),
 });
 
 export const JobParams = Type.Object({

@@ -8,13 +8,14 @@ import { rateLimited, takeRateLimit, type RateLimitState } from '../http/rate-li
 import { jobRateBucket, rememberIdempotencyKey, replayedJob, type IdempotentRequest } from './idempotency.ts';
 import type { Database } from '../storage/schema.ts';
 import { enqueueRun } from './queue/enqueue.ts';
-import type { JobRow, JobStatus } from '../storage/tables/jobs.ts';
+import type { JobOrigin, JobRow, JobStatus } from '../storage/tables/jobs.ts';
 import { checkBranchUnused, checkRefNames, chooseModel } from './create-options.ts';
 import { announceRecorded, appendMessage, appendStatus } from './transcript.ts';
 import { jobView } from './view.ts';
 import { queueJobEvent } from './webhooks/emit.ts';
 
-export type Submission = IdempotentRequest;
+/** A create or follow-up request; `origin` (create only) says how the job was created, `api` unless given. */
+export type Submission = IdempotentRequest & { origin?: JobOrigin };
 
 export interface SubmissionResult {
   job: JobRow;
@@ -64,6 +65,9 @@ export async function createJob(context: AppContext, project: ProjectRow, submis
       ref: options.ref ?? project.ref,
       model: jobModel,
       branch: options.branch ?? jobBranch(id),
+      pr_draft: null,
+      problems: null,
+      problem_count: null,
       draft: options.draft ? 1 : 0,
       pr_link: null,
       error: null,
@@ -75,6 +79,7 @@ export async function createJob(context: AppContext, project: ProjectRow, submis
       archived_at: null,
       cancelled_at: null,
       cancelled_by: null,
+      origin: submission.origin ?? 'api',
     };
     await trx.insertInto('jobs').values(job).execute();
     await appendMessage(trx, id, 'user', { text: submission.prompt }, now);

@@ -1,5 +1,5 @@
 import type { JobMessageRow, JobRow } from '../storage/tables/jobs.ts';
-import type { TranscriptMessage } from './runner.ts';
+import type { JobProblem, TranscriptMessage } from './runner.ts';
 
 const iso = (value: number | null) => (value === null ? null : new Date(value).toISOString());
 
@@ -26,6 +26,10 @@ export function jobView(row: JobRow) {
     archivedAt: iso(row.archived_at),
     updatedAt: new Date(row.updated_at).toISOString(),
     error: row.error,
+    origin: row.origin,
+    // Before a run published a pull request, whether it will be opened as a draft (asked for at creation).
+    draft: row.pr_draft === null ? row.draft === 1 : row.pr_draft === 1,
+    problems: row.problems === null ? [] : (JSON.parse(row.problems) as JobProblem[]),
   };
 }
 

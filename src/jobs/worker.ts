@@ -205,7 +205,7 @@ export class Worker {
         .then(
           (outcome) =>
             outcome.prLink === null || isWebLink(outcome.prLink)
-              ? { status: 'completed' as const, prLink: outcome.prLink, state: outcome.state, usage: outcome.usage }
+              ? { status: 'completed' as const, prLink: outcome.prLink, state: outcome.state, usage: outcome.usage, pullRequest: outcome.pullRequest }
               : { status: 'failed' as const, error: invalidLink(outcome.prLink, job.branch), usage: outcome.usage },
           (error: unknown) => {
             if (controller.signal.aborted) throw controller.signal.reason;

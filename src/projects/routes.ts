@@ -6,7 +6,8 @@ import type { AppContext } from '../http/context.ts';
 import { invalidRequest } from '../http/errors.ts';
 import { errorResponses, ProjectParams } from '../http/schemas.ts';
 import type { ProjectRow } from '../storage/tables/accounts.ts';
-import { ProjectSettingsResponse, UpdateProjectBody } from './schemas.ts';
+import { readinessChecks } from './readiness.ts';
+import { ProjectReadinessResponse, ProjectSettingsResponse, UpdateProjectBody } from './schemas.ts';
 import { saveProjectSettings } from './settings.ts';
 
 const errors = errorResponses(['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'payload_too_large', 'rate_limited']);
@@ -32,6 +33,25 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> =
       response: { 200: ProjectSettingsResponse, ...errors },
     },
     handler: async (request) => settingsView(await projectOf(request)),
+  });
+
+  app.get('/v1/projects/:projectId/readiness', {
+    onRequest: requireKey(context, 'read'),
+    schema: {
+      tags,
+      summary: 'Whether a project can run agent jobs',
+      description:
+        'The dashboard’s "ready for jobs" checklist: the repository, the model, the model provider’s settings, whether the model answers a one-token request (made by the server, bounded by 10 s, its result reused for 30 s) with the time it took, and the code host’s access. Each failing check says what to do.',
+      params: ProjectParams,
+      response: { 200: ProjectReadinessResponse, ...errors },
+    },
+    handler: async (request) => {
+      const checks = await readinessChecks(context, await projectOf(request));
+      return {
+        ready: checks.every((check) => check.ok !== null),
+        checks: checks.map((check) => ({ name: check.name, label: check.label, ok: check.ok !== null, detail: check.ok ?? check.fix, ms: check.ms })),
+      };
+    },
   });
 
   app.patch('/v1/projects/:projectId', {

@@ -9,6 +9,7 @@ const writable = {
   ref: nullableText('Branch jobs start from and docs are built from; null: the repository default branch.', 250),
   docsPath: nullableText('Folder of the docs inside the repository; null: the whole repository.', 500),
   model: nullableText('`provider:model` of this project; null: the server default (QUIRE_MODEL).', 200),
+  assistantModel: nullableText('`provider:model` the docs assistant answers with; null: the project’s `model` (then QUIRE_MODEL).', 200),
   trackerDomains: Type.Array(Type.String({ maxLength: 253 }), {
     maxItems: 100,
     description: 'Host names the browser tracker may report from (`docs.example.com`, `*.example.com`).',
@@ -34,6 +35,22 @@ export const ProjectSettingsResponse = Type.Object({
   ref: Type.Union([Type.String(), Type.Null()]),
   docsPath: Type.Union([Type.String(), Type.Null()]),
   model: Type.Union([Type.String(), Type.Null()]),
+  assistantModel: Type.Union([Type.String(), Type.Null()]),
   siteUrl: Type.Union([Type.String(), Type.Null()], { description: 'The address set, or null for the default (the project’s site surface on Quire).' }),
   createdAt: Type.String({ format: 'date-time' }),
+});
+
+export const ProjectReadinessResponse = Type.Object({
+  ready: Type.Boolean({ description: 'Whether every check passes: agent jobs can run.' }),
+  checks: Type.Array(
+    Type.Object({
+      name: Type.Union([Type.Literal('repository'), Type.Literal('model'), Type.Literal('provider'), Type.Literal('endpoint'), Type.Literal('codeHost')], {
+        description: 'Which check: `endpoint` is the one-token call to the model.',
+      }),
+      label: Type.String({ description: 'The check as the dashboard names it.' }),
+      ok: Type.Boolean(),
+      detail: Type.String({ description: 'What is set when the check passes; what to do when it does not.' }),
+      ms: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'How long the model call took (`endpoint`); null for the other checks.' }),
+    }),
+  ),
 });

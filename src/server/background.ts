@@ -4,6 +4,7 @@
  * worker role; the service starts the loops of its roles in this order and stops them in reverse.
  * Route plugins start none. docs/scaling.md says which role runs which loop and why.
  */
+import { closeGaps } from '../docs/gaps/closure.ts';
 import { isJobActive } from '../jobs/active.ts';
 import { startWorkspaceSweeper } from '../workspace/sweeper.ts';
 import { startPurging } from '../analytics/feedback/purge-loop.ts';
@@ -142,6 +143,7 @@ export const backgroundLoops: readonly BackgroundLoop[] = [
         config,
         logger,
         source: gitSource,
+        afterBuild: (projectId, snapshot) => closeGaps({ ...context, logger }, projectId, snapshot),
         leaseMs: config.docsBuildLeaseSeconds * 1000,
         maxAttempts: config.docsBuildMaxAttempts,
         pollMs: Math.max(config.workerPollMs, 1000),

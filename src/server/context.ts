@@ -1,3 +1,4 @@
+import { gapsDesk } from '../docs/gaps/desk.ts';
 import pino, { type Logger } from 'pino';
 import { createAgentSetup } from '../agent/setup.ts';
 import { createAnalyticsState, directoryOptions } from '../analytics/state.ts';
@@ -38,5 +39,6 @@ export function createContext(config: Config, storage: Storage, options: Context
     jobEvents: new JobEventHub({ storage, logger, pollMs: config.eventsPollMs, heartbeatMs: config.eventsHeartbeatSeconds * 1000 }),
     analytics: createAnalyticsState(storage, directoryOptions(config), logger),
     docs: createDocsReader(storage, events),
+    gaps: gapsDesk,
   };
 }

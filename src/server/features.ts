@@ -6,6 +6,7 @@ import { dashboardRoutes } from '../dashboard/routes.ts';
 import { assistantRoutes } from '../docs/assistant/routes.ts';
 import { assistantWidgetRoutes } from '../docs/assistant/widget-routes.ts';
 import { discoveryRoutes } from '../docs/discovery/routes.ts';
+import { gapRoutes } from '../docs/gaps/routes.ts';
 import { siteSurfaceRoutes } from '../docs/surface/routes.ts';
 import { docsIndexRoutes } from '../docs/http/routes.ts';
 import type { FeatureRoutes } from '../http/context.ts';
@@ -21,6 +22,7 @@ export const features: FeatureRoutes[] = [
   webhookRoutes,
   analyticsRoutes,
   feedbackRoutes,
+  gapRoutes,
   drainRoutes,
   dashboardRoutes,
   localChangeRoutes,

@@ -2,9 +2,42 @@ import { parse as parseYaml } from 'yaml';
 import type { PageFrontMatter } from './site.ts';
 import { splitFrontMatter } from './text.ts';
 
+/**
+ * Front matter already read, by its YAML text: a docs build reads every page's front matter for the
+ * routes and hidden pages (twice on a Docusaurus site, for the doc ids too), and YAML parsing was most
+ * of the time an incremental build spent on pages that had not changed. Bounded by count and by
+ * characters; the oldest entries leave first, one read again moves to the end.
+ */
+const known = new Map<string, PageFrontMatter>();
+const maxKnown = 50_000;
+const maxKnownCharacters = 32 * 1024 * 1024;
+let knownCharacters = 0;
+
+const copy = (frontMatter: PageFrontMatter): PageFrontMatter => ({ ...frontMatter, keywords: [...frontMatter.keywords] });
+
 /** The front matter fields Quire reads from a page; a page without (valid) front matter has none of them set. */
 export function readFrontMatter(text: string): PageFrontMatter {
   const yaml = splitFrontMatter(text).yaml;
+  const seen = yaml ? known.get(yaml) : undefined;
+  if (yaml && seen) {
+    known.delete(yaml);
+    known.set(yaml, seen);
+    return copy(seen);
+  }
+  const frontMatter = parseFrontMatter(yaml);
+  if (yaml && yaml.length <= maxKnownCharacters) {
+    known.set(yaml, frontMatter);
+    knownCharacters += yaml.length;
+    for (const oldest of known.keys()) {
+      if (known.size <= maxKnown && knownCharacters <= maxKnownCharacters) break;
+      known.delete(oldest);
+      knownCharacters -= oldest.length;
+    }
+  }
+  return copy(frontMatter);
+}
+
+function parseFrontMatter(yaml: string | null): PageFrontMatter {
   let fields: Record<string, unknown> = {};
   try {
     const value = yaml ? (parseYaml(yaml, { logLevel: 'silent' }) as unknown) : null;

@@ -1,9 +1,6 @@
 import { join, resolve } from 'node:path';
 import type { Config } from '../config/config.ts';
 import type { Storage } from './dialect.ts';
-import { migrate } from './migrate.ts';
-import { openPostgres } from './postgres/connect.ts';
-import { openSqlite } from './sqlite/connect.ts';
 
 export type { Storage } from './dialect.ts';
 
@@ -18,17 +15,18 @@ export async function openStorage(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize' | 'statementTimeoutMs'>,
   options: OpenOptions = {},
 ): Promise<Storage> {
+  // Each dialect's driver is loaded when it is used: a SQLite install never loads pg, and the reverse.
   const storage = config.databaseUrl
-    ? openPostgres({
+    ? (await import('./postgres/connect.ts')).openPostgres({
         connectionString: config.databaseUrl,
         poolSize: config.databasePoolSize,
         statementTimeoutMs: config.statementTimeoutMs,
         onConnectionError: options.onConnectionError,
       })
-    : openSqlite({ path: sqlitePath(config.dataDir) });
+    : (await import('./sqlite/connect.ts')).openSqlite({ path: sqlitePath(config.dataDir) });
   if (options.migrate ?? true) {
     try {
-      await migrate(storage);
+      await (await import('./migrate.ts')).migrate(storage);
     } catch (error) {
       await storage.close();
       throw error;

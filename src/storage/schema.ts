@@ -5,6 +5,7 @@ import type { DashboardTables } from './tables/dashboard.ts';
 import type { DocsBuildsTables } from './tables/docs-builds.ts';
 import type { DocsTables } from './tables/docs.ts';
 import type { FeedbackTables } from './tables/feedback.ts';
+import type { GapsTables } from './tables/gaps.ts';
 import type { JobsTables } from './tables/jobs.ts';
 import type { WebhooksTables } from './tables/webhooks.ts';
 import type { PeopleTables } from './tables/people.ts';
@@ -26,4 +27,5 @@ export interface Database
     PeopleTables,
     DocsTables,
     DocsBuildsTables,
-    AssistantTables {}
+    AssistantTables,
+    GapsTables {}

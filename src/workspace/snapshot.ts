@@ -39,6 +39,10 @@ export interface Snapshot {
   symbolicLinks(): Promise<string[]>;
   /** The files changed from `commit` (an earlier build's) to this snapshot's commit. */
   changedSince(commit: string): Promise<CommitChanges>;
+  /** The commit a branch, tag or commit id names in the repository's mirror as fetched for this snapshot, or null. */
+  commitOf(ref: string): Promise<string | null>;
+  /** Whether this snapshot's commit contains `commit` (it is the snapshot's or one of its ancestors); false for a commit the mirror lacks. */
+  contains(commit: string): Promise<boolean>;
   /** Removes the snapshot; calling it again does nothing. */
   dispose(): Promise<void>;
 }
@@ -90,6 +94,14 @@ export async function openSnapshot(options: SnapshotOptions): Promise<Snapshot> 
     files: createReadableFiles(dir),
     symbolicLinks: () => symbolicLinks(dir),
     changedSince: (earlier) => changesBetween({ cwd: mirror }, earlier, commit),
+    commitOf: (name) => resolveRef(mirror, name),
+    contains: (ancestor) =>
+      /^[0-9a-f]{40}([0-9a-f]{24})?$/i.test(ancestor)
+        ? runGit(['merge-base', '--is-ancestor', ancestor, commit], { cwd: mirror }).then(
+            () => true,
+            () => false,
+          )
+        : Promise.resolve(false),
     dispose() {
       releaseLease();
       disposed ??= withLock(lock, () => removeSnapshot(mirror, dir));

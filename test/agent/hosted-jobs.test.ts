@@ -83,7 +83,7 @@ describe.each(testDatabases)('agent jobs on hosted repositories through the API 
     const repository = githubGit.createRepository('acme/docs');
     const quire = await start(repository);
     const done = await runJob(quire);
-    expect(done).toMatchObject({ status: 'completed', error: null, prLink: `${github.url}/acme/docs/pull/1` });
+    expect(done).toMatchObject({ status: 'completed', error: null, prLink: `${github.url}/acme/docs/pull/1`, draft: false, problems: [] });
     expect(github.pulls).toEqual([
       expect.objectContaining({ number: 1, owner: 'acme', repo: 'docs', head: `quire/${done.id}`, base: 'main', title: 'Add an FAQ page', draft: false }),
     ]);

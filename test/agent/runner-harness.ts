@@ -75,9 +75,13 @@ export async function runnerFixture(script: ModelScript, overrides: Partial<Conf
     created_at: Date.now(),
     updated_at: Date.now(),
     archived_at: null,
+    pr_draft: null,
+    problems: null,
+    problem_count: null,
     draft: 0,
     cancelled_at: null,
     cancelled_by: null,
+    origin: 'api',
   };
   const project = { id: 'prj_1', docs_path: null } as ProjectRow;
   return {

@@ -15,6 +15,8 @@ export interface JobView {
   error: string | null;
   model: string;
   source: { repository: string; ref: string | null };
+  draft: boolean;
+  problems: { file: string; line: number | null; message: string }[];
 }
 
 /** Quire as deployed: HTTP API and worker in one process, with the real agent, on a test database. */
@@ -70,7 +72,7 @@ export async function startQuire(
     create: (prompt) => api<JobView & { code?: string }>('POST', jobPath, { prompt }),
     followUp: (jobId, prompt) => api('POST', `${jobPath}/${jobId}/message`, { prompt }),
     async finished(jobId) {
-      const deadline = Date.now() + 20_000;
+      const deadline = Date.now() + 90_000;
       for (;;) {
         const { body } = await api('GET', `${jobPath}/${jobId}`);
         if (body.status !== 'active') return body;

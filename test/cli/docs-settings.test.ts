@@ -52,6 +52,14 @@ describe.each(testDatabases)('quire projects docs settings and assistant keys on
     });
   });
 
+  it('sets, shows and clears the assistant model, refusing one that is not provider:model', async () => {
+    expect(await json('projects', 'update', project.id, '--assistant-model', 'openai:gpt-4.1-mini')).toMatchObject({ assistantModel: 'openai:gpt-4.1-mini' });
+    expect((await commands.quire('projects', 'show', project.id)).stdout).toContain('Assistant model: openai:gpt-4.1-mini');
+    expect(await commands.quireFails('projects', 'update', project.id, '--assistant-model', 'gpt-4.1-mini')).toMatch(/Assistant model: .*provider:model/);
+    expect((await json('projects', 'update', project.id, '--assistant-model', '')).assistantModel).toBeNull();
+    expect((await commands.quire('projects', 'show', project.id)).stdout).toContain('Assistant model: (the project model)');
+  });
+
   it('refuses invalid or taken values with a sentence saying what to give', async () => {
     expect(await commands.quireFails('projects', 'update', project.id, '--mcp-name', 'acme_docs_2')).toMatch(
       /"acme_docs_2" is taken by project prj_\w+.*such as acme_docs_2_2/,

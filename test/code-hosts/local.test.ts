@@ -11,6 +11,7 @@ import { createTenant, testApp, testContext, type Tenant } from '../support/app.
 import { createBareRepository, git } from '../support/git-repositories.ts';
 import { testDatabases } from '../support/storage.ts';
 import { signIn } from '../dashboard/session.ts';
+import { launchChromium } from '../support/chromium.ts';
 
 const [database] = testDatabases;
 let storage: Storage;
@@ -107,6 +108,78 @@ describe('local repositories', () => {
     git(repository, 'branch', `quire/${elsewhere.id}`, 'main');
     expect((await open(`${base}/dashboard/changes/${elsewhere.id}`, owner)).status).toBe(404);
   });
+
+  it('renders the description’s Markdown as HTML with everything hostile inert, at 390 and 1,280 px', async () => {
+    const job = await createJob(tenant);
+    const branch = `quire/${job.id}`;
+    const workspace = await openWorkspace({ repository: `file://${repository}`, ref: null, branch, root: join(sandbox, 'data') });
+    await workspace.files.write('docs/faq.md', '# FAQ\n');
+    await workspace.commitAll('Add the FAQ', { name: 'Quire', email: 'quire@example.test' });
+    await workspace.push();
+    await workspace.dispose();
+    const body = [
+      '## Summary',
+      '',
+      '- adds **docs/faq.md**, see `mkdocs.yml`',
+      '- [the guide](https://docs.acme.test/guide)',
+      '',
+      '<script>window.injected = 1</script>',
+      '',
+      '[click me](javascript:window.injected=2) [or me](JaVaScRiPt:window.injected=3) <javascript:window.injected=4>',
+      '',
+      '<img src=x onerror="window.injected=5"> <a href="javascript:window.injected=6">raw link</a>',
+      '',
+      `![tracking pixel](${base}/pixel.png) [data](data:text/html,<script>window.injected=7</script>)`,
+      '',
+      '```html',
+      '</pre><script>window.injected = 8</script>',
+      '```',
+      '',
+      `${'averyveryverylongwordwithoutanybreak'.repeat(8)}`,
+    ].join('\n');
+    const host = codeHostFor(`file://${repository}`, testContext(storage, { config: { publicUrl: base } }).config);
+    const pullRequest = await host.openOrUpdatePullRequest({
+      repository: `file://${repository}`,
+      branch,
+      base: 'main',
+      title: 'Add an FAQ',
+      body,
+      draft: true,
+    });
+
+    const page = await (await open(pullRequest.url, owner)).text();
+    const description = page.slice(page.indexOf('<div class="description">'), page.indexOf('<h2>Commits</h2>'));
+    expect(description).toContain('<h2>Summary</h2>');
+    expect(description).toContain('<li>adds <strong>docs/faq.md</strong>, see <code>mkdocs.yml</code></li>');
+    expect(description).toContain('<a href="https://docs.acme.test/guide">the guide</a>');
+    // Raw HTML is text, links to other schemes have no address, and the image is a link the page does not load.
+    expect(description).not.toMatch(/<script|<img|href="\s*(javascript|data):|<[a-z][^>]*\son[a-z]+=/i);
+    expect(description).toContain('<a href="">click me</a>');
+    expect(description).toContain(`!<a href="${base}/pixel.png">tracking pixel</a>`);
+    expect(description).toContain('&lt;script&gt;window.injected = 1&lt;/script&gt;');
+
+    const browser = await launchChromium();
+    try {
+      for (const width of [390, 1280]) {
+        const context = await browser.newContext({ viewport: { width, height: 844 } });
+        const [name, value] = owner.split('=');
+        await context.addCookies([{ name, value, url: base }]);
+        const tab = await context.newPage();
+        const requested: string[] = [];
+        tab.on('request', (request) => requested.push(request.url()));
+        await tab.goto(pullRequest.url);
+        expect(await tab.getByRole('heading', { level: 2, name: 'Summary' }).count()).toBe(1);
+        const protocols = await tab.evaluate("[...document.querySelectorAll('.description a')].map((link) => link.protocol)");
+        expect(new Set(protocols as string[])).toEqual(new Set(['http:', 'https:']));
+        expect(await tab.evaluate('window.injected')).toBeUndefined();
+        expect(await tab.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+        expect(requested.filter((url) => url.includes('pixel'))).toEqual([]);
+        await context.close();
+      }
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 
   it('refuses to show a branch that is not a job branch', async () => {
     const host = codeHostFor(repository, testContext(storage).config);

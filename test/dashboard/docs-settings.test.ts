@@ -44,12 +44,22 @@ describe.each(testDatabases)('the dashboard’s docs settings and assistant keys
     expect(await findProject(storage.db, tenant.project.id)).toMatchObject({ site_url: null, docs_public: 1, mcp_name: 'acme' });
   });
 
+  it('shows the assistant model, saves it and clears it when emptied', async () => {
+    expect((await settings({ assistantModel: 'openai:gpt-4.1-mini' })).statusCode).toBe(303);
+    expect((await findProject(storage.db, tenant.project.id))!.assistant_model).toBe('openai:gpt-4.1-mini');
+    const page = await app.inject({ method: 'GET', url: `/dashboard/projects/${tenant.project.id}`, headers: { cookie: session.cookie } });
+    expect(page.body).toMatch(/id="project-assistantModel" name="assistantModel" value="openai:gpt-4.1-mini"/);
+    expect((await settings({ assistantModel: '' })).statusCode).toBe(303);
+    expect((await findProject(storage.db, tenant.project.id))!.assistant_model).toBeNull();
+  });
+
   it('refuses an invalid or taken value beside its field', async () => {
     await createProject(storage.db, tenant.orgId, { name: 'Handbook' });
     for (const [fields, name, message] of [
       [{ mcpName: 'handbook' }, 'mcpName', /taken by project/],
       [{ mcpName: 'Hand book' }, 'mcpName', /lower-case letters/],
       [{ siteUrl: 'docs.acme.com' }, 'siteUrl', /site URL is the https:\/\//],
+      [{ assistantModel: 'gpt-4.1-mini' }, 'assistantModel', /provider:model/],
     ] as const) {
       const refused = await settings(fields);
       expect(refused.statusCode).toBe(400);

@@ -91,25 +91,57 @@ describe.each(testDatabases)('dashboard feedback page on $dialect', (database) =
     expect(stored.status).toBe(2); // resolved by the last own change; neither of the other organization's posts applied
   });
 
-  it.runIf(database.dialect === 'sqlite')('fits a 390 px wide screen without sideways scrolling of the page', async () => {
-    const url = await app.listen({ port: 0, host: '127.0.0.1' });
-    const browser = await launchChromium();
-    try {
-      const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-      const [name, value] = session.cookie.split('=');
-      await context.addCookies([{ name, value, url }]);
-      const tab = await context.newPage();
-      const dialogs: string[] = [];
-      tab.on('dialog', (dialog) => {
-        dialogs.push(dialog.message());
-        void dialog.dismiss();
-      });
-      await tab.goto(`${url}/dashboard/projects/${tenant.project.id}/feedback`);
-      expect(await tab.getByRole('heading', { level: 2, name: 'Searches with no hits' }).count()).toBe(1);
-      expect(await tab.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
-      expect(dialogs).toEqual([]);
-    } finally {
-      await browser.close();
-    }
-  });
+  it.runIf(database.dialect === 'sqlite')(
+    'fits 390 and 1,280 px wide screens, and Save on the first row changes that row alone (each form in its own row)',
+    async () => {
+      const url = await app.listen({ port: 0, host: '127.0.0.1' });
+      const browser = await launchChromium();
+      try {
+        for (const [width, next] of [
+          [390, 'dismissed'],
+          [1280, 'in_progress'],
+        ] as const) {
+          const context = await browser.newContext({ viewport: { width, height: 844 } });
+          const [name, value] = session.cookie.split('=');
+          await context.addCookies([{ name, value, url }]);
+          const tab = await context.newPage();
+          const dialogs: string[] = [];
+          tab.on('dialog', (dialog) => {
+            dialogs.push(dialog.message());
+            void dialog.dismiss();
+          });
+          await tab.goto(`${url}/dashboard/projects/${tenant.project.id}/feedback`);
+          expect(await tab.getByRole('heading', { level: 2, name: 'Searches with no hits' }).count()).toBe(1);
+          expect(await tab.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(width);
+          const rows = tab.locator('#feedback-items tbody tr');
+          expect(await rows.count()).toBe(3);
+          const statuses = async () =>
+            Object.fromEntries(
+              await Promise.all(
+                (await rows.all()).map(async (row) => [await row.getAttribute('data-id'), await row.locator('select[name="status"]').inputValue()]),
+              ),
+            ) as Record<string, string>;
+          const before = await statuses();
+          // Every form sits inside its own row, not stacked in one fixed box over the page.
+          for (const row of await rows.all()) {
+            const rowBox = (await row.boundingBox())!;
+            const formBox = (await row.locator('form').boundingBox())!;
+            expect(formBox.y).toBeGreaterThanOrEqual(rowBox.y - 1);
+            expect(formBox.y + formBox.height).toBeLessThanOrEqual(rowBox.y + rowBox.height + 1);
+          }
+          const first = rows.first();
+          const firstId = (await first.getAttribute('data-id'))!;
+          expect(before[firstId]).not.toBe(next);
+          await first.locator('select[name="status"]').selectOption(next);
+          await Promise.all([tab.waitForURL(/\/feedback\?/), first.getByRole('button', { name: 'Save' }).click()]);
+          const after = await statuses();
+          expect(after).toEqual({ ...before, [firstId]: next });
+          expect(dialogs).toEqual([]);
+          await context.close();
+        }
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 });

@@ -4,6 +4,7 @@ import { createOrganization } from '../../src/accounts/organizations.ts';
 import { setServerCredentials } from '../../src/accounts/local-grants.ts';
 import { createProject } from '../../src/accounts/projects.ts';
 import { createJob } from '../../src/jobs/service.ts';
+import { jobView } from '../../src/jobs/view.ts';
 import { createSignInLink, signInUrl } from '../../src/accounts/people/sessions.ts';
 import { startService, type RunningService } from '../../src/server/service.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
@@ -23,6 +24,12 @@ const hostileDiff = [
   '+<img src=x onerror="window.injected=1"> New line',
   `+${'averyveryverylongwordwithoutanybreak'.repeat(12)}`,
 ].join('\n');
+
+const longProblem = {
+  file: `docs/${'averyveryverylongfoldername'.repeat(6)}/sso.md`,
+  line: 3,
+  message: '<img src=x onerror="window.injected=3"> links to `upgrade.md`, which does not exist',
+};
 
 describe('dashboard job view in Chromium, 390 px wide', () => {
   let storage: Storage;
@@ -56,8 +63,21 @@ describe('dashboard job view in Chromium, 390 px wide', () => {
           diff: hostileDiff,
           truncated: false,
         });
+        await run.record('event', {
+          type: 'checks',
+          round: 0,
+          passed: false,
+          checked: ['Markdown and MDX compile, front matter is valid YAML (1 page)'],
+          problems: [longProblem, { file: 'mkdocs.yml', message: 'the navigation lists `sso.md`, but no such page exists' }],
+          skipped: [],
+        });
         await run.record('assistant', { text: 'Done.' });
-        return { prLink: 'https://github.com/acme/handbook/pull/42' };
+        // More problems than a job keeps, the first with a message longer than it keeps.
+        const problems = [
+          { ...longProblem, message: `${longProblem.message} ${'x'.repeat(2_000)}` },
+          ...Array.from({ length: 59 }, (_, index) => ({ file: `docs/page-${index}.md`, line: null, message: 'is a new page that no navigation lists' })),
+        ];
+        return { prLink: 'https://github.com/acme/handbook/pull/42', pullRequest: { draft: true, problems } };
       },
     });
     service = await startService({
@@ -107,7 +127,7 @@ describe('dashboard job view in Chromium, 390 px wide', () => {
     await step(page, 'job-view-change', async () => {
       proceed();
       // Live: the page is not reloaded; the event stream brings the change and the end of the job.
-      await expect.poll(() => page.locator('#live .badge').textContent(), { timeout: 10_000 }).toBe('completed');
+      await expect.poll(() => page.locator('#live [role="status"] .badge').textContent(), { timeout: 10_000 }).toBe('completed');
       expect(await page.locator('ul.files').textContent()).toMatch(/docs\/sso\.md\s*\+2\s*−1/);
       expect(await page.locator('ul.files').textContent()).toContain('binary');
       expect(await page.locator('pre.diff .add').first().textContent()).toContain('<img src=x onerror="window.injected=1"> New line');
@@ -119,6 +139,43 @@ describe('dashboard job view in Chromium, 390 px wide', () => {
       expect(await page.getByRole('button', { name: 'Cancel job' }).count()).toBe(0);
       expect(await overflow()).toBeLessThanOrEqual(0);
     });
+
+    await step(page, 'job-view-checks', async () => {
+      // The checks event reads as a sentence and a list of page:line and message, not as JSON arrays.
+      const checks = page.locator('.transcript li.checks');
+      expect(await checks.textContent()).toContain('checked the change: 2 problems found');
+      expect(await checks.locator('ul.problems li').allTextContents()).toEqual([
+        `${longProblem.file}:3 ${longProblem.message}`,
+        'mkdocs.yml the navigation lists `sso.md`, but no such page exists',
+      ]);
+      expect(await checks.textContent()).toContain('Checked: Markdown and MDX compile');
+      expect(await checks.textContent()).not.toContain('[{');
+      // The job's pull request is a draft with the problem that remains.
+      expect(await page.locator('#live dd .badge.draft').textContent()).toBe('draft');
+      expect(await page.locator('#live dd span.problems').textContent()).toBe('60 problems remain');
+      // The job keeps the first 50, each message cut at 1,000 characters, and counts the rest.
+      expect(await page.locator('#live dd ul.problems li').count()).toBe(51);
+      expect(await page.locator('#live dd ul.problems li').last().textContent()).toBe('… and 10 more');
+      const row = await storage.db
+        .selectFrom('jobs')
+        .selectAll()
+        .where('project_id', '=', project.id)
+        .where('status', '=', 'completed')
+        .executeTakeFirstOrThrow();
+      const view = jobView(row);
+      expect(view).toMatchObject({ draft: true, prLink: 'https://github.com/acme/handbook/pull/42' });
+      expect(view.problems).toHaveLength(50);
+      expect(view.problems[0]).toMatchObject({ file: longProblem.file, line: 3 });
+      expect(view.problems[0].message).toHaveLength(1_000);
+      expect(view.problems[0].message.endsWith('…')).toBe(true);
+      expect(view.problems[1]).toEqual({ file: 'docs/page-0.md', line: null, message: 'is a new page that no navigation lists' });
+      expect(await page.evaluate('window.injected')).toBeUndefined();
+      for (const width of [390, 1280]) {
+        await page.setViewportSize({ width, height: 844 });
+        expect(await overflow()).toBeLessThanOrEqual(0);
+      }
+      await page.setViewportSize({ width: 390, height: 844 });
+    });
   });
 
   it('cancels an active job with its button', async () => {
@@ -127,7 +184,7 @@ describe('dashboard job view in Chromium, 390 px wide', () => {
       await page.goto(`${service.url}/dashboard/projects/${project.id}/jobs/${job.id}`);
       await expect.poll(() => page.locator('#live').textContent()).toContain('read_file');
       await page.getByRole('button', { name: 'Cancel job' }).click();
-      await expect.poll(() => page.locator('#live .badge').textContent(), { timeout: 10_000 }).toBe('failed');
+      await expect.poll(() => page.locator('#live [role="status"] .badge').textContent(), { timeout: 10_000 }).toBe('failed');
       expect(await page.locator('#live').textContent()).toContain('The job was cancelled by a dashboard user');
       expect(await overflow()).toBeLessThanOrEqual(0);
     });

@@ -29,6 +29,7 @@ export const dashboardPages: DashboardPage[] = [
   { name: 'projects', path: () => '/dashboard/projects' },
   { name: 'project-settings', path: (ids) => `/dashboard/projects/${ids.projectId}` },
   { name: 'docs', path: (ids) => `/dashboard/projects/${ids.projectId}/docs?q=configuration` },
+  { name: 'assistant', path: (ids) => `/dashboard/projects/${ids.projectId}/assistant` },
   { name: 'jobs', path: (ids) => `/dashboard/projects/${ids.projectId}/jobs` },
   { name: 'job', path: (ids) => `/dashboard/projects/${ids.projectId}/jobs/${ids.jobId}` },
   { name: 'failed-job', path: (ids) => `/dashboard/projects/${ids.projectId}/jobs/${ids.failedJobId}` },

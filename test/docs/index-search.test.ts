@@ -154,6 +154,30 @@ describe.each(testDatabases)('docs index and search on $dialect', (database) => 
     expect((await paths('webhooks signed deliveries'))[0]).toBe('title.md');
   });
 
+  it('answers a repeated search from the generation readers see, never from an earlier one', async () => {
+    await build(storage, 'prj_repeat', [page('a.md', 'Quota', 'quotas limit requests'), ...filler]);
+    const first = await searchDocs(storage, 'prj_repeat', 'quotas');
+    expect(first.map((hit) => hit.path)).toEqual(['a.md']);
+    // An answer handed out is the caller's: changing it changes no later answer.
+    first[0]!.markdown = 'changed by the caller';
+    expect((await searchDocs(storage, 'prj_repeat', '  QUOTAS '))[0]!.markdown).toBe('quotas limit requests');
+    // A build in progress changes nothing readers see; its switch changes the answer to the same query.
+    const next = await beginBuild(storage, 'prj_repeat', 'c2');
+    await removePages(storage, next, ['a.md']);
+    await writePages(storage, next, [page('b.md', 'Limits', 'quotas per organization')]);
+    expect((await searchDocs(storage, 'prj_repeat', 'quotas')).map((hit) => hit.path)).toEqual(['a.md']);
+    await finishBuild(storage, next);
+    expect((await searchDocs(storage, 'prj_repeat', 'quotas')).map((hit) => hit.path)).toEqual(['b.md']);
+    // Options are part of the question: a narrower one is not answered with the wider one's hits.
+    expect(await searchDocs(storage, 'prj_repeat', 'quotas', { groups: ['Other'] })).toEqual([]);
+    expect(await searchDocs(storage, 'prj_repeat', 'quotas', { scoreThreshold: 1.01 })).toEqual([]);
+    // An abandoned build leaves the answer as it was.
+    const abandoned = await beginBuild(storage, 'prj_repeat', 'c3');
+    await removePages(storage, abandoned, ['b.md']);
+    await abandonBuild(storage, abandoned, 'failed');
+    expect((await searchDocs(storage, 'prj_repeat', 'quotas')).map((hit) => hit.path)).toEqual(['b.md']);
+  });
+
   it('answers hostile queries without error', async () => {
     await build(storage, 'prj_hostile', [page('a.md', 'Near', 'near or and not'), ...filler]);
     const hostile = [

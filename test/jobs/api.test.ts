@@ -41,12 +41,17 @@ describe.each(testDatabases)('agent-job API on $dialect', (database) => {
       archivedAt: null,
       updatedAt: expect.any(String),
       error: null,
+      origin: 'api',
+      draft: false,
+      problems: [],
     });
     expect(response.headers['ratelimit-limit']).toBe('100');
     expect(Number(response.headers['ratelimit-remaining'])).toBeLessThan(100);
     const fetched = await app.inject({ method: 'GET', url: `/v2/agent/${tenant.project.id}/job/${job.id}`, headers: tenant.auth });
     expect(fetched.statusCode).toBe(200);
     expect(fetched.json()).toEqual(job);
+    // Asked for as a draft: the job says so before any run opened the pull request.
+    expect((await create(tenant, { prompt: 'Draft it', draft: true })).json()).toMatchObject({ draft: true, problems: [] });
   });
 
   it('lists jobs newest first with a cursor', async () => {

@@ -14,6 +14,7 @@ const settingsFields = [
   'ref',
   'docsPath',
   'model',
+  'assistantModel',
   'trackerDomains',
   'skipAssets',
   'assetExtensions',
@@ -64,7 +65,20 @@ describe.each(testDatabases)('projects over the API on $dialect', (database) => 
       siteUrl: null,
       docsPublic: false,
       mcpName: 'docs',
+      assistantModel: null,
     });
+  });
+
+  it('sets the assistant model by the rules of the project model, and clears it with null', async () => {
+    const response = await patch({ assistantModel: 'openai:gpt-4.1-mini' });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ assistantModel: 'openai:gpt-4.1-mini', model: null });
+    const refused = await patch({ assistantModel: 'gpt-4.1-mini' });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ code: 'invalid_request', details: [{ path: '/assistantModel' }] });
+    expect(refused.json().error).toMatch(/not of the form provider:model/);
+    expect((await app.inject({ method: 'GET', url: url(), headers: readOnly })).json().assistantModel).toBe('openai:gpt-4.1-mini');
+    expect((await patch({ assistantModel: null })).json().assistantModel).toBeNull();
   });
 
   it('changes the settings given and keeps the others, with the write scope only', async () => {
@@ -85,6 +99,7 @@ describe.each(testDatabases)('projects over the API on $dialect', (database) => 
       [{ mcpName: 'Acme Docs' }, 'mcpName'],
       [{ mcpName: 'a'.repeat(41) }, 'mcpName'],
       [{ model: 'nonsense' }, 'model'],
+      [{ assistantModel: 'nonsense' }, 'assistantModel'],
       [{ trackerDomains: ['not a host'] }, 'trackerDomains'],
       [{ docsPublic: 'yes' }, 'docsPublic'],
       [{ mcpName: 'fine', owner: 'me' }, 'owner'],

@@ -33,6 +33,12 @@ describe('service endpoints', () => {
       ]),
     );
     expect(document.paths['/v2/agent/{projectId}/job'].post.responses['201']).toBeDefined();
+    // The job object describes whether its pull request is a draft and the problems its checks still report.
+    const job = document.paths['/v2/agent/{projectId}/job/{id}'].get.responses['200'].content['application/json'].schema;
+    expect(job.required).toEqual(expect.arrayContaining(['draft', 'problems']));
+    expect(job.properties.draft.type).toBe('boolean');
+    expect(job.properties.problems).toMatchObject({ type: 'array', maxItems: 50, items: { required: ['file', 'line', 'message'] } });
+    expect(document.paths['/v1/projects/{projectId}/readiness'].get.responses['200']).toBeDefined();
     expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
   });
 

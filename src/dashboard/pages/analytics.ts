@@ -89,6 +89,7 @@ ${mode.readOnly ? '' : html`<a href="${base}/visitors.csv?${query}" download>Dow
 ${rangePresets(base, Math.floor(Date.now() / dayMs) * dayMs)}
 <p class="hint">Days are UTC. Unique visitors are counted over the whole range, so a visitor seen on several days counts once in the totals and the pages table.</p>
 <p class="realtime" id="realtime">On the site in the last five minutes: <strong>${live.visitors.total}</strong> (${live.visitors.human} human, ${live.visitors.ai} AI)</p>
+${mode.readOnly ? '' : html`<p><a href="/dashboard/projects/${project.id}/gaps?${query}" id="gaps-link">Docs gaps: what readers and agents failed to find in this range</a></p>`}
 <ul class="totals" aria-label="Totals">
 <li>Human visitors <strong id="total-human">${result.totals.human}</strong></li>
 <li>AI visitors <strong id="total-ai">${result.totals.ai}</strong></li>

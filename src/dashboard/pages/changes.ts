@@ -8,6 +8,7 @@ import { viewerOf } from '../auth.ts';
 import { diffLines } from '../diff.ts';
 import { html, type Html } from '../html.ts';
 import { layout, projectTabs, sendPage } from '../layout.ts';
+import { markdownHtml } from '../markdown.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
 
 function changeBody(project: ProjectRow, jobId: string, change: LocalChange): Html {
@@ -18,7 +19,7 @@ function changeBody(project: ProjectRow, jobId: string, change: LocalChange): Ht
 ${
   description
     ? html`<h2>${description.draft ? html`<span class="badge draft">Draft</span> ` : ''}${description.title}</h2>
-<pre class="description">${description.body}</pre>`
+<div class="description">${markdownHtml(description.body)}</div>`
     : ''
 }
 <h2>Commits</h2>

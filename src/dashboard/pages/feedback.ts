@@ -20,7 +20,7 @@ const shown = 20;
 const longestRangeDays = 366;
 
 /** First and last day of the picker, both included; default the last 7 days (as on the analytics page). */
-function readRange(query: FeedbackRequest['query']): { from: number; end: number } {
+export function readRange(query: { from?: string; to?: string }): { from: number; end: number } {
   const today = Math.floor(Date.now() / dayMs) * dayMs;
   const day = (value: string | undefined, fallback: number) =>
     value === undefined || value === '' ? fallback : /^\d{4}-\d{2}-\d{2}$/.test(value) ? parseBound(value) : null;
@@ -50,7 +50,7 @@ function itemRow(item: FeedbackItem, viewer: Viewer, action: string, back: strin
       ? ''
       : html`<details><summary>${item.filename ?? 'Snippet'}${item.lang ? ` (${item.lang})` : ''}</summary><pre class="comment">${item.code}</pre></details>`;
   return html`<tr data-id="${item.id}"><td>${item.path}</td><td class="comment">${thumbs}${item.comment}${code}${item.contact ? html`<br><small>Contact: ${item.contact}</small>` : ''}</td><td>${item.source.replace('_', ' ')}</td><td>${item.createdAt.slice(0, 10)}</td>
-<td><form method="post" action="${action}/${item.id}/status" class="status">${csrfField(viewer)}<input type="hidden" name="back" value="${back}"><select name="status" aria-label="Status of this feedback">${feedbackStatuses.map((status) => html`<option value="${status}"${status === item.status ? html` selected` : ''}>${status.replace('_', ' ')}</option>`)}</select><button type="submit">Save</button></form></td></tr>`;
+<td><form method="post" action="${action}/${item.id}/status" class="feedback-status">${csrfField(viewer)}<input type="hidden" name="back" value="${back}"><select name="status" aria-label="Status of this feedback">${feedbackStatuses.map((status) => html`<option value="${status}"${status === item.status ? html` selected` : ''}>${status.replace('_', ' ')}</option>`)}</select><button type="submit">Save</button></form></td></tr>`;
 }
 
 const searchRows = (rows: SearchSummary[], count: (row: SearchSummary) => number) =>

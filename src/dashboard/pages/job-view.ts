@@ -1,5 +1,5 @@
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
-import type { TranscriptMessage } from '../../jobs/runner.ts';
+import type { JobProblem, TranscriptMessage } from '../../jobs/runner.ts';
 import type { JobRow } from '../../storage/tables/jobs.ts';
 import { jobView } from '../../jobs/view.ts';
 import { diffLines } from '../diff.ts';
@@ -21,6 +21,26 @@ export function pullRequestLink(job: JobRow, form: 'short' | 'full' = 'short'): 
   if (!link) return html`–`;
   if (form === 'full') return html`<a href="${link}">${link}</a>`;
   return html`<a href="${link}">${isLocalChange(link) ? 'Change' : 'Pull request'}<span class="visually-hidden"> of job ${job.id}</span></a>`;
+}
+
+/** What a job's pull request is left as: a draft badge, and how many problems the checks still report. */
+export function pullRequestState(job: JobRow): Html {
+  const view = jobView(job);
+  if (!view.prLink) return html``;
+  const count = job.problem_count ?? 0;
+  return html`${view.draft ? html` <span class="badge draft">draft</span>` : ''}${
+    count > 0 ? html` <span class="problems">${count} ${count === 1 ? 'problem remains' : 'problems remain'}</span>` : ''
+  }`;
+}
+
+/** Problems of the docs checks as a list: the page (and line), then what is wrong. Fields are read defensively: transcript JSON. */
+export function problemList(problems: readonly unknown[], more = 0): Html {
+  const item = (value: unknown) => {
+    const problem = (typeof value === 'object' && value !== null ? value : {}) as Partial<Record<keyof JobProblem, unknown>>;
+    const line = typeof problem.line === 'number' ? `:${problem.line}` : '';
+    return html`<li><code>${String(problem.file ?? '')}${line}</code> ${String(problem.message ?? '')}</li>`;
+  };
+  return html`<ul class="problems">${problems.map(item)}${more > 0 ? html`<li>… and ${more} more</li>` : ''}</ul>`;
 }
 
 const asText = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value ?? null, null, 2));
@@ -49,6 +69,7 @@ function entry(message: TranscriptMessage): Html {
 <p class="hint">Input</p><pre>${asText(content.input)}</pre><p class="hint">Result</p><pre>${asText(content.result ?? content.error)}</pre></details></li>`;
   }
   const { type, ...rest } = content;
+  if (type === 'checks') return checksEntry(message);
   if (type === 'change-pushed') {
     const files = Array.isArray(rest.files) ? rest.files.length : 0;
     return html`<li class="event">${time(message.createdAt)} pushed a change to ${files} file${files === 1 ? '' : 's'}</li>`;
@@ -57,6 +78,24 @@ function entry(message: TranscriptMessage): Html {
     .filter(([, value]) => value !== null && value !== undefined)
     .map(([name, value]) => html` · ${name}: ${oneLine(value, 300)}`);
   return html`<li class="event">${time(message.createdAt)} ${String(type ?? 'event')}${details}</li>`;
+}
+
+/** Problems of one check shown in the transcript; the rest are counted. */
+const shownCheckProblems = 20;
+const strings = (value: unknown) => (Array.isArray(value) ? value.map((item) => String(item)) : []);
+
+/** A check of the change (agent/repair.ts): passed or the problems found, what was checked and what was skipped. */
+function checksEntry(message: TranscriptMessage): Html {
+  const { content } = message;
+  const problems = Array.isArray(content.problems) ? content.problems : [];
+  const round = typeof content.round === 'number' ? content.round : 0;
+  const when = round === 0 ? 'checked the change' : `checked the change again after repair round ${round}`;
+  const checked = strings(content.checked);
+  const skipped = strings(content.skipped);
+  const result = problems.length === 0 ? 'everything passed' : `${problems.length} ${problems.length === 1 ? 'problem' : 'problems'} found`;
+  return html`<li class="event checks${problems.length ? ' failed' : ''}">${time(message.createdAt)} ${when}: ${result}${
+    problems.length ? problemList(problems.slice(0, shownCheckProblems), problems.length - shownCheckProblems) : ''
+  }${checked.length ? html`<p>Checked: ${checked.join('; ')}.</p>` : ''}${skipped.length ? html`<p>Not checked: ${skipped.join('; ')}.</p>` : ''}</li>`;
 }
 
 function transcript(messages: TranscriptMessage[]): Html {
@@ -86,6 +125,13 @@ function change(messages: TranscriptMessage[]): Html {
 ${pushed.content.truncated ? html`<p><strong>The diff is cut here because it is too long to show; the pull request has all of it.</strong></p>` : ''}`;
 }
 
+/** What the checks still report for the pushed change, when the job's pull request has problems. */
+function problemsOf(job: JobRow): Html {
+  const view = jobView(job);
+  if (!view.prLink || view.problems.length === 0) return html``;
+  return html`<dt>Problems</dt><dd><p class="hint">The docs checks still report these after the repair rounds; send a follow-up to fix them.</p>${problemList(view.problems, (job.problem_count ?? 0) - view.problems.length)}</dd>`;
+}
+
 function cancelForm(viewer: Viewer, project: ProjectRow, job: JobRow): Html {
   if (job.status !== 'active') return html``;
   return html`<form method="post" action="/dashboard/projects/${project.id}/jobs/${job.id}/cancel" class="actions">${csrfField(viewer)}
@@ -110,8 +156,8 @@ export function jobLive(viewer: Viewer, project: ProjectRow, job: JobRow, messag
 <dt>Source</dt><dd>${job.repository}${job.ref ? ` @ ${job.ref}` : ''}</dd>
 <dt>Created</dt><dd>${time(job.created_at)} (${age(job.created_at)})</dd>
 <dt>Branch</dt><dd><code>${job.branch}</code>${job.draft ? ' (draft pull request)' : ''}</dd>
-<dt>${job.pr_link && isLocalChange(job.pr_link) ? 'Change' : 'Pull request'}</dt><dd>${pullRequestLink(job, 'full')}</dd>
-</dl>
+<dt>${job.pr_link && isLocalChange(job.pr_link) ? 'Change' : 'Pull request'}</dt><dd>${pullRequestLink(job, 'full')}${pullRequestState(job)}</dd>
+${problemsOf(job)}</dl>
 ${cancelForm(viewer, project, job)}
 ${change(messages)}
 <h2>Transcript</h2>${transcript(messages)}

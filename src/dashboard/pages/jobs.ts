@@ -10,7 +10,7 @@ import { invalidRequest } from '../../http/errors.ts';
 import { field, formOf, viewerOf, viewerProject } from '../auth.ts';
 import { age, html, type Html } from '../html.ts';
 import { csrfField, layout, notice, projectTabs, sendPage, type Viewer } from '../layout.ts';
-import { jobLive, pullRequestLink, statusBadge } from './job-view.ts';
+import { jobLive, pullRequestLink, pullRequestState, statusBadge } from './job-view.ts';
 
 type JobParams = { Params: { projectId: string; jobId: string } };
 const pageSize = 25;
@@ -50,7 +50,7 @@ function jobRow(viewer: Viewer, project: ProjectRow, job: JobRow): Html {
       ? html`<form method="post" action="/dashboard/projects/${project.id}/jobs/${job.id}/archive">${csrfField(viewer)}<button type="submit">Archive<span class="visually-hidden"> job ${job.id}</span></button></form>`
       : '–';
   return html`<tr><td>${statusBadge(job.status)}</td><td><a href="/dashboard/projects/${project.id}/jobs/${job.id}">${prompt}</a>${reason}</td>
-<td>${job.model}</td><td>${age(job.created_at)}</td><td>${pullRequestLink(job)}</td><td>${archive}</td></tr>`;
+<td>${job.model}</td><td>${age(job.created_at)}</td><td>${pullRequestLink(job)}${pullRequestState(job)}</td><td>${archive}</td></tr>`;
 }
 
 export function jobPages(scope: FastifyInstance, context: AppContext): void {
@@ -78,7 +78,7 @@ export function jobPages(scope: FastifyInstance, context: AppContext): void {
 
   scope.post<{ Params: { projectId: string } }>('/projects/:projectId/jobs', async (request, reply) => {
     const project = await viewerProject(context, request, request.params.projectId);
-    const { job } = await createJob(context, project, { prompt: promptOf(formOf(request)) });
+    const { job } = await createJob(context, project, { prompt: promptOf(formOf(request)), origin: 'dashboard' });
     return reply.redirect(`/dashboard/projects/${project.id}/jobs/${job.id}`, 303);
   });
 

@@ -14,6 +14,7 @@ interface FormValues {
   ref: string;
   docsPath: string;
   model: string;
+  assistantModel: string;
   trackerDomains: string;
   /** `on` (static assets are not views) or `off`; '' when the form did not say, which leaves the setting as it is. */
   skipAssets: string;
@@ -35,6 +36,7 @@ function valuesOf(project: ProjectRow): FormValues {
     ref: project.ref ?? '',
     docsPath: project.docs_path ?? '',
     model: project.model ?? '',
+    assistantModel: project.assistant_model ?? '',
     trackerDomains: project.tracker_domains.split(',').filter(Boolean).join(', '),
     skipAssets: project.skip_assets === 0 ? 'off' : 'on',
     assetExtensions: project.asset_extensions.split(' ').filter(Boolean).join(', '),
@@ -51,6 +53,7 @@ function readForm(form: URLSearchParams): FormValues {
     ref: field(form, 'ref'),
     docsPath: field(form, 'docsPath'),
     model: field(form, 'model'),
+    assistantModel: field(form, 'assistantModel'),
     trackerDomains: field(form, 'trackerDomains'),
     skipAssets: onOffField(form, 'skipAssets'),
     assetExtensions: field(form, 'assetExtensions'),
@@ -68,6 +71,7 @@ function settingsOf(values: FormValues): ProjectSettings & { name: string } {
     ref: values.ref || null,
     docsPath: values.docsPath || null,
     model: values.model || null,
+    assistantModel: values.assistantModel || null,
     trackerDomains: values.trackerDomains.split(/[\s,]+/).filter(Boolean),
     skipAssets: values.skipAssets === '' ? undefined : values.skipAssets === 'on',
     assetExtensions: assetExtensionsOf(values.assetExtensions),
@@ -103,6 +107,7 @@ ${input('repository', 'Repository', values, 'https:// URL of the documentation r
 ${input('ref', 'Ref', values, 'Branch agent jobs start from; empty uses the repository default branch.', problem)}
 ${input('docsPath', 'Docs path', values, 'Folder of the documentation inside the repository; empty means the whole repository.', problem)}
 ${input('model', 'Model', values, 'provider:model, for example anthropic:claude-sonnet-4-5; empty uses the server default (QUIRE_MODEL).', problem)}
+${input('assistantModel', 'Assistant model', values, 'provider:model the docs assistant answers readers with; empty uses the model above.', problem)}
 ${input('trackerDomains', 'Allowed tracker domains', values, 'Host names the browser tracker may report from, separated by commas (docs.example.com, *.example.com).', problem)}
 <label for="project-skipAssets">Static assets in logs, drains and the proxy</label>
 <select id="project-skipAssets" name="skipAssets" aria-describedby="project-skipAssets-hint">
@@ -168,6 +173,7 @@ export function projectPages(scope: FastifyInstance, context: AppContext): void 
     ref: '',
     docsPath: '',
     model: '',
+    assistantModel: '',
     trackerDomains: '',
     skipAssets: 'on',
     assetExtensions: '',

@@ -27,6 +27,8 @@ export interface ConversationQuery {
   to: number;
   limit: number;
   cursor?: string;
+  /** Only turns of this resolution (the dashboard's unanswered filter); every turn when left out. */
+  resolution?: 'answered' | 'unanswered';
 }
 
 /** The project's stored turns in the range, newest first, `limit` after the cursor; and the cursor of the next page. */
@@ -38,6 +40,7 @@ export async function conversationPage(storage: Storage, query: ConversationQuer
     .where('project_id', '=', query.projectId)
     .where('created_at', '>=', query.from)
     .where('created_at', '<', query.to);
+  if (query.resolution) select = select.where('resolution', '=', query.resolution);
   if (after) select = select.where((eb) => eb.or([eb('created_at', '<', after.at), eb.and([eb('created_at', '=', after.at), eb('id', '<', after.id)])]));
   const rows = await select
     .orderBy('created_at', 'desc')
@@ -61,7 +64,7 @@ export async function threadWithTurns(storage: Storage, projectId: string, threa
   if (!thread) return null;
   const turns = await storage.db
     .selectFrom('assistant_turns')
-    .select(['id', 'query', 'response', 'created_at'])
+    .select(['id', 'query', 'response', 'response_type', 'resolution', 'sources', 'caller', 'created_at'])
     .where('thread_id', '=', threadId)
     .orderBy('created_at')
     .orderBy('id')

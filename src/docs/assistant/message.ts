@@ -16,19 +16,25 @@ import { answerTurn } from './turn.ts';
 /** The header the embeddable assistant script sends (`X-Quire-Assistant: web`); an integration names itself with any other value. */
 export const callerHeader = 'x-quire-assistant';
 
-function callerOf(request: FastifyRequest): 'web' | 'api' | 'other' {
+export type AssistantCaller = 'web' | 'api' | 'other';
+
+export function callerOf(request: FastifyRequest): AssistantCaller {
   const value = request.headers[callerHeader];
   if (value === undefined) return 'api';
   return value === 'web' ? 'web' : 'other';
 }
 
-/** The model that answers: the project's, else QUIRE_MODEL; 409 when neither is set or the server lacks its key. */
+/** The model that answers: the project's assistant model, else its model, else QUIRE_MODEL; 409 when none is set or the server lacks its key. */
+export function assistantModelName(context: AppContext, project: ProjectRow): string | null {
+  return project.assistant_model ?? project.model ?? context.config.model ?? null;
+}
+
 function modelOf(context: AppContext, project: ProjectRow) {
-  const name = project.model ?? context.config.model;
+  const name = assistantModelName(context, project);
   if (!name) {
     throw new ApiError(
       'project_not_configured',
-      `Project ${project.id} has no model for the assistant: set the project's model, or QUIRE_MODEL on the server.`,
+      `Project ${project.id} has no model for the assistant: set the project's assistant model or model, or QUIRE_MODEL on the server.`,
     );
   }
   const problem = checkModel(name, context.config);
@@ -58,6 +64,8 @@ export interface MessageOperation {
   protocol: AnswerProtocol;
   /** Takes one message from the limits, or throws 429. */
   limit(): Promise<void>;
+  /** Who asked, for the caller stats. */
+  caller: AssistantCaller;
 }
 
 /**
@@ -68,13 +76,12 @@ export interface MessageOperation {
  */
 export async function answerMessage(
   context: AppContext,
-  { protocol, limit }: MessageOperation,
+  { protocol, limit, caller }: MessageOperation,
   project: ProjectRow,
-  request: FastifyRequest<{ Body: MessageBody }>,
+  body: MessageBody,
   reply: FastifyReply,
 ) {
   const { config, storage } = context;
-  const body = request.body;
   const question = questionOf(body);
   const model = modelOf(context, project);
   await limit();
@@ -120,7 +127,7 @@ export async function answerMessage(
         sources: JSON.stringify(answer.cited.map(({ path, title, url }) => ({ path, title, url }))),
         query_category: answer.category,
         current_path: body.currentPath ?? null,
-        caller: callerOf(request),
+        caller,
       });
     } catch (error) {
       const message = reportFailure(context, project.id, error);

@@ -7,7 +7,7 @@ import { DomainParams } from '../discovery/schemas.ts';
 import { docsAuthorizer } from '../surface/access.ts';
 import { docsLimits } from '../surface/limits.ts';
 import { exportRoutes } from './export-routes.ts';
-import { answerMessage, callerHeader } from './message.ts';
+import { answerMessage, callerHeader, callerOf } from './message.ts';
 import { dataStream, uiMessageStream, type AnswerProtocol } from './protocols.ts';
 import { MessageBody } from './schemas.ts';
 
@@ -74,7 +74,7 @@ export const assistantRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
         allowOrigin(request, reply);
         const project = projects.get(request)!;
         const limit = () => limits.assistant(project, request, reply);
-        return answerMessage(context, { limit, protocol: version.protocol }, project, request, reply);
+        return answerMessage(context, { limit, protocol: version.protocol, caller: callerOf(request) }, project, request.body, reply);
       },
     });
   }

@@ -1,9 +1,10 @@
 import type { Storage } from '../../storage/dialect.ts';
-import { currentGeneration, visibleAt } from '../index/visible.ts';
+import { visibleAt } from '../index/visible.ts';
+import { cacheFor } from './cache.ts';
 import type { Candidate, MatchRequest } from './engines/engine.ts';
 import { fullTextIndexes } from './engines/engines.ts';
 import { scoreCandidates } from './score.ts';
-import { searchTerms } from './terms.ts';
+import { searchTerms, type SearchTerms } from './terms.ts';
 
 export interface SearchOptions {
   /** 1..50; default 10. */
@@ -52,13 +53,44 @@ export async function searchDocs(storage: Storage, projectId: string, query: str
   const terms = searchTerms(query);
   if (!terms || options.groups?.length === 0) return [];
   const limit = Math.min(50, Math.max(1, options.limit ?? 10));
+  const threshold = options.scoreThreshold ?? 0;
+  const state = await storage.db.selectFrom('docs_state').select(['generation', 'built_at']).where('project_id', '=', projectId).executeTakeFirst();
+  if (!state || state.built_at === null) return [];
+  const cache = cacheFor<SearchHit[]>(storage.db, answerSize);
+  const key = JSON.stringify([projectId, state.generation, state.built_at, terms, limit, threshold, options.groups ?? null]);
+  const cached = cache.get(key);
+  if (cached) return cached.map((hit) => ({ ...hit }));
+  const hits = await searchGeneration(storage, projectId, state.generation, terms, limit, threshold, options.groups ?? null);
+  cache.set(key, hits);
+  return hits.map((hit) => ({ ...hit }));
+}
+
+/** Characters an answer holds, for the cache's bound. */
+function answerSize(hits: SearchHit[]): number {
+  return hits.reduce((sum, hit) => sum + hit.markdown.length + hit.heading.length + hit.title.length + hit.path.length + hit.route.length + 64, 256);
+}
+
+/**
+ * The search of one generation of the project's index. Rows visible at `generation` do not change
+ * while it is current; were the index to move two builds on while this runs (the second purging what
+ * the first retired), the answer would miss those rows and be kept under a generation no one asks for.
+ */
+async function searchGeneration(
+  storage: Storage,
+  projectId: string,
+  generation: number,
+  terms: SearchTerms,
+  limit: number,
+  threshold: number,
+  groups: string[] | null,
+): Promise<SearchHit[]> {
   const request = {
     projectId,
     words: terms.distinct,
     prefix: terms.prefix,
     phrase: terms.sequence.length > 1 ? terms.sequence : null,
-    visible: visibleAt('s', currentGeneration(projectId)),
-    groups: options.groups ?? null,
+    visible: visibleAt('s', generation),
+    groups,
     limit: candidateCount,
   };
   const engine = fullTextIndexes[storage.profile.name];
@@ -68,7 +100,7 @@ export async function searchDocs(storage: Storage, projectId: string, query: str
     if (candidates.length >= limit) break;
   }
   return scoreCandidates(terms, candidates)
-    .filter((hit) => hit.score >= (options.scoreThreshold ?? 0))
+    .filter((hit) => hit.score >= threshold)
     .sort((a, b) => b.score - a.score || a.position - b.position || a.ordinal - b.ordinal)
     .slice(0, limit)
     .map(({ path, route, title, group, anchor, heading, markdown, score }) => ({ path, route, title, group, anchor, heading, markdown, score }));

@@ -1,11 +1,24 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
+import { maxJobProblemMessage, maxJobProblems, type RunOutcome } from '../runner.ts';
 import type { TokenUsage } from '../token-usage.ts';
 import { appendMessage, appendStatus } from '../transcript.ts';
 import { queueJobEvent } from '../webhooks/emit.ts';
 
 export type RunResult =
-  { status: 'completed'; prLink: string | null; state?: unknown; usage?: TokenUsage } | { status: 'failed'; error: string; usage?: TokenUsage };
+  | { status: 'completed'; prLink: string | null; state?: unknown; usage?: TokenUsage; pullRequest?: RunOutcome['pullRequest'] }
+  | { status: 'failed'; error: string; usage?: TokenUsage };
+
+/** The job columns of what a run left on its pull request: the first problems (messages cut short) and how many in all. */
+function pullRequestColumns(pullRequest: RunOutcome['pullRequest']) {
+  if (pullRequest === undefined) return {};
+  const kept = pullRequest.problems.slice(0, maxJobProblems).map(({ file, line, message }) => ({
+    file,
+    line,
+    message: message.length > maxJobProblemMessage ? `${message.slice(0, maxJobProblemMessage - 1)}…` : message,
+  }));
+  return { pr_draft: pullRequest.draft ? 1 : 0, problems: JSON.stringify(kept), problem_count: pullRequest.problems.length };
+}
 
 /**
  * Records the outcome of a run and removes it from the queue, in one transaction with the webhook
@@ -27,6 +40,7 @@ export async function completeRun(db: Kysely<Database>, runId: string, workerId:
         pr_link: result.status === 'completed' ? result.prLink : eb.ref('pr_link'),
         error: result.status === 'failed' ? result.error : null,
         ...(result.status === 'completed' && result.state !== undefined ? { runner_state: JSON.stringify(result.state) } : {}),
+        ...(result.status === 'completed' ? pullRequestColumns(result.pullRequest) : {}),
         input_tokens: eb('input_tokens', '+', usage.inputTokens),
         output_tokens: eb('output_tokens', '+', usage.outputTokens),
         updated_at: now,

@@ -12,20 +12,29 @@ import type { WebhookEventType } from './events.ts';
  * deliveries exist exactly when the change does. Returns how many were queued; a caller that can
  * should then emit `webhooks-queued`, so this process's delivery loop sends them at once.
  */
-export async function queueJobEvent(trx: Kysely<Database>, job: JobRow, type: WebhookEventType, now = Date.now()): Promise<number> {
+export function queueJobEvent(trx: Kysely<Database>, job: JobRow, type: WebhookEventType, now = Date.now()): Promise<number> {
+  return queueProjectEvent(trx, job.project_id, type, { job: jobView(job) }, now);
+}
+
+/**
+ * Queues a delivery of `type` with `data` to every enabled endpoint of the project subscribed to it,
+ * signed and retried like a job's (docs gaps send `gap.opened` and `gap.fixed` this way). Same rules
+ * as `queueJobEvent`.
+ */
+export async function queueProjectEvent(trx: Kysely<Database>, projectId: string, type: WebhookEventType, data: object, now = Date.now()): Promise<number> {
   const endpoints = await trx
     .selectFrom('webhook_endpoints')
     .select(['id', 'events'])
-    .where('project_id', '=', job.project_id)
+    .where('project_id', '=', projectId)
     .where('disabled_at', 'is', null)
     .execute();
   const subscribed = endpoints.filter((endpoint) => (JSON.parse(endpoint.events) as string[]).includes(type));
   if (subscribed.length === 0) return 0;
-  const payload = JSON.stringify({ type, timestamp: new Date(now).toISOString(), data: { job: jobView(job) } });
+  const payload = JSON.stringify({ type, timestamp: new Date(now).toISOString(), data });
   const rows: Insertable<WebhookDeliveryRow>[] = subscribed.map((endpoint) => ({
     id: newId('msg'),
     endpoint_id: endpoint.id,
-    project_id: job.project_id,
+    project_id: projectId,
     type,
     payload,
     status: 'pending',

@@ -42,6 +42,8 @@ export interface ProjectRow {
   docs_path: string | null;
   /** `provider:model`; null uses QUIRE_MODEL. */
   model: string | null;
+  /** `provider:model` the docs assistant answers with; null uses `model`, then QUIRE_MODEL. */
+  assistant_model: string | null;
   /** Comma-separated host names the browser tracker may report from. */
   tracker_domains: string;
   /** Per-project HMAC key for visitor ids; never leaves the server. */

@@ -2,6 +2,9 @@ import type { Generated } from 'kysely';
 
 export type JobStatus = 'active' | 'completed' | 'archived' | 'failed';
 
+/** How a job was created: the create operation, the dashboard, an admin MCP session (its agent is the MCP client), or a docs gap. */
+export type JobOrigin = 'api' | 'dashboard' | 'mcp' | 'gap';
+
 /** Rows of the job tables (timestamps are epoch milliseconds). */
 export interface JobRow {
   id: string;
@@ -17,6 +20,12 @@ export interface JobRow {
   branch: string;
   /** 1 when the pull request is opened as draft (create option `draft`), else 0. */
   draft: number;
+  /** 1 when the last finished run left the pull request a draft (asked for, or problems remain), 0 when ready; null before a run published one. */
+  pr_draft: number | null;
+  /** JSON `JobProblem[]`: what the docs checks still report, at most `maxJobProblems`; null before a run published. */
+  problems: string | null;
+  /** How many problems the checks reported in all (`problems` keeps the first ones). */
+  problem_count: number | null;
   pr_link: string | null;
   error: string | null;
   /** JSON the runner keeps between runs of one job (pull request number, …). */
@@ -30,6 +39,7 @@ export interface JobRow {
   cancelled_at: number | null;
   /** Who cancelled it (the API key's or person's name), when known. */
   cancelled_by: string | null;
+  origin: JobOrigin;
 }
 
 /** Roles of the transcript (`GET …/messages`). */

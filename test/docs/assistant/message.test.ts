@@ -111,6 +111,27 @@ describe.each(testDatabases)('the assistant’s answers on $dialect', (database)
     expect(parts.at(-1)).toMatchObject({ code: 'd', value: { finishReason: 'stop', threadId } });
   });
 
+  it('answers with the project’s assistant model when one is set, else the project’s model, else QUIRE_MODEL', async () => {
+    const settings = (body: Record<string, unknown>) =>
+      fetch(`${base}/v1/projects/${tenant.project.id}`, {
+        method: 'PATCH',
+        headers: { ...tenant.auth, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const modelsAsked = async () => {
+      const before = model.requests.length;
+      await (await ask('v2', { messages: [question('Which model answers when I configure it?')] })).text();
+      return [...new Set(model.requests.slice(before).map((request) => request.model))];
+    };
+    expect(await modelsAsked()).toEqual(['test-model']);
+    expect((await settings({ model: 'openai-compatible:project-model' })).status).toBe(200);
+    expect(await modelsAsked()).toEqual(['project-model']);
+    expect((await settings({ assistantModel: 'openai-compatible:reader-model' })).status).toBe(200);
+    expect(await modelsAsked()).toEqual(['reader-model']);
+    expect((await settings({ model: null, assistantModel: null })).status).toBe(200);
+    expect(await modelsAsked()).toEqual(['test-model']);
+  });
+
   it('records unanswered and clarifying turns as such, each cited only with pages it saw', async () => {
     await (await ask('v2', { messages: [question('What about unknown billing?')] })).text();
     await (await ask('v2', { messages: [question('which plan is it?')] })).text();

@@ -26,6 +26,8 @@ export interface BuildContext {
   config: Config;
   logger: Logger;
   source: SourceAccess;
+  /** Runs once a build switched readers to a new commit, with its snapshot still open (docs gaps close here). */
+  afterBuild?: (projectId: string, snapshot: Snapshot) => Promise<unknown>;
 }
 
 /** How a build ended: its result to record, or the error already recorded in docs_state (with what it tried, when it got that far). */
@@ -85,6 +87,10 @@ export async function runBuild(context: BuildContext, projectId: string, signal:
       await analyzer.close();
     }
     await finishBuild(storage, build);
+    if (context.afterBuild) {
+      const built = snapshot;
+      await context.afterBuild(projectId, built).catch((error: unknown) => context.logger.warn({ err: error, projectId }, 'after-build step failed'));
+    }
     context.logger.info(
       { projectId, commit: snapshot.commit, parsed: plan.parse.length, moved: plan.move.length, removed: plan.remove.length },
       'docs index built',

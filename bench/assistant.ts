@@ -1,0 +1,196 @@
+/**
+ * The docs assistant's streaming overhead, on a running Quire over HTTP with the Temporal docs indexed: a
+ * scripted model that answers at once (a search_docs call, then text), time to the first byte of the answer and
+ * to its first text, p50 and p99, one conversation at a time and 20 at once, beside the same model called directly
+ * and beside a bare AI SDK `streamText` pass-through of it, measured in the same run.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { updateProject, waitForBuild, type DocsServer } from './docs-client.ts';
+import { qualityCorpus } from './docs-corpus.ts';
+import { temporalRepository, type BenchRepository } from './docs-repositories.ts';
+import { freshDatabase, postgresReachable } from './databases.ts';
+import { startBenchProcess, type BenchProcess } from './processes.ts';
+import { percentile, type BenchSuite, type Report } from './report.ts';
+
+const sequential = Number(process.env.QUIRE_BENCH_ASSISTANT_REQUESTS ?? '200');
+const concurrentSeconds = Number(process.env.QUIRE_BENCH_SECONDS ?? '5');
+const concurrency = 20;
+/** How every answer's text begins, whichever way it is streamed (assistant-model.ts). */
+const firstText = 'Answer: ';
+
+interface Timing {
+  firstByte: number;
+  firstText: number;
+}
+
+/** One streamed answer: milliseconds to its first body byte and to the chunk that holds its first text. */
+async function timed(url: string, init: RequestInit): Promise<Timing> {
+  const started = performance.now();
+  const response = await fetch(url, init);
+  if (!response.ok) throw new Error(`${url} answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let firstByte = 0;
+  let firstTextAt = 0;
+  let seen = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    const now = performance.now() - started;
+    if (!firstByte) firstByte = now;
+    if (!firstTextAt) {
+      seen += decoder.decode(value, { stream: true });
+      if (seen.includes(firstText)) firstTextAt = now;
+    }
+  }
+  if (!firstTextAt) throw new Error(`${url} streamed no text beginning "${firstText}": ${seen.slice(0, 300)}`);
+  return { firstByte, firstText: firstTextAt };
+}
+
+interface Target {
+  name: string;
+  ask(round: number): Promise<Timing>;
+}
+
+const question = (round: number) => `How does a Workflow Execution recover after a crash? (${round})`;
+const json = (body: unknown, headers: Record<string, string> = {}): RequestInit => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+});
+
+function targets(model: string, passthrough: string, quire: DocsServer): Target[] {
+  // The model's answering step, called directly: the conversation with the search's result, as Quire's second call sends it.
+  const direct = (round: number) => ({
+    model: 'bench-model',
+    stream: true,
+    messages: [
+      { role: 'user', content: question(round) },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'search_docs', arguments: '{"query":"crash"}' } }] },
+      { role: 'tool', tool_call_id: 'call_1', content: 'A Workflow Execution is durable.' },
+    ],
+  });
+  const message = (round: number) => ({ fp: `bench-${round}`, messages: [{ role: 'user', parts: [{ type: 'text', text: question(round) }] }] });
+  return [
+    { name: 'the model called directly (its answering step)', ask: (round) => timed(`${model}/chat/completions`, json(direct(round))) },
+    { name: 'bare AI SDK streamText pass-through', ask: (round) => timed(passthrough, json({ messages: message(round).messages })) },
+    {
+      name: 'Quire',
+      ask: (round) => timed(`${quire.url}/discovery/v2/assistant/${quire.projectId}/message`, json(message(round), { authorization: `Bearer ${quire.key}` })),
+    },
+  ];
+}
+
+async function oneAtATime(target: Target, count: number): Promise<Timing[]> {
+  const timings: Timing[] = [];
+  for (let round = 0; round < count; round++) timings.push(await target.ask(round));
+  return timings;
+}
+
+async function atOnce(target: Target, clients: number, seconds: number): Promise<Timing[]> {
+  const timings: Timing[] = [];
+  const until = performance.now() + seconds * 1000;
+  let round = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < until) timings.push(await target.ask(round++));
+    }),
+  );
+  return timings;
+}
+
+const quantile = (timings: Timing[], measure: keyof Timing, fraction: number) =>
+  Number(
+    percentile(
+      timings.map((timing) => timing[measure]).sort((a, b) => a - b),
+      fraction,
+    ).toFixed(2),
+  );
+
+function figures(report: Report, prefix: string, label: string, measured: Map<string, Timing[]>, concurrent: boolean): void {
+  const [direct, passthrough, quire] = [...measured.values()];
+  for (const measure of ['firstByte', 'firstText'] as const) {
+    for (const [fraction, name] of [
+      [0.5, 'p50'],
+      [0.99, 'p99'],
+    ] as const) {
+      const what = measure === 'firstByte' ? 'first byte' : 'first text';
+      const value = quantile(quire, measure, fraction);
+      const bare = quantile(passthrough, measure, fraction);
+      report.add({ name: `${prefix} ${label}: ${what} ${name}, the model directly`, value: quantile(direct, measure, fraction), unit: 'ms' });
+      const target =
+        name !== 'p50' || measure !== 'firstText'
+          ? undefined
+          : concurrent
+            ? { text: `≤ 1.5× the pass-through (${(bare * 1.5).toFixed(1)} ms)`, met: value <= bare * 1.5 }
+            : { text: `added ≤ 50 ms (${(value - bare).toFixed(1)} ms)`, met: value - bare <= 50 };
+      report.add({
+        name: `${prefix} ${label}: ${what} ${name}, Quire`,
+        value,
+        unit: 'ms',
+        reference: { name: 'bare AI SDK pass-through', value: bare },
+        target,
+      });
+    }
+  }
+}
+
+async function runOn(
+  report: Report,
+  name: 'sqlite' | 'postgres',
+  folder: string,
+  repository: BenchRepository,
+  model: BenchProcess,
+  passthrough: BenchProcess,
+): Promise<void> {
+  const database = await freshDatabase(name);
+  const quire = await startBenchProcess('bench/assistant-server.ts', [], {
+    ...database.env,
+    QUIRE_BENCH_REPOSITORIES: folder,
+    QUIRE_MODEL: 'openai-compatible:bench-model',
+    OPENAI_BASE_URL: model.info.url,
+  });
+  try {
+    const server = quire.info as DocsServer;
+    const started = performance.now();
+    await updateProject(server, { repository: repository.path, ref: 'main' });
+    const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: repository.work, encoding: 'utf8' }).trim();
+    const built = await waitForBuild(server, commit, started);
+    const prefix = `${name}:`;
+    report.add({ name: `${prefix} Temporal docs indexed for the assistant (${built.pages} pages)`, value: Number(built.seconds.toFixed(2)), unit: 's' });
+    const all = targets(model.info.url, passthrough.info.url, server);
+    for (const target of all) await oneAtATime(target, 10); // warm-up
+    const single = new Map<string, Timing[]>();
+    for (const target of all) single.set(target.name, await oneAtATime(target, sequential));
+    figures(report, prefix, `1 at a time (${sequential} each)`, single, false);
+    const concurrent = new Map<string, Timing[]>();
+    for (const target of all) concurrent.set(target.name, await atOnce(target, concurrency, concurrentSeconds));
+    const counts = [...concurrent.values()].map((timings) => timings.length).join('/');
+    figures(report, prefix, `${concurrency} at once (${concurrentSeconds} s, ${counts} answers)`, concurrent, true);
+  } finally {
+    await quire.stop();
+    await database.drop();
+  }
+}
+
+export const assistantBench: BenchSuite = {
+  name: 'assistant',
+  description: `the docs assistant's streaming overhead with a scripted model that answers at once: time to first byte and first text, p50 and p99, 1 at a time and ${concurrency} at once, beside the model called directly and a bare AI SDK streamText pass-through (QUIRE_BENCH_ASSISTANT_REQUESTS, QUIRE_BENCH_SECONDS)`,
+  async run(report) {
+    const folder = mkdtempSync(join(tmpdir(), 'quire-bench-assistant-'));
+    const model = await startBenchProcess('bench/assistant-model.ts', [], {});
+    const passthrough = await startBenchProcess('bench/assistant-passthrough.ts', [], { OPENAI_BASE_URL: model.info.url });
+    try {
+      const databases: ('sqlite' | 'postgres')[] = (await postgresReachable()) ? ['sqlite', 'postgres'] : ['sqlite'];
+      const repository = temporalRepository(folder, qualityCorpus().pages);
+      for (const name of databases) await runOn(report, name, folder, repository, model, passthrough);
+    } finally {
+      await passthrough.stop();
+      await model.stop();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  },
+};

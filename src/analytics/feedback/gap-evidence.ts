@@ -1,0 +1,181 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../storage/schema.ts';
+import { countedClass } from '../ingest/classify.ts';
+import type { IngestState } from '../ingest/ingest.ts';
+import { ClassCode } from '../model/class-codes.ts';
+import type { MarkdownRequest } from '../model/markdown-request.ts';
+import type { Verification } from '../model/verification.ts';
+import { feedbackProjectKey } from './feedback-query.ts';
+import { interactionClasses } from './kinds.ts';
+
+/** Who sent a piece of evidence: a dense visitor id (the views' own) and its class, null when unknown. */
+export interface EvidenceSender {
+  visitorId: number;
+  visitorClass: 'human' | 'ai' | null;
+}
+
+/** One query's searches that found nothing, from one sender (or from none), over the range. */
+export interface NoHitSearches {
+  query: string;
+  sender: EvidenceSender | null;
+  count: number;
+  first: number;
+  last: number;
+}
+
+/** One "not helpful" feedback item (thumbs down). */
+export interface UnhelpfulFeedback {
+  id: string;
+  path: string;
+  comment: string;
+  sender: EvidenceSender | null;
+  at: number;
+}
+
+/** One page's requests answered 404, from one visitor, over the range. */
+export interface NotFoundRequests {
+  path: string;
+  sender: EvidenceSender;
+  count: number;
+  first: number;
+  last: number;
+}
+
+/** What analytics holds of a range's failures, as docs gaps read it. */
+export interface GapEvidence {
+  searches: NoHitSearches[];
+  feedback: UnhelpfulFeedback[];
+  notFound: NotFoundRequests[];
+}
+
+/** Epoch milliseconds: `from` inclusive, `to` exclusive. */
+export interface EvidenceRange {
+  from: number;
+  to: number;
+}
+
+const interactionClass = (code: number | null) => {
+  const name = code === null ? null : interactionClasses[code];
+  return name === 'human' || name === 'ai' ? name : null;
+};
+
+function sender(visitorId: number | string | null, visitorClass: number | null): EvidenceSender | null {
+  return visitorId === null ? null : { visitorId: Number(visitorId), visitorClass: interactionClass(visitorClass) };
+}
+
+function noHitSearches(db: Kysely<Database>, projectKey: number, range: EvidenceRange) {
+  return db
+    .selectFrom('analytics_searches')
+    .select((eb) => [
+      'query',
+      'visitor_id',
+      'visitor_class',
+      eb.fn.countAll<number>().as('count'),
+      eb.fn.min<number>('at').as('first'),
+      eb.fn.max<number>('at').as('last'),
+    ])
+    .where('project_key', '=', projectKey)
+    .where('at', '>=', range.from)
+    .where('at', '<', range.to)
+    .where('hits', '=', 0)
+    .groupBy(['query', 'visitor_id', 'visitor_class'])
+    .execute();
+}
+
+function unhelpfulFeedback(db: Kysely<Database>, projectKey: number, range: EvidenceRange) {
+  return db
+    .selectFrom('analytics_feedback')
+    .select(['id', 'path', 'comment', 'visitor_id', 'visitor_class', 'at'])
+    .where('project_key', '=', projectKey)
+    .where('at', '>=', range.from)
+    .where('at', '<', range.to)
+    .where('helpful', '=', 0)
+    .execute();
+}
+
+/** 404s per page, visitor and user agent; the class is the user agent's, as a view's would be. */
+async function notFoundRequests(db: Kysely<Database>, projectKey: number, range: EvidenceRange): Promise<NotFoundRequests[]> {
+  const rows = await db
+    .selectFrom('analytics_events')
+    .select((eb) => [
+      'path_id',
+      'agent_id',
+      'visitor_id',
+      'markdown',
+      'verification',
+      eb.fn.countAll<number>().as('count'),
+      eb.fn.min<number>('at').as('first'),
+      eb.fn.max<number>('at').as('last'),
+    ])
+    .where('project_key', '=', projectKey)
+    .where('at', '>=', range.from)
+    .where('at', '<', range.to)
+    .where('status', '=', 404)
+    .groupBy(['path_id', 'agent_id', 'visitor_id', 'markdown', 'verification'])
+    .execute();
+  if (rows.length === 0) return [];
+  const pathIds = [...new Set(rows.map((row) => Number(row.path_id)))];
+  const agentIds = [...new Set(rows.map((row) => Number(row.agent_id)))];
+  const [paths, agents] = await Promise.all([
+    db.selectFrom('analytics_paths').select(['path_id', 'path']).where('project_key', '=', projectKey).where('path_id', 'in', pathIds).execute(),
+    db.selectFrom('analytics_agents').select(['agent_id', 'user_agent']).where('agent_id', 'in', agentIds).execute(),
+  ]);
+  const pathOf = new Map(paths.map((row) => [Number(row.path_id), row.path]));
+  const agentOf = new Map(agents.map((row) => [Number(row.agent_id), row.user_agent]));
+  const result: NotFoundRequests[] = [];
+  for (const row of rows) {
+    const path = pathOf.get(Number(row.path_id));
+    if (path === undefined) continue;
+    // Classified as if the page had been found: who asked, not whether it counted as a view (a spoofed agent counts nowhere).
+    const code = countedClass(agentOf.get(Number(row.agent_id)) ?? '', Number(row.markdown) as MarkdownRequest, 200, Number(row.verification) as Verification);
+    if (code === null) continue;
+    const visitorClass = code === ClassCode.ai ? 'ai' : 'human';
+    result.push({
+      path,
+      sender: { visitorId: Number(row.visitor_id), visitorClass },
+      count: Number(row.count),
+      first: Number(row.first),
+      last: Number(row.last),
+    });
+  }
+  return result;
+}
+
+/**
+ * A project's failures over a range, for docs gaps: searches with no hits (tracker, discovery and MCP
+ * searches alike), feedback marked not helpful, and requests answered 404 (logs, drains, the proxy and
+ * the docs surface), each with its sender's dense visitor id, the same id space as the views'.
+ * Excluded clients count nowhere. An unknown project has none.
+ */
+export async function gapEvidence(analytics: Pick<IngestState, 'storage' | 'ids'>, projectId: string, range: EvidenceRange): Promise<GapEvidence> {
+  const projectKey = await feedbackProjectKey(analytics, projectId);
+  if (projectKey === undefined) return { searches: [], feedback: [], notFound: [] };
+  const { db } = analytics.storage;
+  const [searches, feedback, notFound] = await Promise.all([
+    noHitSearches(db, projectKey, range),
+    unhelpfulFeedback(db, projectKey, range),
+    notFoundRequests(db, projectKey, range),
+  ]);
+  const excluded = interactionClasses.indexOf('excluded');
+  return {
+    searches: searches
+      .filter((row) => row.visitor_class === null || Number(row.visitor_class) !== excluded)
+      .map((row) => ({
+        query: row.query,
+        sender: sender(row.visitor_id, row.visitor_class === null ? null : Number(row.visitor_class)),
+        count: Number(row.count),
+        first: Number(row.first),
+        last: Number(row.last),
+      })),
+    feedback: feedback
+      .filter((row) => row.visitor_class === null || Number(row.visitor_class) !== excluded)
+      .map((row) => ({
+        id: row.id,
+        path: row.path,
+        comment: row.comment,
+        sender: sender(row.visitor_id, row.visitor_class === null ? null : Number(row.visitor_class)),
+        at: Number(row.at),
+      })),
+    notFound,
+  };
+}

@@ -1,0 +1,195 @@
+import { groupingKeys } from './text.ts';
+
+export type EvidenceSource = 'unanswered' | 'searches' | 'feedback' | 'notFound';
+export type GapKind = 'missing' | 'unclear' | 'broken';
+export type VisitorClass = 'human' | 'ai' | null;
+
+/** Evidence counts by source. */
+export interface EvidenceCounts {
+  unanswered: number;
+  searches: number;
+  feedback: number;
+  notFound: number;
+}
+
+/** One failure (or several alike) as grouping reads it. */
+export interface EvidenceItem {
+  source: EvidenceSource;
+  /** What was asked or said: a query, a question, a comment; null for a 404 or a bare thumbs down. */
+  text: string | null;
+  /** The page concerned: the feedback's page, the 404's path; null otherwise. */
+  path: string | null;
+  /** Who sent it: any stable number (dense visitor ids, or ids given to assistant fingerprints); null when unknown. */
+  visitor: number | null;
+  visitorClass: VisitorClass;
+  /** How many events this item stands for. */
+  count: number;
+  first: number;
+  last: number;
+}
+
+/** A group of evidence: what a gap shows, before its stored status is joined. */
+export interface GapGroup {
+  /** The keys the group was formed on (stemmed texts `w:`/`c:`, pages `p:`, 404 paths `n:`), sorted. */
+  keys: string[];
+  kind: GapKind;
+  title: string;
+  evidence: EvidenceCounts;
+  visitors: { human: number; ai: number; total: number };
+  examples: string[];
+  paths: string[];
+  firstSeenAt: number;
+  lastSeenAt: number;
+}
+
+const maxExamples = 5;
+const maxPaths = 10;
+
+/** Union-find over item indexes. */
+class Components {
+  private readonly parent: number[];
+  constructor(size: number) {
+    this.parent = Array.from({ length: size }, (_, index) => index);
+  }
+  find(index: number): number {
+    let root = index;
+    while (this.parent[root] !== root) root = this.parent[root]!;
+    while (this.parent[index] !== root) {
+      const next = this.parent[index]!;
+      this.parent[index] = root;
+      index = next;
+    }
+    return root;
+  }
+  join(a: number, b: number): void {
+    const [rootA, rootB] = [this.find(a), this.find(b)];
+    if (rootA !== rootB) this.parent[Math.max(rootA, rootB)] = Math.min(rootA, rootB);
+  }
+}
+
+/**
+ * The unit an item is grouped as, and the unit's keys. Queries and unanswered questions by their text; a
+ * feedback comment by its text when that text meets a question's, otherwise with its page (as a thumbs
+ * down without one); a 404 by its path, apart from the page's other evidence, since the fix differs.
+ * Items of one unit always share a gap, so keys are computed once per unit, not once per item.
+ */
+function unitOf(item: EvidenceItem, keysOf: (text: string) => string[], askedKeys: ReadonlySet<string>): { unit: string; keys: () => string[] } {
+  if (item.source === 'notFound') return { unit: `n:${item.path ?? ''}`, keys: () => [`n:${item.path ?? ''}`] };
+  const text = item.text ?? '';
+  if (item.source !== 'feedback') return { unit: `t:${text}`, keys: () => keysOf(text) };
+  if (text && keysOf(text).some((key) => askedKeys.has(key))) return { unit: `t:${text}`, keys: () => keysOf(text) };
+  return { unit: `p:${item.path ?? ''}`, keys: () => [`p:${item.path ?? ''}`] };
+}
+
+/** Storable keys: the fuzzy `d:` keys only join texts, they do not name a gap. */
+const namingKey = (key: string) => !key.startsWith('d:');
+
+/**
+ * Groups evidence into gaps, deterministically (the same items in any order give the same groups):
+ * two items share a gap exactly when a chain of shared keys joins them (see `groupingKeys`).
+ */
+export function groupEvidence(items: readonly EvidenceItem[]): GapGroup[] {
+  const cache = new Map<string, string[]>();
+  const keysOf = (text: string) => {
+    let keys = cache.get(text);
+    if (keys === undefined) cache.set(text, (keys = groupingKeys(text)));
+    return keys;
+  };
+  const asked = new Set<string>();
+  for (const item of items) if (item.text && (item.source === 'searches' || item.source === 'unanswered')) asked.add(item.text);
+  const askedKeys = new Set<string>();
+  for (const text of asked) for (const key of keysOf(text)) askedKeys.add(key);
+  const units = new Map<string, { keys: string[]; items: EvidenceItem[] }>();
+  for (const item of items) {
+    const { unit, keys } = unitOf(item, keysOf, askedKeys);
+    const found = units.get(unit);
+    if (found) found.items.push(item);
+    else units.set(unit, { keys: keys(), items: [item] });
+  }
+  const list = [...units.values()].filter((unit) => unit.keys.length > 0);
+  const components = new Components(list.length);
+  const owner = new Map<string, number>();
+  list.forEach((unit, index) => {
+    for (const key of unit.keys) {
+      const first = owner.get(key);
+      if (first === undefined) owner.set(key, index);
+      else components.join(first, index);
+    }
+  });
+  const members = new Map<number, number[]>();
+  list.forEach((_, index) => {
+    const root = components.find(index);
+    const found = members.get(root);
+    if (found) found.push(index);
+    else members.set(root, [index]);
+  });
+  return [...members.values()].map((indexes) =>
+    summarize(
+      indexes.flatMap((index) => list[index]!.items),
+      indexes.flatMap((index) => list[index]!.keys),
+    ),
+  );
+}
+
+function summarize(items: EvidenceItem[], keys: string[]): GapGroup {
+  const evidence: EvidenceCounts = { unanswered: 0, searches: 0, feedback: 0, notFound: 0 };
+  const human = new Set<number>();
+  const ai = new Set<number>();
+  const all = new Set<number>();
+  const sameTexts = new Map<string, number>();
+  const spellings = new Map<string, string>();
+  const paths = new Map<string, number>();
+  let firstSeenAt = Number.POSITIVE_INFINITY;
+  let lastSeenAt = 0;
+  for (const item of items) {
+    evidence[item.source] += item.count;
+    if (item.visitor !== null) {
+      all.add(item.visitor);
+      if (item.visitorClass === 'human') human.add(item.visitor);
+      else if (item.visitorClass === 'ai') ai.add(item.visitor);
+    }
+    const text = item.text?.trim();
+    if (text) {
+      // Texts that differ only in case, spacing or punctuation are one example, shown in one (the smallest) of their spellings.
+      const same = text
+        .toLowerCase()
+        .replace(/[\s\p{P}]+/gu, ' ')
+        .trim();
+      const shown = spellings.get(same);
+      if (shown === undefined || text < shown) spellings.set(same, text);
+      sameTexts.set(same, (sameTexts.get(same) ?? 0) + item.count);
+    }
+    if (item.path) paths.set(item.path, (paths.get(item.path) ?? 0) + item.count);
+    firstSeenAt = Math.min(firstSeenAt, item.first);
+    lastSeenAt = Math.max(lastSeenAt, item.last);
+  }
+  // Most frequent first; among equals a text of several words (readable) and then the shorter.
+  const words = (text: string) => (text.includes(' ') ? 0 : 1);
+  const ranked = (counts: Map<string, number>) =>
+    [...counts]
+      .sort((a, b) => b[1] - a[1] || words(a[0]) - words(b[0]) || a[0].length - b[0].length || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+      .map(([value]) => value);
+  const examples = ranked(new Map([...sameTexts].map(([same, count]) => [spellings.get(same)!, count])));
+  const pathList = ranked(paths);
+  const kind: GapKind = evidence.notFound > 0 ? 'broken' : evidence.feedback > 0 ? 'unclear' : 'missing';
+  return {
+    keys: [...new Set(keys.filter(namingKey))].sort(),
+    kind,
+    title: titleOf(kind, examples[0], pathList[0]),
+    evidence,
+    visitors: { human: human.size, ai: ai.size, total: all.size },
+    examples: kind === 'broken' ? pathList.slice(0, maxExamples) : examples.slice(0, maxExamples),
+    paths: pathList.slice(0, maxPaths),
+    firstSeenAt,
+    lastSeenAt,
+  };
+}
+
+const quoted = (text: string) => `“${text.length > 80 ? `${text.slice(0, 79)}…` : text}”`;
+
+/** A title a person reads, from the most frequent text or page. */
+function titleOf(kind: GapKind, text: string | undefined, path: string | undefined): string {
+  if (kind === 'broken') return `${path} is not found (404)`;
+  if (text === undefined) return `Readers find ${path} not helpful`;
+  return kind === 'unclear' ? `Readers fail on ${quoted(text)}${path ? ` (${path})` : ''}` : `No answer for ${quoted(text)}`;
+}
