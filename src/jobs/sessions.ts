@@ -65,9 +65,6 @@ export async function openSessionJob(context: AppContext, project: ProjectRow, o
       problems: null,
       problem_count: null,
       origin: 'mcp',
-      pr_draft: null,
-      problems: null,
-      problem_count: null,
     };
     await trx.insertInto('jobs').values(job).execute();
     await appendMessage(trx, id, 'user', { text: prompt }, now);
