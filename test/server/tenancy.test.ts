@@ -73,6 +73,7 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
   let session: SignedIn;
   let victimJobId: string;
   let victimKeyId: string;
+  const victimGapId = 'gap_victim0000000000000000000';
   let victimConnectionId: string;
   let victimFeedbackId: string;
   let victimDrain: { id: string; secret: string };
@@ -121,6 +122,10 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
       .execute();
     victimThreadId = (await createThread(storage, victim.project, 'victim-reader')).id;
     victimSharedLinkId = (await createSharedLink(storage.db, victim.project.id)).id;
+    await storage.db
+      .insertInto('docs_gaps')
+      .values({ id: victimGapId, project_id: victim.project.id, kind: 'missing', status: 'open', created_at: Date.now(), updated_at: Date.now() })
+      .execute();
     victimKeyId = (await storage.db.selectFrom('api_keys').select('id').where('org_id', '=', victim.orgId).executeTakeFirstOrThrow()).id;
   });
   afterAll(async () => {
@@ -153,6 +158,7 @@ describe.each(testDatabases)('tenancy across the whole route table on $dialect',
       assistant: victim.project.id,
       threads: victimThreadId,
       'shared-links': victimSharedLinkId,
+      gaps: victimGapId,
     };
     return url.replace(/([^/]+)\/:(\w+)/g, (_match, segment: string, name: string) => {
       const id = ids[segment];
