@@ -31,6 +31,7 @@ describe('agent runner', () => {
     const outcome = await fixture.run('Document the upgrade command');
     expect(outcome).toEqual({
       prLink: 'https://code.example.test/acme/docs/pull/7',
+      pullRequest: { draft: false, problems: [] },
       state: { pullRequest: expect.objectContaining({ number: 7, url: 'https://code.example.test/acme/docs/pull/7' }) },
       usage: { inputTokens: 300, outputTokens: 60 },
     });
