@@ -54,7 +54,7 @@ describe('GitHub code host', () => {
     expect(git(join(gitServer.root, 'acme/docs.git'), 'show', 'quire/job_1:docs/faq.md')).toBe('# FAQ\n');
 
     const opened = await host.openOrUpdatePullRequest({ repository, ...request, draft: true });
-    expect(opened).toEqual({ number: 1, url: 'https://github.example.test/acme/docs/pull/1' });
+    expect(opened).toEqual({ number: 1, url: 'https://github.example.test/acme/docs/pull/1', draft: true });
     expect(api.pulls[0]).toMatchObject({ owner: 'acme', repo: 'docs', head: 'quire/job_1', base: 'main', title: 'Add a FAQ', draft: true });
     expect(api.requests.at(-1)?.headers.authorization).toBe(`token ${token}`);
 

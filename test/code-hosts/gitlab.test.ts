@@ -21,7 +21,7 @@ describe('GitLab code host', () => {
 
     const request = { repository, branch: 'quire/job_7', base: 'main', title: 'Fix install steps', body: 'Corrected the guide.' };
     const opened = await host.openOrUpdatePullRequest({ ...request, draft: true });
-    expect(opened).toEqual({ number: 1, url: `${server.url}/acme/docs-team/docs/-/merge_requests/1` });
+    expect(opened).toEqual({ number: 1, url: `${server.url}/acme/docs-team/docs/-/merge_requests/1`, draft: true });
     expect(server.mergeRequests[0]).toMatchObject({
       project: 'acme/docs-team/docs',
       source_branch: 'quire/job_7',
