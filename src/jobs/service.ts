@@ -38,6 +38,35 @@ export async function takeJobRateLimit(context: AppContext, trx: Kysely<Database
   return state;
 }
 
+/** A new job's row: active, with no run, pull request, usage or archive yet. */
+export function newJobRow(
+  id: string,
+  project: ProjectRow,
+  fields: Pick<JobRow, 'prompt' | 'repository' | 'ref' | 'model' | 'branch' | 'draft' | 'origin'>,
+  now: number,
+): JobRow {
+  return {
+    id,
+    org_id: project.org_id,
+    project_id: project.id,
+    status: 'active',
+    ...fields,
+    pr_draft: null,
+    problems: null,
+    problem_count: null,
+    pr_link: null,
+    error: null,
+    runner_state: null,
+    input_tokens: 0,
+    output_tokens: 0,
+    created_at: now,
+    updated_at: now,
+    archived_at: null,
+    cancelled_at: null,
+    cancelled_by: null,
+  };
+}
+
 export async function createJob(context: AppContext, project: ProjectRow, submission: Submission): Promise<SubmissionResult & { replayed: boolean }> {
   const problem = context.agent.checkProject(project);
   const model = context.agent.modelFor(project);
@@ -56,32 +85,20 @@ export async function createJob(context: AppContext, project: ProjectRow, submis
     // Under the project's turn (taken with the rate limit), so two creates cannot both take one branch.
     if (options.branch !== undefined) await checkBranchUnused(trx, project, options.branch);
     const id = newId('job');
-    const job: JobRow = {
+    const job = newJobRow(
       id,
-      org_id: project.org_id,
-      project_id: project.id,
-      status: 'active',
-      prompt: submission.prompt,
-      repository,
-      ref: options.ref ?? project.ref,
-      model: jobModel,
-      branch: options.branch ?? jobBranch(id),
-      pr_draft: null,
-      problems: null,
-      problem_count: null,
-      draft: options.draft ? 1 : 0,
-      pr_link: null,
-      error: null,
-      runner_state: null,
-      input_tokens: 0,
-      output_tokens: 0,
-      created_at: now,
-      updated_at: now,
-      archived_at: null,
-      cancelled_at: null,
-      cancelled_by: null,
-      origin: submission.origin ?? 'api',
-    };
+      project,
+      {
+        prompt: submission.prompt,
+        repository,
+        ref: options.ref ?? project.ref,
+        model: jobModel,
+        branch: options.branch ?? jobBranch(id),
+        draft: options.draft ? 1 : 0,
+        origin: submission.origin ?? 'api',
+      },
+      now,
+    );
     await trx.insertInto('jobs').values(job).execute();
     await appendMessage(trx, id, 'user', { text: submission.prompt }, now);
     await appendStatus(trx, job);

@@ -9,7 +9,7 @@ import type { JobRow, MessageRole } from '../storage/tables/jobs.ts';
 import { checkRefNames } from './create-options.ts';
 import { pullRequestColumns } from './queue/complete.ts';
 import type { JobProblem } from './runner.ts';
-import { takeJobRateLimit } from './service.ts';
+import { newJobRow, takeJobRateLimit } from './service.ts';
 import { announceRecorded, appendMessage, appendStatus } from './transcript.ts';
 import { queueJobEvent } from './webhooks/emit.ts';
 
@@ -40,32 +40,12 @@ export async function openSessionJob(context: AppContext, project: ProjectRow, o
     await takeJobRateLimit(context, trx, project.id, true);
     const now = Date.now();
     const id = newId('job');
-    const job: JobRow = {
+    const job = newJobRow(
       id,
-      org_id: project.org_id,
-      project_id: project.id,
-      status: 'active',
-      prompt,
-      repository,
-      ref: options.ref ?? project.ref,
-      model: sessionModel(options.clientName),
-      branch: jobBranch(id),
-      draft: 0,
-      pr_link: null,
-      error: null,
-      runner_state: null,
-      input_tokens: 0,
-      output_tokens: 0,
-      created_at: now,
-      updated_at: now,
-      archived_at: null,
-      cancelled_at: null,
-      cancelled_by: null,
-      pr_draft: null,
-      problems: null,
-      problem_count: null,
-      origin: 'mcp',
-    };
+      project,
+      { prompt, repository, ref: options.ref ?? project.ref, model: sessionModel(options.clientName), branch: jobBranch(id), draft: 0, origin: 'mcp' },
+      now,
+    );
     await trx.insertInto('jobs').values(job).execute();
     await appendMessage(trx, id, 'user', { text: prompt }, now);
     await appendStatus(trx, job);
