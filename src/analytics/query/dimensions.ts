@@ -6,6 +6,7 @@
  * a filter sends them here. Raw events older than the retention are purged, so these answer only
  * over the retained ones (docs/analytics.md).
  */
+import type { AgentRow } from './breakdowns.ts';
 import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
 import { inSnapshot } from '../../storage/snapshot.ts';
@@ -302,18 +303,6 @@ export async function realtime(
   });
 }
 
-/** An agents breakdown row (see breakdowns.ts), counted here under filters. */
-export interface FilteredAgentRow {
-  agent: string;
-  operator: string | null;
-  category: AgentCategory;
-  visitors: number;
-  views: number;
-  verifiedViews: number;
-  spoofedViews: number;
-  mcpViews: number;
-}
-
 /**
  * The agents breakdown under filters: AI views and spoofed claims matching the filters other than
  * agent and category, grouped per agent, visitor and verification in SQL, then per agent identity
@@ -323,7 +312,7 @@ export async function filteredAgents(
   state: QueryState,
   projectId: string,
   request: RangeRequest & { category?: AgentCategory; limit: number; offset: number },
-): Promise<{ totals: { visitors: number; views: number }; rows: FilteredAgentRow[]; hasMore: boolean }> {
+): Promise<{ totals: { visitors: number; views: number }; rows: AgentRow[]; hasMore: boolean }> {
   const key = await existingProjectKey(state.storage.db, state.ids, projectId);
   if (key === undefined) return { totals: { visitors: 0, views: 0 }, rows: [], hasMore: false };
   const grouped = await inSnapshot(state.storage, async (trx) => {
@@ -338,7 +327,7 @@ export async function filteredAgents(
     return { rows, agents: await userAgents(trx, state.ids, new Set(rows.map((row) => Number(row.agent_id)))) };
   });
   const agentFilters = request.filters.filter((filter) => filter.property === 'agent' || filter.property === 'category');
-  const byName = new Map<string, FilteredAgentRow & { visitorSet: Set<number> }>();
+  const byName = new Map<string, AgentRow & { visitorSet: Set<number> }>();
   const allVisitors = new Set<number>();
   let allViews = 0;
   for (const row of grouped.rows) {
