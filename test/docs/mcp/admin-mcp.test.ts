@@ -107,6 +107,7 @@ describe.each(testDatabases)('the admin MCP server on $dialect', (database) => {
       'agents',
       'searches',
       'feedback',
+      'gaps',
     ]) {
       expect(names).toContain(name);
     }
@@ -231,6 +232,37 @@ describe.each(testDatabases)('the admin MCP server on $dialect', (database) => {
     expect(git(bare, 'branch', '--list', session.branch)).toBe('');
   }, 180_000);
 
+  it('answers the docs gaps as the API does, with its limits, and reads no more than the key may', async () => {
+    const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+    const searches = ['webhook retries', 'webhook retry', 'retries of webhooks'].map((query, index) => ({
+      kind: 'search',
+      query,
+      hits: 0,
+      ip: `198.51.100.${60 + index}`,
+      userAgent: chrome,
+    }));
+    expect((await api('POST', `/v1/analytics/${projectId}/events`, { events: searches })).status).toBe(202);
+    const answer = await call(client, 'gaps', { projectId, limit: 5 });
+    expect(answer.isError, textOf(answer)).toBeFalsy();
+    const { gaps } = answer.structuredContent as { gaps: { id: string; kind: string; evidence: { searches: number }; visitors: { total: number } }[] };
+    const fromApi = (await api('GET', `/v1/analytics/${projectId}/gaps?limit=5`)).body;
+    expect(answer.structuredContent).toEqual(fromApi);
+    expect(JSON.parse(textOf(answer))).toEqual(fromApi);
+    expect(gaps[0]).toMatchObject({ kind: 'missing', evidence: { searches: 3 }, visitors: { total: 3 } });
+    // Past the operation's own limit, the tool refuses before calling it.
+    const tooMany = await call(client, 'gaps', { projectId, limit: 101 });
+    expect(tooMany.isError).toBe(true);
+    const { tools } = await client.listTools();
+    expect(tools.find((tool) => tool.name === 'gaps')?.description).toMatch(/checkout[^]*create_job/);
+    const reader = await createKey(storage.db, quire.tenant.orgId, { scopes: ['read'] });
+    const readOnly = await connect(quire.url, reader.key);
+    try {
+      expect((await call(readOnly, 'gaps', { projectId })).structuredContent).toEqual((await api('GET', `/v1/analytics/${projectId}/gaps`)).body);
+    } finally {
+      await readOnly.close();
+    }
+  }, 180_000);
+
   it('shows another organization nothing: its projects, sessions and jobs are not found', async () => {
     const session = await checkout();
     const other: Tenant = await createTenant(storage, { project: { repository: 'https://github.com/other/docs' } });
@@ -246,6 +278,7 @@ describe.each(testDatabases)('the admin MCP server on $dialect', (database) => {
       const job = await call(intruder, 'create_job', { projectId, prompt: 'Steal' });
       expect(textOf(job)).toMatch(/not found/);
       expect(textOf(await call(intruder, 'visitors', { projectId }))).toMatch(/not found/);
+      expect(textOf(await call(intruder, 'gaps', { projectId }))).toMatch(/not found/);
       // The session is still the owner's.
       expect((await call(client, 'list_files', { sessionId: session.sessionId, path: 'docs' })).isError).toBeFalsy();
     } finally {

@@ -23,25 +23,40 @@ const exports = [
     says: 'what readers and agents searched for, with hit counts (0 hits: the docs miss it) and click-through, most searched first',
   },
   { name: 'feedback', path: 'feedback', title: 'Docs feedback', says: 'feedback on pages from readers and agents, newest first' },
-] as const;
+  {
+    name: 'gaps',
+    path: 'gaps',
+    title: 'Docs gaps',
+    says:
+      'the docs gaps: unanswered assistant questions, searches without hits, "not helpful" feedback and 404s grouped by what was asked and by page, ' +
+      'each with its kind, evidence counts, visitors affected, up to 5 examples and its paths, most visitors first (dismissed gaps left out)',
+    maxLimit: 100,
+    next: 'Use a gap’s examples and paths to checkout and write the smallest change that answers them, or hand it to Quire’s agent with create_job.',
+  },
+] as const satisfies readonly { name: string; path: string; title: string; says: string; maxLimit?: number; next?: string }[];
+
+/** Rows an export answers at most, as its API operation accepts. */
+const defaultMaxLimit = 1000;
+const defaultNext = 'Use it to find what the docs should cover better, then checkout to fix it.';
 
 const readOnly = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 
 /** Registers the analytics reading tools; each answers exactly what its `GET /v1/analytics/{projectId}/…` export does. */
 export function analyticsTools(server: McpServer, api: ApiCall, lacks: (scope: Scope) => CallToolResult | null): void {
   for (const tool of exports) {
+    const maxLimit = 'maxLimit' in tool ? tool.maxLimit : defaultMaxLimit;
     server.registerTool(
       tool.name,
       {
         title: tool.title,
         description:
-          `Returns ${tool.says}, as GET /v1/analytics/{projectId}/${tool.path} does (same ranges, defaults and limits). ` +
-          'Use it to find what the docs should cover better, then checkout to fix it.',
+          `Returns ${tool.says}, as GET /v1/analytics/{projectId}/${tool.path} does (same ranges, defaults and limits; at most ${maxLimit} rows). ` +
+          ('next' in tool ? tool.next : defaultNext),
         inputSchema: {
           projectId: z.string().min(1).max(64).describe('The project, as list_projects gives it.'),
           dateFrom: z.string().max(40).optional().describe('Start, inclusive: a date (2026-11-01) or a date-time.'),
           dateTo: z.string().max(40).optional().describe('End, exclusive: a date or a date-time.'),
-          limit: z.number().int().min(1).max(1000).optional().describe('Rows to return.'),
+          limit: z.number().int().min(1).max(maxLimit).optional().describe(`Rows to return, 1 to ${maxLimit}.`),
         },
         annotations: readOnly,
       },

@@ -38,7 +38,7 @@ export function createAdminMcpServer(options: AdminMcpOptions): McpServer {
         '(or checkout {projectId, branch} to continue a branch of an earlier session or job). Work with list_files, read_file, search, ' +
         'write_file, edit_file, delete_file and move_file (each takes the sessionId); call check before saving and fix what it reports; ' +
         'call save to commit, push and open or update the pull request. diff shows the change. The analytics tools (visitors, agents, ' +
-        'searches, feedback) say what readers and AI agents look for; create_job hands a task to Quire’s own agent instead.',
+        'searches, feedback, gaps) say what readers and AI agents look for and fail to find; create_job hands a task to Quire’s own agent instead.',
     },
   );
   const client = () => options.client ?? server.server.getClientVersion() ?? { name: 'an MCP client', version: '' };
