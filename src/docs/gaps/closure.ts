@@ -35,7 +35,7 @@ export async function closeGaps(context: ClosureContext, projectId: string, snap
     if (candidate.job_commit === null) await db.updateTable('docs_gaps').set({ job_commit: commit }).where('id', '=', candidate.id).execute();
     if (!(await snapshot.contains(commit))) continue;
     const now = Date.now();
-    const gaps = await computeGaps(context, projectId, { from: now - frozenDays * dayMs, to: now });
+    const gaps = await computeGaps(context, projectId, { from: now - frozenDays * dayMs, to: now }, { write: true });
     const gap = gaps.find((computed) => computed.row.id === candidate.id);
     const frozen = freeze(gap?.group ?? null);
     const queued = await db.transaction().execute(async (trx) => {
