@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createKey, revokeKey } from '../../../src/accounts/keys.ts';
 import type { Storage } from '../../../src/storage/dialect.ts';
 import { createTenant, type Tenant } from '../../support/app.ts';
@@ -174,11 +174,15 @@ describe.each(testDatabases)('the admin MCP server on $dialect', (database) => {
     expect(jobs.body.jobs).toEqual(
       expect.arrayContaining([expect.objectContaining({ id: session.jobId, origin: 'mcp', status: 'completed', prLink: saved.structuredContent?.prLink })]),
     );
-    const transcript = await api('GET', `/v2/agent/${projectId}/job/${session.jobId}/messages`);
-    const messages = transcript.body.messages as { role: string; content: Record<string, unknown> }[];
-    expect(messages.filter((message) => message.role === 'tool').map((message) => message.content.tool)).toEqual(
-      expect.arrayContaining(['checkout', 'list_files', 'read_file', 'edit_file', 'check', 'save']),
-    );
+    // Tool calls' entries are written in batches just after their answers: the save's own comes within a moment.
+    const messages = await vi.waitFor(async () => {
+      const transcript = await api('GET', `/v2/agent/${projectId}/job/${session.jobId}/messages`);
+      const listed = transcript.body.messages as { role: string; content: Record<string, unknown> }[];
+      expect(listed.filter((message) => message.role === 'tool').map((message) => message.content.tool)).toEqual(
+        expect.arrayContaining(['checkout', 'list_files', 'read_file', 'edit_file', 'check', 'save']),
+      );
+      return listed;
+    });
     expect(messages.some((message) => message.content.type === 'change-pushed')).toBe(true);
     expect(JSON.stringify(messages)).not.toContain(githubToken);
 
@@ -381,6 +385,14 @@ describe.each(testDatabases)('the admin MCP server on $dialect', (database) => {
     const ended = await api('GET', `/v2/agent/${projectId}/job/${idle.jobId}`);
     expect(ended.body).toMatchObject({ status: 'failed', error: expect.stringMatching(/idle for 60 minutes.*Edits not saved were discarded/) });
     expect(await delivered(idle.jobId, 'job.failed')).toEqual(['job.created', 'job.failed']);
+    // The calls answered before the session ended are in its transcript, before the end.
+    const entries = (await api('GET', `/v2/agent/${projectId}/job/${idle.jobId}/messages`)).body.messages as {
+      role: string;
+      content: Record<string, unknown>;
+    }[];
+    const written = entries.findIndex((entry) => entry.role === 'tool' && entry.content.tool === 'write_file');
+    expect(written).toBeGreaterThan(-1);
+    expect(written).toBeLessThan(entries.findIndex((entry) => entry.content.type === 'session-ended'));
     expect((await call(client, 'read_file', { sessionId: idle.sessionId, path: 'docs/index.md' })).isError).toBe(true);
   }, 180_000);
 });

@@ -14,6 +14,7 @@ import type { JobRow } from '../../../storage/tables/jobs.ts';
 import type { McpClientInfo } from '../source.ts';
 import { refusal, structured, text } from './results.ts';
 import type { OpenSession } from './sessions.ts';
+import { TranscriptBuffer } from './transcript-buffer.ts';
 
 interface SessionToolsOptions {
   context: AppContext;
@@ -168,10 +169,13 @@ export class SessionTools {
       bench,
       lastUsed: Date.now(),
       turn: Promise.resolve(),
+      transcript: new TranscriptBuffer(context.storage.db, job.id, (error) =>
+        context.logger.error({ err: error, jobId: job.id }, 'could not write an admin MCP session’s transcript'),
+      ),
     };
     context.adminSessions.add(session);
     const result = structured({ sessionId: session.id, jobId: job.id, branch: job.branch, baseBranch: bench.baseBranch });
-    await this.record(session, 'checkout', { projectId, branch, ref }, result);
+    this.record(session, 'checkout', { projectId, branch, ref }, result);
     return result;
   }
 
@@ -196,6 +200,8 @@ export class SessionTools {
     const { context } = this.options;
     const db = context.storage.db;
     return context.adminSessions.serialize(session, async () => {
+      // The calls before the save come first in the transcript.
+      await session.transcript.flush();
       const outcome = await session.bench.save({
         ...input,
         fallback: {
@@ -235,7 +241,7 @@ export class SessionTools {
       return refusal(ended(session.jobId, job));
     }
     const result = await this.guard(() => work(session));
-    await this.record(session, tool, input, result);
+    this.record(session, tool, input, result);
     return result;
   }
 
@@ -251,11 +257,11 @@ export class SessionTools {
     }
   }
 
-  /** Appends the call to the job's transcript, redacted and capped like Quire's agent's tool calls. */
-  private async record(session: OpenSession, tool: string, input: Record<string, unknown>, result: CallToolResult): Promise<void> {
+  /** Appends the call to the job's transcript (written in a batch after the answer), redacted and capped like Quire's agent's tool calls. */
+  private record(session: OpenSession, tool: string, input: Record<string, unknown>, result: CallToolResult): void {
     const redact = session.bench.redact;
     const output = result.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join('\n');
-    await recordSessionEntry(this.options.context.storage.db, session.jobId, 'tool', {
+    session.transcript.add('tool', {
       tool,
       input: safeJson(cap(redact(JSON.stringify(input)), transcriptLimit)),
       result: cap(redact(output), transcriptLimit),
