@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { announceRecorded, appendRow } from '../../../jobs/transcript.ts';
+import { recordSessionEntries } from '../../../jobs/sessions.ts';
 import type { Database } from '../../../storage/schema.ts';
 import type { MessageRole } from '../../../storage/tables/jobs.ts';
 
@@ -46,17 +46,13 @@ export class TranscriptBuffer {
     const batch = this.pending;
     this.pending = [];
     const write = async () => {
-      if (batch.length === 0) return;
       try {
-        await this.db.transaction().execute(async (trx) => {
-          for (const entry of batch) await appendRow(trx, this.jobId, entry.role, entry.content, entry.at);
-        });
+        await recordSessionEntries(this.db, this.jobId, batch);
       } catch (error) {
         // Kept for the next flush, before anything added since.
         this.pending = [...batch, ...this.pending];
         throw error;
       }
-      announceRecorded(this.jobId);
     };
     this.writing = this.writing.catch(() => undefined).then(write);
     return this.writing;
