@@ -257,6 +257,12 @@ describe.each(testDatabases)('the admin MCP server on $dialect', (database) => {
     const tooMany = await call(client, 'gaps', { projectId, limit: 101 });
     expect(tooMany.isError).toBe(true);
     const { tools } = await client.listTools();
+    // Each analytics tool offers the limits its operation accepts, so a call the schema lets through is answered.
+    for (const tool of tools.filter((one) => ['visitors', 'agents', 'searches', 'feedback', 'gaps'].includes(one.name))) {
+      const maximum = (tool.inputSchema.properties as { limit: { maximum: number } }).limit.maximum;
+      const limited = await call(client, tool.name, { projectId, limit: maximum });
+      expect(limited.isError, `${tool.name}: ${textOf(limited)}`).toBeFalsy();
+    }
     expect(tools.find((tool) => tool.name === 'gaps')?.description).toMatch(/checkout[^]*create_job/);
     const reader = await createKey(storage.db, quire.tenant.orgId, { scopes: ['read'] });
     const readOnly = await connect(quire.url, reader.key);

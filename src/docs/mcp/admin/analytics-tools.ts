@@ -14,15 +14,23 @@ const exports = [
     path: 'visitors',
     title: 'Unique visitors per page',
     says: 'unique visitors per page and site-wide, split into humans and AI agents, most visited first',
+    maxLimit: 250,
   },
-  { name: 'agents', path: 'agents', title: 'AI agents', says: 'the AI agents that read the docs, with their views and visitors, most active first' },
+  {
+    name: 'agents',
+    path: 'agents',
+    title: 'AI agents',
+    says: 'the AI agents that read the docs, with their views and visitors, most active first',
+    maxLimit: 250,
+  },
   {
     name: 'searches',
     path: 'searches',
     title: 'Docs searches',
     says: 'what readers and agents searched for, with hit counts (0 hits: the docs miss it) and click-through, most searched first',
+    maxLimit: 100,
   },
-  { name: 'feedback', path: 'feedback', title: 'Docs feedback', says: 'feedback on pages from readers and agents, newest first' },
+  { name: 'feedback', path: 'feedback', title: 'Docs feedback', says: 'feedback on pages from readers and agents, newest first', maxLimit: 100 },
   {
     name: 'gaps',
     path: 'gaps',
@@ -33,10 +41,8 @@ const exports = [
     maxLimit: 100,
     next: 'Use a gap’s examples and paths to checkout and write the smallest change that answers them, or hand it to Quire’s agent with create_job.',
   },
-] as const satisfies readonly { name: string; path: string; title: string; says: string; maxLimit?: number; next?: string }[];
+] as const satisfies readonly { name: string; path: string; title: string; says: string; maxLimit: number; next?: string }[];
 
-/** Rows an export answers at most, as its API operation accepts. */
-const defaultMaxLimit = 1000;
 const defaultNext = 'Use it to find what the docs should cover better, then checkout to fix it.';
 
 const readOnly = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
@@ -44,7 +50,7 @@ const readOnly = { readOnlyHint: true, idempotentHint: true, openWorldHint: fals
 /** Registers the analytics reading tools; each answers exactly what its `GET /v1/analytics/{projectId}/…` export does. */
 export function analyticsTools(server: McpServer, api: ApiCall, lacks: (scope: Scope) => CallToolResult | null): void {
   for (const tool of exports) {
-    const maxLimit = 'maxLimit' in tool ? tool.maxLimit : defaultMaxLimit;
+    const { maxLimit } = tool;
     server.registerTool(
       tool.name,
       {
