@@ -47,6 +47,20 @@ const defaultNext = 'Use it to find what the docs should cover better, then chec
 
 const readOnly = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 
+const projectId = z.string().min(1).max(64).describe('The project, as list_projects gives it.');
+const dateFrom = z.string().max(40).optional().describe('Start, inclusive: a date (2026-11-01) or a date-time.');
+const dateTo = z.string().max(40).optional().describe('End, exclusive: a date or a date-time.');
+/**
+ * Each tool's input, built once: a server is made per HTTP request (see ../http.ts), and building the
+ * schemas again was most of the cost of making one.
+ */
+const inputs = new Map(
+  exports.map((tool) => [
+    tool.name,
+    { projectId, dateFrom, dateTo, limit: z.number().int().min(1).max(tool.maxLimit).optional().describe(`Rows to return, 1 to ${tool.maxLimit}.`) },
+  ]),
+);
+
 /** Registers the analytics reading tools; each answers exactly what its `GET /v1/analytics/{projectId}/…` export does. */
 export function analyticsTools(server: McpServer, api: ApiCall, lacks: (scope: Scope) => CallToolResult | null): void {
   for (const tool of exports) {
@@ -58,23 +72,18 @@ export function analyticsTools(server: McpServer, api: ApiCall, lacks: (scope: S
         description:
           `Returns ${tool.says}, as GET /v1/analytics/{projectId}/${tool.path} does (same ranges, defaults and limits; at most ${maxLimit} rows). ` +
           ('next' in tool ? tool.next : defaultNext),
-        inputSchema: {
-          projectId: z.string().min(1).max(64).describe('The project, as list_projects gives it.'),
-          dateFrom: z.string().max(40).optional().describe('Start, inclusive: a date (2026-11-01) or a date-time.'),
-          dateTo: z.string().max(40).optional().describe('End, exclusive: a date or a date-time.'),
-          limit: z.number().int().min(1).max(maxLimit).optional().describe(`Rows to return, 1 to ${maxLimit}.`),
-        },
+        inputSchema: inputs.get(tool.name)!,
         annotations: readOnly,
       },
-      async ({ projectId, dateFrom, dateTo, limit }) => {
+      async ({ projectId: project, dateFrom: from, dateTo: to, limit }) => {
         const denied = lacks('read');
         if (denied) return denied;
         const query = new URLSearchParams();
-        if (dateFrom !== undefined) query.set('dateFrom', dateFrom);
-        if (dateTo !== undefined) query.set('dateTo', dateTo);
+        if (from !== undefined) query.set('dateFrom', from);
+        if (to !== undefined) query.set('dateTo', to);
         if (limit !== undefined) query.set('limit', String(limit));
         const search = query.size > 0 ? `?${query}` : '';
-        return apiResult(await api('GET', `/v1/analytics/${encodeURIComponent(projectId)}/${tool.path}${search}`));
+        return apiResult(await api('GET', `/v1/analytics/${encodeURIComponent(project)}/${tool.path}${search}`));
       },
     );
   }
