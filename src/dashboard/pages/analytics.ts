@@ -1,12 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseBound } from '../../analytics/http/range.ts';
 import { parseFilters } from '../../analytics/http/dimension-schemas.ts';
-import type { AgentCategory } from '../../analytics/ingest/agents/load.ts';
-import { referrerCategory } from '../../analytics/ingest/referrers.ts';
 import { breakdown, type AgentRow, type Breakdown, type ReferrerRow } from '../../analytics/query/breakdowns.ts';
 import { filteredAgents, filteredPage, filteredReferrers, filteredSeries, realtime, type Filter } from '../../analytics/query/dimensions.ts';
-import type { Counts, Measure } from '../../analytics/query/types.ts';
-import { page } from '../../analytics/query/query.ts';
+import { page, type Page, type PageRequest } from '../../analytics/query/query.ts';
 import { dailySeries } from '../../analytics/query/series.ts';
 import { dayMs } from '../../analytics/model/days.ts';
 import { publicUrl } from '../../config/config.ts';
@@ -79,7 +76,7 @@ interface Range {
 }
 
 /** Visitors per page, or views (one row): the day sets answer unfiltered, the raw events under filters, as in the API. */
-const pageOf = (context: AppContext, projectId: string, measure: Measure, range: Range, limit: number, offset: number) =>
+const pageOf = (context: AppContext, projectId: string, measure: PageRequest['measure'], range: Range, limit: number, offset: number) =>
   range.filters.length === 0
     ? page(context.analytics, projectId, { measure, from: range.from, to: range.to, limit, offset })
     : filteredPage(context.analytics, projectId, measure, { ...range, limit, offset });
@@ -94,7 +91,7 @@ const seriesOf = async (context: AppContext, projectId: string, range: Range): P
 
 /** Every AI agent of the range with the agents API's figures, and distinct visitors per category. */
 async function agentsOf(context: AppContext, projectId: string, range: Range): Promise<{ agents: Breakdown<AgentRow>; categoryVisitors: Map<string, number> }> {
-  const read = async (category?: AgentCategory): Promise<Breakdown<AgentRow>> =>
+  const read = async (category?: AgentRow['category']): Promise<Breakdown<AgentRow>> =>
     range.filters.length === 0
       ? breakdown<AgentRow>(context.analytics, projectId, { breakdown: 'agents', category }, range.from, range.to)
       : filteredAgents(context.analytics, projectId, { ...range, category, limit: allAgents, offset: 0 });
@@ -106,8 +103,7 @@ async function agentsOf(context: AppContext, projectId: string, range: Range): P
 
 async function referrersOf(context: AppContext, projectId: string, range: Range): Promise<Breakdown<ReferrerRow>> {
   if (range.filters.length === 0) return breakdown<ReferrerRow>(context.analytics, projectId, { breakdown: 'referrers' }, range.from, range.to);
-  const filtered = await filteredReferrers(context.analytics, projectId, { ...range, limit: 10, offset: 0 });
-  return { totals: filtered.totals, rows: filtered.rows.map((row) => ({ ...row, category: referrerCategory(row.referrer) })) };
+  return filteredReferrers(context.analytics, projectId, { ...range, limit: 10, offset: 0 });
 }
 
 /** A total, with the previous period's beside it when the page compares. */
@@ -117,7 +113,7 @@ function total(id: string, label: string, value: number, previous: number | unde
 }
 
 /** The live count: the page's script asks `url` again every few seconds while the page is visible. */
-export function realtimeLine(url: string, counts: Counts): Html {
+function realtimeLine(url: string, counts: Page['totals']): Html {
   return html`<p class="realtime" id="realtime" data-realtime-url="${url}" aria-live="polite">On the site in the last five minutes (all pages, no filters): <strong id="realtime-total">${counts.total}</strong> (<span id="realtime-human">${counts.human}</span> human, <span id="realtime-ai">${counts.ai}</span> AI)</p>`;
 }
 
