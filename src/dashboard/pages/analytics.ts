@@ -1,10 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseBound } from '../../analytics/http/range.ts';
 import { parseFilters } from '../../analytics/http/dimension-schemas.ts';
-import { breakdown, type AgentRow, type Breakdown, type ReferrerRow } from '../../analytics/query/breakdowns.ts';
-import { filteredAgents, filteredPage, filteredReferrers, filteredSeries, realtime, type Filter } from '../../analytics/query/dimensions.ts';
-import { page, type Page, type PageRequest } from '../../analytics/query/query.ts';
-import { dailySeries } from '../../analytics/query/series.ts';
+import { realtime, type Filter } from '../../analytics/query/dimensions.ts';
+import type { Page } from '../../analytics/query/query.ts';
 import { dayMs } from '../../analytics/model/days.ts';
 import { publicUrl } from '../../config/config.ts';
 import type { AppContext } from '../../http/context.ts';
@@ -18,7 +16,8 @@ import { dimensionSections } from './analytics-dimensions.ts';
 import { layout, projectTabs, sendPage } from '../layout.ts';
 import { aiSections, emptyState, rangePresets, referralSections } from './analytics-sections.ts';
 import { filterCell, filterChips, viewQuery, type AnalyticsView } from './analytics-view.ts';
-import { visitorsChart, type DayCounts } from './chart.ts';
+import { agentsOf, pageOf, referrersOf, seriesOf, type Range } from './analytics-data.ts';
+import { visitorsChart } from './chart.ts';
 
 type AnalyticsQuery = { from?: string; to?: string; offset?: string; filter?: string | string[]; compare?: string };
 type AnalyticsRequest = FastifyRequest<{ Params: { projectId: string }; Querystring: AnalyticsQuery }>;
@@ -29,8 +28,6 @@ const exportPageSize = 250;
 const longestRangeDays = 366;
 /** As many filters as the API takes on one request. */
 const mostFilters = 10;
-/** Enough rows for the agents table and the per-category sums under filters (one project's agents, not its visitors). */
-const allAgents = 10_000;
 
 const isoDay = (at: number) => new Date(at).toISOString().slice(0, 10);
 
@@ -67,43 +64,6 @@ function csvField(value: string | number): string {
 interface PageMode {
   base: string;
   readOnly: boolean;
-}
-
-interface Range {
-  from: number;
-  to: number;
-  filters: Filter[];
-}
-
-/** Visitors per page, or views (one row): the day sets answer unfiltered, the raw events under filters, as in the API. */
-const pageOf = (context: AppContext, projectId: string, measure: PageRequest['measure'], range: Range, limit: number, offset: number) =>
-  range.filters.length === 0
-    ? page(context.analytics, projectId, { measure, from: range.from, to: range.to, limit, offset })
-    : filteredPage(context.analytics, projectId, measure, { ...range, limit, offset });
-
-const seriesOf = async (context: AppContext, projectId: string, range: Range): Promise<DayCounts[]> => {
-  const series =
-    range.filters.length === 0
-      ? await dailySeries(context.analytics, projectId, 'visitors', range.from, range.to)
-      : await filteredSeries(context.analytics, projectId, 'visitors', range);
-  return series.map((entry) => ({ day: isoDay(entry.day * dayMs), human: entry.human, ai: entry.ai }));
-};
-
-/** Every AI agent of the range with the agents API's figures, and distinct visitors per category. */
-async function agentsOf(context: AppContext, projectId: string, range: Range): Promise<{ agents: Breakdown<AgentRow>; categoryVisitors: Map<string, number> }> {
-  const read = async (category?: AgentRow['category']): Promise<Breakdown<AgentRow>> =>
-    range.filters.length === 0
-      ? breakdown<AgentRow>(context.analytics, projectId, { breakdown: 'agents', category }, range.from, range.to)
-      : filteredAgents(context.analytics, projectId, { ...range, category, limit: allAgents, offset: 0 });
-  const agents = await read();
-  const categoryVisitors = new Map<string, number>();
-  for (const category of new Set(agents.rows.map((row) => row.category))) categoryVisitors.set(category, (await read(category)).totals.visitors);
-  return { agents, categoryVisitors };
-}
-
-async function referrersOf(context: AppContext, projectId: string, range: Range): Promise<Breakdown<ReferrerRow>> {
-  if (range.filters.length === 0) return breakdown<ReferrerRow>(context.analytics, projectId, { breakdown: 'referrers' }, range.from, range.to);
-  return filteredReferrers(context.analytics, projectId, { ...range, limit: 10, offset: 0 });
 }
 
 /** A total, with the previous period's beside it when the page compares. */
