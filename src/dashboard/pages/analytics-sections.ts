@@ -41,7 +41,7 @@ export function aiSections(view: AnalyticsView, agents: Breakdown<AgentRow>, cat
   return html`<h2>AI traffic by category</h2>
 ${categoryRows.length ? html`<div class="scroll"><table id="ai-categories" class="stacked"><thead><tr><th scope="col">Category</th><th scope="col" class="number">Visitors</th><th scope="col" class="number">Views</th></tr></thead><tbody>${categoryRows}</tbody></table></div>` : html`<p>No AI views in this range.</p>`}
 <h2>Top AI agents</h2>
-${agentRows.length ? html`<div class="scroll"><table id="top-agents" class="stacked"><thead><tr><th scope="col">Agent</th><th scope="col">Operator</th><th scope="col">Category</th><th scope="col" class="number">Visitors</th><th scope="col" class="number">Views</th><th scope="col">Verification</th></tr></thead><tbody>${agentRows}</tbody></table></div>` : ''}`;
+${agentRows.length ? html`<div class="scroll"><table id="top-agents" class="stacked"><thead><tr><th scope="col">Agent</th><th scope="col">Operator</th><th scope="col">Category</th><th scope="col" class="number">Visitors</th><th scope="col" class="number">Views</th><th scope="col">Verification</th></tr></thead><tbody>${agentRows}</tbody></table></div>` : html`<p>No AI agents in this range.</p>`}`;
 }
 
 /** Human views sent by other sites, AI assistants first in the summary. */
