@@ -190,6 +190,11 @@ describe('analytics page in Chromium', () => {
       );
       expect(await rows('by-browser')).toEqual(browsers.results.map((row) => [row.value, String(row.visitors), String(row.views)]));
       expect(await rows('by-browser')).not.toContainEqual(expect.arrayContaining(['Chrome']));
+      const referrers = await api<{ referrers: { referrer: string; category: string; visitors: number; views: number }[] }>(
+        `/v1/analytics/${tenant.project.id}/referrers?${range}&filter=country==GB`,
+      );
+      expect(referrers.referrers).toEqual([{ referrer: 'news.ycombinator.com', category: 'social', visitors: 1, views: 1 }]);
+      expect(await rows('top-referrers')).toEqual(referrers.referrers.map((row) => [row.referrer, row.category, String(row.visitors), String(row.views)]));
       const chip = page.getByRole('region', { name: 'Active filters' });
       expect(await chip.getByRole('listitem').allTextContents()).toEqual(['Country is GB ×']);
       // A second filter from another table combines with the first.
