@@ -3,7 +3,6 @@ import { newId, randomBase62 } from '../../lib/ids.ts';
 import type { Storage } from '../../storage/dialect.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import type { AssistantThreadRow, AssistantTurnRow } from '../../storage/tables/assistant.ts';
-import { batchedTransaction } from '../../storage/write-batches.ts';
 import { historyBounds, type Exchange } from './conversation.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -65,12 +64,12 @@ export type TurnToStore = Omit<AssistantTurnRow, 'id' | 'created_at'>;
 
 /**
  * Stores what one message leaves: the thread when the message started it, and the turn when it was
- * answered (a failed turn stores only its new thread, so the reader can still continue it). One
- * transaction, shared with other messages' on SQLite (storage/write-batches.ts): resolved, it is stored.
+ * answered (a failed turn stores only its new thread, so the reader can still continue it), in one
+ * transaction: resolved, it is stored.
  */
 export async function recordTurn(storage: Storage, { thread, turn }: { thread?: AssistantThreadRow; turn?: TurnToStore }): Promise<void> {
   if (!thread && !turn) return;
-  await batchedTransaction(storage, async (trx) => {
+  await storage.db.transaction().execute(async (trx) => {
     if (thread) await trx.insertInto('assistant_threads').values(thread).execute();
     if (turn)
       await trx

@@ -3,19 +3,17 @@ import { clientAddressResolver, clientNetwork } from '../../http/client-address.
 import type { AppContext } from '../../http/context.ts';
 import { rateLimited, rateLimitHeaders, takeRateLimits, type RateLimitRule } from '../../http/rate-limit.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
-import { batchedTransaction } from '../../storage/write-batches.ts';
 
 type LimitContext = Pick<AppContext, 'config' | 'storage'>;
 
 /**
- * Takes one request from each bucket, in one transaction of a few statements (takeRateLimits),
- * shared on SQLite with the other requests taking now (storage/write-batches.ts): a refused request
- * uses up none of them. Gives the rate-limit headers of the tightest bucket; a
+ * Takes one request from each bucket, in one transaction of a few statements (takeRateLimits): a
+ * refused request uses up none of them. Gives the rate-limit headers of the tightest bucket; a
  * refusal throws the 429 error of the first bucket that refused.
  */
 async function take(context: LimitContext, buckets: { bucket: string; rule: RateLimitRule; what: string }[]): Promise<Record<string, string>> {
   const { storage } = context;
-  const states = await batchedTransaction(storage, (trx) => takeRateLimits(trx, storage.profile, buckets));
+  const states = await storage.db.transaction().execute((trx) => takeRateLimits(trx, storage.profile, buckets));
   const refused = states.findIndex((state) => !state.allowed);
   if (refused >= 0) throw rateLimited(states[refused], buckets[refused].what);
   const tightest = states.reduce((fewest, state) => (state.remaining < fewest.remaining ? state : fewest));
