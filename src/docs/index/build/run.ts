@@ -4,6 +4,7 @@ import { findProject } from '../../../accounts/projects.ts';
 import type { Config } from '../../../config/config.ts';
 import { createPageAnalyzer } from '../../../sites/page-analyzer.ts';
 import type { Storage } from '../../../storage/dialect.ts';
+import type { CommitTree } from '../../../workspace/commit-tree.ts';
 import type { Snapshot } from '../../../workspace/snapshot.ts';
 import { abandonBuild } from '../abandon.ts';
 import { beginBuild } from '../begin.ts';
@@ -26,8 +27,8 @@ export interface BuildContext {
   config: Config;
   logger: Logger;
   source: SourceAccess;
-  /** Runs once a build switched readers to a new commit, with its snapshot still open (docs gaps close here). */
-  afterBuild?: (projectId: string, snapshot: Snapshot) => Promise<unknown>;
+  /** Runs once a build switched readers to a new commit, with its tree still open (docs gaps close here). */
+  afterBuild?: (projectId: string, snapshot: Pick<Snapshot, 'commit' | 'commitOf' | 'contains'>) => Promise<unknown>;
 }
 
 /** How a build ended: its result to record, or the error already recorded in docs_state (with what it tried, when it got that far). */
@@ -38,28 +39,37 @@ export type BuildOutcome =
   | { ok: false; interrupted: true };
 
 /**
- * Builds the project's docs index from its repository at its ref: takes a snapshot, and when its
- * commit (or the docs path) differs from the last built one, writes what changed since into a new
- * generation and switches readers to it. Any failure leaves the last good generation answering,
- * with the error in the project's docs state; it throws only when the database fails while that
- * error is recorded.
+ * Builds the project's docs index from its repository at its ref: lists the ref's commit tree, and
+ * when its commit (or the docs path) differs from the last built one, writes what changed since into
+ * a new generation and switches readers to it. Only changed pages are read and parsed; the page
+ * parser's worker starts while git answers, so a build of one changed page does not wait for it.
+ * Any failure leaves the last good generation answering, with the error in the project's docs
+ * state; it throws only when the database fails while that error is recorded.
  */
 export async function runBuild(context: BuildContext, projectId: string, signal: AbortSignal): Promise<BuildOutcome> {
   const { storage, config } = context;
   const project = await findProject(storage.db, projectId);
   const docsPath = project ? docsPathOf(project) : '';
-  let snapshot: Snapshot | null = null;
+  let snapshot: CommitTree | null = null;
   let build: Build | null = null;
+  const analyzer = createPageAnalyzer({
+    pageTimeoutMs: config.docsPageTimeoutMs,
+    deadline: Number.POSITIVE_INFINITY,
+    signal,
+    depth: 'parse',
+    workers: availableParallelism(),
+  });
+  analyzer.warm();
   try {
     if (!project?.repository) throw new BuildFailure('The project has no repository; set one to build its docs index.');
-    snapshot = await context.source.openSnapshot(await snapshotOptions(storage, config, { ...project, repository: project.repository }, signal));
+    snapshot = await context.source.openTree(await snapshotOptions(storage, config, { ...project, repository: project.repository }, signal));
     const state = await readDocsState(storage, projectId);
     const builds = await storage.db.selectFrom('docs_builds').select(['built_docs_path', 'page_errors']).where('project_id', '=', projectId).executeTakeFirst();
     const samePath = (builds?.built_docs_path ?? docsPath) === docsPath;
     if (state.commit === snapshot.commit && samePath) {
       return { ok: true, result: { commit: snapshot.commit, docsPath, pageErrors: null } };
     }
-    const files = buildFiles(snapshot.files, config.docsMaxPageBytes);
+    const files = buildFiles(snapshot, config.docsMaxPageBytes);
     const site = await readDocsSite(files, docsPath);
     build = await beginBuild(storage, projectId, snapshot.commit);
     const stored = await listPagePaths(storage, projectId);
@@ -74,18 +84,7 @@ export async function runBuild(context: BuildContext, projectId: string, signal:
       ...plan.errors,
     ];
     await removePages(storage, build, plan.remove);
-    const analyzer = createPageAnalyzer({
-      pageTimeoutMs: config.docsPageTimeoutMs,
-      deadline: Number.POSITIVE_INFINITY,
-      signal,
-      depth: 'parse',
-      workers: availableParallelism(),
-    });
-    try {
-      errors.push(...(await writePlan(storage, build, plan, analyzer)));
-    } finally {
-      await analyzer.close();
-    }
+    errors.push(...(await writePlan(storage, build, plan, analyzer)));
     await finishBuild(storage, build);
     if (context.afterBuild) {
       const built = snapshot;
@@ -107,7 +106,7 @@ export async function runBuild(context: BuildContext, projectId: string, signal:
     else await recordFailure(storage, projectId, message);
     return { ok: false, error: message, tried: snapshot ? { commit: snapshot.commit, docsPath } : null };
   } finally {
-    await snapshot?.dispose();
+    await Promise.all([snapshot?.dispose(), analyzer.close()]);
   }
 }
 
