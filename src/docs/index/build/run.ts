@@ -28,7 +28,7 @@ export interface BuildContext {
   logger: Logger;
   source: SourceAccess;
   /** Runs once a build switched readers to a new commit, with its tree still open (docs gaps close here). */
-  afterBuild?: (projectId: string, snapshot: Pick<Snapshot, 'commit' | 'commitOf' | 'contains'>) => Promise<unknown>;
+  afterBuild?: (projectId: string, tree: Pick<Snapshot, 'commit' | 'commitOf' | 'contains'>) => Promise<unknown>;
 }
 
 /** How a build ended: its result to record, or the error already recorded in docs_state (with what it tried, when it got that far). */
@@ -50,7 +50,7 @@ export async function runBuild(context: BuildContext, projectId: string, signal:
   const { storage, config } = context;
   const project = await findProject(storage.db, projectId);
   const docsPath = project ? docsPathOf(project) : '';
-  let snapshot: CommitTree | null = null;
+  let tree: CommitTree | null = null;
   let build: Build | null = null;
   const analyzer = createPageAnalyzer({
     pageTimeoutMs: config.docsPageTimeoutMs,
@@ -62,23 +62,23 @@ export async function runBuild(context: BuildContext, projectId: string, signal:
   analyzer.warm();
   try {
     if (!project?.repository) throw new BuildFailure('The project has no repository; set one to build its docs index.');
-    snapshot = await context.source.openTree(await snapshotOptions(storage, config, { ...project, repository: project.repository }, signal));
+    tree = await context.source.openTree(await snapshotOptions(storage, config, { ...project, repository: project.repository }, signal));
     const state = await readDocsState(storage, projectId);
     const builds = await storage.db.selectFrom('docs_builds').select(['built_docs_path', 'page_errors']).where('project_id', '=', projectId).executeTakeFirst();
     const samePath = (builds?.built_docs_path ?? docsPath) === docsPath;
-    if (state.commit === snapshot.commit && samePath) {
-      return { ok: true, result: { commit: snapshot.commit, docsPath, pageErrors: null } };
+    if (state.commit === tree.commit && samePath) {
+      return { ok: true, result: { commit: tree.commit, docsPath, pageErrors: null } };
     }
-    const files = buildFiles(snapshot, config.docsMaxPageBytes);
+    const files = buildFiles(tree, config.docsMaxPageBytes);
     const site = await readDocsSite(files, docsPath);
-    build = await beginBuild(storage, projectId, snapshot.commit);
+    build = await beginBuild(storage, projectId, tree.commit);
     const stored = await listPagePaths(storage, projectId);
-    const changes = state.commit && samePath ? await snapshot.changedSince(state.commit) : { everything: true as const };
+    const changes = state.commit && samePath ? await tree.changedSince(state.commit) : { everything: true as const };
     const pages = site?.pages ?? [];
     const plan = await planBuild(pages.slice(0, config.docsMaxPages), stored, changes, files);
     const earlier = JSON.parse(builds?.page_errors ?? '[]') as PageError[];
     const errors = [
-      ...(await refusedLinks(snapshot, docsPath)),
+      ...(await refusedLinks(tree, docsPath)),
       ...(pages.length > config.docsMaxPages ? [{ path: pages[config.docsMaxPages].path, message: tooManyPages(pages.length, config.docsMaxPages) }] : []),
       ...earlier.filter((error) => plan.unread.has(error.path)),
       ...plan.errors,
@@ -87,14 +87,14 @@ export async function runBuild(context: BuildContext, projectId: string, signal:
     errors.push(...(await writePlan(storage, build, plan, analyzer)));
     await finishBuild(storage, build);
     if (context.afterBuild) {
-      const built = snapshot;
+      const built = tree;
       await context.afterBuild(projectId, built).catch((error: unknown) => context.logger.warn({ err: error, projectId }, 'after-build step failed'));
     }
     context.logger.info(
-      { projectId, commit: snapshot.commit, parsed: plan.parse.length, moved: plan.move.length, removed: plan.remove.length },
+      { projectId, commit: tree.commit, parsed: plan.parse.length, moved: plan.move.length, removed: plan.remove.length },
       'docs index built',
     );
-    return { ok: true, result: { commit: snapshot.commit, docsPath, pageErrors: errors } };
+    return { ok: true, result: { commit: tree.commit, docsPath, pageErrors: errors } };
   } catch (error) {
     if (signal.aborted) {
       if (build) await abandonBuild(storage, build, null);
@@ -104,9 +104,9 @@ export async function runBuild(context: BuildContext, projectId: string, signal:
     if (!(error instanceof BuildFailure)) context.logger.warn({ err: error, projectId }, 'docs build failed');
     if (build) await abandonBuild(storage, build, message);
     else await recordFailure(storage, projectId, message);
-    return { ok: false, error: message, tried: snapshot ? { commit: snapshot.commit, docsPath } : null };
+    return { ok: false, error: message, tried: tree ? { commit: tree.commit, docsPath } : null };
   } finally {
-    await Promise.all([snapshot?.dispose(), analyzer.close()]);
+    await Promise.all([tree?.dispose(), analyzer.close()]);
   }
 }
 
