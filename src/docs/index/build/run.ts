@@ -70,10 +70,13 @@ export async function runBuild(context: BuildContext, projectId: string, signal:
       return { ok: true, result: { commit: tree.commit, docsPath, pageErrors: null } };
     }
     const files = buildFiles(tree, config.docsMaxPageBytes);
-    const site = await readDocsSite(files, docsPath);
+    // The site from the tree, the stored pages from the database and the changes from git: none waits for another.
+    const [site, stored, changes] = await Promise.all([
+      readDocsSite(files, docsPath),
+      listPagePaths(storage, projectId),
+      state.commit && samePath ? tree.changedSince(state.commit) : Promise.resolve({ everything: true as const }),
+    ]);
     build = await beginBuild(storage, projectId, tree.commit);
-    const stored = await listPagePaths(storage, projectId);
-    const changes = state.commit && samePath ? await tree.changedSince(state.commit) : { everything: true as const };
     const pages = site?.pages ?? [];
     const plan = await planBuild(pages.slice(0, config.docsMaxPages), stored, changes, files);
     const earlier = JSON.parse(builds?.page_errors ?? '[]') as PageError[];
