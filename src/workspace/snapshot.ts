@@ -117,8 +117,8 @@ export async function openSnapshot(options: SnapshotOptions): Promise<Snapshot> 
   };
 }
 
-/** See `Snapshot.carries`. */
-async function carriesChange(mirror: string, change: string, commit: string): Promise<boolean> {
+/** See `Snapshot.carries`: whether `commit` of the mirror carries the change `change` made since it forked. */
+export async function carriesChange(mirror: string, change: string, commit: string): Promise<boolean> {
   if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/i.test(change)) return false;
   try {
     const fork = (await runGit(['merge-base', change, commit], { cwd: mirror })).trim();
