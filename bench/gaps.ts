@@ -118,6 +118,13 @@ async function load(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', projec
   await run(
     `insert into analytics_searches (project_key, at, query, hits, visitor_id, visitor_class) select 1, ${s.at}, ${s.query}, ${s.hits}, ${s.visitor_id}, ${s.visitor_class} ${generated(dialect, shape.searches)}`,
   );
+  // The per-day counts ingestion keeps beside the rows it stores, which the list checks its kept evidence against.
+  await run(
+    `insert into analytics_search_totals (project_key, day, searches, clicked, no_hits) select 1, at / ${dayMs}, count(*), 0, sum(case when hits = 0 then 1 else 0 end) from analytics_searches group by at / ${dayMs}`,
+  );
+  await run(
+    `insert into analytics_not_found_days (project_key, day, failures) select 1, at / ${dayMs}, count(*) from analytics_events where status = 404 group by at / ${dayMs}`,
+  );
   const f = r.feedback;
   await run(
     `insert into analytics_feedback (id, project_key, at, path, source, status, helpful, comment, visitor_id, visitor_class) select ${f.id}, 1, ${f.at}, ${f.path}, 3, 0, ${f.helpful}, ${f.comment}, ${f.visitor_id}, 0 ${generated(dialect, shape.feedback)}`,

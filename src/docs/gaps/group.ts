@@ -22,6 +22,8 @@ export interface EvidenceItem {
   /** Who sent it: any stable number (dense visitor ids, or ids given to assistant fingerprints); null when unknown. */
   visitor: number | null;
   visitorClass: VisitorClass;
+  /** For an item that stands for several senders (a query's or a path's failures), their ids by class, instead of `visitor`. */
+  senders?: { human: readonly number[]; ai: readonly number[]; other: readonly number[] };
   /** How many events this item stands for. */
   count: number;
   first: number;
@@ -84,15 +86,22 @@ function unitOf(item: EvidenceItem, keysOf: (text: string) => string[], askedKey
 /** Storable keys: the fuzzy `d:` keys only join texts, they do not name a gap. */
 const namingKey = (key: string) => !key.startsWith('d:');
 
+/** Each text's grouping keys, kept across lists (the keys depend on the text alone): the list's texts are mostly the same from one read to the next. */
+const keyCache = new Map<string, string[]>();
+const maxCachedTexts = 200_000;
+
 /**
  * Groups evidence into gaps, deterministically (the same items in any order give the same groups):
  * two items share a gap exactly when a chain of shared keys joins them (see `groupingKeys`).
  */
 export function groupEvidence(items: readonly EvidenceItem[]): GapGroup[] {
-  const cache = new Map<string, string[]>();
   const keysOf = (text: string) => {
-    let keys = cache.get(text);
-    if (keys === undefined) cache.set(text, (keys = groupingKeys(text)));
+    let keys = keyCache.get(text);
+    if (keys === undefined) {
+      // Bounded: a flood of distinct texts costs stemming again, never memory.
+      if (keyCache.size >= maxCachedTexts) keyCache.clear();
+      keyCache.set(text, (keys = groupingKeys(text)));
+    }
     return keys;
   };
   const asked = new Set<string>();
@@ -147,6 +156,17 @@ function summarize(items: EvidenceItem[], keys: string[]): GapGroup {
       all.add(item.visitor);
       if (item.visitorClass === 'human') human.add(item.visitor);
       else if (item.visitorClass === 'ai') ai.add(item.visitor);
+    }
+    if (item.senders) {
+      for (const visitor of item.senders.human) {
+        human.add(visitor);
+        all.add(visitor);
+      }
+      for (const visitor of item.senders.ai) {
+        ai.add(visitor);
+        all.add(visitor);
+      }
+      for (const visitor of item.senders.other) all.add(visitor);
     }
     const text = item.text?.trim();
     if (text) {

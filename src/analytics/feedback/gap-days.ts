@@ -1,0 +1,178 @@
+import type { Kysely } from 'kysely';
+import type { Storage } from '../../storage/dialect.ts';
+import type { Database } from '../../storage/schema.ts';
+import { inSnapshot } from '../../storage/snapshot.ts';
+import { classificationVersion } from '../ingest/agents/load.ts';
+import { dayMs, splitRange } from '../model/days.ts';
+
+/**
+ * Docs gaps' evidence of searches without hits and of 404s, kept per whole UTC day
+ * (`analytics_gap_days`), so the gaps list reads one row per day and source instead of every failure
+ * of the range. A day's row is computed from that day's raw rows and stands while the day's failure
+ * count, kept by ingestion in the transaction that stores them, is the one it was computed with (raw
+ * rows are only inserted; a purge drops the rows of its days): a day with new failures, or a row
+ * written under other agent lists (which decide a 404's class), is computed again on the next read.
+ * Partial days at the range's ends are read raw.
+ */
+
+/** What a day keeps per source. */
+export const GapDaySource = { searches: 0, notFound: 1 } as const;
+export type GapDaySource = (typeof GapDaySource)[keyof typeof GapDaySource];
+
+/** One query's (searches) or path's (404s) failures: count, first and last time, and senders by class. */
+export interface FailureEntry {
+  unit: string;
+  count: number;
+  first: number;
+  last: number;
+  /** Dense visitor ids by the class they sent as; `other` sent with no known class. Unsorted, may repeat. */
+  human: number[];
+  ai: number[];
+  other: number[];
+}
+
+/** A raw row as the readers of gap-evidence.ts give it: one unit, one sender (or none) and class. */
+export interface FailureRow {
+  unit: string;
+  visitor: number | null;
+  visitorClass: 'human' | 'ai' | null;
+  count: number;
+  first: number;
+  last: number;
+}
+
+/** Reads the raw failure rows of one source over [from, to). */
+export type RawFailures = (db: Kysely<Database>, projectKey: number, from: number, to: number) => Promise<FailureRow[]>;
+
+type Stored = [unit: string, count: number, first: number, last: number, human: number[], ai: number[], other: number[]];
+
+/** Adds raw rows into entries per unit. */
+export function addRows(entries: Map<string, FailureEntry>, rows: Iterable<FailureRow>): void {
+  for (const row of rows) {
+    let entry = entries.get(row.unit);
+    if (!entry) entries.set(row.unit, (entry = { unit: row.unit, count: 0, first: row.first, last: row.last, human: [], ai: [], other: [] }));
+    entry.count += row.count;
+    if (row.first < entry.first) entry.first = row.first;
+    if (row.last > entry.last) entry.last = row.last;
+    if (row.visitor !== null) (row.visitorClass === 'human' ? entry.human : row.visitorClass === 'ai' ? entry.ai : entry.other).push(row.visitor);
+  }
+}
+
+/** Adds a day's stored entries into entries per unit. */
+function addStored(entries: Map<string, FailureEntry>, stored: Stored[]): void {
+  for (const [unit, count, first, last, human, ai, other] of stored) {
+    const entry = entries.get(unit);
+    if (!entry) {
+      entries.set(unit, { unit, count, first, last, human, ai, other });
+      continue;
+    }
+    entry.count += count;
+    if (first < entry.first) entry.first = first;
+    if (last > entry.last) entry.last = last;
+    for (const visitor of human) entry.human.push(visitor);
+    for (const visitor of ai) entry.ai.push(visitor);
+    for (const visitor of other) entry.other.push(visitor);
+  }
+}
+
+const distinct = (visitors: number[]) => [...new Set(visitors)].sort((a, b) => a - b);
+
+function encode(entries: Map<string, FailureEntry>): string {
+  const stored: Stored[] = [...entries.values()].map((entry) => [
+    entry.unit,
+    entry.count,
+    entry.first,
+    entry.last,
+    distinct(entry.human),
+    distinct(entry.ai),
+    distinct(entry.other),
+  ]);
+  return JSON.stringify(stored);
+}
+
+/**
+ * The failures of one source per day over whole days [firstDay, endDay), as ingestion counts them in
+ * the transaction that stores them: searches without hits in `analytics_search_totals`, 404s in
+ * `analytics_not_found_days`. Reading them costs a row per day, whatever the failures.
+ */
+async function failureCounts(trx: Kysely<Database>, source: GapDaySource, projectKey: number, firstDay: number, endDay: number) {
+  const rows =
+    source === GapDaySource.searches
+      ? await trx
+          .selectFrom('analytics_search_totals')
+          .select(['day', 'no_hits as failures'])
+          .where('project_key', '=', projectKey)
+          .where('day', '>=', firstDay)
+          .where('day', '<', endDay)
+          .where('no_hits', '>', 0)
+          .execute()
+      : await trx
+          .selectFrom('analytics_not_found_days')
+          .select(['day', 'failures'])
+          .where('project_key', '=', projectKey)
+          .where('day', '>=', firstDay)
+          .where('day', '<', endDay)
+          .where('failures', '>', 0)
+          .execute();
+  return rows.map((row) => ({ day: Number(row.day), failures: Number(row.failures) }));
+}
+
+/**
+ * The failures of one source over [from, to), per unit: whole days from their kept rows (those
+ * missing or stale computed from the raw rows, in the same snapshot as the counts that check them,
+ * and written after), partial days from the raw rows.
+ */
+export async function failuresOver(
+  storage: Storage,
+  source: GapDaySource,
+  projectKey: number,
+  range: { from: number; to: number },
+  raw: RawFailures,
+): Promise<FailureEntry[]> {
+  const { firstDay, endDay, partial } = splitRange(range.from, range.to);
+  const classification = source === GapDaySource.notFound ? classificationVersion : '';
+  const { entries, fresh } = await inSnapshot(storage, async (trx) => {
+    const entries = new Map<string, FailureEntry>();
+    const fresh: { day: number; failures: number; data: string }[] = [];
+    for (const [start, end] of partial) addRows(entries, await raw(trx, projectKey, start, end));
+    if (firstDay >= endDay) return { entries, fresh };
+    const [days, kept] = await Promise.all([
+      failureCounts(trx, source, projectKey, firstDay, endDay),
+      trx
+        .selectFrom('analytics_gap_days')
+        .select(['day', 'failures', 'classification', 'data'])
+        .where('project_key', '=', projectKey)
+        .where('source', '=', source)
+        .where('day', '>=', firstDay)
+        .where('day', '<', endDay)
+        .execute(),
+    ]);
+    const keptByDay = new Map(kept.map((row) => [Number(row.day), row]));
+    for (const { day, failures } of days) {
+      const row = keptByDay.get(day);
+      if (row && Number(row.failures) === failures && row.classification === classification) {
+        addStored(entries, JSON.parse(row.data) as Stored[]);
+        continue;
+      }
+      const dayEntries = new Map<string, FailureEntry>();
+      addRows(dayEntries, await raw(trx, projectKey, day * dayMs, (day + 1) * dayMs));
+      const data = encode(dayEntries);
+      fresh.push({ day, failures, data });
+      addStored(entries, JSON.parse(data) as Stored[]);
+    }
+    return { entries, fresh };
+  });
+  for (let start = 0; start < fresh.length; start += 100)
+    await storage.db
+      .insertInto('analytics_gap_days')
+      .values(fresh.slice(start, start + 100).map((row) => ({ project_key: projectKey, source, classification, ...row })))
+      .onConflict((conflict) =>
+        conflict.columns(['project_key', 'day', 'source']).doUpdateSet((eb) => ({
+          failures: eb.ref('excluded.failures'),
+          classification: eb.ref('excluded.classification'),
+          data: eb.ref('excluded.data'),
+        })),
+      )
+      .execute();
+  return [...entries.values()];
+}

@@ -1,0 +1,27 @@
+-- Docs gaps' evidence per whole UTC day (docs/gaps.md, "Speed"): for searches without hits and for
+-- requests answered 404, each query's or path's count, first and last time and its senders by class, as
+-- JSON, so the gaps list reads a row per day instead of every failure. A row stands while its day's
+-- failures are the ones it was computed from: `failures` is their count then, checked against the counts
+-- ingestion keeps (analytics_search_totals.no_hits, and analytics_not_found_days below), and
+-- `classification` the agent lists' version that classed its 404s. A stale or missing row is computed
+-- again from the raw rows on the next read.
+create table analytics_gap_days (
+  project_key integer not null,
+  day integer not null,
+  source integer not null,
+  failures integer not null,
+  classification text not null,
+  data text not null,
+  primary key (project_key, day, source)
+) without rowid;
+
+-- Requests answered 404 per project and UTC day, counted by ingestion in the transaction that stores them
+-- (a purge that empties part of a day moves its count on too: it tells a change, not only a number).
+create table analytics_not_found_days (
+  project_key integer not null,
+  day integer not null,
+  failures integer not null,
+  primary key (project_key, day)
+) without rowid;
+insert into analytics_not_found_days (project_key, day, failures)
+  select project_key, at / 86400000, count(*) from analytics_events where status = 404 group by project_key, at / 86400000;
