@@ -103,6 +103,12 @@ export function* generateViews(shape: DatasetShape, seed = 20261121): Generator<
   }
 }
 
+/** A visitor's client address: public addresses spread over the whole IPv4 space, so visitors are in many countries. */
+export const ipOf = (visitor: number) => {
+  const hash = mix(visitor + 7);
+  return `${1 + (hash % 223)}.${(hash >>> 8) & 255}.${(hash >>> 16) & 255}.${1 + ((hash >>> 24) % 254)}`;
+};
+
 export const pathName = (path: number) => `/docs/page-${path}`;
 export const visitorName = (visitor: number) => `v${visitor}`;
 
@@ -110,6 +116,8 @@ export const visitorName = (visitor: number) => `v${visitor}`;
 export const agentName = (view: View) => (view.ai === 0 ? null : view.markdown ? 'Other client (Markdown fetch)' : agentOfVisitor(view.visitor));
 
 /** The event the ingestion API takes for a view. */
+export const userAgentOf = (view: View) => (view.markdown ? markdownClient : view.ai ? aiAgent.replace('GPTBot', agentOfVisitor(view.visitor)) : browserAgent);
+
 export function eventOf(view: View) {
   const path = view.markdown ? `${pathName(view.path)}.md` : pathName(view.path);
   const utm = view.referrer !== null && knownReferrers.indexOf(view.referrer) >= utmReferrers;
@@ -117,7 +125,9 @@ export function eventOf(view: View) {
     timestamp: view.at,
     path: utm ? `${path}?utm_source=${view.referrer}` : path,
     visitorId: visitorName(view.visitor),
-    userAgent: view.markdown ? markdownClient : view.ai ? aiAgent.replace('GPTBot', agentOfVisitor(view.visitor)) : browserAgent,
+    // AI agents' views come without an address: a crawler's claim from an address outside its operator's ranges would count as spoofed.
+    ip: view.ai && !view.markdown ? undefined : ipOf(view.visitor),
+    userAgent: userAgentOf(view),
     referrer: view.referrer !== null && !utm ? `https://www.${view.referrer}/somewhere` : undefined,
   };
 }
