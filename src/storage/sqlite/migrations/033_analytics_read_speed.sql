@@ -25,3 +25,8 @@ create table analytics_not_found_days (
 ) without rowid;
 insert into analytics_not_found_days (project_key, day, failures)
   select project_key, at / 86400000, count(*) from analytics_events where status = 404 group by project_key, at / 86400000;
+
+-- A raw event names its page by id: breakdowns, filters and realtime join each event to its path by
+-- (project, id), which the primary key (project, path) does not serve (SQLite scanned the project's paths
+-- once per event).
+create index analytics_paths_id on analytics_paths (project_key, path_id);
