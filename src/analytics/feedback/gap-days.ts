@@ -47,7 +47,7 @@ export type RawFailures = (db: Kysely<Database>, projectKey: number, from: numbe
 type Stored = [unit: string, count: number, first: number, last: number, human: number[], ai: number[], other: number[]];
 
 /** Adds raw rows into entries per unit. */
-export function addRows(entries: Map<string, FailureEntry>, rows: Iterable<FailureRow>): void {
+function addRows(entries: Map<string, FailureEntry>, rows: Iterable<FailureRow>): void {
   for (const row of rows) {
     let entry = entries.get(row.unit);
     if (!entry) entries.set(row.unit, (entry = { unit: row.unit, count: 0, first: row.first, last: row.last, human: [], ai: [], other: [] }));

@@ -1,5 +1,4 @@
-import { gapEvidence, type EvidenceRange, type EvidenceSender } from '../../analytics/feedback/gap-evidence.ts';
-import type { FailureEntry } from '../../analytics/feedback/gap-days.ts';
+import { gapEvidence, type EvidenceRange, type EvidenceSender, type GapEvidence } from '../../analytics/feedback/gap-evidence.ts';
 import type { AnalyticsState } from '../../analytics/state.ts';
 import type { Storage } from '../../storage/dialect.ts';
 import type { EvidenceItem, VisitorClass } from './group.ts';
@@ -16,6 +15,9 @@ async function unansweredTurns(storage: Storage, projectId: string, range: Evide
     .where('assistant_turns.resolution', '=', 'unanswered')
     .execute();
 }
+
+/** A query's or a path's failures, with their senders by class. */
+type FailureEntry = GapEvidence['searches'][number];
 
 const fromSender = (sender: EvidenceSender | null): { visitor: number | null; visitorClass: VisitorClass } =>
   sender ? { visitor: sender.visitorId, visitorClass: sender.visitorClass } : { visitor: null, visitorClass: null };
