@@ -4,6 +4,7 @@ import type { Database } from '../../storage/schema.ts';
 import { inSnapshot } from '../../storage/snapshot.ts';
 import { classificationVersion } from '../ingest/agents/load.ts';
 import { dayMs, splitRange } from '../model/days.ts';
+import { ByteReader, ByteWriter } from '../model/varint.ts';
 
 /**
  * Docs gaps' evidence of searches without hits and of 404s, kept per whole UTC day
@@ -25,10 +26,10 @@ export interface FailureEntry {
   count: number;
   first: number;
   last: number;
-  /** Dense visitor ids by the class they sent as; `other` sent with no known class. Unsorted, may repeat. */
-  human: number[];
-  ai: number[];
-  other: number[];
+  /** Dense visitor ids by the class they sent as (`other`: no known class), in parts (a part per day); ids may repeat across parts. */
+  human: ArrayLike<number>[];
+  ai: ArrayLike<number>[];
+  other: ArrayLike<number>[];
 }
 
 /** A raw row as the readers of gap-evidence.ts give it: one unit, one sender (or none) and class. */
@@ -44,10 +45,19 @@ export interface FailureRow {
 /** Reads the raw failure rows of one source over [from, to). */
 export type RawFailures = (db: Kysely<Database>, projectKey: number, from: number, to: number) => Promise<FailureRow[]>;
 
-type Stored = [unit: string, count: number, first: number, last: number, human: number[], ai: number[], other: number[]];
+interface RowsEntry {
+  unit: string;
+  count: number;
+  first: number;
+  last: number;
+  human: number[];
+  ai: number[];
+  other: number[];
+}
 
-/** Adds raw rows into entries per unit. */
-function addRows(entries: Map<string, FailureEntry>, rows: Iterable<FailureRow>): void {
+/** Raw rows per unit. */
+function perUnit(rows: Iterable<FailureRow>): Map<string, RowsEntry> {
+  const entries = new Map<string, RowsEntry>();
   for (const row of rows) {
     let entry = entries.get(row.unit);
     if (!entry) entries.set(row.unit, (entry = { unit: row.unit, count: 0, first: row.first, last: row.last, human: [], ai: [], other: [] }));
@@ -56,38 +66,67 @@ function addRows(entries: Map<string, FailureEntry>, rows: Iterable<FailureRow>)
     if (row.last > entry.last) entry.last = row.last;
     if (row.visitor !== null) (row.visitorClass === 'human' ? entry.human : row.visitorClass === 'ai' ? entry.ai : entry.other).push(row.visitor);
   }
+  return entries;
 }
 
-/** Adds a day's stored entries into entries per unit. */
-function addStored(entries: Map<string, FailureEntry>, stored: Stored[]): void {
-  for (const [unit, count, first, last, human, ai, other] of stored) {
-    const entry = entries.get(unit);
-    if (!entry) {
-      entries.set(unit, { unit, count, first, last, human, ai, other });
-      continue;
+/** Adds one unit's figures and sender parts into the entries of the range. */
+function add(entries: Map<string, FailureEntry>, unit: string, count: number, first: number, last: number, parts: ArrayLike<number>[]): void {
+  let entry = entries.get(unit);
+  if (!entry) entries.set(unit, (entry = { unit, count: 0, first, last, human: [], ai: [], other: [] }));
+  entry.count += count;
+  if (first < entry.first) entry.first = first;
+  if (last > entry.last) entry.last = last;
+  if (parts[0]!.length > 0) entry.human.push(parts[0]!);
+  if (parts[1]!.length > 0) entry.ai.push(parts[1]!);
+  if (parts[2]!.length > 0) entry.other.push(parts[2]!);
+}
+
+const sortedDistinct = (visitors: number[]) => [...new Set(visitors)].sort((a, b) => a - b);
+
+/**
+ * A day's entries as stored: the units as a JSON list of strings, and per unit, as unsigned varints,
+ * its count, first and last time (milliseconds into the day) and its three sender lists (length, then
+ * sorted ids as differences), which decode without parsing text.
+ */
+function encode(entries: Map<string, RowsEntry>, dayStart: number): { units: string; senders: Uint8Array } {
+  const writer = new ByteWriter();
+  const units: string[] = [];
+  for (const entry of entries.values()) {
+    units.push(entry.unit);
+    writer.write(entry.count);
+    writer.write(entry.first - dayStart);
+    writer.write(entry.last - dayStart);
+    for (const list of [entry.human, entry.ai, entry.other]) {
+      const ids = sortedDistinct(list);
+      writer.write(ids.length);
+      let previous = 0;
+      for (const id of ids) {
+        writer.write(id - previous);
+        previous = id;
+      }
     }
-    entry.count += count;
-    if (first < entry.first) entry.first = first;
-    if (last > entry.last) entry.last = last;
-    for (const visitor of human) entry.human.push(visitor);
-    for (const visitor of ai) entry.ai.push(visitor);
-    for (const visitor of other) entry.other.push(visitor);
   }
+  return { units: JSON.stringify(units), senders: writer.finish() };
 }
 
-const distinct = (visitors: number[]) => [...new Set(visitors)].sort((a, b) => a - b);
+const none: number[] = [];
 
-function encode(entries: Map<string, FailureEntry>): string {
-  const stored: Stored[] = [...entries.values()].map((entry) => [
-    entry.unit,
-    entry.count,
-    entry.first,
-    entry.last,
-    distinct(entry.human),
-    distinct(entry.ai),
-    distinct(entry.other),
-  ]);
-  return JSON.stringify(stored);
+function decodeInto(entries: Map<string, FailureEntry>, units: string, senders: Uint8Array, dayStart: number): void {
+  const reader = new ByteReader(senders);
+  for (const unit of JSON.parse(units) as string[]) {
+    const count = reader.read();
+    const first = dayStart + reader.read();
+    const last = dayStart + reader.read();
+    const parts: number[][] = [];
+    for (let list = 0; list < 3; list++) {
+      const length = reader.read();
+      const ids: number[] = length === 0 ? none : [];
+      let id = 0;
+      for (let index = 0; index < length; index++) ids.push((id += reader.read()));
+      parts.push(ids);
+    }
+    add(entries, unit, count, first, last, parts);
+  }
 }
 
 /**
@@ -133,14 +172,16 @@ export async function failuresOver(
   const classification = source === GapDaySource.notFound ? classificationVersion : '';
   const { entries, fresh } = await inSnapshot(storage, async (trx) => {
     const entries = new Map<string, FailureEntry>();
-    const fresh: { day: number; failures: number; data: string }[] = [];
-    for (const [start, end] of partial) addRows(entries, await raw(trx, projectKey, start, end));
+    const fresh: { day: number; failures: number; units: string; senders: Uint8Array }[] = [];
+    for (const [start, end] of partial)
+      for (const entry of perUnit(await raw(trx, projectKey, start, end)).values())
+        add(entries, entry.unit, entry.count, entry.first, entry.last, [entry.human, entry.ai, entry.other]);
     if (firstDay >= endDay) return { entries, fresh };
     const [days, kept] = await Promise.all([
       failureCounts(trx, source, projectKey, firstDay, endDay),
       trx
         .selectFrom('analytics_gap_days')
-        .select(['day', 'failures', 'classification', 'data'])
+        .select(['day', 'failures', 'classification', 'units', 'senders'])
         .where('project_key', '=', projectKey)
         .where('source', '=', source)
         .where('day', '>=', firstDay)
@@ -151,14 +192,12 @@ export async function failuresOver(
     for (const { day, failures } of days) {
       const row = keptByDay.get(day);
       if (row && Number(row.failures) === failures && row.classification === classification) {
-        addStored(entries, JSON.parse(row.data) as Stored[]);
+        decodeInto(entries, row.units, row.senders, day * dayMs);
         continue;
       }
-      const dayEntries = new Map<string, FailureEntry>();
-      addRows(dayEntries, await raw(trx, projectKey, day * dayMs, (day + 1) * dayMs));
-      const data = encode(dayEntries);
-      fresh.push({ day, failures, data });
-      addStored(entries, JSON.parse(data) as Stored[]);
+      const encoded = encode(perUnit(await raw(trx, projectKey, day * dayMs, (day + 1) * dayMs)), day * dayMs);
+      fresh.push({ day, failures, ...encoded });
+      decodeInto(entries, encoded.units, encoded.senders, day * dayMs);
     }
     return { entries, fresh };
   });
@@ -170,7 +209,8 @@ export async function failuresOver(
         conflict.columns(['project_key', 'day', 'source']).doUpdateSet((eb) => ({
           failures: eb.ref('excluded.failures'),
           classification: eb.ref('excluded.classification'),
-          data: eb.ref('excluded.data'),
+          units: eb.ref('excluded.units'),
+          senders: eb.ref('excluded.senders'),
         })),
       )
       .execute();

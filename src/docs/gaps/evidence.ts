@@ -85,5 +85,5 @@ function combined(items: EvidenceItem[]): EvidenceItem[] {
     if (item.last > entry.last) entry.last = item.last;
     if (item.visitor !== null) entry.senders[item.visitorClass ?? 'other'].push(item.visitor);
   }
-  return [...byKey.values()];
+  return [...byKey.values()].map(({ senders, ...entry }) => ({ ...entry, senders: { human: [senders.human], ai: [senders.ai], other: [senders.other] } }));
 }

@@ -23,7 +23,7 @@ export interface EvidenceItem {
   visitor: number | null;
   visitorClass: VisitorClass;
   /** For an item that stands for several senders (a query's or a path's failures), their ids by class, instead of `visitor`. */
-  senders?: { human: readonly number[]; ai: readonly number[]; other: readonly number[] };
+  senders?: { human: readonly ArrayLike<number>[]; ai: readonly ArrayLike<number>[]; other: readonly ArrayLike<number>[] };
   /** How many events this item stands for. */
   count: number;
   first: number;
@@ -219,9 +219,9 @@ function summarize(items: EvidenceItem[], keys: string[], visitors: DistinctVisi
     evidence[item.source] += item.count;
     if (item.visitor !== null) visitors.add(item.visitor, classBit(item.visitorClass));
     if (item.senders) {
-      for (const visitor of item.senders.human) visitors.add(visitor, 1);
-      for (const visitor of item.senders.ai) visitors.add(visitor, 2);
-      for (const visitor of item.senders.other) visitors.add(visitor, 0);
+      for (const part of item.senders.human) for (let index = 0; index < part.length; index++) visitors.add(part[index]!, 1);
+      for (const part of item.senders.ai) for (let index = 0; index < part.length; index++) visitors.add(part[index]!, 2);
+      for (const part of item.senders.other) for (let index = 0; index < part.length; index++) visitors.add(part[index]!, 0);
     }
     const text = item.text?.trim();
     if (text) {

@@ -105,7 +105,8 @@ export interface AnalyticsGapDayRow {
   source: number;
   failures: number;
   classification: string;
-  data: string;
+  units: string;
+  senders: Uint8Array;
 }
 
 /** Requests answered 404 of one project and UTC day, counted at ingestion. */

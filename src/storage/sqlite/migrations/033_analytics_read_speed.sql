@@ -1,6 +1,7 @@
 -- Docs gaps' evidence per whole UTC day (docs/gaps.md, "Speed"): for searches without hits and for
--- requests answered 404, each query's or path's count, first and last time and its senders by class, as
--- JSON, so the gaps list reads a row per day instead of every failure. A row stands while its day's
+-- requests answered 404, the queries or paths (`units`, a JSON list) and each one's count, first and last
+-- time and its senders by class (`senders`, varints: see feedback/gap-days.ts), so the gaps list reads a
+-- row per day instead of every failure. A row stands while its day's
 -- failures are the ones it was computed from: `failures` is their count then, checked against the counts
 -- ingestion keeps (analytics_search_totals.no_hits, and analytics_not_found_days below), and
 -- `classification` the agent lists' version that classed its 404s. A stale or missing row is computed
@@ -11,7 +12,8 @@ create table analytics_gap_days (
   source integer not null,
   failures integer not null,
   classification text not null,
-  data text not null,
+  units text not null,
+  senders blob not null,
   primary key (project_key, day, source)
 ) without rowid;
 
