@@ -3,7 +3,7 @@ import type { Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
 import { inSnapshot } from '../../storage/snapshot.ts';
 import { classificationVersion } from '../ingest/agents/load.ts';
-import { dayMs, splitRange } from '../model/days.ts';
+import { dayMs, dayOf, splitRange } from '../model/days.ts';
 import { ByteReader, ByteWriter } from '../model/varint.ts';
 
 /**
@@ -42,7 +42,7 @@ export interface FailureRow {
   last: number;
 }
 
-/** Reads the raw failure rows of one source over [from, to). */
+/** Reads the raw failure rows of one source over [from, to), grouped within UTC days (a row's day is its `first`'s). */
 export type RawFailures = (db: Kysely<Database>, projectKey: number, from: number, to: number) => Promise<FailureRow[]>;
 
 interface RowsEntry {
@@ -132,7 +132,7 @@ function decodeInto(entries: Map<string, FailureEntry>, units: string, senders: 
 /**
  * The failures of one source per day over whole days [firstDay, endDay), as ingestion counts them in
  * the transaction that stores them: searches without hits in `analytics_search_totals`, 404s in
- * `analytics_not_found_days`. Reading them costs a row per day, whatever the failures.
+ * `analytics_not_found_days`, oldest first. Reading them costs a row per day, whatever the failures.
  */
 async function failureCounts(trx: Kysely<Database>, source: GapDaySource, projectKey: number, firstDay: number, endDay: number) {
   const rows =
@@ -144,6 +144,7 @@ async function failureCounts(trx: Kysely<Database>, source: GapDaySource, projec
           .where('day', '>=', firstDay)
           .where('day', '<', endDay)
           .where('no_hits', '>', 0)
+          .orderBy('day')
           .execute()
       : await trx
           .selectFrom('analytics_not_found_days')
@@ -152,6 +153,7 @@ async function failureCounts(trx: Kysely<Database>, source: GapDaySource, projec
           .where('day', '>=', firstDay)
           .where('day', '<', endDay)
           .where('failures', '>', 0)
+          .orderBy('day')
           .execute();
   return rows.map((row) => ({ day: Number(row.day), failures: Number(row.failures) }));
 }
@@ -189,13 +191,23 @@ export async function failuresOver(
         .execute(),
     ]);
     const keptByDay = new Map(kept.map((row) => [Number(row.day), row]));
+    const stale: { day: number; failures: number }[] = [];
     for (const { day, failures } of days) {
       const row = keptByDay.get(day);
-      if (row && Number(row.failures) === failures && row.classification === classification) {
-        decodeInto(entries, row.units, row.senders, day * dayMs);
-        continue;
-      }
-      const encoded = encode(perUnit(await raw(trx, projectKey, day * dayMs, (day + 1) * dayMs)), day * dayMs);
+      if (row && Number(row.failures) === failures && row.classification === classification) decodeInto(entries, row.units, row.senders, day * dayMs);
+      else stale.push({ day, failures });
+    }
+    if (stale.length === 0) return { entries, fresh };
+    // The stale days' raw rows in one read (from the first to the last of them), split by day.
+    const rowsByDay = new Map<number, FailureRow[]>();
+    for (const row of await raw(trx, projectKey, stale[0]!.day * dayMs, (stale[stale.length - 1]!.day + 1) * dayMs)) {
+      const day = dayOf(row.first);
+      const list = rowsByDay.get(day);
+      if (list) list.push(row);
+      else rowsByDay.set(day, [row]);
+    }
+    for (const { day, failures } of stale) {
+      const encoded = encode(perUnit(rowsByDay.get(day) ?? []), day * dayMs);
       fresh.push({ day, failures, ...encoded });
       decodeInto(entries, encoded.units, encoded.senders, day * dayMs);
     }

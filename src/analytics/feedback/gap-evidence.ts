@@ -3,6 +3,7 @@ import type { Database } from '../../storage/schema.ts';
 import { countedClass } from '../ingest/classify.ts';
 import type { IngestState } from '../ingest/ingest.ts';
 import { ClassCode } from '../model/class-codes.ts';
+import { eventDay } from '../model/days.ts';
 import type { MarkdownRequest } from '../model/markdown-request.ts';
 import type { Verification } from '../model/verification.ts';
 import { failuresOver, GapDaySource, type FailureEntry, type FailureRow, type RawFailures } from './gap-days.ts';
@@ -66,7 +67,7 @@ const noHitSearches: RawFailures = async (db, projectKey, from, to) => {
     .where('at', '>=', from)
     .where('at', '<', to)
     .where('hits', '=', 0)
-    .groupBy(['query', 'visitor_id', 'visitor_class'])
+    .groupBy(['query', 'visitor_id', 'visitor_class', eventDay])
     .execute();
   const result: FailureRow[] = [];
   for (const row of rows) {
@@ -114,7 +115,7 @@ const notFoundRequests: RawFailures = async (db, projectKey, from, to) => {
     .where('at', '>=', from)
     .where('at', '<', to)
     .where('status', '=', 404)
-    .groupBy(['path_id', 'agent_id', 'visitor_id', 'markdown', 'verification'])
+    .groupBy(['path_id', 'agent_id', 'visitor_id', 'markdown', 'verification', eventDay])
     .execute();
   if (rows.length === 0) return [];
   const pathIds = [...new Set(rows.map((row) => Number(row.path_id)))];
