@@ -87,20 +87,30 @@ function referrerOf(index: number): string | null {
   return pick < 70 ? knownReferrers[pick % knownReferrers.length] : `site-${(hash >>> 9) % tailReferrers}.example.org`;
 }
 
-/** Yields the views in order; `path(i)` and `visitorId(i)` name them. */
+/** Yields the views day by day, each day's in time order; `path(i)` and `visitorId(i)` name them. */
 export function* generateViews(shape: DatasetShape, seed = 20261121): Generator<View> {
   const next = random(seed);
   const page = zipf(shape.paths, next);
   const aiVisitors = Math.round(shape.visitors * 0.27);
   const perDay = shape.views / shape.days;
+  // A day's views in time order, as a site's traffic arrives (visits are decided in arrival order).
+  let today: View[] = [];
+  let current = 0;
+  const inOrder = () => today.sort((a, b) => a.at - b.at);
   for (let index = 0; index < shape.views; index++) {
     const day = Math.floor(index / perDay);
+    if (day !== current) {
+      yield* inOrder();
+      today = [];
+      current = day;
+    }
     const path = page();
     const visitor = Math.floor(next() * shape.visitors);
     const markdown = visitor >= aiVisitors && next() < 0.04;
     const ai = visitor < aiVisitors || markdown ? 1 : 0;
-    yield { at: benchStart + day * 86_400_000 + Math.floor(next() * 86_400_000), path, visitor, ai, markdown, referrer: ai ? null : referrerOf(index) };
+    today.push({ at: benchStart + day * 86_400_000 + Math.floor(next() * 86_400_000), path, visitor, ai, markdown, referrer: ai ? null : referrerOf(index) });
   }
+  yield* inOrder();
 }
 
 /** A visitor's client address: public addresses spread over the whole IPv4 space, so visitors are in many countries. */
