@@ -20,6 +20,7 @@ const entryPoints = {
     'http/routes.ts',
     'http/feedback-routes.ts',
     'http/range.ts',
+    'http/dimension-schemas.ts',
     'http/read-limit.ts',
     'drains/routes.ts',
     'query/query.ts',

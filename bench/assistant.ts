@@ -53,6 +53,8 @@ async function timed(url: string, init: RequestInit): Promise<Timing> {
 interface Target {
   name: string;
   ask(round: number): Promise<Timing>;
+  /** CPU time of the process that answers, so far, in seconds (all its threads). */
+  cpuSeconds(): number;
 }
 
 const question = (round: number) => `How does a Workflow Execution recover after a crash? (${round})`;
@@ -62,7 +64,8 @@ const json = (body: unknown, headers: Record<string, string> = {}): RequestInit 
   body: JSON.stringify(body),
 });
 
-function targets(model: string, passthrough: string, quire: DocsServer): Target[] {
+function targets(model: BenchProcess, passthrough: BenchProcess, quireProcess: BenchProcess): Target[] {
+  const quire = quireProcess.info as DocsServer;
   // The model's answering step, called directly: the conversation with the search's result, as Quire's second call sends it.
   const direct = (round: number) => ({
     model: 'bench-model',
@@ -75,11 +78,20 @@ function targets(model: string, passthrough: string, quire: DocsServer): Target[
   });
   const message = (round: number) => ({ fp: `bench-${round}`, messages: [{ role: 'user', parts: [{ type: 'text', text: question(round) }] }] });
   return [
-    { name: 'the model called directly (its answering step)', ask: (round) => timed(`${model}/chat/completions`, json(direct(round))) },
-    { name: 'bare AI SDK streamText pass-through', ask: (round) => timed(passthrough, json({ messages: message(round).messages })) },
+    {
+      name: 'the model called directly (its answering step)',
+      ask: (round) => timed(`${model.info.url}/chat/completions`, json(direct(round))),
+      cpuSeconds: model.cpuSeconds,
+    },
+    {
+      name: 'bare AI SDK streamText pass-through',
+      ask: (round) => timed(passthrough.info.url, json({ messages: message(round).messages })),
+      cpuSeconds: passthrough.cpuSeconds,
+    },
     {
       name: 'Quire',
       ask: (round) => timed(`${quire.url}/discovery/v2/assistant/${quire.projectId}/message`, json(message(round), { authorization: `Bearer ${quire.key}` })),
+      cpuSeconds: quireProcess.cpuSeconds,
     },
   ];
 }
@@ -161,15 +173,30 @@ async function runOn(
     const built = await waitForBuild(server, commit, started);
     const prefix = `${name}:`;
     report.add({ name: `${prefix} Temporal docs indexed for the assistant (${built.pages} pages)`, value: Number(built.seconds.toFixed(2)), unit: 's' });
-    const all = targets(model.info.url, passthrough.info.url, server);
+    const all = targets(model, passthrough, quire);
     for (const target of all) await oneAtATime(target, 10); // warm-up
     const single = new Map<string, Timing[]>();
     for (const target of all) single.set(target.name, await oneAtATime(target, sequential));
     figures(report, prefix, `1 at a time (${sequential} each)`, single, false);
     const concurrent = new Map<string, Timing[]>();
-    for (const target of all) concurrent.set(target.name, await atOnce(target, concurrency, concurrentSeconds));
+    // CPU per answer of the process that answers: unlike wall-clock times, it holds on a machine busy with other work.
+    const cpu = new Map<string, number>();
+    for (const target of all) {
+      const before = target.cpuSeconds();
+      const timings = await atOnce(target, concurrency, concurrentSeconds);
+      concurrent.set(target.name, timings);
+      cpu.set(target.name, ((target.cpuSeconds() - before) * 1000) / timings.length);
+    }
     const counts = [...concurrent.values()].map((timings) => timings.length).join('/');
-    figures(report, prefix, `${concurrency} at once (${concurrentSeconds} s, ${counts} answers)`, concurrent, true);
+    const label = `${concurrency} at once (${concurrentSeconds} s, ${counts} answers)`;
+    figures(report, prefix, label, concurrent, true);
+    const [, bare, ours] = [...cpu.values()];
+    report.add({
+      name: `${prefix} ${label}: CPU time per answer, Quire's process`,
+      value: Number(ours.toFixed(2)),
+      unit: 'ms',
+      reference: { name: 'the pass-through’s process', value: Number(bare.toFixed(2)) },
+    });
   } finally {
     await quire.stop();
     await database.drop();

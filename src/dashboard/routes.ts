@@ -4,6 +4,7 @@ import type { AppContext } from '../http/context.ts';
 import { toApiError } from '../http/error-handler.ts';
 import { accountPages } from './pages/account.ts';
 import { analyticsPages, sharedPages } from './pages/analytics.ts';
+import { sharingPages } from './pages/analytics-sharing.ts';
 import { invitationPages } from './pages/invitations.ts';
 import { peoplePages } from './pages/people.ts';
 import { changePages } from './pages/changes.ts';
@@ -98,6 +99,7 @@ export const dashboardRoutes: FeatureRoutes = async (app, { context }) => {
         connectionPages(signedIn, context);
         jobPages(signedIn, context);
         analyticsPages(signedIn, context);
+        sharingPages(signedIn, context);
         feedbackPages(signedIn, context);
         gapPages(signedIn, context);
         changePages(signedIn, context);

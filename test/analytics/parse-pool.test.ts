@@ -30,7 +30,7 @@ describe('parse pool', () => {
   it('prepares a large body in a thread exactly as the event loop would', async () => {
     const pool = new ParsePool(eventsThread, eventsBodyWork, 1);
     try {
-      const parsed = await pool.run({ text, ndjson: false, now }, text.length);
+      const parsed = await pool.run({ bytes: Buffer.from(text), ndjson: false, now }, text.length);
       if (parsed.failure !== undefined) throw new Error(parsed.failure);
       expect(parsed.count).toBe(2000);
       expect(parsed.body).toEqual({ events: [] });
@@ -45,7 +45,7 @@ describe('parse pool', () => {
 
   it('answers a body whose thread went away, parsing it where it arrived', async () => {
     const pool = new ParsePool(eventsThread, eventsBodyWork, 1);
-    const pending = pool.run({ text, ndjson: false, now }, text.length);
+    const pending = pool.run({ bytes: Buffer.from(text), ndjson: false, now }, text.length);
     await pool.close();
     const parsed = await pending;
     expect(parsed).toEqual(parseEventsBody(text, false, now));

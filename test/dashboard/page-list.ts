@@ -36,6 +36,8 @@ export const dashboardPages: DashboardPage[] = [
   { name: 'local-jobs', path: (ids) => `/dashboard/projects/${ids.localProjectId}/jobs` },
   { name: 'change', path: (ids) => `/dashboard/changes/${ids.localJobId}` },
   { name: 'analytics', path: (ids) => `/dashboard/projects/${ids.projectId}/analytics` },
+  { name: 'analytics-filtered', path: (ids) => `/dashboard/projects/${ids.projectId}/analytics?filter=country%3D%3DUS&compare=previous_period` },
+  { name: 'shared-links', path: (ids) => `/dashboard/projects/${ids.projectId}/analytics/shared-links` },
   { name: 'feedback', path: (ids) => `/dashboard/projects/${ids.projectId}/feedback` },
   { name: 'webhooks', path: (ids) => `/dashboard/projects/${ids.projectId}/webhooks` },
   { name: 'connections', path: () => '/dashboard/connections' },

@@ -195,8 +195,8 @@ describe('dashboard in Chromium', () => {
       expect(table).toEqual(expected.visitors.map((row) => [row.path, String(row.human), String(row.ai), String(row.total)]));
 
       const bars = await page
-        .locator('svg rect.bar')
-        .evaluateAll((rects) => rects.map((rect) => [rect.getAttribute('data-day'), rect.getAttribute('data-human') ?? rect.getAttribute('data-ai')]));
+        .locator('svg circle.point')
+        .evaluateAll((points) => points.map((point) => [point.getAttribute('data-day'), point.getAttribute('data-human') ?? point.getAttribute('data-ai')]));
       const perDay: [string, string][] = [];
       for (const offset of [-3, -2, -1]) {
         const { totals } = await visitors(day(offset), day(offset + 1));

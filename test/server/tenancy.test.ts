@@ -37,6 +37,8 @@ const publicRoutes: Record<string, string> = {
   'GET /dashboard/invitations/:token': 'an invitation link: the token is the secret',
   'POST /dashboard/invitations/:token': 'accepts an invitation: the token is the secret',
   'GET /share/:token': "a shared analytics link: the token is the secret, and it shows only its project's page (test/analytics/shared-links.test.ts)",
+  'GET /share/:token/realtime':
+    "a shared analytics link's live count: the token is the secret, and it counts only its project (test/dashboard/analytics-sharing.test.ts)",
   'GET /changes/:jobId': 'a redirect to /dashboard/changes/:jobId, the same for every id',
   'POST /v1/analytics/:projectId/drains/:drainId':
     "a host's log batch, authenticated by the drain's own secret (Vercel's signature, a bearer header or ?secret=)",

@@ -7,7 +7,6 @@ import { dayMs, dayOf } from '../model/days.ts';
 import { breakdownPage, type AgentRow, type ReferrerRow } from '../query/breakdowns.ts';
 import { dailySeries } from '../query/series.ts';
 import { filteredAgents, filteredReferrers, filteredSeries } from '../query/dimensions.ts';
-import { referrerCategory } from '../ingest/referrers.ts';
 import { parseFilters } from './dimension-schemas.ts';
 import { AgentsQuery, AgentsResult, ReferrersQuery, ReferrersResult, SeriesQuery, SeriesResult } from './breakdown-schemas.ts';
 import { parseRange } from './range.ts';
@@ -82,11 +81,7 @@ export const breakdownRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
           limit: request.query.limit ?? 50,
           offset: request.query.offset ?? 0,
         });
-        return {
-          totals: filtered.totals,
-          referrers: filtered.rows.map((row) => ({ ...row, category: referrerCategory(row.referrer) })),
-          hasMore: filtered.hasMore,
-        };
+        return { totals: filtered.totals, referrers: filtered.rows, hasMore: filtered.hasMore };
       }
       const result = await breakdownPage<ReferrerRow>(
         context.analytics,

@@ -25,15 +25,15 @@ export const eventsRoute: FastifyPluginAsyncTypebox<{ context: AppContext }> = a
   app.addHook('onClose', () => pool.close());
   const parsedBodies = new WeakMap<FastifyRequest, ParsedEventsBody & { failure?: undefined }>();
   const parser = (ndjson: boolean) => async (request: FastifyRequest, body: string | Buffer) => {
-    const text = body.toString();
-    const parsed = await pool.run({ text, ndjson, now: Date.now() }, text.length);
+    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+    const parsed = await pool.run({ bytes, ndjson, now: Date.now() }, bytes.byteLength);
     if (parsed.failure !== undefined) throw jsonFailure(parsed.failure);
     parsedBodies.set(request, parsed);
     return parsed.body;
   };
   app.removeContentTypeParser(['application/json', 'application/x-ndjson']);
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parser(false));
-  app.addContentTypeParser('application/x-ndjson', { parseAs: 'string', bodyLimit: config.ingestBodyLimitBytes }, parser(true));
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parser(false));
+  app.addContentTypeParser('application/x-ndjson', { parseAs: 'buffer', bodyLimit: config.ingestBodyLimitBytes }, parser(true));
 
   app.post('/v1/analytics/:projectId/events', {
     onRequest: requireKey(context, 'ingest'),

@@ -6,7 +6,7 @@
  * a filter sends them here. Raw events older than the retention are purged, so these answer only
  * over the retained ones (docs/analytics.md).
  */
-import type { AgentRow } from './breakdowns.ts';
+import type { AgentRow, ReferrerRow } from './breakdowns.ts';
 import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
 import { inSnapshot } from '../../storage/snapshot.ts';
@@ -15,6 +15,7 @@ import type { AgentCategory } from '../ingest/agents/load.ts';
 import { Verification } from '../model/verification.ts';
 import { existingProjectKey } from '../ingest/dense-ids.ts';
 import { unknownValue } from '../ingest/dimensions/user-agents.ts';
+import { referrerCategory } from '../ingest/referrers.ts';
 import { ClassCode } from '../model/class-codes.ts';
 import { dayMs, dayOf } from '../model/days.ts';
 import type { QueryState } from './caches.ts';
@@ -251,12 +252,12 @@ export async function filteredSeries(state: QueryState, projectId: string, measu
   return days;
 }
 
-/** Human views per referring site under filters (the referrers breakdown with filters). */
+/** Human views per referring site under filters (the referrers breakdown with filters), with each site's category. */
 export async function filteredReferrers(
   state: QueryState,
   projectId: string,
   request: RangeRequest & { limit: number; offset: number },
-): Promise<{ totals: { visitors: number; views: number }; rows: { referrer: string; visitors: number; views: number }[]; hasMore: boolean }> {
+): Promise<{ totals: { visitors: number; views: number }; rows: ReferrerRow[]; hasMore: boolean }> {
   const key = await existingProjectKey(state.storage.db, state.ids, projectId);
   if (key === undefined) return { totals: { visitors: 0, views: 0 }, rows: [], hasMore: false };
   return inSnapshot(state.storage, async (trx) => {
@@ -275,7 +276,9 @@ export async function filteredReferrers(
       .execute();
     return {
       totals: { visitors: Number(totals.visitors), views: Number(totals.views) },
-      rows: rows.slice(0, request.limit).map((row) => ({ referrer: row.referrer, visitors: Number(row.visitors), views: Number(row.views) })),
+      rows: rows
+        .slice(0, request.limit)
+        .map((row) => ({ referrer: row.referrer, category: referrerCategory(row.referrer), visitors: Number(row.visitors), views: Number(row.views) })),
       hasMore: rows.length > request.limit,
     };
   });

@@ -177,3 +177,28 @@ function playground(form) {
 }
 
 for (const form of document.querySelectorAll('form.assistant-playground')) playground(form);
+
+// The analytics page's live count: asked again every 10 seconds while the page is visible, and at once
+// when it becomes visible again; a hidden tab asks nothing. Without this script the count is the one
+// the page was rendered with.
+const realtimeEvery = 10_000;
+function followRealtime(line) {
+  const url = line.getAttribute('data-realtime-url');
+  const refresh = async () => {
+    if (document.visibilityState !== 'visible') return;
+    try {
+      const response = await window.fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' } });
+      if (!response.ok) return;
+      const counts = await response.json();
+      line.querySelector('#realtime-total').textContent = String(counts.total);
+      line.querySelector('#realtime-human').textContent = String(counts.human);
+      line.querySelector('#realtime-ai').textContent = String(counts.ai);
+    } catch {
+      // Offline for a moment: the next tick tries again.
+    }
+  };
+  window.setInterval(refresh, realtimeEvery);
+  document.addEventListener('visibilitychange', refresh);
+}
+
+for (const line of document.querySelectorAll('[data-realtime-url]')) followRealtime(line);

@@ -1,12 +1,14 @@
 import type { AgentRow, Breakdown, ReferrerRow } from '../../analytics/query/breakdowns.ts';
 import { dayMs } from '../../analytics/model/days.ts';
 import { html, type Html } from '../html.ts';
+import { filterCell, viewHref, type AnalyticsView } from './analytics-view.ts';
 
 const isoDay = (at: number) => new Date(at).toISOString().slice(0, 10);
 const shown = 10;
 
-/** Links to the usual ranges, each ending today (UTC). */
-export function rangePresets(base: string, today: number): Html {
+/** Links to the usual ranges, each ending today (UTC); on the analytics page they keep its filters and comparison. */
+export function rangePresets(target: string | AnalyticsView, today: number): Html {
+  const href = (from: string, to: string) => (typeof target === 'string' ? `${target}?from=${from}&to=${to}` : viewHref(target, { from, to }));
   const monthStart = Date.UTC(new Date(today).getUTCFullYear(), new Date(today).getUTCMonth(), 1);
   const presets: [string, number][] = [
     ['Last 7 days', today - 6 * dayMs],
@@ -14,18 +16,19 @@ export function rangePresets(base: string, today: number): Html {
     ['Last 90 days', today - 89 * dayMs],
     ['This month', monthStart],
   ];
-  return html`<nav class="presets" aria-label="Range presets">${presets.map(([label, from]) => html`<a href="${base}?from=${isoDay(from)}&to=${isoDay(today)}">${label}</a> `)}</nav>`;
+  return html`<nav class="presets" aria-label="Range presets">${presets.map(([label, from]) => html`<a href="${href(isoDay(from), isoDay(today))}">${label}</a> `)}</nav>`;
 }
 
 /** AI views by category (views summed over agents, visitors distinct per category) and the top agents. */
-export function aiSections(agents: Breakdown<AgentRow>, categoryVisitors: Map<string, number>): Html {
+export function aiSections(view: AnalyticsView, agents: Breakdown<AgentRow>, categoryVisitors: Map<string, number>): Html {
   const categories = new Map<string, number>();
   for (const row of agents.rows) categories.set(row.category, (categories.get(row.category) ?? 0) + row.views);
   const categoryRows = [...categories]
     .filter(([, views]) => views > 0)
     .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
     .map(
-      ([category, views]) => html`<tr><td>${category}</td><td class="number">${categoryVisitors.get(category) ?? 0}</td><td class="number">${views}</td></tr>`,
+      ([category, views]) =>
+        html`<tr>${filterCell(view, 'category', category, 'Category')}<td class="number" data-label="Visitors">${categoryVisitors.get(category) ?? 0}</td><td class="number" data-label="Views">${views}</td></tr>`,
     );
   const marks = (row: AgentRow) =>
     html`${row.verifiedViews > 0 ? html`<span class="badge verified" title="Views whose IP or signature proved the claim">✓ ${row.verifiedViews} verified</span>` : ''}${row.spoofedViews > 0 ? html` <span class="badge spoofed" title="Views claiming this agent that failed verification; counted nowhere else">⚠ ${row.spoofedViews} spoofed</span>` : ''}`;
@@ -33,23 +36,26 @@ export function aiSections(agents: Breakdown<AgentRow>, categoryVisitors: Map<st
     .slice(0, shown)
     .map(
       (row) =>
-        html`<tr><td>${row.agent}</td><td>${row.operator ?? '–'}</td><td>${row.category}</td><td class="number">${row.visitors}</td><td class="number">${row.views}</td><td>${marks(row)}</td></tr>`,
+        html`<tr>${filterCell(view, 'agent', row.agent, 'Agent')}<td data-label="Operator">${row.operator ?? '–'}</td><td data-label="Category">${row.category}</td><td class="number" data-label="Visitors">${row.visitors}</td><td class="number" data-label="Views">${row.views}</td><td data-label="Verification">${marks(row)}</td></tr>`,
     );
   return html`<h2>AI traffic by category</h2>
-${categoryRows.length ? html`<div class="scroll"><table id="ai-categories"><thead><tr><th scope="col">Category</th><th scope="col" class="number">Visitors</th><th scope="col" class="number">Views</th></tr></thead><tbody>${categoryRows}</tbody></table></div>` : html`<p>No AI views in this range.</p>`}
+${categoryRows.length ? html`<div class="scroll"><table id="ai-categories" class="stacked"><thead><tr><th scope="col">Category</th><th scope="col" class="number">Visitors</th><th scope="col" class="number">Views</th></tr></thead><tbody>${categoryRows}</tbody></table></div>` : html`<p>No AI views in this range.</p>`}
 <h2>Top AI agents</h2>
-${agentRows.length ? html`<div class="scroll"><table id="top-agents"><thead><tr><th scope="col">Agent</th><th scope="col">Operator</th><th scope="col">Category</th><th scope="col" class="number">Visitors</th><th scope="col" class="number">Views</th><th scope="col">Verification</th></tr></thead><tbody>${agentRows}</tbody></table></div>` : ''}`;
+${agentRows.length ? html`<div class="scroll"><table id="top-agents" class="stacked"><thead><tr><th scope="col">Agent</th><th scope="col">Operator</th><th scope="col">Category</th><th scope="col" class="number">Visitors</th><th scope="col" class="number">Views</th><th scope="col">Verification</th></tr></thead><tbody>${agentRows}</tbody></table></div>` : html`<p>No AI agents in this range.</p>`}`;
 }
 
 /** Human views sent by other sites, AI assistants first in the summary. */
-export function referralSections(referrers: Breakdown<ReferrerRow>): Html {
+export function referralSections(view: AnalyticsView, referrers: Breakdown<ReferrerRow>): Html {
   const fromAssistants = referrers.rows.filter((row) => row.category === 'ai-assistant').reduce((sum, row) => sum + row.views, 0);
   const rows = referrers.rows
     .slice(0, shown)
-    .map((row) => html`<tr><td>${row.referrer}</td><td>${row.category}</td><td class="number">${row.visitors}</td><td class="number">${row.views}</td></tr>`);
+    .map(
+      (row) =>
+        html`<tr>${filterCell(view, 'source', row.referrer, 'Site')}<td data-label="Category">${row.category}</td><td class="number" data-label="Visitors">${row.visitors}</td><td class="number" data-label="Views">${row.views}</td></tr>`,
+    );
   return html`<h2>Referrals</h2>
 <p>Views sent by AI assistants <strong id="ai-referrals">${fromAssistants}</strong> of <strong id="all-referrals">${referrers.totals.views}</strong> referred views.</p>
-${rows.length ? html`<div class="scroll"><table id="top-referrers"><thead><tr><th scope="col">Site</th><th scope="col">Category</th><th scope="col" class="number">Visitors</th><th scope="col" class="number">Views</th></tr></thead><tbody>${rows}</tbody></table></div>` : ''}`;
+${rows.length ? html`<div class="scroll"><table id="top-referrers" class="stacked"><thead><tr><th scope="col">Site</th><th scope="col">Category</th><th scope="col" class="number">Visitors</th><th scope="col" class="number">Views</th></tr></thead><tbody>${rows}</tbody></table></div>` : ''}`;
 }
 
 /** What to do when a project has no views yet: the tracker snippet, or the events API from a shell. */

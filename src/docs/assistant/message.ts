@@ -1,16 +1,19 @@
 import { PassThrough } from 'node:stream';
+import type { LanguageModel } from 'ai';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config/config.ts';
 import type { AppContext } from '../../http/context.ts';
 import { ApiError } from '../../http/errors.ts';
 import { checkModel, languageModel } from '../../llm/models.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
+import type { AssistantThreadRow } from '../../storage/tables/assistant.ts';
 import { siteOf } from '../surface/site.ts';
 import { exchangesOfBody, modelMessages, questionOf } from './conversation.ts';
 import { reportFailure } from './failures.ts';
 import { assistantInstructions } from './instructions.ts';
 import type { AnswerProtocol } from './protocols.ts';
 import type { MessageBody } from './schemas.ts';
-import { createThread, storeTurn, threadHistory, threadOpens } from './threads.ts';
+import { newThread, recordTurn, threadHistory, threadOpens } from './threads.ts';
 import { answerTurn } from './turn.ts';
 
 /** The header the embeddable assistant script sends (`X-Quire-Assistant: web`); an integration names itself with any other value. */
@@ -29,7 +32,12 @@ export function assistantModelName(context: AppContext, project: ProjectRow): st
   return project.assistant_model ?? project.model ?? context.config.model ?? null;
 }
 
-function modelOf(context: AppContext, project: ProjectRow) {
+/** SDK model objects by name, per configuration: made once, reused by every message (they hold no state of a call). */
+const models = new WeakMap<Config, Map<string, LanguageModel>>();
+/** Model names kept per configuration; beyond, the oldest is made again when next asked. */
+const maxModels = 100;
+
+function modelOf(context: AppContext, project: ProjectRow): LanguageModel {
   const name = assistantModelName(context, project);
   if (!name) {
     throw new ApiError(
@@ -37,17 +45,27 @@ function modelOf(context: AppContext, project: ProjectRow) {
       `Project ${project.id} has no model for the assistant: set the project's assistant model or model, or QUIRE_MODEL on the server.`,
     );
   }
+  let made = models.get(context.config);
+  if (!made) models.set(context.config, (made = new Map()));
+  const found = made.get(name);
+  if (found) return found;
   const problem = checkModel(name, context.config);
   if (problem) throw new ApiError('project_not_configured', problem);
-  return languageModel(name, context.config);
+  const model = languageModel(name, context.config);
+  if (made.size >= maxModels) made.delete(made.keys().next().value!);
+  made.set(name, model);
+  return model;
 }
 
-/** The thread a message continues (its key checked, else 404) or a new one, whose key is sent once. */
+/**
+ * The thread a message continues (its key checked, else 404) or a new one, whose key is sent once.
+ * A new thread is stored with its first turn (`row`), so starting one costs no write of its own.
+ */
 async function threadFor(context: AppContext, project: ProjectRow, body: MessageBody, reply: FastifyReply) {
   if (body.threadId === undefined) {
-    const thread = await createThread(context.storage, project, body.fp);
+    const thread = newThread(project, body.fp);
     reply.header('x-thread-id', thread.id).header('x-thread-key', thread.key);
-    return { id: thread.id, history: exchangesOfBody(body) };
+    return { id: thread.id, history: exchangesOfBody(body), row: thread.row };
   }
   if (!(await threadOpens(context.storage, project.id, body.threadId, body.threadKey))) {
     throw new ApiError(
@@ -56,7 +74,7 @@ async function threadFor(context: AppContext, project: ProjectRow, body: Message
     );
   }
   reply.header('x-thread-id', body.threadId);
-  return { id: body.threadId, history: await threadHistory(context.storage, body.threadId) };
+  return { id: body.threadId, history: await threadHistory(context.storage, body.threadId), row: undefined };
 }
 
 /** How one version of the operation answers: its wire format and its rate limit. */
@@ -71,8 +89,10 @@ export interface MessageOperation {
 /**
  * Answers one assistant message: checks the body and the model, then takes from the limits (so a
  * request that could never be answered costs none), each refusal a common error body; then streams
- * the answer and stores the turn. Text reaches the client as the model writes it; a client that goes
- * away stops the model call.
+ * the answer. Text reaches the client as the model writes it; a client that goes away stops the
+ * model call. The turn (with its thread, when the message started one) is stored before the finish
+ * part is written, so an answer the client saw finish is recorded; a failed turn stores its new
+ * thread only. Nothing is written between the limits and the first text.
  */
 export async function answerMessage(
   context: AppContext,
@@ -95,8 +115,9 @@ export async function answerMessage(
   reply.code(200).headers(protocol.headers).send(stream);
 
   const run = async () => {
+    let stored = false;
     try {
-      const answer = await answerTurn({
+      await answerTurn({
         model,
         instructions: assistantInstructions(site.name),
         messages: modelMessages(thread.history, body, question),
@@ -116,21 +137,28 @@ export async function answerMessage(
         protocol,
         write: (text) => void (text && !stream.destroyed && stream.write(text)),
         signal: stop.signal,
-      });
-      await storeTurn(storage, {
-        thread_id: thread.id,
-        project_id: project.id,
-        query: question,
-        response: answer.text,
-        response_type: answer.resolution === 'clarifying_question' ? 'clarifying_question' : 'answer',
-        resolution: answer.resolution === 'unanswered' ? 'unanswered' : 'answered',
-        sources: JSON.stringify(answer.cited.map(({ path, title, url }) => ({ path, title, url }))),
-        query_category: answer.category,
-        current_path: body.currentPath ?? null,
-        caller,
+        store: async (answer) => {
+          await recordTurn(storage, {
+            thread: thread.row,
+            turn: {
+              thread_id: thread.id,
+              project_id: project.id,
+              query: question,
+              response: answer.text,
+              response_type: answer.resolution === 'clarifying_question' ? 'clarifying_question' : 'answer',
+              resolution: answer.resolution === 'unanswered' ? 'unanswered' : 'answered',
+              sources: JSON.stringify(answer.cited.map(({ path, title, url }) => ({ path, title, url }))),
+              query_category: answer.category,
+              current_path: body.currentPath ?? null,
+              caller,
+            },
+          });
+          stored = true;
+        },
       });
     } catch (error) {
       const message = reportFailure(context, project.id, error);
+      if (!stored) await keepThread(context, project.id, thread.row);
       if (!stream.destroyed) stream.write(protocol.error(message) + protocol.end());
     } finally {
       stream.end();
@@ -138,4 +166,14 @@ export async function answerMessage(
   };
   void run();
   return reply;
+}
+
+/** Stores the thread a failed first turn started, so the key the reader was given still opens it; a failure here is only logged. */
+async function keepThread(context: AppContext, projectId: string, thread: AssistantThreadRow | undefined): Promise<void> {
+  if (!thread) return;
+  try {
+    await recordTurn(context.storage, { thread });
+  } catch (error) {
+    context.logger.error({ err: error, project: projectId, thread: thread.id }, 'storing the thread of a failed assistant turn failed');
+  }
 }

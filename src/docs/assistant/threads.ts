@@ -2,7 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { newId, randomBase62 } from '../../lib/ids.ts';
 import type { Storage } from '../../storage/dialect.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
-import type { AssistantTurnRow } from '../../storage/tables/assistant.ts';
+import type { AssistantThreadRow, AssistantTurnRow } from '../../storage/tables/assistant.ts';
 import { historyBounds, type Exchange } from './conversation.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -14,14 +14,20 @@ export interface NewThread {
   id: string;
   /** Shown once, in `X-Thread-Key`; only its hash is stored. */
   key: string;
+  /** The row to store, with the thread's first turn (recordTurn). */
+  row: AssistantThreadRow;
+}
+
+/** A new thread's id, key and row, not yet stored: its first answer stores it (recordTurn). */
+export function newThread(project: ProjectRow, fp: string): NewThread {
+  const id = `thr_${randomBase62(24)}`;
+  const key = `thk_${randomBase62(32)}`;
+  return { id, key, row: { id, project_id: project.id, key_hash: sha256(key), fingerprint: fingerprint(project, fp), created_at: Date.now() } };
 }
 
 export async function createThread(storage: Storage, project: ProjectRow, fp: string): Promise<NewThread> {
-  const thread = { id: `thr_${randomBase62(24)}`, key: `thk_${randomBase62(32)}` };
-  await storage.db
-    .insertInto('assistant_threads')
-    .values({ id: thread.id, project_id: project.id, key_hash: sha256(thread.key), fingerprint: fingerprint(project, fp), created_at: Date.now() })
-    .execute();
+  const thread = newThread(project, fp);
+  await recordTurn(storage, { thread: thread.row });
   return thread;
 }
 
@@ -56,9 +62,19 @@ export async function threadHistory(storage: Storage, threadId: string): Promise
 /** A turn to store: everything but its id and the time, which are given here. */
 export type TurnToStore = Omit<AssistantTurnRow, 'id' | 'created_at'>;
 
-export async function storeTurn(storage: Storage, turn: TurnToStore): Promise<void> {
-  await storage.db
-    .insertInto('assistant_turns')
-    .values({ ...turn, id: newId('trn'), created_at: Date.now() })
-    .execute();
+/**
+ * Stores what one message leaves: the thread when the message started it, and the turn when it was
+ * answered (a failed turn stores only its new thread, so the reader can still continue it), in one
+ * transaction: resolved, it is stored.
+ */
+export async function recordTurn(storage: Storage, { thread, turn }: { thread?: AssistantThreadRow; turn?: TurnToStore }): Promise<void> {
+  if (!thread && !turn) return;
+  await storage.db.transaction().execute(async (trx) => {
+    if (thread) await trx.insertInto('assistant_threads').values(thread).execute();
+    if (turn)
+      await trx
+        .insertInto('assistant_turns')
+        .values({ ...turn, id: newId('trn'), created_at: Date.now() })
+        .execute();
+  });
 }

@@ -1,4 +1,4 @@
-import { tool } from 'ai';
+import { tool, zodSchema } from 'ai';
 import { z } from 'zod';
 import { cap, resultLimit } from '../../llm/caps.ts';
 import type { Storage } from '../../storage/dialect.ts';
@@ -19,6 +19,25 @@ export interface AssistantToolOptions {
 const listedPagesLimit = 500;
 
 /**
+ * The tools' inputs, made once: the SDK turns a schema into the JSON Schema the model is sent at every
+ * step, and keeps it only on a schema object it is given again (a new `z.object` per message would be
+ * converted anew for each step of each message).
+ */
+const inputs = {
+  search: zodSchema(z.object({ query: z.string().min(1).max(1000).describe('What to look for, in words.') })),
+  read: zodSchema(z.object({ path: z.string().min(1).max(1000).describe('The page path (`guides/setup.mdx`) or its route (`/guides/setup`).') })),
+  list: zodSchema(z.object({ group: z.string().max(200).optional().describe('A navigation group, as listed.') })),
+  outcome: zodSchema(
+    z.object({
+      resolution: z
+        .enum(['answered', 'unanswered', 'clarifying_question'])
+        .describe('answered; unanswered when the docs do not cover it; clarifying_question when you asked the reader back.'),
+      sources: z.array(z.string().max(1000)).max(20).describe('Paths of the pages the answer used.'),
+    }),
+  ),
+};
+
+/**
  * The assistant's tools, fixed by the contract so evals and scripted models work with any version:
  * three read-only views of the docs index and `record_outcome`. What the model searched and read is
  * noted in `reading`, which decides what an answer may cite.
@@ -28,7 +47,7 @@ export function assistantTools(options: AssistantToolOptions, reading: Reading) 
   return {
     search_docs: tool({
       description: 'Searches the documentation and returns the best matching sections, each with its page path, title and Markdown.',
-      inputSchema: z.object({ query: z.string().min(1).max(1000).describe('What to look for, in words.') }),
+      inputSchema: inputs.search,
       execute: async ({ query }) => {
         const hits = await searchDocs(storage, projectId, query, { limit: options.pageSize, groups: options.groups });
         if (hits.length === 0) return `No sections match "${query}". Try other words, or list_pages to see what the docs cover.`;
@@ -39,7 +58,7 @@ export function assistantTools(options: AssistantToolOptions, reading: Reading) 
     }),
     read_page: tool({
       description: 'Reads one page of the documentation in full, as Markdown. Give the page path a search or list_pages returned.',
-      inputSchema: z.object({ path: z.string().min(1).max(1000).describe('The page path (`guides/setup.mdx`) or its route (`/guides/setup`).') }),
+      inputSchema: inputs.read,
       execute: async ({ path }) => {
         const page = await getPage(storage, projectId, path);
         if (!page) return `There is no page at "${path}". Use a path that search_docs or list_pages returned.`;
@@ -49,7 +68,7 @@ export function assistantTools(options: AssistantToolOptions, reading: Reading) 
     }),
     list_pages: tool({
       description: 'Lists the documentation’s pages in navigation order, with their group, path and title; give a group to list only its pages.',
-      inputSchema: z.object({ group: z.string().max(200).optional().describe('A navigation group, as listed.') }),
+      inputSchema: inputs.list,
       execute: async ({ group }) => {
         const { pages, hasMore } = await listPages(storage, projectId, { limit: listedPagesLimit, offset: 0 });
         const shown = group ? pages.filter((page) => page.group === group) : pages;
@@ -62,12 +81,7 @@ export function assistantTools(options: AssistantToolOptions, reading: Reading) 
     record_outcome: tool({
       description:
         'Call once, at the end of your answer: whether the docs answered the question, and the paths of the pages your answer used (pages you searched or read).',
-      inputSchema: z.object({
-        resolution: z
-          .enum(['answered', 'unanswered', 'clarifying_question'])
-          .describe('answered; unanswered when the docs do not cover it; clarifying_question when you asked the reader back.'),
-        sources: z.array(z.string().max(1000)).max(20).describe('Paths of the pages the answer used.'),
-      }),
+      inputSchema: inputs.outcome,
       execute: async (outcome: Outcome) => {
         reading.record(outcome);
         return 'Recorded.';

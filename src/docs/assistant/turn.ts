@@ -20,6 +20,8 @@ export interface TurnRun {
   write(text: string): void;
   /** The client went away: the model call stops. */
   signal: AbortSignal;
+  /** Stores the answer; awaited before the finish part is written, so a finished answer is a stored one. */
+  store(answer: TurnAnswer): Promise<void>;
 }
 
 export interface TurnAnswer {
@@ -35,8 +37,9 @@ const unboundedTokens = Number.MAX_SAFE_INTEGER;
 
 /**
  * Runs the model over the docs tools and streams its answer: `start`, the text as it comes, a
- * source per cited page, `finish` with the thread id. A failure (a limit, the provider, an abort)
- * is thrown for the caller to report, after the parts already written.
+ * source per cited page, then (once `store` has stored it) `finish` with the thread id. A failure (a
+ * limit, the provider, an abort, the store) is thrown for the caller to report, after the parts
+ * already written.
  */
 export async function answerTurn(run: TurnRun): Promise<TurnAnswer> {
   const { protocol, write } = run;
@@ -68,7 +71,9 @@ export async function answerTurn(run: TurnRun): Promise<TurnAnswer> {
   const { resolution, cited, category } = reading.result();
   const sources = cited.map((page) => ({ ...page, url: pageUrl(run.siteUrl, page.route, page.anchor) }));
   sources.forEach((source, index) => write(protocol.source({ id: `source-${index + 1}`, url: source.url, title: source.title })));
+  const answer = { text: streamed.join('').trim() || result.text, resolution, cited: sources, category, usage: result.usage };
+  await run.store(answer);
   write(protocol.finish({ threadId: run.threadId, finishReason: 'stop', usage: result.usage }));
   write(protocol.end());
-  return { text: streamed.join('').trim() || result.text, resolution, cited: sources, category, usage: result.usage };
+  return answer;
 }

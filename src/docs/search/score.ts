@@ -9,24 +9,32 @@ function stem(word: string): string {
   return word.slice(0, Math.max(minimumStemLength, word.length - suffixAllowance));
 }
 
+/** A letter, mark or digit: a character of a word, as the query's words are cut (terms.ts). */
+const wordCharacter = /[\p{L}\p{M}\p{N}]/u;
+
+/** Whether a word of `text` (lower case) begins with `beginning`, itself word characters only. */
+function beginsAWord(text: string, beginning: string): boolean {
+  for (let at = text.indexOf(beginning); at >= 0; at = text.indexOf(beginning, at + 1)) {
+    if (at === 0) return true;
+    // The character before, whole: a letter outside the Basic Multilingual Plane is two code units.
+    const pair = at >= 2 ? text.codePointAt(at - 2)! : 0;
+    const before = pair > 0xffff ? pair : text.charCodeAt(at - 1);
+    if (!wordCharacter.test(String.fromCodePoint(before))) return true;
+  }
+  return false;
+}
+
 /**
  * How many of the query's distinct words the section holds, in its page title, heading or text. The
  * engines stem words (`configuring` finds `configuration`), so a word counts when a word of the
  * section starts with its stem-like beginning, and the last word counts as a prefix. At least 1: the
- * engine matched the section on some word, even when this rough stemming misses it.
+ * engine matched the section on some word, even when this rough stemming misses it. The text is
+ * searched for each beginning (`indexOf`), not split into words: a section holds thousands of words,
+ * and splitting the hundred candidates of each search cost more than the engine's match itself.
  */
 function wordsFound(terms: SearchTerms, candidate: Candidate): number {
-  const words = new Set(`${candidate.title} ${candidate.heading} ${candidate.text}`.toLowerCase().match(/[\p{L}\p{M}\p{N}]+/gu));
-  let found = 0;
-  for (const word of terms.distinct) {
-    const beginning = stem(word);
-    for (const candidateWord of words) {
-      if (candidateWord.startsWith(beginning)) {
-        found += 1;
-        break;
-      }
-    }
-  }
+  const text = `${candidate.title} ${candidate.heading} ${candidate.text}`.toLowerCase();
+  const found = terms.distinct.filter((word) => beginsAWord(text, stem(word))).length;
   return Math.max(1, found);
 }
 

@@ -225,6 +225,21 @@ describe.each(testDatabases)('the assistant’s answers on $dialect', (database)
     expect((await exportRows()).length).toBe(before);
   });
 
+  it('stores the thread a failed first turn started, so its key still continues it', async () => {
+    const failed = await ask('v2', { messages: [question('broken model on the first turn?')] });
+    const threadId = failed.headers.get('x-thread-id')!;
+    const threadKey = failed.headers.get('x-thread-key')!;
+    expect((await uiChunks(failed)).at(-1)).toMatchObject({ type: 'error' });
+    const next = await ask('v2', { threadId, threadKey, messages: [question('How do I configure webhooks, then?')] });
+    expect(next.status).toBe(200);
+    expect((await uiChunks(next)).at(-1)).toMatchObject({ type: 'finish', messageMetadata: { threadId } });
+    const thread = (await (await fetch(`${base}/v1/analytics/${tenant.project.id}/assistant/threads/${threadId}`, { headers: tenant.auth })).json()) as {
+      messages: { role: string; content: string }[];
+    };
+    expect(thread.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect(thread.messages[0].content).toBe('How do I configure webhooks, then?');
+  });
+
   it('stops the model call when the client goes away', async () => {
     const abandonedBefore = model.abandoned;
     const response = await ask('v2', { messages: [question('slow answer?')] });

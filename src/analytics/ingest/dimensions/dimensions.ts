@@ -93,24 +93,19 @@ export async function eventDimensions(
   const country: (string | null)[] = new Array(count);
   for (let index = 0; index < count; index++) country[index] = countries.country(events[index].visitorKey.ip);
   // Views go through visits in time order; a call's events nearly always are already.
-  let order: number[] | null = null;
+  let order: ArrayLike<number> | null = null;
   for (let index = 1; index < count; index++)
     if (events[index].at < events[index - 1].at) {
       order = Array.from({ length: count }, (_, at) => at).sort((a, b) => events[a].at - events[b].at);
       break;
     }
-  const views = (order ?? Array.from({ length: count }, (_, at) => at)).map((index) => ({
-    visitorId: visitorOf[index],
-    at: events[index].at,
-    referrerId: referrerOf[index],
-  }));
-  const outcomes = visits.assign(projectKey, views);
+  if (order === null) {
+    const inOrder = new Uint32Array(count);
+    for (let index = 0; index < count; index++) inOrder[index] = index;
+    order = inOrder;
+  }
   const sourceId: (number | null)[] = new Array(count);
   const entry = new Uint8Array(count);
-  outcomes.forEach((outcome, at) => {
-    const index = order === null ? at : order[at];
-    sourceId[index] = outcome.sourceId;
-    entry[index] = outcome.entry ? 1 : 0;
-  });
+  visits.assign(projectKey, order, { visitorOf, atOf: (index) => events[index].at, referrerOf }, entry, sourceId);
   return { country, sourceId, entry };
 }
