@@ -4,6 +4,7 @@ import pino from 'pino';
 import { createKey } from '../src/accounts/keys.ts';
 import { createOrganization } from '../src/accounts/organizations.ts';
 import { createProject } from '../src/accounts/projects.ts';
+import { keepGapEvidence } from '../src/analytics/feedback/gap-evidence.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { buildApp } from '../src/server/app.ts';
 import { createContext } from '../src/server/context.ts';
@@ -191,7 +192,10 @@ async function figures(report: Report, database: BenchDatabase, shape: Shape, du
       if (response.statusCode !== 200) throw new Error(`gaps answered ${response.statusCode}: ${response.body.slice(0, 300)}`);
       return response.json() as { gaps: GapJson[] };
     };
+    // Before the docs gaps loop has kept any day, a list computes every day from the raw rows (and writes nothing).
     const first = await timed(list);
+    // The loop's work (once a minute): the days of evidence the list reads, computed and stored.
+    const kept = await timed(() => keepGapEvidence(context.analytics, project.id, { from: start, to: start + days * dayMs }));
     const again = await timed(list);
     // DuckDB computes the same evidence from the raw rows: 404s per path with their distinct visitors by
     // class (ClaudeBot is agent 2), searches without hits per query, unhelpful feedback, unanswered turns.
@@ -229,11 +233,12 @@ async function figures(report: Report, database: BenchDatabase, shape: Shape, du
     const target = { text: '≤ 200 ms', met: same && again.elapsed <= 200 };
     const reference2 = { name: 'DuckDB over the raw rows', value: reference.elapsed };
     report.add({
-      name: `gaps list, first page, ${database.name}, first read (${same ? 'equal to' : 'DIFFERS from'} DuckDB)`,
+      name: `gaps list, first page, ${database.name}, no day kept yet (${same ? 'equal to' : 'DIFFERS from'} DuckDB)`,
       value: first.elapsed,
       unit: 'ms',
       reference: reference2,
     });
+    report.add({ name: `keeping the ${days} days of evidence (the docs gaps loop's work), ${database.name}`, value: kept.elapsed, unit: 'ms' });
     report.add({
       name: `gaps list, first page, ${database.name} (${same ? 'equal to' : 'DIFFERS from'} DuckDB)`,
       value: again.elapsed,

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keepGapEvidence } from '../../src/analytics/feedback/gap-evidence.ts';
 import { purgeExpiredInteractions } from '../../src/analytics/feedback/retention.ts';
 import { rebuildProject } from '../../src/analytics/fold/rebuild.ts';
 import { purgeExpiredEvents } from '../../src/analytics/fold/retention.ts';
@@ -154,12 +155,18 @@ describe.each(testDatabases)('docs gaps from per-day evidence on $dialect', (dat
   it('lists exactly the gaps of the raw failures over whole and partial days, as days are kept, go stale, are rebuilt and purged', async () => {
     await send(randomEvents(next, start, 400, visitorIds));
     const end = start + 6 * dayMs;
+    const keep = () => keepGapEvidence(context.analytics, tenant.project.id, { from: start, to: end });
+    // Nothing kept yet: a read computes every day from the raw rows, and writes nothing.
     await compare(start, end);
-    // Six days of searches and of 404s are kept, and the next read answers from them, the same.
+    expect(await keptDays()).toBe(0);
+    // The write side keeps six days of searches and of 404s; reads answer from them, the same.
+    await keep();
     expect(await keptDays()).toBe(12);
     await compare(start, end);
-    // New failures on days already kept: those days are computed again.
+    // New failures on days already kept: reads compute those days again, and so does the next keep.
     await send(randomEvents(next, start + dayMs, 150, visitorIds));
+    await compare(start, end);
+    await keep();
     await compare(start, end);
     // Partial days at both ends come from the raw rows, whole days between from the kept ones.
     await compare(start + Math.floor(1.5 * dayMs), start + Math.floor(4.25 * dayMs) + 17);
@@ -167,6 +174,7 @@ describe.each(testDatabases)('docs gaps from per-day evidence on $dialect', (dat
     await rebuildProject(context.analytics, tenant.project.id);
     expect(await keptDays()).toBe(0);
     await compare(start, end);
+    await keep();
     expect(await keptDays()).toBe(12);
     // Retention: 404s go up to a time inside the third day, searches and feedback by whole days before it;
     // the kept evidence follows (the third day's 404s are computed again from what is left).
@@ -176,6 +184,8 @@ describe.each(testDatabases)('docs gaps from per-day evidence on $dialect', (dat
     await purgeExpiredInteractions(storage, (now - cutoff) / dayMs, now);
     const kept = sent.filter(({ item }) => item === null || item.first >= (item.source === 'notFound' ? cutoff : dayOf(cutoff) * dayMs));
     sent.splice(0, sent.length, ...kept);
+    await compare(start, end);
+    await keep();
     await compare(start, end);
   });
 });

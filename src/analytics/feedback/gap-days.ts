@@ -9,11 +9,12 @@ import { ByteReader, ByteWriter } from '../model/varint.ts';
 /**
  * Docs gaps' evidence of searches without hits and of 404s, kept per whole UTC day
  * (`analytics_gap_days`), so the gaps list reads one row per day and source instead of every failure
- * of the range. A day's row is computed from that day's raw rows and stands while the day's failure
+ * of the range. A day's row is computed from that day's raw rows by the write side (the docs gaps
+ * loop; a read computes a missing or stale day in memory) and stands while the day's failure
  * count, kept by ingestion in the transaction that stores them, is the one it was computed with (raw
  * rows are only inserted; a purge drops the rows of its days): a day with new failures, or a row
- * written under other agent lists (which decide a 404's class), is computed again on the next read.
- * Partial days at the range's ends are read raw.
+ * written under other agent lists (which decide a 404's class), is computed again by the next refresh
+ * (and by reads meanwhile, in memory). Partial days at the range's ends are read raw.
  */
 
 /** What a day keeps per source. */
@@ -160,8 +161,9 @@ async function failureCounts(trx: Kysely<Database>, source: GapDaySource, projec
 
 /**
  * The failures of one source over [from, to), per unit: whole days from their kept rows (those
- * missing or stale computed from the raw rows, in the same snapshot as the counts that check them,
- * and written after), partial days from the raw rows.
+ * missing or stale computed from the raw rows, in the same snapshot as the counts that check them),
+ * partial days from the raw rows. A read (`read`) writes nothing; `keep`, the write side (the docs
+ * gaps loop), stores the days it computed and decodes nothing, answering no entries.
  */
 export async function failuresOver(
   storage: Storage,
@@ -169,13 +171,14 @@ export async function failuresOver(
   projectKey: number,
   range: { from: number; to: number },
   raw: RawFailures,
+  mode: 'read' | 'keep' = 'read',
 ): Promise<FailureEntry[]> {
   const { firstDay, endDay, partial } = splitRange(range.from, range.to);
   const classification = source === GapDaySource.notFound ? classificationVersion : '';
   const { entries, fresh } = await inSnapshot(storage, async (trx) => {
     const entries = new Map<string, FailureEntry>();
     const fresh: { day: number; failures: number; units: string; senders: Uint8Array }[] = [];
-    for (const [start, end] of partial)
+    for (const [start, end] of mode === 'read' ? partial : [])
       for (const entry of perUnit(await raw(trx, projectKey, start, end)).values())
         add(entries, entry.unit, entry.count, entry.first, entry.last, [entry.human, entry.ai, entry.other]);
     if (firstDay >= endDay) return { entries, fresh };
@@ -194,8 +197,8 @@ export async function failuresOver(
     const stale: { day: number; failures: number }[] = [];
     for (const { day, failures } of days) {
       const row = keptByDay.get(day);
-      if (row && Number(row.failures) === failures && row.classification === classification) decodeInto(entries, row.units, row.senders, day * dayMs);
-      else stale.push({ day, failures });
+      if (!(row && Number(row.failures) === failures && row.classification === classification)) stale.push({ day, failures });
+      else if (mode === 'read') decodeInto(entries, row.units, row.senders, day * dayMs);
     }
     if (stale.length === 0) return { entries, fresh };
     // The stale days' raw rows in one read (from the first to the last of them), split by day.
@@ -209,10 +212,11 @@ export async function failuresOver(
     for (const { day, failures } of stale) {
       const encoded = encode(perUnit(rowsByDay.get(day) ?? []), day * dayMs);
       fresh.push({ day, failures, ...encoded });
-      decodeInto(entries, encoded.units, encoded.senders, day * dayMs);
+      if (mode === 'read') decodeInto(entries, encoded.units, encoded.senders, day * dayMs);
     }
     return { entries, fresh };
   });
+  if (mode === 'read') return [...entries.values()];
   for (let start = 0; start < fresh.length; start += 100)
     await storage.db
       .insertInto('analytics_gap_days')
@@ -226,5 +230,5 @@ export async function failuresOver(
         })),
       )
       .execute();
-  return [...entries.values()];
+  return [];
 }

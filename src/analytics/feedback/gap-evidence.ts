@@ -176,3 +176,15 @@ export async function gapEvidence(analytics: Pick<IngestState, 'storage' | 'ids'
     notFound,
   };
 }
+
+/**
+ * The write side of `gapEvidence`: computes and stores the kept days of searches without hits and of
+ * 404s over the range that are missing or stale (gap-days.ts), so the list's reads decode them
+ * instead of reading every failure. The docs gaps loop runs it.
+ */
+export async function keepGapEvidence(analytics: Pick<IngestState, 'storage' | 'ids'>, projectId: string, range: EvidenceRange): Promise<void> {
+  const projectKey = await feedbackProjectKey(analytics, projectId);
+  if (projectKey === undefined) return;
+  await failuresOver(analytics.storage, GapDaySource.searches, projectKey, range, noHitSearches, 'keep');
+  await failuresOver(analytics.storage, GapDaySource.notFound, projectKey, range, notFoundRequests, 'keep');
+}

@@ -1,4 +1,4 @@
-import { gapEvidence, type EvidenceRange, type EvidenceSender, type GapEvidence } from '../../analytics/feedback/gap-evidence.ts';
+import { gapEvidence, keepGapEvidence, type EvidenceRange, type EvidenceSender, type GapEvidence } from '../../analytics/feedback/gap-evidence.ts';
 import type { AnalyticsState } from '../../analytics/state.ts';
 import type { Storage } from '../../storage/dialect.ts';
 import type { EvidenceItem, VisitorClass } from './group.ts';
@@ -86,4 +86,12 @@ function combined(items: EvidenceItem[]): EvidenceItem[] {
     if (item.visitor !== null) entry.senders[item.visitorClass ?? 'other'].push(item.visitor);
   }
   return [...byKey.values()].map(({ senders, ...entry }) => ({ ...entry, senders: { human: [senders.human], ai: [senders.ai], other: [senders.other] } }));
+}
+
+/** How many days back the write side keeps evidence per day, so lists over them read kept days. */
+const keptEvidenceDays = 90;
+
+/** The write side of the evidence: stores the kept days (searches without hits, 404s) of the last `keptEvidenceDays` days. */
+export async function keepEvidence(analytics: AnalyticsState, projectId: string, now = Date.now()): Promise<void> {
+  await keepGapEvidence(analytics, projectId, { from: now - keptEvidenceDays * 86_400_000, to: now });
 }

@@ -4,8 +4,8 @@
 -- row per day instead of every failure. A row stands while its day's
 -- failures are the ones it was computed from: `failures` is their count then, checked against the counts
 -- ingestion keeps (analytics_search_totals.no_hits, and analytics_not_found_days below), and
--- `classification` the agent lists' version that classed its 404s. A stale or missing row is computed
--- again from the raw rows on the next read.
+-- `classification` the agent lists' version that classed its 404s. The docs gaps loop computes missing
+-- or stale rows from the raw rows; a list computes them in memory meanwhile.
 create table analytics_gap_days (
   project_key integer not null,
   day integer not null,
