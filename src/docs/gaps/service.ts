@@ -4,6 +4,7 @@ import { createJob } from '../../jobs/service.ts';
 import { queueProjectEvent } from '../../jobs/webhooks/emit.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import { afterFix, computeGaps, findGap, gapView, rankGaps, visitorsOf, type ComputedGap, type GapView } from './list.ts';
+import { keepEvidence } from './evidence.ts';
 import { gapPrompt } from './prompt.ts';
 import { updateGap, type GapStatus } from './store.ts';
 
@@ -28,9 +29,11 @@ async function prLinks(context: AppContext, gaps: ComputedGap[]): Promise<Map<st
 /**
  * The write side of the gaps: stores the gaps and keys of the evidence of the last `days` days (new
  * gaps keep the ids reads answered), saves gaps reopened by their evidence, and sends `gap.opened` for
- * those that crossed the threshold. The "docs gaps" background loop runs it; reads never write.
+ * those that crossed the threshold, after keeping the days of evidence lists read (evidence.ts,
+ * `keepEvidence`). The "docs gaps" background loop runs it; reads never write.
  */
 export async function refreshGaps(context: AppContext, project: ProjectRow, now = Date.now(), days = 7): Promise<void> {
+  await keepEvidence(context.analytics, project.id, now);
   const computed = await computeGaps(state(context), project.id, { from: now - days * 86_400_000, to: now }, { write: true });
   await announceOpened(context, project, computed);
 }
