@@ -409,6 +409,8 @@ describe.each(testDatabases)('dimensions, filters and comparisons on $dialect', 
     // As stored before this version: no class, no visits, no traits.
     await storage.db.updateTable('analytics_events').set({ counted: null, entry: 0, source_id: null }).execute();
     await storage.db.deleteFrom('analytics_agent_traits').execute();
+    // And without the dimension kinds of the breakdown days, as migration 037 marks projects that had events.
+    await storage.db.updateTable('analytics_projects').set({ dimension_days: 0 }).where('project_id', '=', rebuilt.project.id).execute();
     const ask = async (tenantOf: Tenant, property: string) =>
       (
         await app.inject({
@@ -420,6 +422,12 @@ describe.each(testDatabases)('dimensions, filters and comparisons on $dialect', 
     expect((await ask(rebuilt, 'browser')).totals.views).toBe(0);
     await rebuildProject(context.analytics, rebuilt.project.id);
     await rebuildProject(context.analytics, tenant.project.id);
+    const flag = await storage.db
+      .selectFrom('analytics_projects')
+      .select('dimension_days')
+      .where('project_id', '=', rebuilt.project.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(flag.dimension_days)).toBe(1);
     for (const property of ['country', 'browser', 'os', 'device', 'source', 'entry_page']) {
       const expected = expectedBreakdown(truth(events, from, to, []), property, 'all');
       expect(await ask(rebuilt, property), property).toEqual(expected);
