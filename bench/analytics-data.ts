@@ -87,21 +87,37 @@ function referrerOf(index: number): string | null {
   return pick < 70 ? knownReferrers[pick % knownReferrers.length] : `site-${(hash >>> 9) % tailReferrers}.example.org`;
 }
 
-/** Yields the views in order; `path(i)` and `visitorId(i)` name them. */
+/** Yields the views day by day, each day's in time order; `path(i)` and `visitorId(i)` name them. */
 export function* generateViews(shape: DatasetShape, seed = 20261121): Generator<View> {
   const next = random(seed);
   const page = zipf(shape.paths, next);
   const aiVisitors = Math.round(shape.visitors * 0.27);
   const perDay = shape.views / shape.days;
+  // A day's views in time order, as a site's traffic arrives (visits are decided in arrival order).
+  let today: View[] = [];
+  let current = 0;
+  const inOrder = () => today.sort((a, b) => a.at - b.at);
   for (let index = 0; index < shape.views; index++) {
     const day = Math.floor(index / perDay);
+    if (day !== current) {
+      yield* inOrder();
+      today = [];
+      current = day;
+    }
     const path = page();
     const visitor = Math.floor(next() * shape.visitors);
     const markdown = visitor >= aiVisitors && next() < 0.04;
     const ai = visitor < aiVisitors || markdown ? 1 : 0;
-    yield { at: benchStart + day * 86_400_000 + Math.floor(next() * 86_400_000), path, visitor, ai, markdown, referrer: ai ? null : referrerOf(index) };
+    today.push({ at: benchStart + day * 86_400_000 + Math.floor(next() * 86_400_000), path, visitor, ai, markdown, referrer: ai ? null : referrerOf(index) });
   }
+  yield* inOrder();
 }
+
+/** A visitor's client address: public addresses spread over the whole IPv4 space, so visitors are in many countries. */
+export const ipOf = (visitor: number) => {
+  const hash = mix(visitor + 7);
+  return `${1 + (hash % 223)}.${(hash >>> 8) & 255}.${(hash >>> 16) & 255}.${1 + ((hash >>> 24) % 254)}`;
+};
 
 export const pathName = (path: number) => `/docs/page-${path}`;
 export const visitorName = (visitor: number) => `v${visitor}`;
@@ -110,6 +126,8 @@ export const visitorName = (visitor: number) => `v${visitor}`;
 export const agentName = (view: View) => (view.ai === 0 ? null : view.markdown ? 'Other client (Markdown fetch)' : agentOfVisitor(view.visitor));
 
 /** The event the ingestion API takes for a view. */
+export const userAgentOf = (view: View) => (view.markdown ? markdownClient : view.ai ? aiAgent.replace('GPTBot', agentOfVisitor(view.visitor)) : browserAgent);
+
 export function eventOf(view: View) {
   const path = view.markdown ? `${pathName(view.path)}.md` : pathName(view.path);
   const utm = view.referrer !== null && knownReferrers.indexOf(view.referrer) >= utmReferrers;
@@ -117,7 +135,9 @@ export function eventOf(view: View) {
     timestamp: view.at,
     path: utm ? `${path}?utm_source=${view.referrer}` : path,
     visitorId: visitorName(view.visitor),
-    userAgent: view.markdown ? markdownClient : view.ai ? aiAgent.replace('GPTBot', agentOfVisitor(view.visitor)) : browserAgent,
+    // AI agents' views come without an address: a crawler's claim from an address outside its operator's ranges would count as spoofed.
+    ip: view.ai && !view.markdown ? undefined : ipOf(view.visitor),
+    userAgent: userAgentOf(view),
     referrer: view.referrer !== null && !utm ? `https://www.${view.referrer}/somewhere` : undefined,
   };
 }

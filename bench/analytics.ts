@@ -6,8 +6,10 @@ import { Pool } from 'undici';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { openStorage } from '../src/storage/open.ts';
 import { loadConfig } from '../src/config/config.ts';
-import { breakdownFigures } from './analytics-breakdowns.ts';
-import { agentName, benchStart, combinedLine, datasetShape, eventOf, generateViews, pathName, type DatasetShape } from './analytics-data.ts';
+import { breakdownFigures, dimensionFigures } from './analytics-breakdowns.ts';
+import { countries } from '../src/analytics/ingest/dimensions/countries.ts';
+import { agentTraits } from '../src/analytics/ingest/dimensions/user-agents.ts';
+import { agentName, benchStart, combinedLine, datasetShape, eventOf, generateViews, ipOf, pathName, userAgentOf, type DatasetShape } from './analytics-data.ts';
 import { startBenchProcess } from './processes.ts';
 import type { BenchSuite, Report } from './report.ts';
 
@@ -169,12 +171,16 @@ export async function visitorsPage(url: string, projectId: string, key: string, 
   return { elapsed: performance.now() - started, body };
 }
 
-/** The raw views in DuckDB, with the agent and referrer each is listed under. */
+/** The raw views in DuckDB, with the agent and referrer each is listed under and the dimensions ingestion gives it. */
 async function duckdbViews(shape: DatasetShape): Promise<DuckDBConnection> {
   const instance = await DuckDBInstance.create(':memory:');
   const connection = await instance.connect();
-  await connection.run('create table views (time_ms bigint, path varchar, visitor integer, ai integer, agent varchar, referrer varchar)');
+  await connection.run(
+    'create table views (time_ms bigint, path varchar, visitor integer, ai integer, agent varchar, referrer varchar, country varchar, browser varchar, os varchar, device varchar)',
+  );
   const appender = await connection.createAppender('views');
+  // Country, browser, OS and device as ingestion derives them (the same database and parser): DuckDB checks the counting, not the derivation.
+  const countryOf = new Map<number, string | null>();
   for (const view of generateViews(shape)) {
     appender.appendBigInt(BigInt(view.at));
     appender.appendVarchar(pathName(view.path));
@@ -185,6 +191,14 @@ async function duckdbViews(shape: DatasetShape): Promise<DuckDBConnection> {
     else appender.appendVarchar(agent);
     if (view.referrer === null) appender.appendNull();
     else appender.appendVarchar(view.referrer);
+    let country = view.ai && !view.markdown ? null : countryOf.get(view.visitor);
+    if (country === undefined) countryOf.set(view.visitor, (country = countries.country(ipOf(view.visitor))));
+    if (country === null) appender.appendNull();
+    else appender.appendVarchar(country);
+    const traits = agentTraits(userAgentOf(view));
+    appender.appendVarchar(traits.browser);
+    appender.appendVarchar(traits.os);
+    appender.appendVarchar(view.ai ? 'bot' : traits.device);
     appender.endRow();
   }
   appender.closeSync();
@@ -266,6 +280,7 @@ async function run(report: Report): Promise<void> {
       report.add({ name: `visitors ${days} days, next page`, value: next.elapsed, unit: 'ms', target: { text: '≤ 20 ms', met: next.elapsed <= 20 } });
     }
     await breakdownFigures(report, { url, projectId, key }, shape, connection);
+    await dimensionFigures(report, { url, projectId, key }, shape, connection);
     report.add({
       name: 'peak server memory',
       value: server.peakRss() / 1024 / 1024,
@@ -291,6 +306,6 @@ async function run(report: Report): Promise<void> {
 export const analyticsBench: BenchSuite = {
   name: 'analytics',
   description:
-    'visitor analytics: ingestion, log import, exact unique-visitor queries, agents, referrers and daily series against DuckDB (QUIRE_BENCH_SCALE=0.1 for a tenth of the dataset)',
+    'visitor analytics: ingestion, log import, exact unique-visitor queries, agents, referrers, daily series, dimension breakdowns, filters and comparisons against DuckDB (QUIRE_BENCH_SCALE=0.1 for a tenth of the dataset)',
   run,
 };

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { createKey } from '../src/accounts/keys.ts';
 import { createOrganization } from '../src/accounts/organizations.ts';
 import { createProject } from '../src/accounts/projects.ts';
+import { keepGapEvidence } from '../src/analytics/feedback/gap-evidence.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { buildApp } from '../src/server/app.ts';
 import { createContext } from '../src/server/context.ts';
@@ -118,6 +119,13 @@ async function load(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', projec
   await run(
     `insert into analytics_searches (project_key, at, query, hits, visitor_id, visitor_class) select 1, ${s.at}, ${s.query}, ${s.hits}, ${s.visitor_id}, ${s.visitor_class} ${generated(dialect, shape.searches)}`,
   );
+  // The per-day counts ingestion keeps beside the rows it stores, which the list checks its kept evidence against.
+  await run(
+    `insert into analytics_search_totals (project_key, day, searches, clicked, no_hits) select 1, at / ${dayMs}, count(*), 0, sum(case when hits = 0 then 1 else 0 end) from analytics_searches group by at / ${dayMs}`,
+  );
+  await run(
+    `insert into analytics_not_found_days (project_key, day, failures) select 1, at / ${dayMs}, count(*) from analytics_events where status = 404 group by at / ${dayMs}`,
+  );
   const f = r.feedback;
   await run(
     `insert into analytics_feedback (id, project_key, at, path, source, status, helpful, comment, visitor_id, visitor_class) select ${f.id}, 1, ${f.at}, ${f.path}, 3, 0, ${f.helpful}, ${f.comment}, ${f.visitor_id}, 0 ${generated(dialect, shape.feedback)}`,
@@ -184,7 +192,10 @@ async function figures(report: Report, database: BenchDatabase, shape: Shape, du
       if (response.statusCode !== 200) throw new Error(`gaps answered ${response.statusCode}: ${response.body.slice(0, 300)}`);
       return response.json() as { gaps: GapJson[] };
     };
+    // Before the docs gaps loop has kept any day, a list computes every day from the raw rows (and writes nothing).
     const first = await timed(list);
+    // The loop's work (once a minute): the days of evidence the list reads, computed and stored.
+    const kept = await timed(() => keepGapEvidence(context.analytics, project.id, { from: start, to: start + days * dayMs }));
     const again = await timed(list);
     // DuckDB computes the same evidence from the raw rows: 404s per path with their distinct visitors by
     // class (ClaudeBot is agent 2), searches without hits per query, unhelpful feedback, unanswered turns.
@@ -222,11 +233,12 @@ async function figures(report: Report, database: BenchDatabase, shape: Shape, du
     const target = { text: '≤ 200 ms', met: same && again.elapsed <= 200 };
     const reference2 = { name: 'DuckDB over the raw rows', value: reference.elapsed };
     report.add({
-      name: `gaps list, first page, ${database.name}, first read (${same ? 'equal to' : 'DIFFERS from'} DuckDB)`,
+      name: `gaps list, first page, ${database.name}, no day kept yet (${same ? 'equal to' : 'DIFFERS from'} DuckDB)`,
       value: first.elapsed,
       unit: 'ms',
       reference: reference2,
     });
+    report.add({ name: `keeping the ${days} days of evidence (the docs gaps loop's work), ${database.name}`, value: kept.elapsed, unit: 'ms' });
     report.add({
       name: `gaps list, first page, ${database.name} (${same ? 'equal to' : 'DIFFERS from'} DuckDB)`,
       value: again.elapsed,

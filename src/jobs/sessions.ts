@@ -84,6 +84,19 @@ export async function recordSessionEntry(db: Kysely<Database>, jobId: string, ro
   await appendMessage(db, jobId, role, content);
 }
 
+/** Appends several transcript entries of a session in order, in one transaction (one commit for a batch of tool calls). */
+export async function recordSessionEntries(
+  db: Kysely<Database>,
+  jobId: string,
+  entries: readonly { role: MessageRole; content: Record<string, unknown>; at: number }[],
+): Promise<void> {
+  if (entries.length === 0) return;
+  await db.transaction().execute(async (trx) => {
+    for (const entry of entries) await appendMessage(trx, jobId, entry.role, entry.content, entry.at);
+  });
+  announceRecorded(jobId);
+}
+
 /** The session's job as it is now, or undefined when it no longer exists. */
 export function sessionJob(db: Kysely<Database>, jobId: string): Promise<JobRow | undefined> {
   return db.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirst();

@@ -5,6 +5,7 @@
  * Route plugins start none. docs/scaling.md says which role runs which loop and why.
  */
 import { closeGaps } from '../docs/gaps/closure.ts';
+import { startGapsRefresh } from '../docs/gaps/refresh-loop.ts';
 import { isJobActive } from '../jobs/active.ts';
 import { startWorkspaceSweeper } from '../workspace/sweeper.ts';
 import { startPurging } from '../analytics/feedback/purge-loop.ts';
@@ -83,6 +84,12 @@ export const backgroundLoops: readonly BackgroundLoop[] = [
         },
       };
     },
+  },
+  {
+    // Gap ids are stored and gap.opened sent on this write side, so the gaps list only reads.
+    name: 'docs gaps',
+    roles: ['worker'],
+    start: (context) => startGapsRefresh(context),
   },
   {
     name: 'webhook deliveries',

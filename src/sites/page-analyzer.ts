@@ -4,6 +4,8 @@ import type { AnalysisDepth, PageAnalysis } from './page.ts';
 /** Analyzes pages; null when a page was not analyzed (the reason is in `skipped`). */
 export interface PageAnalyzer {
   analyze(path: string, text: string): Promise<PageAnalysis | null>;
+  /** Starts a worker now, so the first page does not wait for it to load the parsers. */
+  warm(): void;
   skipped: string[];
   close(): Promise<void>;
 }
@@ -108,6 +110,9 @@ export function createPageAnalyzer(options: {
       let analysis = cache.get(key);
       if (!analysis) cache.set(key, (analysis = parse(path, text)));
       return analysis;
+    },
+    warm() {
+      if (!options.signal?.aborted) slots[0]!.worker ??= start(slots[0]!);
     },
     async close() {
       await Promise.all(slots.map((slot) => slot.worker?.terminate()));

@@ -36,8 +36,8 @@ const ungrouped = 'Pages';
 /**
  * The sites of a repository (in `within` or one folder down, see `findSites`), each with its
  * navigation and its pages in navigation order. Navigation entries that name no file are left out.
- * Page texts are read for their front matter (routes, hidden pages); reading the pages' content is
- * the caller's (`analyzePage`).
+ * Page texts are read for their front matter (routes, hidden pages), unless `access` tells it;
+ * reading the pages' content is the caller's (`analyzePage`).
  */
 export async function readSite(access: SiteFiles, within = ''): Promise<SiteContents[]> {
   const files = await access.listFiles();
@@ -67,9 +67,11 @@ export async function readSite(access: SiteFiles, within = ''): Promise<SiteCont
       seen.add(path);
       listed.push({ path, relative, groups });
     }
-    const texts = await mapConcurrently(listed, readsAtOnce, (page) => access.read(page.path));
+    const frontMatters = await mapConcurrently(listed, readsAtOnce, async (page) =>
+      access.frontMatter ? access.frontMatter(page.path) : readFrontMatter((await access.read(page.path)) ?? ''),
+    );
     const pages = listed.map(({ path, relative, groups }, position): SitePage => {
-      const frontMatter = readFrontMatter(texts[position] ?? '');
+      const frontMatter = frontMatters[position]!;
       return {
         path,
         route: site.route(relative, frontMatter),

@@ -12,6 +12,11 @@ export interface SiteFiles {
   listFiles(): Promise<ReadonlySet<string>>;
   /** A file's text, or null when it is missing, binary or too large to read. */
   read(path: string): Promise<string | null>;
+  /**
+   * A page's front matter, when the reader can tell it without reading the page (a docs build knows
+   * the front matter of pages whose text it has read before); without it, the page is read.
+   */
+  frontMatter?(path: string): Promise<PageFrontMatter>;
 }
 
 /** One thing wrong with a file, where a reviewer (and the model) can find it. */

@@ -43,7 +43,8 @@ export function runGit(args: string[], options: GitOptions): Promise<string> {
   });
 }
 
-function gitEnvironment(options: GitOptions): NodeJS.ProcessEnv {
+/** The environment git runs in: no prompts, no inherited repository variables, credentials as configuration. */
+export function gitEnvironment(options: GitOptions): NodeJS.ProcessEnv {
   const environment: NodeJS.ProcessEnv = { ...process.env, ...options.environment, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
   // A git hook or another tool may have exported these; they would point commands at the wrong repository.
   for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ASKPASS', 'SSH_ASKPASS']) delete environment[name];

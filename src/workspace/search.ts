@@ -45,10 +45,38 @@ export async function searchFiles(root: string, files: FileEntry[], pattern: str
   return matches;
 }
 
+/** Idle search workers kept for the next searches; more run at once when searches overlap, and are ended after. */
+const maxIdleWorkers = 2;
+const idleWorkers: Worker[] = [];
+
+/** A search worker: an idle one when there is one (starting a worker costs tens of milliseconds), else a new one. */
+function takeWorker(): Worker {
+  const idle = idleWorkers.pop();
+  if (idle && idle.threadId !== -1) {
+    idle.ref();
+    return idle;
+  }
+  const worker = new Worker(new URL('./search-worker.ts', import.meta.url));
+  // An idle worker has nobody to tell of an error (it should never have one): without a listener, it would end this process.
+  worker.on('error', () => undefined);
+  return worker;
+}
+
+/** A worker that answered goes back to the idle ones (unreferenced, so it never keeps the process alive), or ends. */
+function releaseWorker(worker: Worker): void {
+  if (idleWorkers.length >= maxIdleWorkers) {
+    void worker.terminate();
+    return;
+  }
+  worker.unref();
+  idleWorkers.push(worker);
+}
+
 /**
  * searchFiles in a worker thread, stopped after `timeoutMs`. RE2 already bounds the work per line;
  * the worker and the time limit stay as a second line of defence (a huge repository, a very
  * expensive pattern), so a search can never stall this process, its heartbeats or other jobs.
+ * Workers are reused from one search to the next; one that runs out of time or fails is ended, never reused.
  */
 export function searchFilesWithTimeout(root: string, files: FileEntry[], pattern: string, timeoutMs = searchTimeoutMs): Promise<SearchMatch[]> {
   if (pattern.length > maxSearchPatternCharacters) {
@@ -59,8 +87,30 @@ export function searchFilesWithTimeout(root: string, files: FileEntry[], pattern
     );
   }
   return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./search-worker.ts', import.meta.url), { workerData: { root, files, pattern } });
+    const worker = takeWorker();
+    // Only this search's own listeners are removed: the Worker keeps internal ones of its own.
+    const done = () => {
+      clearTimeout(timer);
+      worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+    };
+    const onMessage = (answer: SearchAnswer) => {
+      done();
+      releaseWorker(worker);
+      if ('refused' in answer) reject(new WorkspacePathError(answer.refused));
+      else resolve(answer.matches);
+    };
+    const onError = (error: Error) => {
+      done();
+      void worker.terminate();
+      reject(error);
+    };
+    // A worker that exits mid-search (it should not): the search did not finish.
+    const onExit = (code: number) => {
+      done();
+      reject(new Error(`The search stopped before it finished (exit code ${code}).`));
+    };
     const timer = setTimeout(() => {
+      done();
       void worker.terminate();
       reject(
         new WorkspacePathError(
@@ -68,21 +118,8 @@ export function searchFilesWithTimeout(root: string, files: FileEntry[], pattern
         ),
       );
     }, timeoutMs);
-    worker.once('message', (answer: SearchAnswer) => {
-      clearTimeout(timer);
-      void worker.terminate();
-      if ('refused' in answer) reject(new WorkspacePathError(answer.refused));
-      else resolve(answer.matches);
-    });
-    worker.once('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    worker.once('exit', (code) => {
-      clearTimeout(timer);
-      // After a message or an error this changes nothing; otherwise it says the search did not finish.
-      reject(new Error(`The search stopped before it finished (exit code ${code}).`));
-    });
+    worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+    worker.postMessage({ root, files, pattern });
   });
 }
 

@@ -43,6 +43,12 @@ export interface Snapshot {
   commitOf(ref: string): Promise<string | null>;
   /** Whether this snapshot's commit contains `commit` (it is the snapshot's or one of its ancestors); false for a commit the mirror lacks. */
   contains(commit: string): Promise<boolean>;
+  /**
+   * Whether this snapshot's commit carries the change `commit` made since it forked from it: every file
+   * that change touched is, in the snapshot, as in `commit`. A squash or rebase merge leaves no
+   * ancestor to find, but carries the change so. False for an empty change or a commit the mirror lacks.
+   */
+  carries(commit: string): Promise<boolean>;
   /** Removes the snapshot; calling it again does nothing. */
   dispose(): Promise<void>;
 }
@@ -102,12 +108,28 @@ export async function openSnapshot(options: SnapshotOptions): Promise<Snapshot> 
             () => false,
           )
         : Promise.resolve(false),
+    carries: (change) => carriesChange(mirror, change, commit),
     dispose() {
       releaseLease();
       disposed ??= withLock(lock, () => removeSnapshot(mirror, dir));
       return disposed;
     },
   };
+}
+
+/** See `Snapshot.carries`: whether `commit` of the mirror carries the change `change` made since it forked. */
+export async function carriesChange(mirror: string, change: string, commit: string): Promise<boolean> {
+  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/i.test(change)) return false;
+  try {
+    const fork = (await runGit(['merge-base', change, commit], { cwd: mirror })).trim();
+    const files = (await runGit(['diff', '--name-only', '-z', '--no-renames', fork, change], { cwd: mirror })).split('\0').filter(Boolean);
+    if (files.length === 0) return false;
+    // Exit status 0: no difference between the change and the snapshot in those files.
+    await runGit(['diff', '--quiet', '--no-renames', change, commit, '--', ...files.map((file) => `:(literal)${file}`)], { cwd: mirror });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Removes a snapshot's worktree and its lease; the caller holds the mirror's lock. */

@@ -206,6 +206,12 @@ const filterSets: Filter[][] = [
   [['source', 'google.com']],
   [['source', 'Direct / None']],
   [['path', '/guide']],
+  [['path', '/']],
+  [['path', '/nowhere']],
+  [
+    ['path', '/guide'],
+    ['path', '/guide'],
+  ],
   [
     ['browser', 'Safari'],
     ['device', 'mobile'],
@@ -326,7 +332,7 @@ describe.each(testDatabases)('dimensions, filters and comparisons on $dialect', 
 
   it('compares with the previous period on visitors, views and series', async () => {
     const half = from + 2 * 86_400_000;
-    for (const filters of [[], [['country', 'US']]] as Filter[][]) {
+    for (const filters of [[], [['country', 'US']], [['path', '/']]] as Filter[][]) {
       const previous = truth(events, from, half, filters);
       for (const measure of ['visitors', 'views'] as const) {
         const answer = await get(measure, `${range(half, to)}&compare=previous_period${query(filters)}`);

@@ -8,7 +8,9 @@ import { getPage, listPages } from '../../src/docs/index/pages.ts';
 import { readDocsState } from '../../src/docs/index/state.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, grantAccess, testConfig } from '../support/app.ts';
+import { gitSource, type SourceAccess } from '../../src/docs/index/build/source.ts';
 import { buildContext, buildThroughQueue, docsRepository, pushDocsChange, type RepositoryChange } from '../support/docs-repositories.ts';
+import { git } from '../support/git-repositories.ts';
 import { testDatabases } from '../support/storage.ts';
 
 const mintlify = {
@@ -147,6 +149,70 @@ describe.each(testDatabases)('docs index builds from a repository on $dialect', 
     const before = await readDocsState(storage, id);
     expect(await build(id)).toEqual({ ok: true, result: { commit, docsPath: '', pageErrors: null } });
     expect(await readDocsState(storage, id)).toEqual(before);
+  });
+
+  it('an incremental build reads only the changed blobs and picks up a change, a deletion, a rename and new front matter', async () => {
+    const pages = Object.fromEntries(
+      Array.from({ length: 12 }, (_, index) => [
+        `guide/page-${String(index).padStart(2, '0')}.md`,
+        `# Page ${index}\n\nText ${index} on ${database.dialect}.\n`,
+      ]),
+    );
+    const { id, path } = await project({ write: pages });
+    const reads: string[] = [];
+    const counting: SourceAccess = {
+      ...gitSource,
+      async openTree(options) {
+        const tree = await gitSource.openTree(options);
+        const read = tree.files.read;
+        tree.files.read = (file) => {
+          reads.push(file);
+          return read(file);
+        };
+        return tree;
+      },
+    };
+    const countedBuild = () => buildThroughQueue({ ...buildContext(storage, config), source: counting }, id);
+    await countedBuild();
+    expect(reads.filter((file) => file.startsWith('guide/')).length).toBeGreaterThanOrEqual(12);
+    const first = await generations(storage, id);
+
+    reads.length = 0;
+    pushDocsChange(path, {
+      // Texts no other test wrote: front matter is kept per process by blob id, and the other database's run shares it.
+      write: {
+        'guide/page-01.md': `# Page one\n\nRewritten on ${database.dialect}.\n`,
+        'guide/page-03.md': `---\nhidden: true\n---\n# Page 3\n\nText 3 on ${database.dialect}.\n`,
+      },
+      remove: ['guide/page-02.md'],
+    });
+    await countedBuild();
+    expect(reads.sort()).toEqual(['guide/page-01.md', 'guide/page-01.md', 'guide/page-03.md', 'guide/page-03.md']);
+    const second = await generations(storage, id);
+    expect(second['guide/page-00.md']).toBe(first['guide/page-00.md']);
+    expect(second['guide/page-01.md']).toBeGreaterThan(first['guide/page-01.md']);
+    expect(second['guide/page-02.md']).toBeUndefined();
+    expect((await getPage(storage, id, '/guide/page-01'))!.title).toBe('Page one');
+    expect(await pageLines(storage, id)).toContain('guide/page-03.md /guide/page-03 [guide] (hidden)');
+
+    reads.length = 0;
+    const work = mkdtempSync(join(tmpdir(), 'quire-builds-rename-'));
+    try {
+      git(work, 'clone', '--quiet', '--branch', 'main', path, '.');
+      git(work, 'mv', 'guide/page-04.md', 'guide/renamed.md');
+      git(work, 'commit', '--quiet', '--message', 'Rename');
+      git(work, 'push', '--quiet', 'origin', 'main');
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+    await countedBuild();
+    // The renamed page's text is read once to be indexed at its new path; its front matter is known by its blob.
+    expect(reads).toEqual(['guide/renamed.md']);
+    const lines = await pageLines(storage, id);
+    expect(lines).toContain('guide/renamed.md /guide/renamed [guide]');
+    expect(lines.some((line) => line.startsWith('guide/page-04.md'))).toBe(false);
+    expect(await getPage(storage, id, '/guide/renamed')).toMatchObject({ title: 'Page 4' });
+    expect(lines).toHaveLength(11);
   });
 
   it('a navigation that does not parse fails the build and keeps the last good generation answering', async () => {

@@ -14,12 +14,13 @@ const loopsOf = (role: Role) => backgroundLoops.filter((loop) => loop.roles.incl
 const view = { path: '/guides/setup', timestamp: '2026-11-21T09:00:00Z', userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/125.0', visitorId: 'v1' };
 
 describe('the background loops list', () => {
-  it('gives the analytics loops and docs build requests to every process, admin MCP sessions to API processes, the job loops and the docs builder to workers', () => {
+  it('gives the analytics loops and docs build requests to every process, admin MCP sessions to API processes, the docs gaps, job loops and the docs builder to workers', () => {
     expect(loopsOf('api')).toEqual(['analytics fold', 'feedback purge', 'admin MCP sessions', 'docs build requests']);
     expect(loopsOf('worker')).toEqual([
       'analytics fold',
       'feedback purge',
       'workspace sweeper',
+      'docs gaps',
       'webhook deliveries',
       'job worker',
       'docs build requests',

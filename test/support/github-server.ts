@@ -20,6 +20,11 @@ export interface GithubServerOptions {
   app?: GithubApp;
   /** Where pull-request pages live (`html_url`); defaults to the server itself. */
   htmlUrl?: string;
+  /**
+   * Merges a pull request in its git repository (`PUT …/pulls/{n}/merge`) with GitHub's `merge_method`,
+   * and answers the commit the base branch then points at. Without it, merging is 405.
+   */
+  merge?: (pull: PullRecord, method: 'merge' | 'squash' | 'rebase') => Promise<string>;
 }
 
 export interface PullRecord {
@@ -32,6 +37,8 @@ export interface PullRecord {
   body: string;
   draft: boolean;
   state: 'open' | 'closed';
+  merged?: boolean;
+  mergeCommitSha?: string;
 }
 
 export interface GithubServer extends JsonServer {
@@ -62,6 +69,8 @@ export async function startGithubServer(options: GithubServerOptions = {}): Prom
     html_url: self.pullRequestUrl ?? `${options.htmlUrl ?? base}/${pull.owner}/${pull.repo}/pull/${pull.number}`,
     head: { ref: pull.head },
     base: { ref: pull.base },
+    merged: pull.merged ?? false,
+    merge_commit_sha: pull.mergeCommitSha ?? null,
   });
 
   const self: GithubServer = Object.assign(
@@ -79,6 +88,8 @@ export async function startGithubServer(options: GithubServerOptions = {}): Prom
         installationOf.set(token, Number(tokens[1]));
         return { status: 201, body: { token, expires_at: new Date(Date.now() + 3600_000).toISOString(), permissions: {}, repository_selection: 'all' } };
       }
+      const merging = /^\/repos\/([^/]+)\/([^/]+)\/pulls\/(\d+)\/merge$/.exec(request.path);
+      if (merging && request.method === 'PUT') return mergePull(request, merging[1]!, merging[2]!, Number(merging[3]));
       const repository = /^\/repos\/([^/]+)\/([^/]+)\/pulls(?:\/(\d+))?$/.exec(request.path);
       if (!repository) return { status: 404, body: { message: 'Not Found' } };
       const token = tokenOf(request);
@@ -120,6 +131,18 @@ export async function startGithubServer(options: GithubServerOptions = {}): Prom
     }),
     { pulls, issuedTokens, refuse: null, pullRequestUrl: null },
   );
+
+  /** GitHub's merge of a pull request: 200 with the commit, 405 when it is not open (or the server cannot merge). */
+  async function mergePull(request: RecordedRequest, owner: string, repo: string, number: number): Promise<JsonReply> {
+    if (!knownToken(tokenOf(request))) return unauthorized;
+    const pull = pulls.find((candidate) => candidate.owner === owner && candidate.repo === repo && candidate.number === number);
+    if (!pull) return notFound;
+    if (pull.state !== 'open' || !options.merge) return { status: 405, body: { message: 'Pull Request is not mergeable' } };
+    const method = (request.body.merge_method as 'merge' | 'squash' | 'rebase' | undefined) ?? 'merge';
+    const sha = await options.merge(pull, method);
+    Object.assign(pull, { state: 'closed', merged: true, mergeCommitSha: sha });
+    return { status: 200, body: { sha, merged: true, message: 'Pull Request successfully merged' } };
+  }
 
   /** The calls that decide which repositories an organization's credentials reach. */
   function tenancyCall(request: RecordedRequest): JsonReply | null {

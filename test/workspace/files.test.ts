@@ -139,6 +139,14 @@ describe('workspace files', () => {
       clearInterval(ticker);
     }
     expect(ticks).toBeGreaterThan(5);
+    // The stopped worker is not reused: the next searches, sharing the workers kept between searches, answer.
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, () => searchFilesWithTimeout(dir, [{ path: 'docs/index.md', type: 'file', size: 40 }], 'acme')),
+    );
+    expect(answers).toEqual(Array.from({ length: 4 }, () => [{ path: 'docs/index.md', line: 2, text: 'Install with acme(1).' }]));
+    expect(await searchFilesWithTimeout(dir, [{ path: 'docs/index.md', type: 'file', size: 40 }], 'Welcome')).toEqual([
+      { path: 'docs/index.md', line: 1, text: '# Welcome' },
+    ]);
   });
 
   it('caps search results', async () => {

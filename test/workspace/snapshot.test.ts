@@ -97,6 +97,30 @@ describe('read-only snapshots of a repository', () => {
     expect((await snapshot(remote, 'v1')).commit).toBe(first.commit);
   });
 
+  it('says whether it carries a branch’s change: merged, squashed, not merged, or changed again since', async () => {
+    const remote = createBareRepository(join(repositories, 'squash.git'));
+    git(remote, 'branch', 'fix', 'main');
+    git(remote, 'branch', 'other', 'main');
+    commitToBareRepository(remote, 'fix', { 'docs/limits.md': '# Limits\n\n100 a minute.\n', 'mkdocs.yml': 'site_name: Acme\n' }, 'Fix');
+    commitToBareRepository(remote, 'other', { 'docs/other.md': '# Other\n' }, 'Other');
+    const fix = git(remote, 'rev-parse', 'fix').trim();
+    const other = git(remote, 'rev-parse', 'other').trim();
+    const before = await snapshot(remote);
+    expect(await before.carries(fix)).toBe(false);
+    // A squash merge: the same files, in a new commit on main that does not contain the branch's.
+    commitToBareRepository(remote, 'main', { 'docs/limits.md': '# Limits\n\n100 a minute.\n', 'mkdocs.yml': 'site_name: Acme\n' }, 'Fix (#1)');
+    const squashed = await snapshot(remote);
+    expect(await squashed.contains(fix)).toBe(false);
+    expect(await squashed.carries(fix)).toBe(true);
+    expect(await squashed.carries(other)).toBe(false);
+    expect(await squashed.carries(squashed.commit)).toBe(false);
+    expect(await squashed.carries('0123456789abcdef0123456789abcdef01234567')).toBe(false);
+    expect(await squashed.carries('--output=/tmp/x')).toBe(false);
+    // One of the files changed again since: the change as the branch made it is no longer there.
+    commitToBareRepository(remote, 'main', { 'docs/limits.md': '# Limits\n\n200 a minute.\n' }, 'Later');
+    expect(await (await snapshot(remote)).carries(fix)).toBe(false);
+  });
+
   it('refuses paths that leave the snapshot: links pointing outside, "..", absolute paths and .git', async () => {
     const remote = createBareRepository(
       join(repositories, 'hostile.git'),

@@ -3,8 +3,10 @@ import type { Database } from '../../storage/schema.ts';
 import { countedClass } from '../ingest/classify.ts';
 import type { IngestState } from '../ingest/ingest.ts';
 import { ClassCode } from '../model/class-codes.ts';
+import { eventDay } from '../model/days.ts';
 import type { MarkdownRequest } from '../model/markdown-request.ts';
 import type { Verification } from '../model/verification.ts';
+import { failuresOver, GapDaySource, type FailureEntry, type FailureRow, type RawFailures } from './gap-days.ts';
 import { feedbackProjectKey } from './feedback-query.ts';
 import { interactionClasses } from './kinds.ts';
 
@@ -12,15 +14,6 @@ import { interactionClasses } from './kinds.ts';
 export interface EvidenceSender {
   visitorId: number;
   visitorClass: 'human' | 'ai' | null;
-}
-
-/** One query's searches that found nothing, from one sender (or from none), over the range. */
-export interface NoHitSearches {
-  query: string;
-  sender: EvidenceSender | null;
-  count: number;
-  first: number;
-  last: number;
 }
 
 /** One "not helpful" feedback item (thumbs down). */
@@ -32,20 +25,13 @@ export interface UnhelpfulFeedback {
   at: number;
 }
 
-/** One page's requests answered 404, from one visitor, over the range. */
-export interface NotFoundRequests {
-  path: string;
-  sender: EvidenceSender;
-  count: number;
-  first: number;
-  last: number;
-}
-
 /** What analytics holds of a range's failures, as docs gaps read it. */
 export interface GapEvidence {
-  searches: NoHitSearches[];
+  /** Searches that found nothing, per query. */
+  searches: FailureEntry[];
   feedback: UnhelpfulFeedback[];
-  notFound: NotFoundRequests[];
+  /** Requests answered 404, per path. */
+  notFound: FailureEntry[];
 }
 
 /** Epoch milliseconds: `from` inclusive, `to` exclusive. */
@@ -63,8 +49,11 @@ function sender(visitorId: number | string | null, visitorClass: number | null):
   return visitorId === null ? null : { visitorId: Number(visitorId), visitorClass: interactionClass(visitorClass) };
 }
 
-function noHitSearches(db: Kysely<Database>, projectKey: number, range: EvidenceRange) {
-  return db
+const excludedClass = interactionClasses.indexOf('excluded');
+
+/** Searches without hits per query and sender over [from, to); excluded senders count nowhere. */
+const noHitSearches: RawFailures = async (db, projectKey, from, to) => {
+  const rows = await db
     .selectFrom('analytics_searches')
     .select((eb) => [
       'query',
@@ -75,12 +64,27 @@ function noHitSearches(db: Kysely<Database>, projectKey: number, range: Evidence
       eb.fn.max<number>('at').as('last'),
     ])
     .where('project_key', '=', projectKey)
-    .where('at', '>=', range.from)
-    .where('at', '<', range.to)
+    .where('at', '>=', from)
+    .where('at', '<', to)
     .where('hits', '=', 0)
-    .groupBy(['query', 'visitor_id', 'visitor_class'])
+    .groupBy(['query', 'visitor_id', 'visitor_class', eventDay])
     .execute();
-}
+  const result: FailureRow[] = [];
+  for (const row of rows) {
+    const code = row.visitor_class === null ? null : Number(row.visitor_class);
+    if (code === excludedClass) continue;
+    const from = sender(row.visitor_id, code);
+    result.push({
+      unit: row.query,
+      visitor: from?.visitorId ?? null,
+      visitorClass: from?.visitorClass ?? null,
+      count: Number(row.count),
+      first: Number(row.first),
+      last: Number(row.last),
+    });
+  }
+  return result;
+};
 
 function unhelpfulFeedback(db: Kysely<Database>, projectKey: number, range: EvidenceRange) {
   return db
@@ -94,7 +98,7 @@ function unhelpfulFeedback(db: Kysely<Database>, projectKey: number, range: Evid
 }
 
 /** 404s per page, visitor and user agent; the class is the user agent's, as a view's would be. */
-async function notFoundRequests(db: Kysely<Database>, projectKey: number, range: EvidenceRange): Promise<NotFoundRequests[]> {
+const notFoundRequests: RawFailures = async (db, projectKey, from, to) => {
   const rows = await db
     .selectFrom('analytics_events')
     .select((eb) => [
@@ -108,10 +112,10 @@ async function notFoundRequests(db: Kysely<Database>, projectKey: number, range:
       eb.fn.max<number>('at').as('last'),
     ])
     .where('project_key', '=', projectKey)
-    .where('at', '>=', range.from)
-    .where('at', '<', range.to)
+    .where('at', '>=', from)
+    .where('at', '<', to)
     .where('status', '=', 404)
-    .groupBy(['path_id', 'agent_id', 'visitor_id', 'markdown', 'verification'])
+    .groupBy(['path_id', 'agent_id', 'visitor_id', 'markdown', 'verification', eventDay])
     .execute();
   if (rows.length === 0) return [];
   const pathIds = [...new Set(rows.map((row) => Number(row.path_id)))];
@@ -122,7 +126,7 @@ async function notFoundRequests(db: Kysely<Database>, projectKey: number, range:
   ]);
   const pathOf = new Map(paths.map((row) => [Number(row.path_id), row.path]));
   const agentOf = new Map(agents.map((row) => [Number(row.agent_id), row.user_agent]));
-  const result: NotFoundRequests[] = [];
+  const result: FailureRow[] = [];
   for (const row of rows) {
     const path = pathOf.get(Number(row.path_id));
     if (path === undefined) continue;
@@ -131,44 +135,37 @@ async function notFoundRequests(db: Kysely<Database>, projectKey: number, range:
     if (code === null) continue;
     const visitorClass = code === ClassCode.ai ? 'ai' : 'human';
     result.push({
-      path,
-      sender: { visitorId: Number(row.visitor_id), visitorClass },
+      unit: path,
+      visitor: Number(row.visitor_id),
+      visitorClass,
       count: Number(row.count),
       first: Number(row.first),
       last: Number(row.last),
     });
   }
   return result;
-}
+};
 
 /**
  * A project's failures over a range, for docs gaps: searches with no hits (tracker, discovery and MCP
  * searches alike), feedback marked not helpful, and requests answered 404 (logs, drains, the proxy and
- * the docs surface), each with its sender's dense visitor id, the same id space as the views'.
+ * the docs surface), each with its senders' dense visitor ids, the same id space as the views'.
+ * Searches and 404s come per query and per path, whole days from their kept rows (gap-days.ts).
  * Excluded clients count nowhere. An unknown project has none.
  */
 export async function gapEvidence(analytics: Pick<IngestState, 'storage' | 'ids'>, projectId: string, range: EvidenceRange): Promise<GapEvidence> {
   const projectKey = await feedbackProjectKey(analytics, projectId);
   if (projectKey === undefined) return { searches: [], feedback: [], notFound: [] };
-  const { db } = analytics.storage;
+  const { storage } = analytics;
   const [searches, feedback, notFound] = await Promise.all([
-    noHitSearches(db, projectKey, range),
-    unhelpfulFeedback(db, projectKey, range),
-    notFoundRequests(db, projectKey, range),
+    failuresOver(storage, GapDaySource.searches, projectKey, range, noHitSearches),
+    unhelpfulFeedback(storage.db, projectKey, range),
+    failuresOver(storage, GapDaySource.notFound, projectKey, range, notFoundRequests),
   ]);
-  const excluded = interactionClasses.indexOf('excluded');
   return {
-    searches: searches
-      .filter((row) => row.visitor_class === null || Number(row.visitor_class) !== excluded)
-      .map((row) => ({
-        query: row.query,
-        sender: sender(row.visitor_id, row.visitor_class === null ? null : Number(row.visitor_class)),
-        count: Number(row.count),
-        first: Number(row.first),
-        last: Number(row.last),
-      })),
+    searches,
     feedback: feedback
-      .filter((row) => row.visitor_class === null || Number(row.visitor_class) !== excluded)
+      .filter((row) => row.visitor_class === null || Number(row.visitor_class) !== excludedClass)
       .map((row) => ({
         id: row.id,
         path: row.path,
@@ -178,4 +175,16 @@ export async function gapEvidence(analytics: Pick<IngestState, 'storage' | 'ids'
       })),
     notFound,
   };
+}
+
+/**
+ * The write side of `gapEvidence`: computes and stores the kept days of searches without hits and of
+ * 404s over the range that are missing or stale (gap-days.ts), so the list's reads decode them
+ * instead of reading every failure. The docs gaps loop runs it.
+ */
+export async function keepGapEvidence(analytics: Pick<IngestState, 'storage' | 'ids'>, projectId: string, range: EvidenceRange): Promise<void> {
+  const projectKey = await feedbackProjectKey(analytics, projectId);
+  if (projectKey === undefined) return;
+  await failuresOver(analytics.storage, GapDaySource.searches, projectKey, range, noHitSearches, 'keep');
+  await failuresOver(analytics.storage, GapDaySource.notFound, projectKey, range, notFoundRequests, 'keep');
 }

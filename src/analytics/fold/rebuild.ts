@@ -90,6 +90,8 @@ export async function rebuildProject(
   if (key === undefined) return { days: 0, views: 0 };
   await foldPending(storage, key);
   await rebuildDimensions(storage, state.ids, key);
+  // Docs gaps' per-day evidence (feedback/gap-days.ts) is computed again from the raw rows on the next read.
+  await storage.db.deleteFrom('analytics_gap_days').where('project_key', '=', key).execute();
   const span = await storage.db
     .selectFrom('analytics_events')
     .select((eb) => [eb.fn.min(eventDay).as('first'), eb.fn.max(eventDay).as('last')])

@@ -10,7 +10,7 @@ import { sharedLinkRoutes } from './shared-link-routes.ts';
 import { collectRoutes } from './collect.ts';
 import { limitReads } from './read-limit.ts';
 import { parseRange } from './range.ts';
-import { page } from '../query/query.ts';
+import { page, pathPage } from '../query/query.ts';
 import { filteredPage, filteredTotals } from '../query/dimensions.ts';
 import { parseFilters } from './dimension-schemas.ts';
 import type { Measure } from '../query/types.ts';
@@ -49,17 +49,21 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
     const filters = parseFilters(request.query.filter);
     await limitReads(context, project, reply);
     const paging = { limit: request.query.limit ?? 50, offset: request.query.offset ?? 0 };
-    // Unfiltered, the day sets and range index answer; a filter needs each view's dimensions, kept on the raw events.
-    const result =
+    // Unfiltered, the day sets and range index answer, and filtered by one page, that page's row of them; other
+    // filters need each view's dimensions, kept on the raw events.
+    const path = filters.length > 0 && filters.every((filter) => filter.property === 'path' && filter.value === filters[0].value) ? filters[0].value : null;
+    const answer = (window: { from: number; to: number }, pageOf: { limit: number; offset: number }) =>
       filters.length === 0
-        ? await page(context.analytics, project.id, { measure, ...range, ...paging })
-        : await filteredPage(context.analytics, project.id, measure, { ...range, filters, ...paging });
+        ? page(context.analytics, project.id, { measure, ...window, ...pageOf })
+        : path !== null
+          ? pathPage(context.analytics, project.id, { measure, ...window, ...pageOf, path })
+          : null;
+    const result = (await answer(range, paging)) ?? (await filteredPage(context.analytics, project.id, measure, { ...range, filters, ...paging }));
     if (request.query.compare !== 'previous_period') return result;
     const previousRange = { from: range.from - (range.to - range.from), to: range.from };
     const previous =
-      filters.length === 0
-        ? (await page(context.analytics, project.id, { measure, ...previousRange, limit: 1, offset: 0 })).totals
-        : await filteredTotals(context.analytics, project.id, measure, { ...previousRange, filters });
+      (await answer(previousRange, { limit: 1, offset: 0 }))?.totals ??
+      (await filteredTotals(context.analytics, project.id, measure, { ...previousRange, filters }));
     return { ...result, previous: { totals: previous } };
   }
 

@@ -147,6 +147,7 @@ async function storeCalls(trx: Kysely<Database>, storage: Storage, dictionary: D
   const tuples = new RecordWriter();
   const breakdowns = new RecordWriter();
   const fresh = new Uint8Array(rows.length);
+  const notFound = new Map<number, number>();
   rows.forEach((row, index) => {
     if (!inserted(row.event_key)) return;
     fresh[index] = 1;
@@ -154,6 +155,7 @@ async function storeCalls(trx: Kysely<Database>, storage: Storage, dictionary: D
     const classCode = classes[index];
     const day = dayOf(row.at);
     if (classCode !== null) tuples.add(day, row.path_id, classCode, row.visitor_id);
+    if (row.status === 404) notFound.set(day, (notFound.get(day) ?? 0) + 1);
     breakdownEntries(
       { userAgent, agentId: row.agent_id, markdown, status: row.status, verification: events[index].verification, referrerId: row.referrer_id },
       (kind, entryKey) => breakdowns.add(day, kind, entryKey, row.visitor_id),
@@ -165,6 +167,8 @@ async function storeCalls(trx: Kysely<Database>, storage: Storage, dictionary: D
       : null;
   return {
     pending,
+    /** Requests answered 404 per UTC day, for `analytics_not_found_days`. */
+    notFound: notFound.size > 0 ? { projectKey: key, days: notFound } : null,
     results: callResults(calls, fresh),
     paths: paths.learned,
     agents: agents.learned,
@@ -210,6 +214,21 @@ async function queueBatch(trx: Kysely<Database>, profile: DialectProfile, batch:
 }
 
 /**
+ * Adds a batch's requests answered 404 to their days' counts (in day order): what tells docs gaps that
+ * a day's failures changed since its evidence was kept (feedback/gap-days.ts). One short statement,
+ * only for a batch that has 404s.
+ */
+async function countNotFound(trx: Kysely<Database>, projectKey: number, days: Map<number, number>): Promise<void> {
+  await trx
+    .insertInto('analytics_not_found_days')
+    .values([...days].sort((a, b) => a[0] - b[0]).map(([day, failures]) => ({ project_key: projectKey, day, failures })))
+    .onConflict((conflict) =>
+      conflict.columns(['project_key', 'day']).doUpdateSet((eb) => ({ failures: eb('analytics_not_found_days.failures', '+', eb.ref('excluded.failures')) })),
+    )
+    .execute();
+}
+
+/**
  * Writes calls in shared transactions; the id caches learn new ids only once a transaction has
  * committed, `signals` hears of each project with new events, and `statistics` of new visitors.
  */
@@ -223,7 +242,10 @@ export function createEventWriter(storage: Storage, dictionary: Dictionary, sign
         const done: Awaited<ReturnType<typeof storeCalls>>[] = [];
         for (const projectCalls of projects) done.push(await storeCalls(trx, storage, dictionary, projectCalls));
         // Last and in key order: a project's row stays locked only for the commit, and writers side by side lock rows in one order.
-        for (const { pending } of done) if (pending !== null) await queueBatch(trx, storage.profile, pending);
+        for (const { pending, notFound } of done) {
+          if (notFound !== null) await countNotFound(trx, notFound.projectKey, notFound.days);
+          if (pending !== null) await queueBatch(trx, storage.profile, pending);
+        }
         return done;
       });
       // The visitor index grows fastest: looked up by hash with stale statistics, it would be scanned whole.

@@ -63,3 +63,16 @@ export async function page(state: QueryState, projectId: string, request: PageRe
     .map((row) => ({ path: names.get(row.pathId)!, human: row.human, ai: row.ai, total: row.total }));
   return { totals: computed.totals, rows, hasMore: request.offset + rows.length < computed.rows.length };
 }
+
+/**
+ * Visitors or views of one page, as a `path==` filter alone asks: that path's row of the range's
+ * ranking, which the day sets and range index answer (its counts are the totals of the views on the
+ * page), instead of a scan of the raw events.
+ */
+export async function pathPage(state: QueryState, projectId: string, request: PageRequest & { path: string }): Promise<Page> {
+  const { ranking: computed, names } = await ranking(state, projectId, request.measure, request.from, request.to);
+  const row = computed.rows.find((candidate) => names.get(candidate.pathId) === request.path);
+  if (row === undefined) return { totals: { human: 0, ai: 0, total: 0 }, rows: [], hasMore: false };
+  const totals = { human: row.human, ai: row.ai, total: row.total };
+  return { totals, rows: request.offset === 0 && request.limit > 0 ? [{ path: request.path, ...totals }] : [], hasMore: false };
+}

@@ -13,11 +13,16 @@ type ClosureContext = Pick<AppContext, 'storage' | 'analytics' | 'events'> & { l
 /**
  * After an index build of the project's ref: every gap in progress whose job's change the built commit
  * contains (the job branch's head is the commit or an ancestor of it, as a merge or a fast-forward
- * leaves it) becomes `fixed`, with `fixedAt` and its evidence frozen, and `gap.fixed` is queued in the
+ * leaves it, or the commit carries the job's change to every file it touched, as a squash or rebase
+ * merge leaves it) becomes `fixed`, with `fixedAt` and its evidence frozen, and `gap.fixed` is queued in the
  * same transaction. The job branch's head is remembered the first time a build sees it, so a branch
  * deleted after its merge still counts. Returns the ids of the gaps it fixed.
  */
-export async function closeGaps(context: ClosureContext, projectId: string, snapshot: Pick<Snapshot, 'commit' | 'commitOf' | 'contains'>): Promise<string[]> {
+export async function closeGaps(
+  context: ClosureContext,
+  projectId: string,
+  snapshot: Pick<Snapshot, 'commit' | 'commitOf' | 'contains' | 'carries'>,
+): Promise<string[]> {
   const { db } = context.storage;
   const candidates = await db
     .selectFrom('docs_gaps')
@@ -33,9 +38,9 @@ export async function closeGaps(context: ClosureContext, projectId: string, snap
     const commit = candidate.job_commit ?? (await snapshot.commitOf(candidate.branch));
     if (commit === null) continue;
     if (candidate.job_commit === null) await db.updateTable('docs_gaps').set({ job_commit: commit }).where('id', '=', candidate.id).execute();
-    if (!(await snapshot.contains(commit))) continue;
+    if (!(await snapshot.contains(commit)) && !(await snapshot.carries(commit))) continue;
     const now = Date.now();
-    const gaps = await computeGaps(context, projectId, { from: now - frozenDays * dayMs, to: now });
+    const gaps = await computeGaps(context, projectId, { from: now - frozenDays * dayMs, to: now }, { write: true });
     const gap = gaps.find((computed) => computed.row.id === candidate.id);
     const frozen = freeze(gap?.group ?? null);
     const queued = await db.transaction().execute(async (trx) => {

@@ -1,4 +1,4 @@
-import { gapEvidence, type EvidenceRange, type EvidenceSender } from '../../analytics/feedback/gap-evidence.ts';
+import { gapEvidence, keepGapEvidence, type EvidenceRange, type EvidenceSender, type GapEvidence } from '../../analytics/feedback/gap-evidence.ts';
 import type { AnalyticsState } from '../../analytics/state.ts';
 import type { Storage } from '../../storage/dialect.ts';
 import type { EvidenceItem, VisitorClass } from './group.ts';
@@ -16,6 +16,9 @@ async function unansweredTurns(storage: Storage, projectId: string, range: Evide
     .execute();
 }
 
+/** A query's or a path's failures, with their senders by class. */
+type FailureEntry = GapEvidence['searches'][number];
+
 const fromSender = (sender: EvidenceSender | null): { visitor: number | null; visitorClass: VisitorClass } =>
   sender ? { visitor: sender.visitorId, visitorClass: sender.visitorClass } : { visitor: null, visitorClass: null };
 
@@ -28,12 +31,19 @@ const fromSender = (sender: EvidenceSender | null): { visitor: number | null; vi
 export async function readEvidence(storage: Storage, analytics: AnalyticsState, projectId: string, range: EvidenceRange): Promise<EvidenceItem[]> {
   const [fromAnalytics, turns] = await Promise.all([gapEvidence(analytics, projectId, range), unansweredTurns(storage, projectId, range)]);
   const items: EvidenceItem[] = [];
-  for (const row of fromAnalytics.searches)
-    items.push({ source: 'searches', text: row.query, path: null, ...fromSender(row.sender), count: row.count, first: row.first, last: row.last });
+  const fromEntry = ({ human, ai, other, count, first, last }: FailureEntry) => ({
+    visitor: null,
+    visitorClass: null,
+    senders: { human, ai, other },
+    count,
+    first,
+    last,
+  });
+  for (const entry of fromAnalytics.searches) items.push({ source: 'searches', text: entry.unit, path: null, ...fromEntry(entry) });
+  const single: EvidenceItem[] = [];
   for (const row of fromAnalytics.feedback)
-    items.push({ source: 'feedback', text: row.comment || null, path: row.path, ...fromSender(row.sender), count: 1, first: row.at, last: row.at });
-  for (const row of fromAnalytics.notFound)
-    items.push({ source: 'notFound', text: null, path: row.path, ...fromSender(row.sender), count: row.count, first: row.first, last: row.last });
+    single.push({ source: 'feedback', text: row.comment || null, path: row.path, ...fromSender(row.sender), count: 1, first: row.at, last: row.at });
+  for (const entry of fromAnalytics.notFound) items.push({ source: 'notFound', text: null, path: entry.unit, ...fromEntry(entry) });
   const fingerprints = new Map<string, number>();
   for (const turn of turns) {
     let visitor: number | null = null;
@@ -42,7 +52,7 @@ export async function readEvidence(storage: Storage, analytics: AnalyticsState, 
       fingerprints.set(turn.fingerprint, visitor);
     }
     const at = Number(turn.created_at);
-    items.push({
+    single.push({
       source: 'unanswered',
       text: turn.query,
       path: null,
@@ -53,5 +63,35 @@ export async function readEvidence(storage: Storage, analytics: AnalyticsState, 
       last: at,
     });
   }
-  return items;
+  return [...items, ...combined(single)];
+}
+
+/**
+ * Items of one source, text and page made one, with their senders by class: grouping reads them
+ * alike (they always share a gap), and a list of many thousands of unanswered turns or thumbs down
+ * is grouped as a list of their distinct questions and pages.
+ */
+function combined(items: EvidenceItem[]): EvidenceItem[] {
+  const byKey = new Map<string, EvidenceItem & { senders: { human: number[]; ai: number[]; other: number[] } }>();
+  for (const item of items) {
+    const key = `${item.source}\u0000${item.text ?? '\u0001'}\u0000${item.path ?? '\u0001'}`;
+    let entry = byKey.get(key);
+    if (!entry) {
+      entry = { ...item, visitor: null, visitorClass: null, senders: { human: [], ai: [], other: [] }, count: 0 };
+      byKey.set(key, entry);
+    }
+    entry.count += item.count;
+    if (item.first < entry.first) entry.first = item.first;
+    if (item.last > entry.last) entry.last = item.last;
+    if (item.visitor !== null) entry.senders[item.visitorClass ?? 'other'].push(item.visitor);
+  }
+  return [...byKey.values()].map(({ senders, ...entry }) => ({ ...entry, senders: { human: [senders.human], ai: [senders.ai], other: [senders.other] } }));
+}
+
+/** How many days back the write side keeps evidence per day, so lists over them read kept days. */
+const keptEvidenceDays = 90;
+
+/** The write side of the evidence: stores the kept days (searches without hits, 404s) of the last `keptEvidenceDays` days. */
+export async function keepEvidence(analytics: AnalyticsState, projectId: string, now = Date.now()): Promise<void> {
+  await keepGapEvidence(analytics, projectId, { from: now - keptEvidenceDays * 86_400_000, to: now });
 }

@@ -22,6 +22,8 @@ export interface EvidenceItem {
   /** Who sent it: any stable number (dense visitor ids, or ids given to assistant fingerprints); null when unknown. */
   visitor: number | null;
   visitorClass: VisitorClass;
+  /** For an item that stands for several senders (a query's or a path's failures), their ids by class, instead of `visitor`. */
+  senders?: { human: readonly ArrayLike<number>[]; ai: readonly ArrayLike<number>[]; other: readonly ArrayLike<number>[] };
   /** How many events this item stands for. */
   count: number;
   first: number;
@@ -84,15 +86,22 @@ function unitOf(item: EvidenceItem, keysOf: (text: string) => string[], askedKey
 /** Storable keys: the fuzzy `d:` keys only join texts, they do not name a gap. */
 const namingKey = (key: string) => !key.startsWith('d:');
 
+/** Each text's grouping keys, kept across lists (the keys depend on the text alone): the list's texts are mostly the same from one read to the next. */
+const keyCache = new Map<string, string[]>();
+const maxCachedTexts = 200_000;
+
 /**
  * Groups evidence into gaps, deterministically (the same items in any order give the same groups):
  * two items share a gap exactly when a chain of shared keys joins them (see `groupingKeys`).
  */
 export function groupEvidence(items: readonly EvidenceItem[]): GapGroup[] {
-  const cache = new Map<string, string[]>();
   const keysOf = (text: string) => {
-    let keys = cache.get(text);
-    if (keys === undefined) cache.set(text, (keys = groupingKeys(text)));
+    let keys = keyCache.get(text);
+    if (keys === undefined) {
+      // Bounded: a flood of distinct texts costs stemming again, never memory.
+      if (keyCache.size >= maxCachedTexts) keyCache.clear();
+      keyCache.set(text, (keys = groupingKeys(text)));
+    }
     return keys;
   };
   const asked = new Set<string>();
@@ -123,19 +132,84 @@ export function groupEvidence(items: readonly EvidenceItem[]): GapGroup[] {
     if (found) found.push(index);
     else members.set(root, [index]);
   });
+  const visitors = new DistinctVisitors();
   return [...members.values()].map((indexes) =>
     summarize(
       indexes.flatMap((index) => list[index]!.items),
       indexes.flatMap((index) => list[index]!.keys),
+      visitors,
     ),
   );
 }
 
-function summarize(items: EvidenceItem[], keys: string[]): GapGroup {
+/**
+ * Distinct visitors of one group after another, by class: a visitor's stamp is the group's number and
+ * the classes seen (bit 1 human, bit 2 AI), so nothing is cleared between groups and no set is built
+ * (as exact-counts.ts counts a path's visitors). Ids below zero (assistant fingerprints) are few and
+ * kept in sets.
+ */
+class DistinctVisitors {
+  private stamp = new Uint32Array(1024);
+  private base = 0;
+  private negative = { human: new Set<number>(), ai: new Set<number>(), all: new Set<number>() };
+  human = 0;
+  ai = 0;
+  total = 0;
+
+  begin(): void {
+    this.base += 4;
+    this.human = this.ai = this.total = 0;
+    this.negative = { human: new Set(), ai: new Set(), all: new Set() };
+  }
+
+  /** Adds a visitor seen as `bit`: 1 human, 2 AI, 0 of unknown class. */
+  add(visitor: number, bit: 0 | 1 | 2): void {
+    if (visitor < 0 || !Number.isInteger(visitor) || visitor > 0x3fffffff) {
+      this.negative.all.add(visitor);
+      if (bit === 1) this.negative.human.add(visitor);
+      else if (bit === 2) this.negative.ai.add(visitor);
+      return;
+    }
+    if (visitor >= this.stamp.length) {
+      const grown = new Uint32Array(Math.max(visitor + 1, this.stamp.length * 2));
+      grown.set(this.stamp);
+      this.stamp = grown;
+    }
+    const mark = this.stamp[visitor]!;
+    if (mark < this.base) {
+      this.stamp[visitor] = this.base | bit;
+      this.total++;
+    } else if ((mark & bit) === bit) return;
+    else this.stamp[visitor] = mark | bit;
+    if (bit === 1) this.human++;
+    else if (bit === 2) this.ai++;
+  }
+
+  counts(): { human: number; ai: number; total: number } {
+    return { human: this.human + this.negative.human.size, ai: this.ai + this.negative.ai.size, total: this.total + this.negative.all.size };
+  }
+}
+
+const classBit = (visitorClass: VisitorClass): 0 | 1 | 2 => (visitorClass === 'human' ? 1 : visitorClass === 'ai' ? 2 : 0);
+
+/** Texts that differ only in case, spacing or punctuation are one example, shown in one (the smallest) of their spellings. */
+const spellingCache = new Map<string, string>();
+function sameSpelling(text: string): string {
+  let same = spellingCache.get(text);
+  if (same === undefined) {
+    if (spellingCache.size >= maxCachedTexts) spellingCache.clear();
+    same = text
+      .toLowerCase()
+      .replace(/[\s\p{P}]+/gu, ' ')
+      .trim();
+    spellingCache.set(text, same);
+  }
+  return same;
+}
+
+function summarize(items: EvidenceItem[], keys: string[], visitors: DistinctVisitors): GapGroup {
   const evidence: EvidenceCounts = { unanswered: 0, searches: 0, feedback: 0, notFound: 0 };
-  const human = new Set<number>();
-  const ai = new Set<number>();
-  const all = new Set<number>();
+  visitors.begin();
   const sameTexts = new Map<string, number>();
   const spellings = new Map<string, string>();
   const paths = new Map<string, number>();
@@ -143,18 +217,15 @@ function summarize(items: EvidenceItem[], keys: string[]): GapGroup {
   let lastSeenAt = 0;
   for (const item of items) {
     evidence[item.source] += item.count;
-    if (item.visitor !== null) {
-      all.add(item.visitor);
-      if (item.visitorClass === 'human') human.add(item.visitor);
-      else if (item.visitorClass === 'ai') ai.add(item.visitor);
+    if (item.visitor !== null) visitors.add(item.visitor, classBit(item.visitorClass));
+    if (item.senders) {
+      for (const part of item.senders.human) for (let index = 0; index < part.length; index++) visitors.add(part[index]!, 1);
+      for (const part of item.senders.ai) for (let index = 0; index < part.length; index++) visitors.add(part[index]!, 2);
+      for (const part of item.senders.other) for (let index = 0; index < part.length; index++) visitors.add(part[index]!, 0);
     }
     const text = item.text?.trim();
     if (text) {
-      // Texts that differ only in case, spacing or punctuation are one example, shown in one (the smallest) of their spellings.
-      const same = text
-        .toLowerCase()
-        .replace(/[\s\p{P}]+/gu, ' ')
-        .trim();
+      const same = sameSpelling(text);
       const shown = spellings.get(same);
       if (shown === undefined || text < shown) spellings.set(same, text);
       sameTexts.set(same, (sameTexts.get(same) ?? 0) + item.count);
@@ -177,7 +248,7 @@ function summarize(items: EvidenceItem[], keys: string[]): GapGroup {
     kind,
     title: titleOf(kind, examples[0], pathList[0]),
     evidence,
-    visitors: { human: human.size, ai: ai.size, total: all.size },
+    visitors: visitors.counts(),
     examples: kind === 'broken' ? pathList.slice(0, maxExamples) : examples.slice(0, maxExamples),
     paths: pathList.slice(0, maxPaths),
     firstSeenAt,

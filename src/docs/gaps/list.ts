@@ -3,7 +3,7 @@ import type { Storage } from '../../storage/dialect.ts';
 import type { DocsGapRow } from '../../storage/tables/gaps.ts';
 import { readEvidence } from './evidence.ts';
 import { groupEvidence, type EvidenceCounts, type GapGroup, type GapKind } from './group.ts';
-import { assignGaps, readStoredGaps, updateGap, type GapStatus } from './store.ts';
+import { isGapIdOf, planGaps, readStoredGaps, storeGaps, updateGap, type GapStatus } from './store.ts';
 
 /** A gap as the API answers it (CONTRACT.md, "Docs gaps"). */
 export interface GapView {
@@ -34,6 +34,8 @@ export interface GapsState {
 export interface ComputedGap {
   row: DocsGapRow;
   group: Frozen | null;
+  /** The keys of the evidence grouped into it over the range. */
+  keys: string[];
 }
 
 const total = (evidence: EvidenceCounts) => evidence.unanswered + evidence.searches + evidence.feedback + evidence.notFound;
@@ -56,33 +58,52 @@ export function freeze(group: Frozen | null): string {
 }
 
 /**
- * A project's gaps over a range: the evidence grouped, each group joined to its stored gap (created when
- * new), a dismissed gap opened again once its evidence doubled, and the gaps with a job or a fix that
- * have no evidence in the range kept (with their frozen evidence, for a fixed one).
+ * A project's gaps over a range: the evidence grouped, each group joined to its stored gap (a new one
+ * gets an id derived from its keys), a dismissed gap opened again once its evidence doubled, and the
+ * gaps with a job or a fix that have no evidence in the range kept (with their frozen evidence, for a
+ * fixed one). Reads write nothing, so any process answers the same ids; with `write` (the operations
+ * that change gaps, and the refresh), new gaps and keys are stored and a reopened gap is saved open;
+ * `claim`, the gap id the operation names, stays that gap's id (see `planGaps`).
  */
-export async function computeGaps(state: GapsState, projectId: string, range: { from: number; to: number }): Promise<ComputedGap[]> {
+export async function computeGaps(
+  state: GapsState,
+  projectId: string,
+  range: { from: number; to: number },
+  options: { write?: boolean; claim?: string } = {},
+): Promise<ComputedGap[]> {
   const { db } = state.storage;
   const [items, stored] = await Promise.all([readEvidence(state.storage, state.analytics, projectId, range), readStoredGaps(db, projectId)]);
   const groups = groupEvidence(items);
-  const ids = await assignGaps(db, projectId, groups, stored);
+  const plan = planGaps(projectId, groups, stored, { claim: options.claim });
+  if (options.write) await storeGaps(db, plan);
   const byId = new Map<string, GapGroup[]>();
-  ids.forEach((id, index) => byId.set(id, [...(byId.get(id) ?? []), groups[index]!]));
+  plan.ids.forEach((id, index) => byId.set(id, [...(byId.get(id) ?? []), groups[index]!]));
   const result: ComputedGap[] = [];
   for (const [id, row] of stored.gaps) {
     const found = byId.get(id);
     const group = found ? merge(found) : null;
+    const keys = found ? found.flatMap((one) => one.keys) : [];
     if (row.status === 'fixed') {
-      result.push({ row, group: row.fixed_evidence ? (JSON.parse(row.fixed_evidence) as Frozen) : group });
+      result.push({ row, group: row.fixed_evidence ? (JSON.parse(row.fixed_evidence) as Frozen) : group, keys });
       continue;
     }
     if (row.status === 'dismissed' && group && row.dismissed_evidence !== null && total(group.evidence) >= 2 * row.dismissed_evidence) {
-      const reopened = await updateGap(db, projectId, id, { status: 'open', dismissed_evidence: null });
-      result.push({ row: reopened ?? row, group });
+      const reopened: DocsGapRow = { ...row, status: 'open', dismissed_evidence: null };
+      const saved = options.write ? await updateGap(db, projectId, id, { status: 'open', dismissed_evidence: null }) : undefined;
+      result.push({ row: saved ?? reopened, group, keys });
       continue;
     }
-    if (group || row.job_id !== null) result.push({ row, group });
+    if (group || row.job_id !== null) result.push({ row, group, keys });
   }
   return result;
+}
+
+/**
+ * The gap `gapId` among computed ones: by its id, or, for an id a read answered before the gap was
+ * stored, by the keys it was derived from (a later key may have joined its group since).
+ */
+export function findGap(gaps: readonly ComputedGap[], projectId: string, gapId: string): ComputedGap | undefined {
+  return gaps.find((gap) => gap.row.id === gapId) ?? gaps.find((gap) => gap.row.status !== 'fixed' && isGapIdOf(projectId, gap.keys, gapId));
 }
 
 /** Groups that met one stored gap (a group that joined several keeps the oldest gap; others stay). */
@@ -132,7 +153,7 @@ export async function afterFix(state: GapsState, row: DocsGapRow, now = Date.now
 }
 
 /** The API's view of a computed gap; `prLink` is its job's. */
-export function gapView(gap: ComputedGap, prLink: string | null, after: EvidenceCounts | null): GapView {
+export function gapView(gap: Pick<ComputedGap, 'row' | 'group'>, prLink: string | null, after: EvidenceCounts | null): GapView {
   const { row, group } = gap;
   return {
     id: row.id,

@@ -37,26 +37,37 @@ function normalizeRow(row: DocsGapRow): DocsGapRow {
   };
 }
 
+/** What `planGaps` found: each group's gap id, and the gaps and keys not stored yet. */
+export interface GapPlan {
+  ids: string[];
+  newGaps: DocsGapRow[];
+  newKeys: { project_id: string; key: string; gap_id: string }[];
+}
+
 /**
- * Gives each group its stored gap: the gap already seen under one of its keys (the oldest id when a
- * group joined several), else a new open gap; keys not seen before are recorded for it. Idempotent
- * and safe to run in several processes at once (conflicting inserts do nothing).
+ * Gives each group its gap, writing nothing: the gap already seen under one of its keys (the oldest id
+ * when a group joined several), else a new open gap whose id is a hash of the project and the group's
+ * first key, so every process, and every read, gives it the same id. `stored` gets the new gaps and
+ * keys, in memory only; `storeGaps` writes them, on the operations that change gaps. `claim` is the
+ * id a write names: a new group it was derived from gets it.
  */
-export async function assignGaps(
-  db: Kysely<Database>,
+export function planGaps(
   projectId: string,
   groups: readonly GapGroup[],
   stored: { gaps: Map<string, DocsGapRow>; keys: Map<string, string> },
-  now = Date.now(),
-): Promise<string[]> {
+  options: { now?: number; claim?: string } = {},
+): GapPlan {
+  const now = options.now ?? Date.now();
+  const { claim } = options;
   const newGaps: DocsGapRow[] = [];
-  const newKeys: { project_id: string; key: string; gap_id: string }[] = [];
+  const newKeys: GapPlan['newKeys'] = [];
   const ids = groups.map((group) => {
     const known = group.keys.map((key) => stored.keys.get(key)).filter((id) => id !== undefined && stored.gaps.has(id));
     const oldest = known.map((id) => stored.gaps.get(id!)!).sort((a, b) => a.created_at - b.created_at || (a.id < b.id ? -1 : 1))[0];
     let id = oldest?.id;
     if (id === undefined) {
-      id = gapIdOf(projectId, group.keys[0]!);
+      // A write naming the id a read gave keeps it, though a key sorted before the first one joined the group since.
+      id = claim !== undefined && !stored.gaps.has(claim) && isGapIdOf(projectId, group.keys, claim) ? claim : gapIdOf(projectId, group.keys[0]!);
       const row: DocsGapRow = {
         id,
         project_id: projectId,
@@ -81,23 +92,32 @@ export async function assignGaps(
     }
     return id;
   });
-  if (newGaps.length > 0 || newKeys.length > 0) {
-    await db.transaction().execute(async (trx) => {
-      for (let start = 0; start < newGaps.length; start += 500)
-        await trx
-          .insertInto('docs_gaps')
-          .values(newGaps.slice(start, start + 500))
-          .onConflict((conflict) => conflict.column('id').doNothing())
-          .execute();
-      for (let start = 0; start < newKeys.length; start += 500)
-        await trx
-          .insertInto('docs_gap_keys')
-          .values(newKeys.slice(start, start + 500))
-          .onConflict((conflict) => conflict.columns(['project_id', 'key']).doNothing())
-          .execute();
-    });
-  }
-  return ids;
+  return { ids, newGaps, newKeys };
+}
+
+/** Whether `gapId` is the id a new group with one of these keys would get: an id a read answered before any write stored it. */
+export function isGapIdOf(projectId: string, keys: readonly string[], gapId: string): boolean {
+  return keys.some((key) => gapIdOf(projectId, key) === gapId);
+}
+
+/** Stores the gaps and keys a plan found new. Idempotent and safe in several processes at once (conflicting inserts do nothing). */
+export async function storeGaps(db: Kysely<Database>, plan: Pick<GapPlan, 'newGaps' | 'newKeys'>): Promise<void> {
+  const { newGaps, newKeys } = plan;
+  if (newGaps.length === 0 && newKeys.length === 0) return;
+  await db.transaction().execute(async (trx) => {
+    for (let start = 0; start < newGaps.length; start += 500)
+      await trx
+        .insertInto('docs_gaps')
+        .values(newGaps.slice(start, start + 500))
+        .onConflict((conflict) => conflict.column('id').doNothing())
+        .execute();
+    for (let start = 0; start < newKeys.length; start += 500)
+      await trx
+        .insertInto('docs_gap_keys')
+        .values(newKeys.slice(start, start + 500))
+        .onConflict((conflict) => conflict.columns(['project_id', 'key']).doNothing())
+        .execute();
+  });
 }
 
 /** Changes a stored gap; answers it as it is after, or undefined when the project has no such gap. */

@@ -98,6 +98,24 @@ export interface AnalyticsBreakdownDayRow {
   data: Uint8Array;
 }
 
+/** Docs gaps' evidence of one whole UTC day and source, with what its raw rows were when it was computed (gap-days.ts). */
+export interface AnalyticsGapDayRow {
+  project_key: number;
+  day: number;
+  source: number;
+  failures: number;
+  classification: string;
+  units: string;
+  senders: Uint8Array;
+}
+
+/** Requests answered 404 of one project and UTC day, counted at ingestion. */
+export interface AnalyticsNotFoundDayRow {
+  project_key: number;
+  day: number;
+  failures: number;
+}
+
 /** Visitors of one UTC day and class (0 human, 1 AI), per path, encoded (see encoding.ts). */
 export interface AnalyticsDaySetRow {
   project_key: number;
@@ -165,6 +183,8 @@ export interface AnalyticsTables {
   analytics_settings: AnalyticsSettingRow;
   analytics_referrers: AnalyticsReferrerRow;
   analytics_breakdown_days: AnalyticsBreakdownDayRow;
+  analytics_gap_days: AnalyticsGapDayRow;
+  analytics_not_found_days: AnalyticsNotFoundDayRow;
   analytics_tail_positions: AnalyticsTailPositionRow;
   analytics_drains: AnalyticsDrainRow;
   analytics_signatures_seen: AnalyticsSignatureSeenRow;

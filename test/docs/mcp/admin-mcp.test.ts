@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createKey, revokeKey } from '../../../src/accounts/keys.ts';
 import type { Storage } from '../../../src/storage/dialect.ts';
 import { createTenant, type Tenant } from '../../support/app.ts';
@@ -107,6 +107,7 @@ describe.each(testDatabases)('the admin MCP server on $dialect', (database) => {
       'agents',
       'searches',
       'feedback',
+      'gaps',
     ]) {
       expect(names).toContain(name);
     }
@@ -173,11 +174,15 @@ describe.each(testDatabases)('the admin MCP server on $dialect', (database) => {
     expect(jobs.body.jobs).toEqual(
       expect.arrayContaining([expect.objectContaining({ id: session.jobId, origin: 'mcp', status: 'completed', prLink: saved.structuredContent?.prLink })]),
     );
-    const transcript = await api('GET', `/v2/agent/${projectId}/job/${session.jobId}/messages`);
-    const messages = transcript.body.messages as { role: string; content: Record<string, unknown> }[];
-    expect(messages.filter((message) => message.role === 'tool').map((message) => message.content.tool)).toEqual(
-      expect.arrayContaining(['checkout', 'list_files', 'read_file', 'edit_file', 'check', 'save']),
-    );
+    // Tool calls' entries are written in batches just after their answers: the save's own comes within a moment.
+    const messages = await vi.waitFor(async () => {
+      const transcript = await api('GET', `/v2/agent/${projectId}/job/${session.jobId}/messages`);
+      const listed = transcript.body.messages as { role: string; content: Record<string, unknown> }[];
+      expect(listed.filter((message) => message.role === 'tool').map((message) => message.content.tool)).toEqual(
+        expect.arrayContaining(['checkout', 'list_files', 'read_file', 'edit_file', 'check', 'save']),
+      );
+      return listed;
+    });
     expect(messages.some((message) => message.content.type === 'change-pushed')).toBe(true);
     expect(JSON.stringify(messages)).not.toContain(githubToken);
 
@@ -231,6 +236,43 @@ describe.each(testDatabases)('the admin MCP server on $dialect', (database) => {
     expect(git(bare, 'branch', '--list', session.branch)).toBe('');
   }, 180_000);
 
+  it('answers the docs gaps as the API does, with its limits, and reads no more than the key may', async () => {
+    const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
+    const searches = ['webhook retries', 'webhook retry', 'retries of webhooks'].map((query, index) => ({
+      kind: 'search',
+      query,
+      hits: 0,
+      ip: `198.51.100.${60 + index}`,
+      userAgent: chrome,
+    }));
+    expect((await api('POST', `/v1/analytics/${projectId}/events`, { events: searches })).status).toBe(202);
+    const answer = await call(client, 'gaps', { projectId, limit: 5 });
+    expect(answer.isError, textOf(answer)).toBeFalsy();
+    const { gaps } = answer.structuredContent as { gaps: { id: string; kind: string; evidence: { searches: number }; visitors: { total: number } }[] };
+    const fromApi = (await api('GET', `/v1/analytics/${projectId}/gaps?limit=5`)).body;
+    expect(answer.structuredContent).toEqual(fromApi);
+    expect(JSON.parse(textOf(answer))).toEqual(fromApi);
+    expect(gaps[0]).toMatchObject({ kind: 'missing', evidence: { searches: 3 }, visitors: { total: 3 } });
+    // Past the operation's own limit, the tool refuses before calling it.
+    const tooMany = await call(client, 'gaps', { projectId, limit: 101 });
+    expect(tooMany.isError).toBe(true);
+    const { tools } = await client.listTools();
+    // Each analytics tool offers the limits its operation accepts, so a call the schema lets through is answered.
+    for (const tool of tools.filter((one) => ['visitors', 'agents', 'searches', 'feedback', 'gaps'].includes(one.name))) {
+      const maximum = (tool.inputSchema.properties as { limit: { maximum: number } }).limit.maximum;
+      const limited = await call(client, tool.name, { projectId, limit: maximum });
+      expect(limited.isError, `${tool.name}: ${textOf(limited)}`).toBeFalsy();
+    }
+    expect(tools.find((tool) => tool.name === 'gaps')?.description).toMatch(/checkout[^]*create_job/);
+    const reader = await createKey(storage.db, quire.tenant.orgId, { scopes: ['read'] });
+    const readOnly = await connect(quire.url, reader.key);
+    try {
+      expect((await call(readOnly, 'gaps', { projectId })).structuredContent).toEqual((await api('GET', `/v1/analytics/${projectId}/gaps`)).body);
+    } finally {
+      await readOnly.close();
+    }
+  }, 180_000);
+
   it('shows another organization nothing: its projects, sessions and jobs are not found', async () => {
     const session = await checkout();
     const other: Tenant = await createTenant(storage, { project: { repository: 'https://github.com/other/docs' } });
@@ -246,6 +288,7 @@ describe.each(testDatabases)('the admin MCP server on $dialect', (database) => {
       const job = await call(intruder, 'create_job', { projectId, prompt: 'Steal' });
       expect(textOf(job)).toMatch(/not found/);
       expect(textOf(await call(intruder, 'visitors', { projectId }))).toMatch(/not found/);
+      expect(textOf(await call(intruder, 'gaps', { projectId }))).toMatch(/not found/);
       // The session is still the owner's.
       expect((await call(client, 'list_files', { sessionId: session.sessionId, path: 'docs' })).isError).toBeFalsy();
     } finally {
@@ -348,6 +391,14 @@ describe.each(testDatabases)('the admin MCP server on $dialect', (database) => {
     const ended = await api('GET', `/v2/agent/${projectId}/job/${idle.jobId}`);
     expect(ended.body).toMatchObject({ status: 'failed', error: expect.stringMatching(/idle for 60 minutes.*Edits not saved were discarded/) });
     expect(await delivered(idle.jobId, 'job.failed')).toEqual(['job.created', 'job.failed']);
+    // The calls answered before the session ended are in its transcript, before the end.
+    const entries = (await api('GET', `/v2/agent/${projectId}/job/${idle.jobId}/messages`)).body.messages as {
+      role: string;
+      content: Record<string, unknown>;
+    }[];
+    const written = entries.findIndex((entry) => entry.role === 'tool' && entry.content.tool === 'write_file');
+    expect(written).toBeGreaterThan(-1);
+    expect(written).toBeLessThan(entries.findIndex((entry) => entry.content.type === 'session-ended'));
     expect((await call(client, 'read_file', { sessionId: idle.sessionId, path: 'docs/index.md' })).isError).toBe(true);
   }, 180_000);
 });

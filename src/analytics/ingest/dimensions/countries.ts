@@ -21,6 +21,22 @@ interface V4Table {
   ends: Uint32Array;
   codes: string[];
 }
+
+/**
+ * Per 16-bit prefix, the number of ranges that start below it (`below[p]` for addresses `p << 16`
+ * onwards, `below[65536]` all of them): an address's range is among the few between its prefix's
+ * bounds, so a lookup is a table read and a binary search of a handful of ranges, not of all 300,000.
+ */
+function prefixIndex(starts: Uint32Array): Uint32Array {
+  const below = new Uint32Array(65537);
+  let range = 0;
+  for (let prefix = 0; prefix <= 65536; prefix++) {
+    const bound = prefix * 65536;
+    while (range < starts.length && starts[range] < bound) range++;
+    below[prefix] = range;
+  }
+  return below;
+}
 /** IPv6 bounds as four 32-bit words per range, most significant first. */
 interface V6Table {
   starts: Uint32Array;
@@ -297,12 +313,13 @@ const privateBlocks: [number, number][] = [
   [0xe0000000, 3],
 ];
 function privateV4(address: number): boolean {
-  return privateBlocks.some(([block, bits]) => address >>> (32 - bits) === block >>> (32 - bits));
+  for (const [block, bits] of privateBlocks) if (address >>> (32 - bits) === block >>> (32 - bits)) return true;
+  return false;
 }
 
 /** The database of one directory (the updated copy or the package's), loaded as lookups need it. */
 export class CountryDatabase {
-  #v4: V4Table | undefined;
+  #v4: (V4Table & { below: Uint32Array }) | undefined;
   #v6: V6Table | undefined;
   readonly #cache = new Map<string, string | null>();
   readonly #directory: URL | undefined;
@@ -354,11 +371,16 @@ export class CountryDatabase {
 
   #inV4(address: number): string | null {
     if (privateV4(address)) return null;
-    const table = (this.#v4 ??= parseV4(readFileSync(countryFile(countryFiles.v4, this.#directory), 'utf8')));
-    const { starts, ends, codes } = table;
-    let low = 0;
-    let high = codes.length - 1;
-    let found = -1;
+    if (this.#v4 === undefined) {
+      const table = parseV4(readFileSync(countryFile(countryFiles.v4, this.#directory), 'utf8'));
+      this.#v4 = { ...table, below: prefixIndex(table.starts) };
+    }
+    const { starts, ends, codes, below } = this.#v4;
+    // The last range starting at or below the address: one starting in the address's prefix, else the last before it.
+    const prefix = address >>> 16;
+    let low = below[prefix];
+    let high = below[prefix + 1] - 1;
+    let found = low - 1;
     while (low <= high) {
       const middle = (low + high) >>> 1;
       if (starts[middle] <= address) {

@@ -1,12 +1,12 @@
 import { isPage, inside } from '../../../sites/text.ts';
-import type { Snapshot } from '../../../workspace/snapshot.ts';
+import type { CommitTree } from '../../../workspace/commit-tree.ts';
 import type { PageError } from '../queue/complete.ts';
 
 /**
- * Pages under the docs path that are symbolic links the snapshot refuses to read (they lead out of
+ * Pages under the docs path that are symbolic links the tree refuses to read (they lead out of
  * the repository): listings leave them out silently, so the build names them here.
  */
-export async function refusedLinks(snapshot: Snapshot, docsPath: string): Promise<PageError[]> {
+export async function refusedLinks(snapshot: Pick<CommitTree, 'files' | 'symbolicLinks'>, docsPath: string): Promise<PageError[]> {
   const errors: PageError[] = [];
   for (const path of await snapshot.symbolicLinks()) {
     if (!isPage(path) || inside(docsPath, path) === null) continue;

@@ -4,6 +4,7 @@ import { findProject } from '../../../accounts/projects.ts';
 import type { Config } from '../../../config/config.ts';
 import { createPageAnalyzer } from '../../../sites/page-analyzer.ts';
 import type { Storage } from '../../../storage/dialect.ts';
+import type { CommitTree } from '../../../workspace/commit-tree.ts';
 import type { Snapshot } from '../../../workspace/snapshot.ts';
 import { abandonBuild } from '../abandon.ts';
 import { beginBuild } from '../begin.ts';
@@ -26,8 +27,8 @@ export interface BuildContext {
   config: Config;
   logger: Logger;
   source: SourceAccess;
-  /** Runs once a build switched readers to a new commit, with its snapshot still open (docs gaps close here). */
-  afterBuild?: (projectId: string, snapshot: Snapshot) => Promise<unknown>;
+  /** Runs once a build switched readers to a new commit, with its tree still open (docs gaps close here). */
+  afterBuild?: (projectId: string, tree: Pick<Snapshot, 'commit' | 'commitOf' | 'contains' | 'carries'>) => Promise<unknown>;
 }
 
 /** How a build ended: its result to record, or the error already recorded in docs_state (with what it tried, when it got that far). */
@@ -38,64 +39,65 @@ export type BuildOutcome =
   | { ok: false; interrupted: true };
 
 /**
- * Builds the project's docs index from its repository at its ref: takes a snapshot, and when its
- * commit (or the docs path) differs from the last built one, writes what changed since into a new
- * generation and switches readers to it. Any failure leaves the last good generation answering,
- * with the error in the project's docs state; it throws only when the database fails while that
- * error is recorded.
+ * Builds the project's docs index from its repository at its ref: lists the ref's commit tree, and
+ * when its commit (or the docs path) differs from the last built one, writes what changed since into
+ * a new generation and switches readers to it. Only changed pages are read and parsed; the page
+ * parser's worker starts while git answers, so a build of one changed page does not wait for it.
+ * Any failure leaves the last good generation answering, with the error in the project's docs
+ * state; it throws only when the database fails while that error is recorded.
  */
 export async function runBuild(context: BuildContext, projectId: string, signal: AbortSignal): Promise<BuildOutcome> {
   const { storage, config } = context;
   const project = await findProject(storage.db, projectId);
   const docsPath = project ? docsPathOf(project) : '';
-  let snapshot: Snapshot | null = null;
+  let tree: CommitTree | null = null;
   let build: Build | null = null;
+  const analyzer = createPageAnalyzer({
+    pageTimeoutMs: config.docsPageTimeoutMs,
+    deadline: Number.POSITIVE_INFINITY,
+    signal,
+    depth: 'parse',
+    workers: availableParallelism(),
+  });
+  analyzer.warm();
   try {
     if (!project?.repository) throw new BuildFailure('The project has no repository; set one to build its docs index.');
-    snapshot = await context.source.openSnapshot(await snapshotOptions(storage, config, { ...project, repository: project.repository }, signal));
+    tree = await context.source.openTree(await snapshotOptions(storage, config, { ...project, repository: project.repository }, signal));
     const state = await readDocsState(storage, projectId);
     const builds = await storage.db.selectFrom('docs_builds').select(['built_docs_path', 'page_errors']).where('project_id', '=', projectId).executeTakeFirst();
     const samePath = (builds?.built_docs_path ?? docsPath) === docsPath;
-    if (state.commit === snapshot.commit && samePath) {
-      return { ok: true, result: { commit: snapshot.commit, docsPath, pageErrors: null } };
+    if (state.commit === tree.commit && samePath) {
+      return { ok: true, result: { commit: tree.commit, docsPath, pageErrors: null } };
     }
-    const files = buildFiles(snapshot.files, config.docsMaxPageBytes);
-    const site = await readDocsSite(files, docsPath);
-    build = await beginBuild(storage, projectId, snapshot.commit);
-    const stored = await listPagePaths(storage, projectId);
-    const changes = state.commit && samePath ? await snapshot.changedSince(state.commit) : { everything: true as const };
+    const files = buildFiles(tree, config.docsMaxPageBytes);
+    // The site from the tree, the stored pages from the database and the changes from git: none waits for another.
+    const [site, stored, changes] = await Promise.all([
+      readDocsSite(files, docsPath),
+      listPagePaths(storage, projectId),
+      state.commit && samePath ? tree.changedSince(state.commit) : Promise.resolve({ everything: true as const }),
+    ]);
+    build = await beginBuild(storage, projectId, tree.commit);
     const pages = site?.pages ?? [];
     const plan = await planBuild(pages.slice(0, config.docsMaxPages), stored, changes, files);
     const earlier = JSON.parse(builds?.page_errors ?? '[]') as PageError[];
     const errors = [
-      ...(await refusedLinks(snapshot, docsPath)),
+      ...(await refusedLinks(tree, docsPath)),
       ...(pages.length > config.docsMaxPages ? [{ path: pages[config.docsMaxPages].path, message: tooManyPages(pages.length, config.docsMaxPages) }] : []),
       ...earlier.filter((error) => plan.unread.has(error.path)),
       ...plan.errors,
     ];
     await removePages(storage, build, plan.remove);
-    const analyzer = createPageAnalyzer({
-      pageTimeoutMs: config.docsPageTimeoutMs,
-      deadline: Number.POSITIVE_INFINITY,
-      signal,
-      depth: 'parse',
-      workers: availableParallelism(),
-    });
-    try {
-      errors.push(...(await writePlan(storage, build, plan, analyzer)));
-    } finally {
-      await analyzer.close();
-    }
+    errors.push(...(await writePlan(storage, build, plan, analyzer)));
     await finishBuild(storage, build);
     if (context.afterBuild) {
-      const built = snapshot;
+      const built = tree;
       await context.afterBuild(projectId, built).catch((error: unknown) => context.logger.warn({ err: error, projectId }, 'after-build step failed'));
     }
     context.logger.info(
-      { projectId, commit: snapshot.commit, parsed: plan.parse.length, moved: plan.move.length, removed: plan.remove.length },
+      { projectId, commit: tree.commit, parsed: plan.parse.length, moved: plan.move.length, removed: plan.remove.length },
       'docs index built',
     );
-    return { ok: true, result: { commit: snapshot.commit, docsPath, pageErrors: errors } };
+    return { ok: true, result: { commit: tree.commit, docsPath, pageErrors: errors } };
   } catch (error) {
     if (signal.aborted) {
       if (build) await abandonBuild(storage, build, null);
@@ -105,9 +107,9 @@ export async function runBuild(context: BuildContext, projectId: string, signal:
     if (!(error instanceof BuildFailure)) context.logger.warn({ err: error, projectId }, 'docs build failed');
     if (build) await abandonBuild(storage, build, message);
     else await recordFailure(storage, projectId, message);
-    return { ok: false, error: message, tried: snapshot ? { commit: snapshot.commit, docsPath } : null };
+    return { ok: false, error: message, tried: tree ? { commit: tree.commit, docsPath } : null };
   } finally {
-    await snapshot?.dispose();
+    await Promise.all([tree?.dispose(), analyzer.close()]);
   }
 }
 

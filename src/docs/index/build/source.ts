@@ -3,15 +3,17 @@ import type { Config } from '../../../config/config.ts';
 import type { Storage } from '../../../storage/dialect.ts';
 import type { ProjectRow } from '../../../storage/tables/accounts.ts';
 import { remoteCommit } from '../../../workspace/remote-commit.ts';
-import { openSnapshot, type Snapshot, type SnapshotOptions } from '../../../workspace/snapshot.ts';
+import { openCommitTree, type CommitTree } from '../../../workspace/commit-tree.ts';
+import type { SnapshotOptions } from '../../../workspace/snapshot.ts';
 
-/** How builds reach repositories; tests pass their own to count or fail snapshots. */
+/** How builds reach repositories; tests pass their own to count or fail them. */
 export interface SourceAccess {
-  openSnapshot(options: SnapshotOptions): Promise<Snapshot>;
+  /** The ref's commit as a tree of git objects: a build reads only the blobs it needs, nothing is checked out. */
+  openTree(options: SnapshotOptions): Promise<CommitTree>;
   remoteCommit(options: SnapshotOptions): Promise<string | null>;
 }
 
-export const gitSource: SourceAccess = { openSnapshot, remoteCommit };
+export const gitSource: SourceAccess = { openTree: openCommitTree, remoteCommit };
 
 /**
  * Where the project's docs come from, as a job's checkout reaches its repository: the organization

@@ -22,6 +22,11 @@ export interface AdminMcpOptions {
 
 export const readOnly = { readOnlyHint: true, idempotentHint: true, openWorldHint: false } as const;
 const changes = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const;
+/** Built once, not per request (see session-tools.ts). */
+const createJobInput = {
+  projectId: z.string().min(1).max(64).describe('The project, as list_projects gives it.'),
+  prompt: z.string().min(1).max(20_000).describe('What the agent should do, e.g. "Document the new --dry-run flag of the CLI".'),
+};
 
 /**
  * The admin MCP server: a team's own agent edits a project's docs through Quire's sandbox, checks and
@@ -38,7 +43,7 @@ export function createAdminMcpServer(options: AdminMcpOptions): McpServer {
         '(or checkout {projectId, branch} to continue a branch of an earlier session or job). Work with list_files, read_file, search, ' +
         'write_file, edit_file, delete_file and move_file (each takes the sessionId); call check before saving and fix what it reports; ' +
         'call save to commit, push and open or update the pull request. diff shows the change. The analytics tools (visitors, agents, ' +
-        'searches, feedback) say what readers and AI agents look for; create_job hands a task to Quire’s own agent instead.',
+        'searches, feedback, gaps) say what readers and AI agents look for and fail to find; create_job hands a task to Quire’s own agent instead.',
     },
   );
   const client = () => options.client ?? server.server.getClientVersion() ?? { name: 'an MCP client', version: '' };
@@ -84,10 +89,7 @@ export function createAdminMcpServer(options: AdminMcpOptions): McpServer {
         'Creates an agent job: Quire’s own agent does the task in its sandbox and opens a pull request, as POST /v2/agent/{projectId}/job does ' +
         '(same limits; it counts towards the hourly job limit). Returns the job object; its prLink is set when it completes. ' +
         'Use it to delegate; to edit yourself, use checkout instead.',
-      inputSchema: {
-        projectId: z.string().min(1).max(64).describe('The project, as list_projects gives it.'),
-        prompt: z.string().min(1).max(20_000).describe('What the agent should do, e.g. "Document the new --dry-run flag of the CLI".'),
-      },
+      inputSchema: createJobInput,
       annotations: changes,
     },
     async ({ projectId, prompt }) => lacks('write') ?? apiResult(await options.api('POST', `/v2/agent/${encodeURIComponent(projectId)}/job`, { prompt })),

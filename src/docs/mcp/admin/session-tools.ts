@@ -14,6 +14,7 @@ import type { JobRow } from '../../../storage/tables/jobs.ts';
 import type { McpClientInfo } from '../source.ts';
 import { refusal, structured, text } from './results.ts';
 import type { OpenSession } from './sessions.ts';
+import { TranscriptBuffer } from './transcript-buffer.ts';
 
 interface SessionToolsOptions {
   context: AppContext;
@@ -30,6 +31,26 @@ const explained = new Set(['SaveRefusal', 'WorkspaceGitError', 'WorkspacePathErr
 
 const sessionId = z.string().min(1).max(64).describe('The session, as checkout returned it.');
 const writes = new Set(['write_file', 'edit_file', 'delete_file', 'move_file']);
+
+// Inputs built once: a server is made per HTTP request, and building the schemas again was most of its cost.
+const checkoutInput = {
+  projectId: z.string().min(1).max(64).describe('The project, as list_projects gives it.'),
+  branch: z.string().min(1).max(200).optional().describe('The work branch of an earlier session or job of this project, to continue it.'),
+  ref: z.string().min(1).max(200).optional().describe('Branch or ref a new session starts from; default the project’s ref.'),
+};
+const saveInput = {
+  sessionId,
+  title: z.string().min(1).max(200).optional().describe('Pull request title; default the earlier save’s, else one naming the session.'),
+  body: z.string().max(20_000).optional().describe('Pull request description, in Markdown; on a later save it is added as a follow-up section.'),
+  draft: z.boolean().optional().describe('true: open as draft; false: ready for review even if checks report problems; default: draft while problems remain.'),
+};
+/** A file tool's input with the session id, per tool spec (the workbench's specs live as long as the process). */
+const fileToolInputs = new WeakMap<object, z.ZodRawShape>();
+function fileToolInput<Shape extends z.ZodRawShape>(spec: { inputSchema: z.ZodObject<Shape> }): { sessionId: typeof sessionId } & Shape {
+  let input = fileToolInputs.get(spec) as ({ sessionId: typeof sessionId } & Shape) | undefined;
+  if (!input) fileToolInputs.set(spec, (input = { sessionId, ...spec.inputSchema.shape }));
+  return input;
+}
 
 /** `checkout`, the agent's file tools, `diff`, `check` and `save`: the tools that work in a session. */
 export class SessionTools {
@@ -52,11 +73,7 @@ export class SessionTools {
           'earlier session or agent job of the project, to continue it and its pull request. The session is an agent job (origin "mcp") and ' +
           `counts towards the project’s hourly job limit. It ends after ${idle} idle minutes; what was saved stays. ` +
           'Returns {sessionId, jobId, branch}. Next: list_files, read_file, search, then edit, check and save.',
-        inputSchema: {
-          projectId: z.string().min(1).max(64).describe('The project, as list_projects gives it.'),
-          branch: z.string().min(1).max(200).optional().describe('The work branch of an earlier session or job of this project, to continue it.'),
-          ref: z.string().min(1).max(200).optional().describe('Branch or ref a new session starts from; default the project’s ref.'),
-        },
+        inputSchema: checkoutInput,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       },
       (input) => lacks('write') ?? this.guard(() => this.checkout(input)),
@@ -68,7 +85,7 @@ export class SessionTools {
         spec.name,
         {
           description: `${spec.description} Works in the session’s workspace (sessionId from checkout); paths are relative to the repository root, and paths outside it, symbolic links leaving it and .git/ are refused.${changes ? ' Changes stay in the workspace until save.' : ''}`,
-          inputSchema: { sessionId, ...spec.inputSchema.shape },
+          inputSchema: fileToolInput(spec),
           annotations: changes
             ? { readOnlyHint: false, destructiveHint: spec.name !== 'write_file', idempotentHint: false, openWorldHint: false }
             : { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
@@ -123,15 +140,7 @@ export class SessionTools {
           'Commits the session’s change, pushes its branch and opens the pull request, or updates it on a later save. The pull request is a draft ' +
           'when `draft` is true, or, when `draft` is not given, while check still reports problems. Returns the job object with its prLink, ' +
           'draft and the problems that remain. The session stays open: edit and save again to update the same pull request.',
-        inputSchema: {
-          sessionId,
-          title: z.string().min(1).max(200).optional().describe('Pull request title; default the earlier save’s, else one naming the session.'),
-          body: z.string().max(20_000).optional().describe('Pull request description, in Markdown; on a later save it is added as a follow-up section.'),
-          draft: z
-            .boolean()
-            .optional()
-            .describe('true: open as draft; false: ready for review even if checks report problems; default: draft while problems remain.'),
-        },
+        inputSchema: saveInput,
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
       },
       ({ sessionId: id, ...input }) => lacks('write') ?? this.inSession(id, 'save', input, (session) => this.save(session, input)),
@@ -168,10 +177,13 @@ export class SessionTools {
       bench,
       lastUsed: Date.now(),
       turn: Promise.resolve(),
+      transcript: new TranscriptBuffer(context.storage.db, job.id, (error) =>
+        context.logger.error({ err: error, jobId: job.id }, 'could not write an admin MCP session’s transcript'),
+      ),
     };
     context.adminSessions.add(session);
     const result = structured({ sessionId: session.id, jobId: job.id, branch: job.branch, baseBranch: bench.baseBranch });
-    await this.record(session, 'checkout', { projectId, branch, ref }, result);
+    this.record(session, 'checkout', { projectId, branch, ref }, result);
     return result;
   }
 
@@ -196,6 +208,8 @@ export class SessionTools {
     const { context } = this.options;
     const db = context.storage.db;
     return context.adminSessions.serialize(session, async () => {
+      // The calls before the save come first in the transcript.
+      await session.transcript.flush();
       const outcome = await session.bench.save({
         ...input,
         fallback: {
@@ -235,7 +249,7 @@ export class SessionTools {
       return refusal(ended(session.jobId, job));
     }
     const result = await this.guard(() => work(session));
-    await this.record(session, tool, input, result);
+    this.record(session, tool, input, result);
     return result;
   }
 
@@ -251,11 +265,11 @@ export class SessionTools {
     }
   }
 
-  /** Appends the call to the job's transcript, redacted and capped like Quire's agent's tool calls. */
-  private async record(session: OpenSession, tool: string, input: Record<string, unknown>, result: CallToolResult): Promise<void> {
+  /** Appends the call to the job's transcript (written in a batch after the answer), redacted and capped like Quire's agent's tool calls. */
+  private record(session: OpenSession, tool: string, input: Record<string, unknown>, result: CallToolResult): void {
     const redact = session.bench.redact;
     const output = result.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join('\n');
-    await recordSessionEntry(this.options.context.storage.db, session.jobId, 'tool', {
+    session.transcript.add('tool', {
       tool,
       input: safeJson(cap(redact(JSON.stringify(input)), transcriptLimit)),
       result: cap(redact(output), transcriptLimit),

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../../http/context.ts';
 import { endSessionJob } from '../../../jobs/sessions.ts';
 import type { ApiKeyRow } from '../../../storage/tables/accounts.ts';
+import type { TranscriptBuffer } from './transcript-buffer.ts';
 
 export type WorkbenchSession = Awaited<ReturnType<AppContext['workbench']['open']>>;
 
@@ -15,6 +16,8 @@ export interface OpenSession {
   lastUsed: number;
   /** The save under way, if any: saves of one session take turns (see `serialize`). */
   turn: Promise<unknown>;
+  /** Its tool calls' transcript entries not written yet; flushed before a save and when the session ends. */
+  transcript: TranscriptBuffer;
 }
 
 declare module '../../../http/context.ts' {
@@ -77,6 +80,9 @@ export class AdminSessions {
     if (!session) return undefined;
     this.sessions.delete(id);
     await session.turn;
+    await session.transcript
+      .flush()
+      .catch((error: unknown) => this.context.logger.error({ err: error, jobId: session.jobId }, 'could not write an admin MCP session’s transcript'));
     await session.bench.dispose();
     return session;
   }

@@ -1,0 +1,35 @@
+import type { AppContext } from '../../http/context.ts';
+import type { ProjectRow } from '../../storage/tables/accounts.ts';
+import { refreshGaps } from './service.ts';
+
+/** How often the gaps of every project are stored and `gap.opened` sent for those that crossed the threshold. */
+export const gapsRefreshMs = 60_000;
+
+/** Refreshes the gaps of every project (see `refreshGaps`); a project that fails is logged and the others go on. */
+export async function refreshAllGaps(context: AppContext): Promise<void> {
+  const projects = (await context.storage.db.selectFrom('projects').selectAll().execute()) as ProjectRow[];
+  for (const project of projects) {
+    await refreshGaps(context, project).catch((error: unknown) => context.logger.warn({ err: error, projectId: project.id }, 'could not refresh docs gaps'));
+  }
+}
+
+/**
+ * The "docs gaps" loop: gap ids are stored and `gap.opened` sent here, on the write side, so the gaps
+ * list only reads. One refresh at a time; stop waits for the one under way.
+ */
+export function startGapsRefresh(context: AppContext, everyMs = gapsRefreshMs): { stop(): Promise<void> } {
+  let running: Promise<void> | null = null;
+  // A refresh still under way when the next is due: that one is skipped, so refreshes never pile up.
+  const tick = () => {
+    running ??= refreshAllGaps(context)
+      .catch((error: unknown) => context.logger.warn({ err: error }, 'could not refresh docs gaps'))
+      .finally(() => (running = null));
+  };
+  const timer = setInterval(tick, everyMs).unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}
