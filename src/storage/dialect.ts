@@ -104,6 +104,14 @@ export interface Storage {
   changeClock: (() => number) | null;
   /** Connections of the pool now (PostgreSQL); null on SQLite, which has one connection and no pool. */
   poolUse: (() => PoolUse) | null;
+  /**
+   * Runs `work` with the writes it commits answered once committed, not once on disk: `durable` resolves
+   * when every commit of `work` is on disk (rejects when that failed). For a writer that may start its next
+   * transaction while the disk flushes the last (the event writer's group commit) and answers its callers
+   * only once `durable` resolved. Without it every write is answered once on disk. On PostgreSQL a commit
+   * is on disk when it returns, so `durable` is already resolved.
+   */
+  deferDurability<T>(work: () => Promise<T>): Promise<{ value: T; durable: Promise<void> }>;
   close(): Promise<void>;
 }
 

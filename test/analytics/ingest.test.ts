@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { prepareAll, storeEvents } from '../../src/analytics/ingest/ingest.ts';
 import { mergeRecentVisitors } from '../../src/analytics/ingest/visitor-identity.ts';
 import { projectKey } from '../../src/analytics/ingest/dense-ids.ts';
@@ -34,6 +34,37 @@ describe('group commit', () => {
     });
     const results = await Promise.allSettled([1, 2, 3].map((call) => writer.write(call)));
     expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  });
+
+  it('answers a deferred group only once its commit is on disk, writing the next group meanwhile, and fails it when the flush fails', async () => {
+    const flushes: { resolve: () => void; reject: (error: Error) => void }[] = [];
+    const groups: number[][] = [];
+    const writer = new GroupWriter<number, number>({
+      write: async (calls) => {
+        groups.push(calls);
+        const durable = new Promise<void>((resolve, reject) => flushes.push({ resolve, reject }));
+        return { results: calls.map((call) => call * 10), durable };
+      },
+      size: () => 1,
+      maxSize: 2,
+    });
+    const answered: number[] = [];
+    const pending = [1, 2, 3, 4].map((call) => writer.write(call).then((result) => (answered.push(result), result)));
+    await vi.waitFor(() =>
+      expect(groups).toEqual([
+        [1, 2],
+        [3, 4],
+      ]),
+    );
+    // Both groups were written, none answered: their flushes have not finished.
+    expect(answered).toEqual([]);
+    flushes[1]!.resolve();
+    await vi.waitFor(() => expect(answered).toEqual([30, 40]));
+    flushes[0]!.reject(new Error('flush failed'));
+    const settled = await Promise.allSettled(pending);
+    expect(settled.map((result) => result.status)).toEqual(['rejected', 'rejected', 'fulfilled', 'fulfilled']);
+    // A failed flush is not retried call by call: the rows are committed, only their durability is unknown.
+    expect(groups).toHaveLength(2);
   });
 
   it('writes up to `concurrency` groups at once, each of calls with one `groupKey`', async () => {

@@ -72,4 +72,28 @@ describe('SQLite commits answered once the write-ahead log is on disk', () => {
       rmSync(moved, { recursive: true, force: true });
     }
   });
+
+  it('defers the flush of a deferred writer to its `durable`, which fails when the log cannot be flushed', async () => {
+    const storage = await sqlite.open();
+    const dataDir = storage.location.env.QUIRE_DATA_DIR!;
+    const moved = `${dataDir}-moved`;
+    try {
+      const { value, durable } = await storage.deferDurability(async () => {
+        await storage.db.insertInto('organizations').values(organization('org_deferred')).execute();
+        return 'written';
+      });
+      expect(value).toBe('written');
+      await durable;
+      renameSync(dataDir, moved);
+      const second = await storage.deferDurability(() =>
+        storage.db.transaction().execute((trx) => trx.insertInto('organizations').values(organization('org_unflushed')).execute()),
+      );
+      // Committed (the transaction answered) but not on disk: only `durable` says so.
+      await expect(second.durable).rejects.toThrow(/ENOENT/);
+      renameSync(moved, dataDir);
+    } finally {
+      await storage.close();
+      rmSync(moved, { recursive: true, force: true });
+    }
+  });
 });

@@ -144,9 +144,15 @@ export async function importLog(
   const summary = () => merged(reading.summary, stored);
   let bytesRead = 0;
   let lastReport = 0;
+  // Two batches in flight: the next one is written while the last one's commit flushes to disk (a stored
+  // batch is answered only once on disk, see ingest/group-commit.ts). A failure is thrown at its turn.
+  let storing: Promise<void> | null = null;
   const storeWaiting = async () => {
     for (let batch = reading.take(); batch; batch = reading.take()) {
-      await storeParsed(analytics, project, batch.events, stored);
+      const next = storeParsed(analytics, project, batch.events, stored);
+      next.catch(() => {});
+      if (storing) await storing;
+      storing = next;
       if (options.onProgress && Date.now() - lastReport > 200) {
         lastReport = Date.now();
         options.onProgress(bytesRead, summary());
@@ -167,6 +173,7 @@ export async function importLog(
       await reading.changed();
       await storeWaiting();
     }
+    await storing;
   } finally {
     await reading.close();
   }

@@ -6,9 +6,16 @@
  * cannot fail the others. Where the database lets writers run side by side (PostgreSQL), up to
  * `concurrency` groups are written at once, so one group's statements run while the next is prepared.
  */
+/**
+ * What a group's write answers: each call's result, or each call's result and when the callers may have
+ * them: once `durable` resolves (their commit is on disk; see Storage.deferDurability). The next group is
+ * written meanwhile, so a commit's flush to disk overlaps the next group's work.
+ */
+export type Written<Result> = Result[] | { results: Result[]; durable: Promise<void> };
+
 export interface GroupWriterOptions<Call, Result> {
   /** Stores calls in one transaction, answering each. */
-  write(calls: Call[]): Promise<Result[]>;
+  write(calls: Call[]): Promise<Written<Result>>;
   /** A call's weight (its event count); a group holds up to `maxSize`, and always at least one call. */
   size(call: Call): number;
   maxSize: number;
@@ -62,14 +69,26 @@ export class GroupWriter<Call, Result> {
       }
       this.#queue = rest;
       try {
-        const results = await write(group.map((entry) => entry.call));
-        group.forEach((entry, index) => entry.resolve(results[index]));
+        answer(group, await write(group.map((entry) => entry.call)));
       } catch (error) {
         if (group.length === 1) group[0].reject(error);
-        else for (const entry of group) await write([entry.call]).then(([result]) => entry.resolve(result), entry.reject);
+        else for (const entry of group) await write([entry.call]).then((written) => answer([entry], written), entry.reject);
       }
       await afterGroup?.();
     }
     this.#drains--;
   }
+}
+
+/** Answers a group's callers with their results, at once or once the group's commit is on disk (a failed flush fails them all). */
+function answer<Call, Result>(group: Queued<Call, Result>[], written: Written<Result>): void {
+  if (Array.isArray(written)) {
+    group.forEach((entry, index) => entry.resolve(written[index]));
+    return;
+  }
+  const { results, durable } = written;
+  durable.then(
+    () => group.forEach((entry, index) => entry.resolve(results[index])),
+    (error: unknown) => group.forEach((entry) => entry.reject(error)),
+  );
 }

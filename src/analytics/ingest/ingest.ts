@@ -248,17 +248,21 @@ export function createEventWriter(storage: Storage, dictionary: Dictionary, sign
   return new GroupWriter({
     async write(calls) {
       const projects = [...new Set(calls.map((call) => call.key))].sort((a, b) => a - b).map((key) => calls.filter((call) => call.key === key));
-      const outcomes = await storage.db.transaction().execute(async (trx) => {
-        // A project's calls are stored as one: the dictionaries and the events table see one sorted batch.
-        const done: Awaited<ReturnType<typeof storeCalls>>[] = [];
-        for (const projectCalls of projects) done.push(await storeCalls(trx, storage, dictionary, projectCalls));
-        // Last and in key order: a project's row stays locked only for the commit, and writers side by side lock rows in one order.
-        for (const { pending, notFound } of done) {
-          if (notFound !== null) await countNotFound(trx, notFound.projectKey, notFound.days);
-          if (pending !== null) await queueBatch(trx, storage.profile, pending);
-        }
-        return done;
-      });
+      // Answered once on disk (callers wait for `durable`) while the next group is written: the caches below
+      // learn this group's ids as soon as it has committed, before the next group's transaction begins.
+      const { value: outcomes, durable } = await storage.deferDurability(() =>
+        storage.db.transaction().execute(async (trx) => {
+          // A project's calls are stored as one: the dictionaries and the events table see one sorted batch.
+          const done: Awaited<ReturnType<typeof storeCalls>>[] = [];
+          for (const projectCalls of projects) done.push(await storeCalls(trx, storage, dictionary, projectCalls));
+          // Last and in key order: a project's row stays locked only for the commit, and writers side by side lock rows in one order.
+          for (const { pending, notFound } of done) {
+            if (notFound !== null) await countNotFound(trx, notFound.projectKey, notFound.days);
+            if (pending !== null) await queueBatch(trx, storage.profile, pending);
+          }
+          return done;
+        }),
+      );
       // The visitor index grows fastest: looked up by hash with stale statistics, it would be scanned whole.
       statistics?.wrote({ analytics_visitors: outcomes.reduce((sum, outcome) => sum + outcome.freshVisitors, 0) });
       const results = new Map<Call, Stored>();
@@ -274,7 +278,7 @@ export function createEventWriter(storage: Storage, dictionary: Dictionary, sign
         projects[index].forEach((call, at) => results.set(call, outcome.results[at]));
         signals.emit('events-committed', key);
       });
-      return calls.map((call) => results.get(call)!);
+      return { results: calls.map((call) => results.get(call)!), durable };
     },
     size: (call) => call.events.length,
     maxSize: maxEventsPerCommit,

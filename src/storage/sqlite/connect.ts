@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
@@ -179,7 +180,11 @@ export interface SqliteOptions {
  * (`synchronous = NORMAL`, which still syncs around checkpoints), and whoever held the connection when a
  * commit ran is answered only once a flush of the WAL that started after it has finished (wal-sync.ts),
  * in the thread pool, while the next holder writes. What is acknowledged has reached the disk, as before.
+ * Inside `Storage.deferDurability` the holder is not kept waiting: the work's caller awaits the flush.
  */
+/** Where `Storage.deferDurability` runs: the last commit its work made, which it awaits itself. */
+const deferred = new AsyncLocalStorage<{ commit: number }>();
+
 class DurableSqliteDriver extends SqliteDriver {
   readonly #connection: NodeSqliteDatabase;
   readonly #wal: WalSync | null;
@@ -209,7 +214,10 @@ class DurableSqliteDriver extends SqliteDriver {
     const unlock = this.#unlock!;
     this.#unlock = null;
     unlock();
-    if (committed > 0 && this.#wal !== null) await this.#wal.through(committed);
+    if (committed === 0 || this.#wal === null) return;
+    const deferring = deferred.getStore();
+    if (deferring) deferring.commit = Math.max(deferring.commit, committed);
+    else await this.#wal.through(committed);
   }
 }
 
@@ -257,6 +265,14 @@ export function openSqlite(options: SqliteOptions): Storage {
     },
     changeClock: () => connection.changeClock(),
     poolUse: null,
+    async deferDurability(work) {
+      const commits = { commit: 0 };
+      const value = await deferred.run(commits, work);
+      const durable = wal === null || commits.commit === 0 ? Promise.resolve() : wal.through(commits.commit);
+      // Nobody may be waiting yet: a failure is answered to whoever awaits it, not reported as unhandled.
+      durable.catch(() => {});
+      return { value, durable };
+    },
     async notify() {},
     async listen() {
       return async () => {};
