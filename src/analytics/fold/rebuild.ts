@@ -97,7 +97,11 @@ export async function rebuildProject(
     .select((eb) => [eb.fn.min(eventDay).as('first'), eb.fn.max(eventDay).as('last')])
     .where('project_key', '=', key)
     .executeTakeFirstOrThrow();
-  if (span.first === null || span.last === null) return { days: 0, views: 0 };
+  const complete = () => storage.db.updateTable('analytics_projects').set({ dimension_days: 1 }).where('project_key', '=', key).execute();
+  if (span.first === null || span.last === null) {
+    await complete();
+    return { days: 0, views: 0 };
+  }
   const firstDay = Number(span.first);
   const lastDay = Number(span.last);
   let views = 0;
@@ -112,6 +116,8 @@ export async function rebuildProject(
     }
     onDay?.(day - firstDay + 1, lastDay - firstDay + 1);
   }
+  // Every day now has the dimension kinds of the breakdown days: the dimension breakdowns can read them.
+  await complete();
   return { days: lastDay - firstDay + 1, views };
 }
 

@@ -1,4 +1,4 @@
-import { BreakdownKind } from '../model/breakdown-batch.ts';
+import { BreakdownKind, countryKey } from '../model/breakdown-batch.ts';
 import { ClassCode } from '../model/class-codes.ts';
 import type { MarkdownRequest } from '../model/markdown-request.ts';
 import { Verification } from '../model/verification.ts';
@@ -13,6 +13,11 @@ export interface BreakdownView {
   status: number | null;
   verification: Verification;
   referrerId: number | null;
+  /** The view's dimensions (ingest/dimensions/): country code, its visit's source, whether it began the visit. */
+  country: string | null;
+  sourceId: number | null;
+  entry: number;
+  pathId: number;
 }
 
 /**
@@ -27,5 +32,14 @@ export function breakdownEntries(view: BreakdownView, add: (kind: BreakdownKind,
   if (classCode === ClassCode.ai) {
     add(BreakdownKind.agentView, view.agentId);
     if (view.verification === Verification.verified) add(BreakdownKind.agentVerified, view.agentId);
-  } else if (classCode === ClassCode.human && view.referrerId !== null) add(BreakdownKind.referrer, view.referrerId);
+    add(BreakdownKind.countryAi, countryKey(view.country));
+    add(BreakdownKind.sourceAi, view.sourceId ?? 0);
+    if (view.entry === 1) add(BreakdownKind.entryAi, view.pathId);
+  } else if (classCode === ClassCode.human) {
+    if (view.referrerId !== null) add(BreakdownKind.referrer, view.referrerId);
+    add(BreakdownKind.humanAgent, view.agentId);
+    add(BreakdownKind.countryHuman, countryKey(view.country));
+    add(BreakdownKind.sourceHuman, view.sourceId ?? 0);
+    if (view.entry === 1) add(BreakdownKind.entryHuman, view.pathId);
+  }
 }

@@ -157,7 +157,18 @@ async function storeCalls(trx: Kysely<Database>, storage: Storage, dictionary: D
     if (classCode !== null) tuples.add(day, row.path_id, classCode, row.visitor_id);
     if (row.status === 404) notFound.set(day, (notFound.get(day) ?? 0) + 1);
     breakdownEntries(
-      { userAgent, agentId: row.agent_id, markdown, status: row.status, verification: events[index].verification, referrerId: row.referrer_id },
+      {
+        userAgent,
+        agentId: row.agent_id,
+        markdown,
+        status: row.status,
+        verification: events[index].verification,
+        referrerId: row.referrer_id,
+        country: row.country,
+        sourceId: row.source_id,
+        entry: row.entry,
+        pathId: row.path_id,
+      },
       (kind, entryKey) => breakdowns.add(day, kind, entryKey, row.visitor_id),
     );
   });

@@ -27,7 +27,7 @@ export interface BreakdownSources {
 /** Breakdown entries of [from, to) straight from the raw events (partial days, and rebuilds). */
 export async function rawBreakdowns(trx: Kysely<Database>, dictionary: Dictionary, projectKey: number, from: number, to: number): Promise<BreakdownEntry[]> {
   const rows = await rawEventsIn(trx, projectKey, from, to)
-    .select(['at', 'agent_id', 'visitor_id', 'markdown', 'status', 'verification', 'referrer_id'])
+    .select(['at', 'agent_id', 'visitor_id', 'markdown', 'status', 'verification', 'referrer_id', 'country', 'source_id', 'entry', 'path_id'])
     .execute();
   const agents = await userAgents(trx, dictionary, new Set(rows.map((row) => Number(row.agent_id))));
   const entries: BreakdownEntry[] = [];
@@ -42,6 +42,10 @@ export async function rawBreakdowns(trx: Kysely<Database>, dictionary: Dictionar
       status: row.status === null ? null : Number(row.status),
       verification: Number(row.verification) as Verification,
       referrerId: row.referrer_id === null ? null : Number(row.referrer_id),
+      country: row.country,
+      sourceId: row.source_id === null ? null : Number(row.source_id),
+      entry: Number(row.entry),
+      pathId: Number(row.path_id),
     };
     breakdownEntries(view, (kind, key) => entries.push({ day, kind, key, visitor }));
   }

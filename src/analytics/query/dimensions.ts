@@ -21,6 +21,7 @@ import { dayMs, dayOf } from '../model/days.ts';
 import type { QueryState } from './caches.ts';
 import { userAgents } from './read-sources.ts';
 import type { Counts, Measure } from './types.ts';
+import { dayBreakdown, dayFilteredCounts, dimensionDaysComplete, directSourceValue } from './dimension-days.ts';
 
 export const breakdownProperties = ['country', 'browser', 'os', 'device', 'source', 'entry_page'] as const;
 export type BreakdownProperty = (typeof breakdownProperties)[number];
@@ -29,7 +30,7 @@ export type FilterProperty = (typeof filterProperties)[number];
 export type ViewClass = 'human' | 'ai' | 'all';
 
 /** The source of a visit whose first view came from no other site. */
-export const directSource = 'Direct / None';
+export const directSource = directSourceValue;
 
 export interface Filter {
   property: FilterProperty;
@@ -155,6 +156,14 @@ export async function dimensionBreakdown(
   const key = await existingProjectKey(state.storage.db, state.ids, projectId);
   if (key === undefined) return emptyPage;
   return inSnapshot(state.storage, async (trx) => {
+    if (request.filters.length === 0) {
+      const { complete, version } = await dimensionDaysComplete(trx, key);
+      if (complete) {
+        const whole = await dayBreakdown(trx, state, key, version, request.property, request.viewClass, request.from, request.to);
+        const results = whole.rows.slice(request.offset, request.offset + request.limit);
+        return { totals: whole.totals, results, hasMore: request.offset + results.length < whole.rows.length };
+      }
+    }
     const conditions = await filterConditions(trx, state, key, request.from, request.to, request.filters);
     let events = withConditions(countedEvents(trx, key, request.from, request.to, request.viewClass), conditions);
     if (request.property === 'entry_page') events = events.where('e.entry', '=', 1);
@@ -172,6 +181,13 @@ export async function dimensionBreakdown(
     const results = rows.slice(0, request.limit).map((row) => ({ value: row.value, visitors: Number(row.visitors), views: Number(row.views) }));
     return { totals: { visitors: Number(totals.visitors), views: Number(totals.views) }, results, hasMore: rows.length > request.limit };
   });
+}
+
+/** The filter when it is one country or one source, which the breakdown days answer (dimension-days.ts); else null. */
+function singleValueFilter(filters: Filter[]): { property: 'country' | 'source'; value: string } | null {
+  if (filters.length !== 1) return null;
+  const [filter] = filters;
+  return filter.property === 'country' || filter.property === 'source' ? { property: filter.property, value: filter.value } : null;
 }
 
 const classCounts = (measure: Measure) =>
@@ -198,6 +214,9 @@ export async function filteredTotals(state: QueryState, projectId: string, measu
   const key = await existingProjectKey(state.storage.db, state.ids, projectId);
   if (key === undefined) return { human: 0, ai: 0, total: 0 };
   return inSnapshot(state.storage, async (trx) => {
+    const single = singleValueFilter(request.filters);
+    if (single !== null && (await dimensionDaysComplete(trx, key)).complete)
+      return (await dayFilteredCounts(trx, state, key, single, measure, request.from, request.to, false)).totals;
     const conditions = await filterConditions(trx, state, key, request.from, request.to, request.filters);
     const row = await withConditions(countedEvents(trx, key, request.from, request.to, 'all'), conditions)
       .select(classCounts(measure))
@@ -242,6 +261,11 @@ export async function filteredSeries(state: QueryState, projectId: string, measu
   const key = await existingProjectKey(state.storage.db, state.ids, projectId);
   if (key === undefined) return days;
   const rows = await inSnapshot(state.storage, async (trx) => {
+    const single = singleValueFilter(request.filters);
+    if (single !== null && (await dimensionDaysComplete(trx, key)).complete) {
+      const counted = await dayFilteredCounts(trx, state, key, single, measure, request.from, request.to, true);
+      return [...counted.days].map(([day, dayCounts]) => ({ day, ...dayCounts }));
+    }
     const conditions = await filterConditions(trx, state, key, request.from, request.to, request.filters);
     return withConditions(countedEvents(trx, key, request.from, request.to, 'all'), conditions)
       .select([sql<number>`e.at / ${sql.lit(dayMs)}`.as('day'), ...classCounts(measure)])

@@ -8,6 +8,8 @@ export interface AnalyticsProjectRow {
   next_path: Generated<number>;
   /** Bumped by every commit that changes what a query would answer; keys the result cache. */
   version: Generated<number>;
+  /** 1 when the breakdown days hold the dimension kinds for every day (new projects, or after a rebuild), else 0. */
+  dimension_days: Generated<number>;
 }
 
 export interface AnalyticsPathRow {
