@@ -151,16 +151,24 @@ async function searchGeneration(
   };
   const engine = fullTextIndexes[storage.profile.name];
   let candidates: Candidate[] = [];
+  /** Sections that hold one of the rarest words, when the any-word match required them. */
+  let rare: Set<number> | null = null;
   for (const tier of tiers) {
     const within = !tier.every && terms.distinct.length > 1 ? rarestWords(terms, await wordFrequencies(storage, projectId, generation, terms)) : null;
     candidates = await engine.match(storage.db, { ...request, ...tier, within });
-    // Too few sections hold the rare words: the common ones alone must fill the answer.
-    if (within && candidates.length < limit) candidates = await engine.match(storage.db, { ...request, ...tier, within: null });
+    if (within && candidates.length < limit) {
+      // Too few sections hold the rare words: sections of the common words alone fill the answer, after them.
+      rare = new Set(candidates.map((candidate) => Number(candidate.id)));
+      const known = rare;
+      const more = await engine.match(storage.db, { ...request, ...tier, within: null });
+      candidates = [...candidates, ...more.filter((candidate) => !known.has(Number(candidate.id)))];
+    }
     if (candidates.length >= limit) break;
   }
+  const holdsRare = (id: number) => (rare === null || rare.has(Number(id)) ? 0 : 1);
   const best = scoreCandidates(terms, candidates)
     .filter((hit) => hit.score >= threshold)
-    .sort((a, b) => b.score - a.score || a.position - b.position || a.ordinal - b.ordinal)
+    .sort((a, b) => holdsRare(a.id) - holdsRare(b.id) || b.score - a.score || a.position - b.position || a.ordinal - b.ordinal)
     .slice(0, limit);
   const ids = best.map((hit) => hit.id);
   const markdown = new Map<number, string>();
@@ -168,5 +176,14 @@ async function searchGeneration(
     const rows = await storage.db.selectFrom('docs_sections').select(['id', 'markdown']).where('id', 'in', ids).execute();
     for (const row of rows) markdown.set(Number(row.id), row.markdown);
   }
-  return best.map(({ id, path, route, title, group, anchor, heading, score }) => ({ path, route, title, group, anchor, heading, markdown: markdown.get(Number(id)) ?? '', score }));
+  return best.map(({ id, path, route, title, group, anchor, heading, score }) => ({
+    path,
+    route,
+    title,
+    group,
+    anchor,
+    heading,
+    markdown: markdown.get(Number(id)) ?? '',
+    score,
+  }));
 }
