@@ -223,4 +223,22 @@ describe.each(testDatabases)('docs index and search on $dialect', (database) => 
     expect((await searchDocs(storage, 'prj_tenant_a', 'deploy rollback', { scoreThreshold: 0.6 })).map((hit) => hit.path)).toEqual(['b.md']);
     expect(await searchDocs(storage, 'prj_tenant_a', 'deploy', { limit: 1 })).toHaveLength(1);
   });
+
+  it('ranks the sections of the rare word first when the other words are in thousands of sections', async () => {
+    // More sections hold "temporal" and "workflow" than the any-word match ranks (search.ts).
+    const common = Array.from({ length: 1600 }, (_, index) =>
+      page(`common/${index}.md`, `Guide ${index}`, `A temporal workflow, part ${index}.`, { position: 10 + index }),
+    );
+    const rare = ['one', 'two', 'three'].map((name, index) =>
+      page(`rare/${name}.md`, `Retries ${name}`, `The zanzibar backoff of a workflow.`, { position: 2000 + index }),
+    );
+    await build(storage, 'prj_rare', [...common, ...rare]);
+    const paths = async (query: string, limit: number) => (await searchDocs(storage, 'prj_rare', query, { limit })).map((hit) => hit.path);
+    expect(await paths('temporal workflow zanzibar', 3)).toEqual(['rare/one.md', 'rare/two.md', 'rare/three.md']);
+    // Fewer sections than asked for hold it: the common words fill the answer after them.
+    const filled = await paths('temporal workflow zanzibar', 10);
+    expect(filled.slice(0, 3)).toEqual(['rare/one.md', 'rare/two.md', 'rare/three.md']);
+    expect(filled.slice(3)).toHaveLength(7);
+    expect(filled.slice(3).every((path) => path.startsWith('common/'))).toBe(true);
+  });
 });

@@ -12,7 +12,7 @@ const candidate = (text: string, title = '', heading = ''): Candidate => ({
   ordinal: 0,
   anchor: '',
   heading,
-  markdown: text,
+  id: 1,
   text,
   rank: 1,
 });

@@ -9,19 +9,20 @@ function stem(word: string): string {
   return word.slice(0, Math.max(minimumStemLength, word.length - suffixAllowance));
 }
 
-/** A letter, mark or digit: a character of a word, as the query's words are cut (terms.ts). */
-const wordCharacter = /[\p{L}\p{M}\p{N}]/u;
+/** Regular expression source of `text` as a literal. */
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Whether a word of `text` (lower case) begins with `beginning`, itself word characters only. */
-function beginsAWord(text: string, beginning: string): boolean {
-  for (let at = text.indexOf(beginning); at >= 0; at = text.indexOf(beginning, at + 1)) {
-    if (at === 0) return true;
-    // The character before, whole: a letter outside the Basic Multilingual Plane is two code units.
-    const pair = at >= 2 ? text.codePointAt(at - 2)! : 0;
-    const before = pair > 0xffff ? pair : text.charCodeAt(at - 1);
-    if (!wordCharacter.test(String.fromCodePoint(before))) return true;
-  }
-  return false;
+/**
+ * Finds a word beginning with the stem of `word`: not after a letter, mark or digit (a letter outside
+ * the Basic Multilingual Plane counts whole), in any case. Case-insensitive matching spares lower-casing
+ * the text: the hundred candidates of a search hold megabytes in large docs, and lower-casing them cost
+ * twice what the search itself did.
+ */
+function wordBeginning(word: string): RegExp {
+  // A stem cut between the two halves of a pair would match neither.
+  const cut = stem(word);
+  const whole = /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
+  return new RegExp(`(?<![\\p{L}\\p{M}\\p{N}])${literal(whole)}`, 'iu');
 }
 
 /**
@@ -29,12 +30,12 @@ function beginsAWord(text: string, beginning: string): boolean {
  * engines stem words (`configuring` finds `configuration`), so a word counts when a word of the
  * section starts with its stem-like beginning, and the last word counts as a prefix. At least 1: the
  * engine matched the section on some word, even when this rough stemming misses it. The text is
- * searched for each beginning (`indexOf`), not split into words: a section holds thousands of words,
- * and splitting the hundred candidates of each search cost more than the engine's match itself.
+ * searched for each beginning, not split into words: a section holds thousands of words, and
+ * splitting the hundred candidates of each search cost more than the engine's match itself.
  */
-function wordsFound(terms: SearchTerms, candidate: Candidate): number {
-  const text = `${candidate.title} ${candidate.heading} ${candidate.text}`.toLowerCase();
-  const found = terms.distinct.filter((word) => beginsAWord(text, stem(word))).length;
+function wordsFound(beginnings: RegExp[], candidate: Candidate): number {
+  const fields = [candidate.title, candidate.heading, candidate.text];
+  const found = beginnings.filter((beginning) => fields.some((field) => beginning.test(field))).length;
   return Math.max(1, found);
 }
 
@@ -53,8 +54,9 @@ function wordsFound(terms: SearchTerms, candidate: Candidate): number {
 export function scoreCandidates(terms: SearchTerms, candidates: Candidate[]): Array<Candidate & { score: number }> {
   const best = Math.max(0, ...candidates.map((candidate) => candidate.rank));
   const words = terms.distinct.length;
+  const beginnings = terms.distinct.map(wordBeginning);
   return candidates.map((candidate) => {
     const relative = best > 0 ? candidate.rank / best : 1;
-    return { ...candidate, score: (wordsFound(terms, candidate) - 0.5 + 0.5 * relative) / words };
+    return { ...candidate, score: (wordsFound(beginnings, candidate) - 0.5 + 0.5 * relative) / words };
   });
 }

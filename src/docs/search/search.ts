@@ -1,6 +1,6 @@
 import type { Storage } from '../../storage/dialect.ts';
 import { visibleAt } from '../index/visible.ts';
-import { cacheFor } from './cache.ts';
+import { AnswerCache, cacheFor } from './cache.ts';
 import type { Candidate, MatchRequest } from './engines/engine.ts';
 import { fullTextIndexes } from './engines/engines.ts';
 import { scoreCandidates } from './score.ts';
@@ -42,6 +42,61 @@ const tiers: Pick<MatchRequest, 'every' | 'headingsOnly'>[] = [
 
 /** Sections the engine ranks and the scoring then orders: enough that its reordering finds the best. */
 const candidateCount = 100;
+
+/**
+ * Sections the any-word match may rank, summed over the words it takes: the engines' ranking costs
+ * in proportion to the sections matched, and a common word ("workflow", "17") matches thousands in
+ * a large site. The rarest words are taken first, each while the sum stays within this bound (the
+ * rarest always), so the sections holding the words that tell pages apart are ranked and the
+ * common words only add to their rank.
+ */
+const rankedSectionsBudget = 1500;
+
+/** How many sections hold each word, per database, kept per (project, generation, word). */
+const frequencyCaches = new WeakMap<object, AnswerCache<number>>();
+
+/**
+ * How many of the project's sections hold each word, read from the index once per generation: a
+ * generation's rows never change once readers see it, so its counts stay right until the next.
+ */
+async function wordFrequencies(storage: Storage, projectId: string, generation: number, terms: SearchTerms): Promise<Map<string, number>> {
+  let cache = frequencyCaches.get(storage.db);
+  if (!cache) {
+    cache = new AnswerCache<number>(() => 1, { entries: 65_536, characters: 65_536 });
+    frequencyCaches.set(storage.db, cache);
+  }
+  const keyOf = (word: string) => JSON.stringify([projectId, generation, word, word === terms.prefix]);
+  const counts = new Map<string, number>();
+  const missing: string[] = [];
+  for (const word of terms.distinct) {
+    const known = cache.get(keyOf(word));
+    if (known === undefined) missing.push(word);
+    else counts.set(word, known);
+  }
+  const read = await fullTextIndexes[storage.profile.name].frequencies(storage.db, projectId, missing, terms.prefix);
+  missing.forEach((word, index) => {
+    cache.set(keyOf(word), read[index]!);
+    counts.set(word, read[index]!);
+  });
+  return counts;
+}
+
+/**
+ * The words the any-word match requires one of: the rarest first, while the sections they match
+ * stay within the budget; null when that is every word (nothing to leave out). Ties keep query order.
+ */
+function rarestWords(terms: SearchTerms, counts: Map<string, number>): string[] | null {
+  const byRarity = [...terms.distinct].sort((a, b) => counts.get(a)! - counts.get(b)!);
+  const within: string[] = [];
+  let sections = 0;
+  for (const word of byRarity) {
+    const count = counts.get(word)!;
+    if (within.length > 0 && sections + count > rankedSectionsBudget) break;
+    within.push(word);
+    sections += count;
+  }
+  return within.length < byRarity.length ? within : null;
+}
 
 /**
  * Searches the sections of the project's current docs (hidden pages included) for the public's
@@ -92,16 +147,43 @@ async function searchGeneration(
     visible: visibleAt('s', generation),
     groups,
     limit: candidateCount,
+    within: null,
   };
   const engine = fullTextIndexes[storage.profile.name];
   let candidates: Candidate[] = [];
+  /** Sections that hold one of the rarest words, when the any-word match required them. */
+  let rare: Set<number> | null = null;
   for (const tier of tiers) {
-    candidates = await engine.match(storage.db, { ...request, ...tier });
+    const within = !tier.every && terms.distinct.length > 1 ? rarestWords(terms, await wordFrequencies(storage, projectId, generation, terms)) : null;
+    candidates = await engine.match(storage.db, { ...request, ...tier, within });
+    if (within && candidates.length < limit) {
+      // Too few sections hold the rare words: sections of the common words alone fill the answer, after them.
+      rare = new Set(candidates.map((candidate) => Number(candidate.id)));
+      const known = rare;
+      const more = await engine.match(storage.db, { ...request, ...tier, within: null });
+      candidates = [...candidates, ...more.filter((candidate) => !known.has(Number(candidate.id)))];
+    }
     if (candidates.length >= limit) break;
   }
-  return scoreCandidates(terms, candidates)
+  const holdsRare = (id: number) => (rare === null || rare.has(Number(id)) ? 0 : 1);
+  const best = scoreCandidates(terms, candidates)
     .filter((hit) => hit.score >= threshold)
-    .sort((a, b) => b.score - a.score || a.position - b.position || a.ordinal - b.ordinal)
-    .slice(0, limit)
-    .map(({ path, route, title, group, anchor, heading, markdown, score }) => ({ path, route, title, group, anchor, heading, markdown, score }));
+    .sort((a, b) => holdsRare(a.id) - holdsRare(b.id) || b.score - a.score || a.position - b.position || a.ordinal - b.ordinal)
+    .slice(0, limit);
+  const ids = best.map((hit) => hit.id);
+  const markdown = new Map<number, string>();
+  if (ids.length > 0) {
+    const rows = await storage.db.selectFrom('docs_sections').select(['id', 'markdown']).where('id', 'in', ids).execute();
+    for (const row of rows) markdown.set(Number(row.id), row.markdown);
+  }
+  return best.map(({ id, path, route, title, group, anchor, heading, score }) => ({
+    path,
+    route,
+    title,
+    group,
+    anchor,
+    heading,
+    markdown: markdown.get(Number(id)) ?? '',
+    score,
+  }));
 }

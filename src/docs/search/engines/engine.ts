@@ -22,6 +22,11 @@ export interface MatchRequest {
   every: boolean;
   /** Whether the words must be in the page title or the section heading, not only in the body. */
   headingsOnly: boolean;
+  /**
+   * With `every` false, the words of which a section must hold at least one (the query's rarest),
+   * null for any of `words`: the others still count in the rank of the sections that match.
+   */
+  within: string[] | null;
   /** The last word, also matched as a prefix; null when too short to be one. */
   prefix: string | null;
   /** The query's words in order, matched as a phrase for a bonus; null for a one-word query. */
@@ -33,8 +38,13 @@ export interface MatchRequest {
   limit: number;
 }
 
-/** A matching section, ranked by the engine: larger `rank` is better, 0 or more. */
+/**
+ * A matching section, ranked by the engine: larger `rank` is better, 0 or more. Its Markdown is read
+ * only for the sections the search returns: the candidates' text alone is megabytes in large docs.
+ */
 export interface Candidate {
+  /** docs_sections.id. */
+  id: number;
   path: string;
   route: string;
   title: string;
@@ -43,7 +53,6 @@ export interface Candidate {
   ordinal: number;
   anchor: string;
   heading: string;
-  markdown: string;
   text: string;
   rank: number;
 }
@@ -54,4 +63,10 @@ export interface FullTextIndex {
   /** Removes the sections whose ids `sectionIds` selects, before they are deleted. */
   remove(trx: Kysely<Database>, sectionIds: Expression<{ id: number }>): Promise<void>;
   match(db: Kysely<Database>, request: MatchRequest): Promise<Candidate[]>;
+  /**
+   * How many of the project's indexed sections hold each of `words` (`prefix` also as a prefix),
+   * in the order given. Sections of other generations still in the index count too: the figure only
+   * tells rare words from common ones.
+   */
+  frequencies(db: Kysely<Database>, projectId: string, words: string[], prefix: string | null): Promise<number[]>;
 }

@@ -37,6 +37,11 @@ function wordsQuery(request: MatchRequest): string {
   return terms.join(request.every ? ' & ' : ' | ');
 }
 
+/** Any of `words` anywhere in a section, the last one also as a prefix. */
+function anyOf(words: string[], prefix: string | null): string {
+  return words.map((word) => (word === prefix ? `(${word} | ${word}:*)` : word)).join(' | ');
+}
+
 /** tsvector over sections, in `docs_search` beside them (deleted with them through the foreign key). */
 export const postgresFullText: FullTextIndex = {
   async add(trx, entries) {
@@ -61,15 +66,30 @@ export const postgresFullText: FullTextIndex = {
     const phrase = request.phrase ? sql`phraseto_tsquery(${language}, ${request.phrase.join(' ')})` : null;
     const bonus = phrase ? sql`case when f.vector @@ ${phrase} then ${sql.lit(phraseBonus)} else 1 end` : sql`1`;
     const groups = request.groups ? sql`and p.group_name in (${sql.join(request.groups)})` : sql``;
+    // With `within`, the index selects only the sections holding one of the rarer words, and
+    // ts_rank() runs on those alone, still over every word of the query.
+    const selected = request.within && !request.every ? sql`to_tsquery(${language}, ${anyOf(request.within, request.prefix)})` : query;
     const result = await sql<Candidate>`
-      select p.path, p.route, p.title, p.group_name as "group", p.position, s.ordinal, s.anchor, s.heading, s.markdown, s.text,
+      select p.path, p.route, p.title, p.group_name as "group", p.position, s.id, s.ordinal, s.anchor, s.heading, s.text,
         ts_rank(${weights}, f.vector, ${query}) * ${bonus} as rank
       from docs_search f
       join docs_sections s on s.id = f.section_id
       join docs_pages p on p.id = s.page_id
-      where f.vector @@ (${query} && ${project}) and f.project_id = ${request.projectId} and ${request.visible} ${groups}
+      where f.vector @@ (${selected} && ${project}) and f.project_id = ${request.projectId} and ${request.visible} ${groups}
       order by rank desc, p.position, s.ordinal
       limit ${request.limit}`.execute(db);
     return result.rows;
+  },
+
+  async frequencies(db, projectId, words, prefix) {
+    if (words.length === 0) return [];
+    const project = sql`cast(${projectToken(projectId)} as tsquery)`;
+    const counts = words.map(
+      (word, index) =>
+        sql`(select count(*) from docs_search f where f.vector @@ (to_tsquery(${language}, ${anyOf([word], prefix)}) && ${project}) and f.project_id = ${projectId}) as ${sql.ref(`c${index}`)}`,
+    );
+    const result = await sql<Record<string, number | string>>`select ${sql.join(counts)}`.execute(db);
+    const row = result.rows[0]!;
+    return words.map((_, index) => Number(row[`c${index}`]));
   },
 };

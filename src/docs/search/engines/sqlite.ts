@@ -21,21 +21,34 @@ const rowsPerCandidate = 4;
 /** An FTS5 string: the words hold only letters and digits, but a quote would be doubled anyway. */
 const quoted = (text: string) => `"${text.replaceAll('"', '""')}"`;
 
+/** A word of the query as an FTS5 term: the last one also as a prefix (`conf*`). */
+function term(word: string, prefix: string | null): string {
+  return word === prefix ? `(${quoted(word)} OR ${quoted(word)}*)` : quoted(word);
+}
+
+/** Restricts `expression` to the project's sections (its token in the `project` column). */
+function inProject(projectId: string, expression: string): string {
+  return `project : ${quoted(projectToken(projectId))} AND ${expression}`;
+}
+
 /**
- * The project's sections (its token in the `project` column) holding every word, or any of them
- * (OR), so long queries still find something; bm25() sums over the terms that match, so a section
- * with more of the words ranks higher. The last word also counts as a prefix (`conf*`), and the
- * whole query as a phrase is a further term, so a section that has it gains its weight.
+ * The project's sections holding every word, or any of them (OR), so long queries still find
+ * something; bm25() sums over the terms that match, so a section with more of the words ranks
+ * higher. The last word also counts as a prefix (`conf*`), and the whole query as a phrase is a
+ * further term, so a section that has it gains its weight. With `within`, a section must also hold
+ * one of those words: bm25() then costs only for the sections of the rare words, while the common
+ * words still add to their rank (the rare words, named twice, weigh double, which only raises what
+ * already decides the order).
  */
 function matchExpression(request: MatchRequest): string {
   const { words, prefix, phrase } = request;
-  const last = prefix ? `(${quoted(prefix)} OR ${quoted(prefix)}*)` : null;
-  const terms = words.filter((word) => word !== prefix).map(quoted);
-  if (last) terms.push(last);
+  const terms = words.filter((word) => word !== prefix).map((word) => term(word, prefix));
+  if (prefix) terms.push(term(prefix, prefix));
   const matched = terms.join(request.every ? ' AND ' : ' OR ');
   const all = phrase ? `(${matched}) OR ${quoted(phrase.join(' '))}` : matched;
+  const within = request.within && !request.every ? `(${request.within.map((word) => term(word, prefix)).join(' OR ')}) AND ` : '';
   const columns = request.headingsOnly ? '{title heading}' : '{title heading body}';
-  return `project : ${quoted(projectToken(request.projectId))} AND ${columns} : (${all})`;
+  return inProject(request.projectId, `${columns} : (${within}(${all}))`);
 }
 
 /**
@@ -64,7 +77,7 @@ export const sqliteFullText: FullTextIndex = {
     const groups = request.groups ? sql`and p.group_name in (${sql.join(request.groups)})` : sql``;
     const rows = request.groups ? sql`` : sql`limit ${request.limit * rowsPerCandidate}`;
     const result = await sql<Candidate>`
-      select p.path, p.route, p.title, p.group_name as "group", p.position, s.ordinal, s.anchor, s.heading, s.markdown, s.text, m.rank
+      select p.path, p.route, p.title, p.group_name as "group", p.position, s.id, s.ordinal, s.anchor, s.heading, s.text, m.rank
       from (
         select rowid as id, -bm25(docs_search, ${columnWeights}) as rank
         from docs_search where docs_search match ${expression}
@@ -76,5 +89,17 @@ export const sqliteFullText: FullTextIndex = {
       order by m.rank desc, p.position, s.ordinal
       limit ${request.limit}`.execute(db);
     return result.rows;
+  },
+
+  async frequencies(db, projectId, words, prefix) {
+    if (words.length === 0) return [];
+    // Counting walks each word's list of rows without ranking them: far cheaper than bm25().
+    const counts = words.map(
+      (word, index) =>
+        sql`(select count(*) from docs_search where docs_search match ${inProject(projectId, `{title heading body} : ${term(word, prefix)}`)}) as ${sql.ref(`c${index}`)}`,
+    );
+    const result = await sql<Record<string, number>>`select ${sql.join(counts)}`.execute(db);
+    const row = result.rows[0]!;
+    return words.map((_, index) => Number(row[`c${index}`]));
   },
 };
