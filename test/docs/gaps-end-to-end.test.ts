@@ -10,6 +10,8 @@ import { git } from '../support/git-repositories.ts';
 import { startGithubServer, type GithubServer, type PullRecord } from '../support/github-server.ts';
 import { startOpenAiServer, type ChatRequest, type ModelReply, type OpenAiServer } from '../support/openai-server.ts';
 import { testDatabases } from '../support/storage.ts';
+import type { Static } from 'typebox';
+import type { Gap } from '../../src/docs/gaps/schemas.ts';
 
 const githubToken = 'ghp_gapsE2eToken0123456789abcdefABCDEF';
 const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
@@ -23,20 +25,8 @@ const files = {
   'docs/guide.md': '# Guide\n\n## Install\n\nRun `acme install`.\n',
 };
 
-interface GapJson {
-  id: string;
-  title: string;
-  kind: string;
-  status: string;
-  evidence: { unanswered: number; searches: number; feedback: number; notFound: number };
-  visitors: { human: number; ai: number; total: number };
-  examples: string[];
-  paths: string[];
-  jobId: string | null;
-  prLink: string | null;
-  fixedAt: string | null;
-  after: { unanswered: number; searches: number; feedback: number; notFound: number } | null;
-}
+/** A gap as the API answers it (the route's own response schema). */
+type GapJson = Static<typeof Gap>;
 
 const text = (request: ChatRequest) => JSON.stringify(request.messages);
 

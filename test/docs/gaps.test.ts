@@ -12,6 +12,8 @@ import { createTenant, grantAccess, testApp, testContext, type Tenant } from '..
 import { buildContext, buildThroughQueue, docsRepository } from '../support/docs-repositories.ts';
 import { git } from '../support/git-repositories.ts';
 import { testDatabases } from '../support/storage.ts';
+import type { Static } from 'typebox';
+import type { Gap } from '../../src/docs/gaps/schemas.ts';
 
 const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 const claudeBot = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)';
@@ -21,20 +23,8 @@ const files = {
   'docs/limits.md': '# Limits\n\nSome limits apply.\n',
 };
 
-interface GapJson {
-  id: string;
-  title: string;
-  kind: string;
-  status: string;
-  evidence: { unanswered: number; searches: number; feedback: number; notFound: number };
-  visitors: { human: number; ai: number; total: number };
-  examples: string[];
-  paths: string[];
-  jobId: string | null;
-  prLink: string | null;
-  fixedAt: string | null;
-  after: { unanswered: number; searches: number; feedback: number; notFound: number } | null;
-}
+/** A gap as the API answers it (the route's own response schema). */
+type GapJson = Static<typeof Gap>;
 
 describe.each(testDatabases)('docs gaps on $dialect', (database) => {
   let storage: Storage;
