@@ -6,10 +6,10 @@ import { changesBetween, type CommitChanges } from './changes.ts';
 import { displayRepository, explainGitError } from './git-errors.ts';
 import { gitEnvironment, runGit, type GitOptions } from './git.ts';
 import { withLock } from './lock.ts';
-import { defaultBranch, mirrorPath, normalizeRepository, refreshMirror, resolveRef } from './mirror.ts';
+import { carriesChange, containsCommit, defaultBranch, mirrorPath, normalizeRepository, refreshMirror, resolveRef } from './mirror.ts';
 import { isGitFolder, pathSegments } from './paths.ts';
 import { maxReadBytes } from './readable-files.ts';
-import { carriesChange, type SnapshotOptions } from './snapshot.ts';
+import type { SnapshotOptions } from './snapshot.ts';
 import { WorkspaceGitError, WorkspacePathError } from './types.ts';
 
 /** Git's file modes of a symbolic link and of a submodule (a commit, not a file of this repository). */
@@ -51,7 +51,7 @@ export interface CommitTree {
   changedSince(commit: string): Promise<CommitChanges>;
   commitOf(ref: string): Promise<string | null>;
   contains(commit: string): Promise<boolean>;
-  /** As `Snapshot.carries`: every file the change `commit` touched is here as in it (a squash or rebase merge). */
+  /** Whether this commit carries the change `commit` made (mirror.ts's carriesChange): a squash or rebase merge of it. */
   carries(commit: string): Promise<boolean>;
   /** Ends the blob reader; calling it again does nothing. */
   dispose(): Promise<void>;
@@ -174,13 +174,7 @@ export async function openCommitTree(options: SnapshotOptions): Promise<CommitTr
     symbolicLinks: async () => links,
     changedSince: (earlier) => changesBetween({ cwd: mirror }, earlier, commit),
     commitOf: (name) => resolveRef(mirror, name),
-    contains: (ancestor) =>
-      /^[0-9a-f]{40}([0-9a-f]{24})?$/i.test(ancestor)
-        ? runGit(['merge-base', '--is-ancestor', ancestor, commit], { cwd: mirror }).then(
-            () => true,
-            () => false,
-          )
-        : Promise.resolve(false),
+    contains: (ancestor) => containsCommit(mirror, ancestor, commit),
     carries: (change) => carriesChange(mirror, change, commit),
     dispose: () => (disposed ??= reader.close()),
   };

@@ -85,3 +85,33 @@ async function exists(path: string): Promise<boolean> {
     () => false,
   );
 }
+
+const commitId = /^[0-9a-f]{40}([0-9a-f]{24})?$/i;
+
+/** Whether `ancestor` is `commit` or an ancestor of it in the mirror (as a merge or a fast-forward leaves a branch's head). */
+export function containsCommit(mirror: string, ancestor: string, commit: string): Promise<boolean> {
+  if (!commitId.test(ancestor)) return Promise.resolve(false);
+  return runGit(['merge-base', '--is-ancestor', ancestor, commit], { cwd: mirror }).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Whether `commit` of the mirror carries the change `change` made since it forked from it: every file that
+ * change touched is, at `commit`, as in `change`. A squash or rebase merge leaves no ancestor to find, but
+ * carries the change so. False for an empty change or a commit the mirror lacks.
+ */
+export async function carriesChange(mirror: string, change: string, commit: string): Promise<boolean> {
+  if (!commitId.test(change)) return false;
+  try {
+    const fork = (await runGit(['merge-base', change, commit], { cwd: mirror })).trim();
+    const files = (await runGit(['diff', '--name-only', '-z', '--no-renames', fork, change], { cwd: mirror })).split('\0').filter(Boolean);
+    if (files.length === 0) return false;
+    // Exit status 0: no difference between the change and `commit` in those files.
+    await runGit(['diff', '--quiet', '--no-renames', change, commit, '--', ...files.map((file) => `:(literal)${file}`)], { cwd: mirror });
+    return true;
+  } catch {
+    return false;
+  }
+}

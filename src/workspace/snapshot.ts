@@ -7,7 +7,7 @@ import { displayRepository, explainGitError } from './git-errors.ts';
 import { runGit, type GitOptions } from './git.ts';
 import { symbolicLinks } from './links.ts';
 import { withLock } from './lock.ts';
-import { defaultBranch, mirrorPath, normalizeRepository, refreshMirror, resolveRef } from './mirror.ts';
+import { carriesChange, containsCommit, defaultBranch, mirrorPath, normalizeRepository, refreshMirror, resolveRef } from './mirror.ts';
 import { createReadableFiles } from './readable-files.ts';
 import { holdLease, leasePath } from './snapshot-lease.ts';
 import { WorkspaceGitError, type GitCredentials } from './types.ts';
@@ -101,13 +101,7 @@ export async function openSnapshot(options: SnapshotOptions): Promise<Snapshot> 
     symbolicLinks: () => symbolicLinks(dir),
     changedSince: (earlier) => changesBetween({ cwd: mirror }, earlier, commit),
     commitOf: (name) => resolveRef(mirror, name),
-    contains: (ancestor) =>
-      /^[0-9a-f]{40}([0-9a-f]{24})?$/i.test(ancestor)
-        ? runGit(['merge-base', '--is-ancestor', ancestor, commit], { cwd: mirror }).then(
-            () => true,
-            () => false,
-          )
-        : Promise.resolve(false),
+    contains: (ancestor) => containsCommit(mirror, ancestor, commit),
     carries: (change) => carriesChange(mirror, change, commit),
     dispose() {
       releaseLease();
@@ -115,21 +109,6 @@ export async function openSnapshot(options: SnapshotOptions): Promise<Snapshot> 
       return disposed;
     },
   };
-}
-
-/** See `Snapshot.carries`: whether `commit` of the mirror carries the change `change` made since it forked. */
-export async function carriesChange(mirror: string, change: string, commit: string): Promise<boolean> {
-  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/i.test(change)) return false;
-  try {
-    const fork = (await runGit(['merge-base', change, commit], { cwd: mirror })).trim();
-    const files = (await runGit(['diff', '--name-only', '-z', '--no-renames', fork, change], { cwd: mirror })).split('\0').filter(Boolean);
-    if (files.length === 0) return false;
-    // Exit status 0: no difference between the change and the snapshot in those files.
-    await runGit(['diff', '--quiet', '--no-renames', change, commit, '--', ...files.map((file) => `:(literal)${file}`)], { cwd: mirror });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Removes a snapshot's worktree and its lease; the caller holds the mirror's lock. */

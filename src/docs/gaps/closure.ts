@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { AppContext } from '../../http/context.ts';
 import { queueProjectEvent } from '../../jobs/webhooks/emit.ts';
-import type { Snapshot } from '../../workspace/snapshot.ts';
+import type { CommitTree } from '../../workspace/commit-tree.ts';
 import { computeGaps, freeze, gapView } from './list.ts';
 
 /** How far back the evidence frozen at a fix reaches. */
@@ -21,7 +21,7 @@ type ClosureContext = Pick<AppContext, 'storage' | 'analytics' | 'events'> & { l
 export async function closeGaps(
   context: ClosureContext,
   projectId: string,
-  snapshot: Pick<Snapshot, 'commit' | 'commitOf' | 'contains' | 'carries'>,
+  snapshot: Pick<CommitTree, 'commit' | 'commitOf' | 'contains' | 'carries'>,
 ): Promise<string[]> {
   const { db } = context.storage;
   const candidates = await db

@@ -5,7 +5,6 @@ import type { Config } from '../../../config/config.ts';
 import { createPageAnalyzer } from '../../../sites/page-analyzer.ts';
 import type { Storage } from '../../../storage/dialect.ts';
 import type { CommitTree } from '../../../workspace/commit-tree.ts';
-import type { Snapshot } from '../../../workspace/snapshot.ts';
 import { abandonBuild } from '../abandon.ts';
 import { beginBuild } from '../begin.ts';
 import { recordFailure } from '../fail.ts';
@@ -28,7 +27,7 @@ export interface BuildContext {
   logger: Logger;
   source: SourceAccess;
   /** Runs once a build switched readers to a new commit, with its tree still open (docs gaps close here). */
-  afterBuild?: (projectId: string, tree: Pick<Snapshot, 'commit' | 'commitOf' | 'contains' | 'carries'>) => Promise<unknown>;
+  afterBuild?: (projectId: string, tree: Pick<CommitTree, 'commit' | 'commitOf' | 'contains' | 'carries'>) => Promise<unknown>;
 }
 
 /** How a build ended: its result to record, or the error already recorded in docs_state (with what it tried, when it got that far). */
