@@ -52,6 +52,19 @@ export function ingestionBodies(shape: DatasetShape): IngestionBody[] {
   return bodies;
 }
 
+/** Posts one JSON batch of events to the ingestion API and checks that every event of it was accepted after commit. */
+async function postBatch(pool: Pool, projectId: string, key: string, batch: { events: number; body: string | Buffer }): Promise<void> {
+  const response = await pool.request({
+    method: 'POST',
+    path: `/v1/analytics/${projectId}/events`,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: batch.body,
+  });
+  const answer = (await response.body.json()) as { accepted: number };
+  if (response.statusCode !== 202 || answer.accepted !== batch.events)
+    throw new Error(`ingestion answered ${response.statusCode}: ${JSON.stringify(answer).slice(0, 300)}`);
+}
+
 /**
  * Sends `bodies` (from `ingestionBodies`) through the ingestion API, `concurrency` requests in flight
  * spread over `urls` (one or more API processes on one database); events/s.
@@ -64,15 +77,7 @@ export async function ingest(urls: string[], projectId: string, key: string, bod
   const sender = async (index: number) => {
     const pool = pools[index % pools.length];
     for (let batch = bodies[next++]; batch !== undefined; batch = bodies[next++]) {
-      const response = await pool.request({
-        method: 'POST',
-        path: `/v1/analytics/${projectId}/events`,
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: batch.body,
-      });
-      const answer = (await response.body.json()) as { accepted: number };
-      if (response.statusCode !== 202 || answer.accepted !== batch.events)
-        throw new Error(`ingestion answered ${response.statusCode}: ${JSON.stringify(answer).slice(0, 300)}`);
+      await postBatch(pool, projectId, key, batch);
     }
   };
   try {
@@ -114,15 +119,7 @@ export async function shipEvents(
   };
   const sender = async () => {
     for (let batch = nextBody(); batch !== undefined; batch = nextBody()) {
-      const response = await pool.request({
-        method: 'POST',
-        path: `/v1/analytics/${projectId}/events`,
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: batch.body,
-      });
-      const answer = (await response.body.json()) as { accepted: number };
-      if (response.statusCode !== 202 || answer.accepted !== batch.events)
-        throw new Error(`ingestion answered ${response.statusCode}: ${JSON.stringify(answer).slice(0, 300)}`);
+      await postBatch(pool, projectId, key, batch);
       sent += batch.events;
     }
   };
