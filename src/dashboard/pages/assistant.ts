@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { createKey, listKeys, parseOrigins } from '../../accounts/keys.ts';
+import { listKeys, parseOrigins } from '../../accounts/keys.ts';
+import { createKeyOnce } from '../key-once.ts';
 import { canManage } from '../../accounts/people/people.ts';
 import type { AppContext } from '../../http/context.ts';
 import { notFound } from '../../http/errors.ts';
@@ -176,16 +177,12 @@ export function assistantPages(scope: FastifyInstance, context: AppContext): voi
       );
     }
     const formId = field(form, 'form');
-    const key = await context.storage.db.transaction().execute(async (trx) => {
-      if (/^[0-9a-f]{32}$/.test(formId)) {
-        const use = await trx
-          .insertInto('dashboard_form_uses')
-          .values({ session_id: viewer.sessionId, form_id: formId, created_at: Date.now() })
-          .onConflict((conflict) => conflict.doNothing())
-          .executeTakeFirst();
-        if (Number(use.numInsertedOrUpdatedRows ?? 0) === 0) return null;
-      }
-      return (await createKey(trx, viewer.orgId, { kind: 'assistant', name: `${project.name} assistant`, projectIds: [project.id], allowedOrigins })).key;
+    // A form id the page did not write guards nothing: the key is made unguarded, as before.
+    const key = await createKeyOnce(context.storage.db, viewer, /^[0-9a-f]{32}$/.test(formId) ? formId : '', {
+      kind: 'assistant',
+      name: `${project.name} assistant`,
+      projectIds: [project.id],
+      allowedOrigins,
     });
     if (key === null) {
       const repeated = 'This form was already sent: its key was generated then, and shown that once. To get another key, send the form again.';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { createKey, keyView, listKeys, revokeKey, scopes, type Scope } from '../../accounts/keys.ts';
+import { keyView, listKeys, revokeKey, scopes, type Scope } from '../../accounts/keys.ts';
+import { createKeyOnce } from '../key-once.ts';
 import { canManage } from '../../accounts/people/people.ts';
 import { listProjects } from '../../accounts/projects.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
@@ -179,17 +180,7 @@ export function keyPages(scope: FastifyInstance, context: AppContext): void {
     const formId = field(form, 'form');
     if (formId !== '' && !/^[0-9a-f]{32}$/.test(formId))
       return sendPage(reply, await keysPage(context, viewer, { error: { field: 'form', message: 'The form was damaged; fill it in again below.' } }), 400);
-    const key = await context.storage.db.transaction().execute(async (trx) => {
-      if (formId !== '') {
-        const use = await trx
-          .insertInto('dashboard_form_uses')
-          .values({ session_id: viewer.sessionId, form_id: formId, created_at: Date.now() })
-          .onConflict((conflict) => conflict.doNothing())
-          .executeTakeFirst();
-        if (Number(use.numInsertedOrUpdatedRows ?? 0) === 0) return null;
-      }
-      return (await createKey(trx, viewer.orgId, options)).key;
-    });
+    const key = await createKeyOnce(context.storage.db, viewer, formId, options);
     if (key === null) {
       const repeated =
         'This form was already sent: its key was generated then, and its secret shown that once. To get another key, fill in the form again below.';
