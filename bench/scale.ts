@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import autocannon from 'autocannon';
 import { newId } from '../src/lib/ids.ts';
 import { jobsChannel } from '../src/jobs/queue/enqueue.ts';
+import { newJobRow } from '../src/jobs/service.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { openStorage, type Storage } from '../src/storage/open.ts';
 import { datasetShape } from './analytics-data.ts';
@@ -71,30 +72,18 @@ async function seedQueue(storage: Storage, count: number): Promise<void> {
   await storage.db.transaction().execute(async (trx) => {
     for (let offset = 0; offset < count; offset += 500) {
       const ids = Array.from({ length: Math.min(500, count - offset) }, () => newId('job'));
-      const job = {
-        org_id: project.org_id,
-        project_id: project.id,
-        status: 'active' as const,
-        prompt: 'queued',
-        repository: 'https://github.com/acme/docs',
-        ref: 'main',
-        model: 'bench',
-        pr_link: null,
-        error: null,
-        runner_state: null,
-        input_tokens: 0,
-        output_tokens: 0,
-        created_at: now,
-        updated_at: now,
-        archived_at: null,
-        draft: 0,
-        cancelled_at: null,
-        cancelled_by: null,
-        origin: 'api' as const,
-      };
       await trx
         .insertInto('jobs')
-        .values(ids.map((id) => ({ ...job, id, branch: `quire/${id}` })))
+        .values(
+          ids.map((id) =>
+            newJobRow(
+              id,
+              project,
+              { prompt: 'queued', repository: 'https://github.com/acme/docs', ref: 'main', model: 'bench', branch: `quire/${id}`, draft: 0, origin: 'api' },
+              now,
+            ),
+          ),
+        )
         .execute();
       await trx
         .insertInto('job_messages')
