@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { updateProject, waitForBuild, type DocsServer } from './docs-client.ts';
 import { qualityCorpus } from './docs-corpus.ts';
 import { temporalRepository, type BenchRepository } from './docs-repositories.ts';
-import { freshDatabase, postgresReachable } from './databases.ts';
+import { benchDatabaseNames, freshDatabase } from './databases.ts';
 import { startBenchProcess, type BenchProcess } from './processes.ts';
 import { percentile, type BenchSuite, type Report } from './report.ts';
 
@@ -211,7 +211,7 @@ export const assistantBench: BenchSuite = {
     const model = await startBenchProcess('bench/assistant-model-server.ts', [], {});
     const passthrough = await startBenchProcess('bench/assistant-passthrough-server.ts', [], { OPENAI_BASE_URL: model.info.url });
     try {
-      const databases: ('sqlite' | 'postgres')[] = (await postgresReachable()) ? ['sqlite', 'postgres'] : ['sqlite'];
+      const databases = await benchDatabaseNames();
       const repository = temporalRepository(folder, qualityCorpus().pages);
       for (const name of databases) await runOn(report, name, folder, repository, model, passthrough);
     } finally {

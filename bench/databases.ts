@@ -24,6 +24,23 @@ export async function postgresReachable(): Promise<boolean> {
   }
 }
 
+/** The databases a bench runs on: SQLite, and PostgreSQL when it answers. */
+export async function benchDatabaseNames(): Promise<BenchDatabase['name'][]> {
+  return (await postgresReachable()) ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+/** Runs `work` on a fresh database of each of `benchDatabaseNames`, dropping each afterwards. */
+export async function onEachDatabase(work: (database: BenchDatabase) => Promise<void>): Promise<void> {
+  for (const name of await benchDatabaseNames()) {
+    const database = await freshDatabase(name);
+    try {
+      await work(database);
+    } finally {
+      await database.drop();
+    }
+  }
+}
+
 let counter = 0;
 
 /** A fresh, empty database: a new PostgreSQL schema, or a new SQLite directory. */

@@ -23,7 +23,7 @@ import {
 import { qualityCorpus, type CorpusQuery } from './docs-corpus.ts';
 import { evaluateSearch, type SearchQuality } from './docs-quality.ts';
 import { changeOnePage, cloneSeconds, multipliedRepository, temporalRepository, type BenchRepository } from './docs-repositories.ts';
-import { freshDatabase, postgresReachable, type BenchDatabase } from './databases.ts';
+import { benchDatabaseNames, freshDatabase, type BenchDatabase } from './databases.ts';
 import { startBenchProcess } from './processes.ts';
 import type { BenchSuite, Report } from './report.ts';
 
@@ -211,7 +211,7 @@ export const docsBench: BenchSuite = {
         value: corpus.queries.length,
         unit: 'queries',
       });
-      const databases: BenchDatabase['name'][] = (await postgresReachable()) ? ['sqlite', 'postgres'] : ['sqlite'];
+      const databases = await benchDatabaseNames();
       const known: { references?: SearchQuality[] } = {};
       for (const name of databases) await runOn(report, await freshDatabase(name), { folder, temporal, large, cloned }, known);
     } finally {

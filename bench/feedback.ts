@@ -1,7 +1,7 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import pg from 'pg';
 import { feedbackShape, feedbackStart, generateInteractions, interactionEvent, type FeedbackShape } from './feedback-data.ts';
-import { freshDatabase, postgresReachable, type BenchDatabase } from './databases.ts';
+import { onEachDatabase, type BenchDatabase } from './databases.ts';
 import { startBenchProcess } from './processes.ts';
 import type { BenchSuite, Report } from './report.ts';
 
@@ -201,15 +201,7 @@ async function run(report: Report): Promise<void> {
     `  dataset: ${shape.events.toLocaleString('en-US')} events (half feedback, half searches) over ${shape.days} days, ${shape.paths} pages, ${shape.queries.toLocaleString('en-US')} queries (QUIRE_BENCH_SCALE=${scale})\n`,
   );
   const duckdb = await duckdbEvents(shape);
-  const names: BenchDatabase['name'][] = (await postgresReachable()) ? ['sqlite', 'postgres'] : ['sqlite'];
-  for (const name of names) {
-    const database = await freshDatabase(name);
-    try {
-      await figures(report, database, shape, duckdb);
-    } finally {
-      await database.drop();
-    }
-  }
+  await onEachDatabase((database) => figures(report, database, shape, duckdb));
 }
 
 export const feedbackBench: BenchSuite = {

@@ -10,7 +10,7 @@ import { buildApp } from '../src/server/app.ts';
 import { createContext } from '../src/server/context.ts';
 import { openStorage } from '../src/storage/open.ts';
 import type { Database } from '../src/storage/schema.ts';
-import { freshDatabase, postgresReachable, type BenchDatabase } from './databases.ts';
+import { onEachDatabase, type BenchDatabase } from './databases.ts';
 import type { BenchSuite, Report } from './report.ts';
 
 /**
@@ -258,15 +258,7 @@ async function run(report: Report): Promise<void> {
     `  dataset: ${shape.views.toLocaleString('en-US')} views (2% 404s), ${shape.searches.toLocaleString('en-US')} searches, ${shape.turns.toLocaleString('en-US')} assistant turns, ${shape.feedback.toLocaleString('en-US')} feedback items over ${days} days (QUIRE_BENCH_SCALE=${scale})\n`,
   );
   const duckdb = await duckdbCopy(shape);
-  const names: BenchDatabase['name'][] = (await postgresReachable()) ? ['sqlite', 'postgres'] : ['sqlite'];
-  for (const name of names) {
-    const database = await freshDatabase(name);
-    try {
-      await figures(report, database, shape, duckdb);
-    } finally {
-      await database.drop();
-    }
-  }
+  await onEachDatabase((database) => figures(report, database, shape, duckdb));
 }
 
 export const gapsBench: BenchSuite = {
