@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeGaps } from '../../src/docs/gaps/closure.ts';
+import { refreshAllGaps } from '../../src/docs/gaps/refresh-loop.ts';
 import { refreshGaps } from '../../src/docs/gaps/service.ts';
 import type { AppContext } from '../../src/http/context.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
@@ -202,6 +203,27 @@ describe.each(testDatabases)('docs gaps on $dialect', (database) => {
     const refused = await app.inject({ method: 'POST', url: `/v1/analytics/${readOnly.project.id}/gaps/${gap!.id}/job`, headers: readOnly.auth });
     expect(refused.statusCode).toBe(403);
     expect((await list(tenant)).gaps[0]).toMatchObject({ id: gap!.id, status: 'open' });
+  });
+
+  it('refreshes in the docs gaps loop only the projects whose evidence changed since the last round', async () => {
+    const tenant = await createTenant(storage);
+    await seed(tenant);
+    const storedGaps = async () => (await storage.db.selectFrom('docs_gaps').select('id').where('project_id', '=', tenant.project.id).execute()).length;
+    const marks = new Map<string, string>();
+    await refreshAllGaps(context, marks);
+    expect(await storedGaps()).toBeGreaterThan(0);
+    // Stored gaps gone and no new evidence: the next round leaves the project alone.
+    await storage.db.deleteFrom('docs_gaps').where('project_id', '=', tenant.project.id).execute();
+    await refreshAllGaps(context, marks);
+    expect(await storedGaps()).toBe(0);
+    // Any new evidence (here an unanswered question) brings the project back in.
+    await unanswered(tenant, 'how do I rotate keys', 'fp-rotate');
+    await refreshAllGaps(context, marks);
+    expect(await storedGaps()).toBeGreaterThan(0);
+    await storage.db.deleteFrom('docs_gaps').where('project_id', '=', tenant.project.id).execute();
+    await post(tenant, [search('rotate keys', '198.51.100.40')]);
+    await refreshAllGaps(context, marks);
+    expect(await storedGaps()).toBeGreaterThan(0);
   });
 
   it('hides a dismissed gap until its evidence doubles, and reopens one on request', async () => {

@@ -178,6 +178,41 @@ export async function gapEvidence(analytics: Pick<IngestState, 'storage' | 'ids'
 }
 
 /**
+ * A mark of a project's gap evidence kept in analytics: searches without hits, 404s, unhelpful feedback,
+ * and the days of evidence kept. It changes whenever new evidence arrives or kept days go (a purge, a
+ * rebuild); equal marks mean there is nothing new to group. A few small aggregate reads.
+ */
+export async function gapEvidenceMark(analytics: Pick<IngestState, 'storage' | 'ids'>, projectId: string): Promise<string> {
+  const projectKey = await feedbackProjectKey(analytics, projectId);
+  if (projectKey === undefined) return 'none';
+  const { db } = analytics.storage;
+  const [searches, notFound, feedback, kept] = await Promise.all([
+    db
+      .selectFrom('analytics_search_totals')
+      .select((eb) => eb.fn.sum<number>('no_hits').as('count'))
+      .where('project_key', '=', projectKey)
+      .executeTakeFirst(),
+    db
+      .selectFrom('analytics_not_found_days')
+      .select((eb) => eb.fn.sum<number>('failures').as('count'))
+      .where('project_key', '=', projectKey)
+      .executeTakeFirst(),
+    db
+      .selectFrom('analytics_feedback')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('project_key', '=', projectKey)
+      .where('helpful', '=', 0)
+      .executeTakeFirst(),
+    db
+      .selectFrom('analytics_gap_days')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('project_key', '=', projectKey)
+      .executeTakeFirst(),
+  ]);
+  return [searches, notFound, feedback, kept].map((row) => Number(row?.count ?? 0)).join(':');
+}
+
+/**
  * The write side of `gapEvidence`: computes and stores the kept days of searches without hits and of
  * 404s over the range that are missing or stale (gap-days.ts), so the list's reads decode them
  * instead of reading every failure. The docs gaps loop runs it.

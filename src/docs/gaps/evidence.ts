@@ -1,4 +1,11 @@
-import { gapEvidence, keepGapEvidence, type EvidenceRange, type EvidenceSender, type GapEvidence } from '../../analytics/feedback/gap-evidence.ts';
+import {
+  gapEvidence,
+  gapEvidenceMark,
+  keepGapEvidence,
+  type EvidenceRange,
+  type EvidenceSender,
+  type GapEvidence,
+} from '../../analytics/feedback/gap-evidence.ts';
 import type { AnalyticsState } from '../../analytics/state.ts';
 import type { Storage } from '../../storage/dialect.ts';
 import type { EvidenceItem, VisitorClass } from './group.ts';
@@ -94,4 +101,21 @@ const keptEvidenceDays = 90;
 /** The write side of the evidence: stores the kept days (searches without hits, 404s) of the last `keptEvidenceDays` days. */
 export async function keepEvidence(analytics: AnalyticsState, projectId: string, now = Date.now()): Promise<void> {
   await keepGapEvidence(analytics, projectId, { from: now - keptEvidenceDays * 86_400_000, to: now });
+}
+
+/**
+ * A mark of all of a project's gap evidence (gapEvidenceMark, and its unanswered assistant questions):
+ * while it stays the same, a refresh of the project's gaps would find nothing new.
+ */
+export async function evidenceMark(analytics: AnalyticsState, projectId: string): Promise<string> {
+  const [kept, unanswered] = await Promise.all([
+    gapEvidenceMark(analytics, projectId),
+    analytics.storage.db
+      .selectFrom('assistant_turns')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('project_id', '=', projectId)
+      .where('resolution', '=', 'unanswered')
+      .executeTakeFirst(),
+  ]);
+  return `${kept}:${Number(unanswered?.count ?? 0)}`;
 }
