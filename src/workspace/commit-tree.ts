@@ -9,8 +9,7 @@ import { withLock } from './lock.ts';
 import { carriesChange, containsCommit, defaultBranch, mirrorPath, normalizeRepository, refreshMirror, resolveRef } from './mirror.ts';
 import { isGitFolder, pathSegments } from './paths.ts';
 import { maxReadBytes } from './readable-files.ts';
-import type { SnapshotOptions } from './snapshot.ts';
-import { WorkspaceGitError, WorkspacePathError } from './types.ts';
+import { WorkspaceGitError, WorkspacePathError, type RepositoryAtRef } from './types.ts';
 
 /** Git's file modes of a symbolic link and of a submodule (a commit, not a file of this repository). */
 const linkMode = '120000';
@@ -33,15 +32,15 @@ type Resolved = { type: 'file'; path: string; blob: TreeBlob } | { type: 'direct
 /**
  * A repository's files at one commit, read from git's objects: nothing is checked out, so opening
  * one costs a fetch and a listing of the tree, and reading a file costs reading its blob. What a
- * docs build needs of a snapshot (snapshot.ts), without writing the repository's files to disk.
+ * docs build needs of a repository, without writing the repository's files to disk.
  */
 export interface CommitTree {
   ref: string;
   commit: string;
   files: {
-    /** Files (and folders) as a snapshot's `ReadableFiles.list` of the root lists them. */
+    /** Files (and folders) as a checkout's `ReadableFiles.list` of the root lists them. */
     list(): Promise<FileEntry[]>;
-    /** A text file's content, refused as a snapshot's `ReadableFiles.read` refuses it. */
+    /** A text file's content, refused as a checkout's `ReadableFiles.read` refuses it. */
     read(path: string): Promise<string>;
   };
   /** The blob id of the file at `path` (through links inside the tree), or null: the same id is the same text. */
@@ -58,11 +57,11 @@ export interface CommitTree {
 }
 
 /**
- * Fetches the repository's mirror (under its lock, as a snapshot does), resolves the ref and lists
+ * Fetches the repository's mirror (under its lock, as a job's checkout does), resolves the ref and lists
  * the commit's tree. A partial mirror (HTTP remotes, `blob:none`) fetches the tree's missing blobs
  * in a few requests first, as `git worktree add` would, instead of one request per blob read.
  */
-export async function openCommitTree(options: SnapshotOptions): Promise<CommitTree> {
+export async function openCommitTree(options: RepositoryAtRef): Promise<CommitTree> {
   const repository = normalizeRepository(options.repository);
   const mirror = mirrorPath(options.root, repository);
   const git: GitOptions & { repository: string } = { cwd: mirror, repository, credentials: options.credentials, signal: options.signal };

@@ -21,11 +21,6 @@ export function confinedTo(dir: string): Confinement {
   return { root: realRoot, resolve: async (path, options) => confine(await realRoot(), path, options) };
 }
 
-/** `ReadableFiles` over the files in `dir` (a checkout or a snapshot); see `confine` for which paths are refused. */
-export function createReadableFiles(dir: string): ReadableFiles {
-  return readableFiles(confinedTo(dir));
-}
-
 export function readableFiles(confinement: Confinement): ReadableFiles {
   const list = async (path = '', pattern?: string): Promise<FileEntry[]> => {
     const start = await confinement.resolve(path, { allowRoot: true });

@@ -3,16 +3,16 @@ import { resolve } from 'node:path';
 import { explainGitError } from './git-errors.ts';
 import { runGit } from './git.ts';
 import { normalizeRepository } from './mirror.ts';
-import type { SnapshotOptions } from './snapshot.ts';
+import type { RepositoryAtRef } from './types.ts';
 
 const commitId = /^[0-9a-f]{40}([0-9a-f]{24})?$/i;
 
 /**
  * The commit `ref` names on the remote now, or null when it names none: one `git ls-remote`, no fetch,
- * so polling a repository for changes costs a request and not a download. Resolved as snapshots
+ * so polling a repository for changes costs a request and not a download. Resolved as commit trees
  * resolve it: a branch, else a tag (an annotated tag's commit), else a full commit id as it is.
  */
-export async function remoteCommit(options: SnapshotOptions): Promise<string | null> {
+export async function remoteCommit(options: RepositoryAtRef): Promise<string | null> {
   const repository = normalizeRepository(options.repository);
   const root = resolve(options.root);
   await mkdir(root, { recursive: true });

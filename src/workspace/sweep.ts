@@ -3,8 +3,6 @@ import { join } from 'node:path';
 import { jobBranch } from '../lib/job-branch.ts';
 import { runGit } from './git.ts';
 import { withLock } from './lock.ts';
-import { leaseLapsed } from './snapshot-lease.ts';
-import { removeSnapshot } from './snapshot.ts';
 import { removeWorktree } from './workspace.ts';
 
 /** A job's checkout directory: its branch `quire/<job id>` with the slash made a dash. */
@@ -14,9 +12,10 @@ const jobDirectory = /^quire-(job_[0-9A-Z]{26})$/;
  * Removes what processes that died (SIGKILL, power loss) left behind instead of disposing of it:
  * checkouts of jobs no longer active, as `isActive` tells (a job retried by another worker clears its
  * own old checkout, but one that ended `failed` after its last attempt, or that completed elsewhere,
- * would keep its files forever), and snapshots whose lease lapsed. Each removal happens under the
- * mirror's lock, after asking again, so a follow-up that reopens the job meanwhile keeps its checkout.
- * Returns how many checkouts and snapshots were removed.
+ * would keep its files forever), and the read-only snapshots that earlier versions checked out for docs
+ * builds (builds now read git objects: commit-tree.ts) once no process renews their lease. Each removal
+ * happens under the mirror's lock, after asking again, so a follow-up that reopens the job meanwhile
+ * keeps its checkout. Returns how many checkouts and snapshots were removed.
  */
 export async function sweepWorkspaces(root: string, isActive: (jobId: string) => Promise<boolean>): Promise<number> {
   return (await sweepCheckouts(root, isActive)) + (await sweepSnapshots(root));
@@ -41,19 +40,38 @@ async function sweepCheckouts(root: string, isActive: (jobId: string) => Promise
   return removed;
 }
 
+/**
+ * A snapshot's lease (`<dir>.lease`, renewed every minute by the process of an earlier version that
+ * holds it) not renewed for ten minutes belongs to a process that died, or to no process at all.
+ */
+const leaseStaleAfterMs = 10 * 60_000;
+
+async function leaseLapsed(dir: string, now = Date.now()): Promise<boolean> {
+  const info = await stat(`${dir}.lease`).catch(() => null);
+  return !info || now - info.mtimeMs > leaseStaleAfterMs;
+}
+
+/** Removes the snapshots (detached worktrees of a mirror) and leases that earlier versions left under `<root>/snapshots`. */
 async function sweepSnapshots(root: string): Promise<number> {
   const base = join(root, 'snapshots');
   let removed = 0;
   for (const name of await readdir(base).catch(() => [] as string[])) {
     if (name.endsWith('.lease')) {
-      // A lease whose snapshot was never made: its process died between the two.
+      // A lease whose snapshot is gone: its process died between the two, or removed the snapshot first.
       const dir = join(base, name.slice(0, -'.lease'.length));
       if ((await leaseLapsed(dir)) && !(await stat(dir).catch(() => null))) await rm(join(base, name), { force: true });
       continue;
     }
     const dir = join(base, name);
     if (!(await leaseLapsed(dir))) continue;
-    const swept = await removeUnder(dir, async () => !(await leaseLapsed(dir)), removeSnapshot);
+    const swept = await removeUnder(
+      dir,
+      async () => !(await leaseLapsed(dir)),
+      async (mirror, worktree) => {
+        await removeWorktree(mirror, worktree);
+        await rm(`${worktree}.lease`, { force: true });
+      },
+    );
     if (swept) removed++;
   }
   return removed;

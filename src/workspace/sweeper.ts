@@ -4,7 +4,7 @@ import { sweepWorkspaces } from './sweep.ts';
 const sweepEveryMs = 60 * 60 * 1000;
 
 /**
- * A worker process removes, at start and then hourly, the checkouts and snapshots under `dataDir`
+ * A worker process removes, at start and then hourly, the checkouts and leftover snapshots under `dataDir`
  * that processes which died left behind (see sweep.ts); `isActive` tells which jobs still own their
  * checkouts. Returns how to stop, waiting for a sweep under way.
  */

@@ -1,7 +1,7 @@
 import { FileAccessError, type ReadableFiles } from '../lib/readable-files.ts';
 
 /**
- * What the agent and the job runner use of a job's workspace, and what a read-only snapshot offers. The agent's tools never touch the
+ * What the agent and the job runner use of a job's workspace. The agent's tools never touch the
  * file system directly: every path goes through `WorkspaceFiles`, which confines it to the checkout.
  */
 
@@ -27,6 +27,19 @@ export interface WorkspaceOptions {
   newBranch?: boolean;
   /** Folder for workspaces and repository mirrors (under QUIRE_DATA_DIR). */
   root: string;
+  credentials?: GitCredentials;
+  signal?: AbortSignal;
+}
+
+/** A repository at one ref, as docs builds read it (commit-tree.ts) and poll it (remote-commit.ts). */
+export interface RepositoryAtRef {
+  /** Repository URL (https://, file://) or absolute path. */
+  repository: string;
+  /** Branch, tag or commit id; null takes the remote's default branch. */
+  ref: string | null;
+  /** Folder for repository mirrors (under QUIRE_DATA_DIR). */
+  root: string;
+  /** Sent through git's environment only, never written to `.git/config`. */
   credentials?: GitCredentials;
   signal?: AbortSignal;
 }

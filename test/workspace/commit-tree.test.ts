@@ -1,8 +1,9 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCommitTree, type CommitTree } from '../../src/workspace/commit-tree.ts';
+import { remoteCommit } from '../../src/workspace/remote-commit.ts';
 import { WorkspaceGitError, WorkspacePathError } from '../../src/workspace/types.ts';
 import { startGitHttpServer } from '../support/git-http-server.ts';
 import { commitToBareRepository, createBareRepository, docsFiles, git } from '../support/git-repositories.ts';
@@ -147,6 +148,88 @@ describe('a commit read from git objects', () => {
         await remoteTree.dispose();
       }
     } finally {
+      await server.close();
+    }
+  });
+  it('takes the default branch when no ref is given, and tags and commit ids as refs; the remote answers without a fetch', async () => {
+    const bare = createBareRepository(join(repositories, 'refs.git'));
+    const head = git(bare, 'rev-parse', 'main').trim();
+    git(bare, 'tag', '--annotate', 'v1', '--message', 'First release', 'main');
+    commitToBareRepository(bare, 'main', { 'docs/guide.md': '# Guide\n\nRewritten.\n' });
+    const later = git(bare, 'rev-parse', 'main').trim();
+    expect(await remoteCommit({ repository: bare, ref: null, root })).toBe(later);
+    expect(await remoteCommit({ repository: `file://${bare}`, ref: 'main', root })).toBe(later);
+    expect(await remoteCommit({ repository: bare, ref: 'v1', root })).toBe(head);
+    expect(await remoteCommit({ repository: bare, ref: 'no-such-branch', root })).toBeNull();
+    for (const [ref, expected] of [
+      [null, { ref: 'main', commit: later }],
+      ['v1', { ref: 'v1', commit: head }],
+      [head, { ref: head, commit: head }],
+    ] as const) {
+      const opened = await openCommitTree({ repository: bare, ref, root });
+      try {
+        expect(opened, String(ref)).toMatchObject(expected);
+      } finally {
+        await opened.dispose();
+      }
+    }
+  });
+
+  it('says whether it carries a branch’s change: merged, squashed, not merged, or changed again since', async () => {
+    const bare = createBareRepository(join(repositories, 'squash.git'));
+    git(bare, 'branch', 'fix', 'main');
+    git(bare, 'branch', 'other', 'main');
+    commitToBareRepository(bare, 'fix', { 'docs/limits.md': '# Limits\n\n100 a minute.\n', 'mkdocs.yml': 'site_name: Acme\n' }, 'Fix');
+    commitToBareRepository(bare, 'other', { 'docs/other.md': '# Other\n' }, 'Other');
+    const fix = git(bare, 'rev-parse', 'fix').trim();
+    const other = git(bare, 'rev-parse', 'other').trim();
+    const trees: CommitTree[] = [];
+    const open = async () => {
+      const opened = await openCommitTree({ repository: bare, ref: 'main', root });
+      trees.push(opened);
+      return opened;
+    };
+    try {
+      expect(await (await open()).carries(fix)).toBe(false);
+      // A squash merge: the same files, in a new commit on main that does not contain the branch's.
+      commitToBareRepository(bare, 'main', { 'docs/limits.md': '# Limits\n\n100 a minute.\n', 'mkdocs.yml': 'site_name: Acme\n' }, 'Fix (#1)');
+      const squashed = await open();
+      expect(await squashed.contains(fix)).toBe(false);
+      expect(await squashed.carries(fix)).toBe(true);
+      expect(await squashed.carries(other)).toBe(false);
+      expect(await squashed.carries(squashed.commit)).toBe(false);
+      expect(await squashed.carries('0123456789abcdef0123456789abcdef01234567')).toBe(false);
+      expect(await squashed.carries('--output=/tmp/x')).toBe(false);
+      expect(await squashed.changedSince('--output=/tmp/x')).toEqual({ everything: true });
+      // One of the files changed again since: the change as the branch made it is no longer there.
+      commitToBareRepository(bare, 'main', { 'docs/limits.md': '# Limits\n\n200 a minute.\n' }, 'Later');
+      expect(await (await open()).carries(fix)).toBe(false);
+    } finally {
+      for (const opened of trees) await opened.dispose();
+    }
+  });
+
+  it('fetches a private repository over HTTP with credentials kept out of every file, and fails without them', async () => {
+    const credentials = { username: 'quire-test', password: 'sup3r-secret-tree-token' };
+    const server = await startGitHttpServer({ ...credentials, privateFetch: true });
+    const privateRoot = mkdtempSync(join(tmpdir(), 'quire-private-trees-'));
+    try {
+      const repository = server.createRepository('private');
+      const opened = await openCommitTree({ repository, ref: 'main', root: privateRoot, credentials });
+      try {
+        expect(await opened.files.read('README.md')).toContain('Acme docs');
+        expect(await remoteCommit({ repository, ref: 'main', root: privateRoot, credentials })).toBe(opened.commit);
+      } finally {
+        await opened.dispose();
+      }
+      const written = readdirSync(privateRoot, { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile() && statSync(join(entry.parentPath, entry.name)).size < 1_000_000)
+        .map((entry) => readFileSync(join(entry.parentPath, entry.name)).toString('latin1'));
+      expect(written.length).toBeGreaterThan(0);
+      expect(written.join('\n')).not.toContain(credentials.password);
+      await expect(openCommitTree({ repository, ref: 'main', root: privateRoot })).rejects.toBeInstanceOf(WorkspaceGitError);
+    } finally {
+      rmSync(privateRoot, { recursive: true, force: true });
       await server.close();
     }
   });

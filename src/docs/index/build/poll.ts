@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../../config/config.ts';
 import type { Storage } from '../../../storage/dialect.ts';
 import { enqueueBuild } from '../queue/enqueue.ts';
-import { docsPathOf, snapshotOptions, type SourceAccess } from './source.ts';
+import { docsPathOf, repositoryAtRef, type SourceAccess } from './source.ts';
 
 /** A repository that keeps failing to answer is asked at most this rarely. */
 const maxBackoffMs = 24 * 3600 * 1000;
@@ -41,7 +41,7 @@ export async function pollSources(context: PollContext, now = Date.now()): Promi
     const earlierFailures = project.poll_failures ?? 0;
     let failures = 0;
     try {
-      const commit = await context.source.remoteCommit(await snapshotOptions(storage, config, { ...project, repository: project.repository! }));
+      const commit = await context.source.remoteCommit(await repositoryAtRef(storage, config, { ...project, repository: project.repository! }));
       const building = project.requested_seq !== null && project.requested_seq > (project.finished_seq ?? 0);
       // A ref the remote does not have is built once, so its error shows, then asked about ever more rarely.
       if (commit === null) failures = earlierFailures + 1;

@@ -18,7 +18,7 @@ import { refusedLinks } from './links.ts';
 import { planBuild } from './plan.ts';
 import { readDocsSite, BuildFailure } from './site.ts';
 import { buildFiles } from './site-files.ts';
-import { docsPathOf, snapshotOptions, type SourceAccess } from './source.ts';
+import { docsPathOf, repositoryAtRef, type SourceAccess } from './source.ts';
 import { writePlan } from './write-plan.ts';
 
 export interface BuildContext {
@@ -61,7 +61,7 @@ export async function runBuild(context: BuildContext, projectId: string, signal:
   analyzer.warm();
   try {
     if (!project?.repository) throw new BuildFailure('The project has no repository; set one to build its docs index.');
-    tree = await context.source.openTree(await snapshotOptions(storage, config, { ...project, repository: project.repository }, signal));
+    tree = await context.source.openTree(await repositoryAtRef(storage, config, { ...project, repository: project.repository }, signal));
     const state = await readDocsState(storage, projectId);
     const builds = await storage.db.selectFrom('docs_builds').select(['built_docs_path', 'page_errors']).where('project_id', '=', projectId).executeTakeFirst();
     const samePath = (builds?.built_docs_path ?? docsPath) === docsPath;

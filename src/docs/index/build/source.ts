@@ -4,13 +4,13 @@ import type { Storage } from '../../../storage/dialect.ts';
 import type { ProjectRow } from '../../../storage/tables/accounts.ts';
 import { remoteCommit } from '../../../workspace/remote-commit.ts';
 import { openCommitTree, type CommitTree } from '../../../workspace/commit-tree.ts';
-import type { SnapshotOptions } from '../../../workspace/snapshot.ts';
+import type { RepositoryAtRef } from '../../../workspace/types.ts';
 
 /** How builds reach repositories; tests pass their own to count or fail them. */
 export interface SourceAccess {
   /** The ref's commit as a tree of git objects: a build reads only the blobs it needs, nothing is checked out. */
-  openTree(options: SnapshotOptions): Promise<CommitTree>;
-  remoteCommit(options: SnapshotOptions): Promise<string | null>;
+  openTree(options: RepositoryAtRef): Promise<CommitTree>;
+  remoteCommit(options: RepositoryAtRef): Promise<string | null>;
 }
 
 export const gitSource: SourceAccess = { openTree: openCommitTree, remoteCommit };
@@ -20,12 +20,12 @@ export const gitSource: SourceAccess = { openTree: openCommitTree, remoteCommit 
  * must still be allowed the repository (a grant revoked or a connection removed stops its builds),
  * with the code host's credentials passed to git through its environment only.
  */
-export async function snapshotOptions(
+export async function repositoryAtRef(
   storage: Storage,
   config: Config,
   project: ProjectRow & { repository: string },
   signal?: AbortSignal,
-): Promise<SnapshotOptions> {
+): Promise<RepositoryAtRef> {
   const { host, repository } = await resolveAccess(storage.db, config, project.org_id, project.repository);
   const credentials = await host.gitCredentials(repository);
   return { repository, ref: project.ref, root: config.dataDir, credentials, signal };
