@@ -19,6 +19,12 @@ export const analyticsSettings = {
     integer(1),
     'Length of the rolling window of QUIRE_ANALYTICS_RATE_LIMIT, in seconds.',
   ),
+  sharedLinkRateLimit: setting(
+    'QUIRE_SHARED_LINK_RATE_LIMIT',
+    600,
+    integer(1),
+    'Analytics pages served per hour through a project’s shared links, all its links together; more get 429 (the live count is not counted).',
+  ),
   analyticsRetentionDays: setting(
     'QUIRE_ANALYTICS_RETENTION_DAYS',
     0,

@@ -113,4 +113,43 @@ describe.each(testDatabases)('shared analytics links on $dialect', (database) =>
     const listed = await app.inject({ method: 'GET', url: `/v1/analytics/${owner.project.id}/shared-links`, headers: owner.auth });
     expect(listed.json().sharedLinks.map((entry: { id: string }) => entry.id)).not.toContain(link.id);
   });
+  it('refuses an address that guessed too often, before looking anything up, and caps the pages a project’s links show', async () => {
+    const limited = testContext(storage, { config: { signInRateLimit: 3, sharedLinkRateLimit: 4, trustedProxies: ['127.0.0.1'] } });
+    const proxied = await testApp(limited);
+    try {
+      // A project of its own: the pages earlier tests opened count in the same database.
+      const fresh = await createTenant(storage);
+      const link = (await create(fresh)).json();
+      const from = (address: string, url: string) => proxied.inject({ method: 'GET', url, headers: { 'x-forwarded-for': address } });
+      // Three wrong guesses use up the address's budget; then even the right link is refused, without its page.
+      for (let guess = 0; guess < 3; guess++) expect((await from('198.51.100.7', `/share/${'G'.repeat(31)}${guess}`)).statusCode).toBe(404);
+      const refused = await from('198.51.100.7', link.url);
+      expect(refused.statusCode).toBe(429);
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      expect(refused.body).toContain('Too many unknown shared links');
+      expect((await from('198.51.100.7', `${link.url}/realtime`)).statusCode).toBe(429);
+      // The same /64 of IPv6 is one client; another address is not affected.
+      for (let guess = 0; guess < 3; guess++) expect((await from('2001:db8:1:2::a', `/share/${'H'.repeat(31)}${guess}`)).statusCode).toBe(404);
+      expect((await from('2001:db8:1:2::b', link.url)).statusCode).toBe(429);
+      expect((await from('203.0.113.9', link.url)).statusCode).toBe(200);
+      // Good links do not use up the guess budget; the project's pages do use up theirs, whichever link and address.
+      const second = (await create(fresh)).json();
+      expect((await from('203.0.113.10', second.url)).statusCode).toBe(200);
+      expect((await from('203.0.113.11', link.url)).statusCode).toBe(200);
+      expect((await from('203.0.113.12', second.url)).statusCode).toBe(200);
+      const capped = await from('203.0.113.13', link.url);
+      expect(capped.statusCode).toBe(429);
+      expect(capped.body).not.toContain('Share this page');
+      expect(capped.body).toContain('shown 4 pages');
+      // The live count is not a page, and another organization's links keep their own budget.
+      expect((await from('203.0.113.13', `${link.url}/realtime`)).statusCode).toBe(200);
+      const foreign = (await create(other)).json();
+      expect((await from('203.0.113.14', foreign.url)).statusCode).toBe(200);
+      // Nothing of this touched the organization's API budget.
+      const api = await proxied.inject({ method: 'GET', url: `/v1/analytics/${fresh.project.id}/visitors`, headers: fresh.auth });
+      expect(api.statusCode).toBe(200);
+    } finally {
+      await proxied.close();
+    }
+  });
 });

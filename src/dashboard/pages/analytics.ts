@@ -6,6 +6,8 @@ import type { Page } from '../../analytics/query/query.ts';
 import { dayMs } from '../../analytics/model/days.ts';
 import { publicUrl } from '../../config/config.ts';
 import type { AppContext } from '../../http/context.ts';
+import { clientAddressResolver, clientNetwork } from '../../http/client-address.ts';
+import { rateLimited, takeRateLimit } from '../../http/rate-limit.ts';
 import { ApiError, invalidRequest } from '../../http/errors.ts';
 import { findProject } from '../../accounts/projects.ts';
 import { sharedProject } from '../../analytics/query/shared-links.ts';
@@ -173,29 +175,46 @@ export function analyticsPages(scope: FastifyInstance, context: AppContext): voi
 
 type SharedRequest = FastifyRequest<{ Params: { token: string }; Querystring: AnalyticsQuery }>;
 
-/** The project a shared link opens; a revoked, unknown or malformed token is the same 404 (nothing tells a guess apart from a revoked link). */
-async function sharedLinkProject(context: AppContext, token: string): Promise<ProjectRow> {
-  const projectId = await sharedProject(context.storage.db, token);
-  const project = projectId === null ? undefined : await findProject(context.storage.db, projectId);
-  if (!project) throw new ApiError('not_found', 'This shared link does not exist or was revoked; ask the project’s owner for a new one.');
-  return project;
-}
-
 /**
  * `/share/{token}`: the analytics page of the token's project, read-only, without signing in, and its
  * live count. Only the page itself with its range, filter, comparison and paging parameters is
  * served; every request looks the token up, so a revoked link stops at once, mid-session included.
+ * A client address that tried `QUIRE_SIGN_IN_RATE_LIMIT` unknown links in the sign-in window is
+ * refused before anything is looked up, as a password guesser is; the pages of one project's links
+ * together take from a budget of their own (`QUIRE_SHARED_LINK_RATE_LIMIT` an hour), never from the
+ * organization's API budget.
  */
 export function sharedPages(scope: FastifyInstance, context: AppContext): void {
+  const clientAddress = clientAddressResolver(context.config.trustedProxies);
+  const { config, storage } = context;
+  const guessRule = { limit: config.signInRateLimit, windowMs: config.signInRateWindowSeconds * 1000 };
+  const pageRule = { limit: config.sharedLinkRateLimit, windowMs: 3_600_000 };
+
+  /** The project a shared link opens; a revoked, unknown or malformed token is the same 404 (nothing tells a guess apart from a revoked link). */
+  async function sharedLinkProject(request: SharedRequest): Promise<ProjectRow> {
+    const guesses = `share-guess:${clientNetwork(clientAddress(request))}`;
+    const guessed = await storage.db.transaction().execute((trx) => takeRateLimit(trx, storage.profile, guesses, guessRule, { consume: false }));
+    if (!guessed.allowed) throw rateLimited(guessed, 'Too many unknown shared links from this address.');
+    const projectId = await sharedProject(storage.db, request.params.token);
+    const project = projectId === null ? undefined : await findProject(storage.db, projectId);
+    if (!project) {
+      await storage.db.transaction().execute((trx) => takeRateLimit(trx, storage.profile, guesses, guessRule));
+      throw new ApiError('not_found', 'This shared link does not exist or was revoked; ask the project’s owner for a new one.');
+    }
+    return project;
+  }
+
   scope.get('/share/:token', async (request: SharedRequest, reply) => {
-    const project = await sharedLinkProject(context, request.params.token);
+    const project = await sharedLinkProject(request);
+    const pages = await storage.db.transaction().execute((trx) => takeRateLimit(trx, storage.profile, `share-pages:${project.id}`, pageRule));
+    if (!pages.allowed) throw rateLimited(pages, `This project’s shared links have shown ${pageRule.limit} pages in the last hour.`);
     const body = await analyticsBody(context, project, request.query, { base: `/share/${request.params.token}`, readOnly: true });
     reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').header('x-robots-tag', 'noindex');
     return sendPage(reply, layout({ title: `Analytics · ${project.name}`, viewer: null, body }));
   });
 
   scope.get('/share/:token/realtime', async (request: SharedRequest, reply) => {
-    const project = await sharedLinkProject(context, request.params.token);
+    const project = await sharedLinkProject(request);
     reply.header('cache-control', 'no-store').header('x-robots-tag', 'noindex');
     return (await realtime(context.analytics, project.id)).visitors;
   });
