@@ -1,4 +1,4 @@
-import { groupingKeys } from './text.ts';
+import { keysOfStems, stemsOf } from './text.ts';
 
 export type EvidenceSource = 'unanswered' | 'searches' | 'feedback' | 'notFound';
 export type GapKind = 'missing' | 'unclear' | 'broken';
@@ -69,30 +69,91 @@ class Components {
   }
 }
 
+/** A text's stems and grouping keys (see text.ts). */
+interface TextKeys {
+  stems: readonly string[];
+  keys: string[];
+}
+
+interface Unit {
+  keys: string[];
+  /** The stems of a text unit; none for a page or a 404. */
+  stems: readonly string[];
+  items: EvidenceItem[];
+}
+
+const noStems: readonly string[] = [];
+
 /**
  * The unit an item is grouped as, and the unit's keys. Queries and unanswered questions by their text; a
  * feedback comment by its text when that text meets a question's, otherwise with its page (as a thumbs
  * down without one); a 404 by its path, apart from the page's other evidence, since the fix differs.
  * Items of one unit always share a gap, so keys are computed once per unit, not once per item.
  */
-function unitOf(item: EvidenceItem, keysOf: (text: string) => string[], askedKeys: ReadonlySet<string>): { unit: string; keys: () => string[] } {
-  if (item.source === 'notFound') return { unit: `n:${item.path ?? ''}`, keys: () => [`n:${item.path ?? ''}`] };
+function unitOf(item: EvidenceItem, keysOf: (text: string) => TextKeys, askedKeys: ReadonlySet<string>): { unit: string; keys: () => TextKeys } {
+  if (item.source === 'notFound') return { unit: `n:${item.path ?? ''}`, keys: () => ({ keys: [`n:${item.path ?? ''}`], stems: noStems }) };
   const text = item.text ?? '';
   if (item.source !== 'feedback') return { unit: `t:${text}`, keys: () => keysOf(text) };
-  if (text && keysOf(text).some((key) => askedKeys.has(key))) return { unit: `t:${text}`, keys: () => keysOf(text) };
-  return { unit: `p:${item.path ?? ''}`, keys: () => [`p:${item.path ?? ''}`] };
+  if (text && keysOf(text).keys.some((key) => askedKeys.has(key))) return { unit: `t:${text}`, keys: () => keysOf(text) };
+  return { unit: `p:${item.path ?? ''}`, keys: () => ({ keys: [`p:${item.path ?? ''}`], stems: noStems }) };
+}
+
+/** The shortest start or end of a word that can name a text asked alone (`flurkarte` in `flurkartenauszug`, `einkommen` in `haushaltseinkommen`); shorter parts meet unrelated words. */
+const minAnchorLength = 5;
+
+/**
+ * Joins each text to the gap of a text it names that was asked alone: a text of one word (stem) names a
+ * topic ("vornamen", "timeout"); a longer text holding that word ("vornamen liste", "alkis berlin"), or a
+ * word that starts or ends with it (the compounds "lärmkarte", "haushaltseinkommen"), joins its gap. Of
+ * several such words the longest wins, then the most asked, then the first alphabetically, so a text joins one
+ * topic and topics are not chained through texts that name two. Deterministic: the anchors depend on
+ * the set of texts, not their order.
+ */
+function joinAnchors(list: readonly Unit[], components: Components): void {
+  const anchors = new Map<string, { index: number; count: number }>();
+  list.forEach((unit, index) => {
+    if (unit.stems.length === 0 || unit.stems.some((stem) => stem !== unit.stems[0])) return;
+    const count = unit.items.reduce((sum, item) => sum + item.count, 0);
+    const found = anchors.get(unit.stems[0]!);
+    if (found) found.count += count;
+    else anchors.set(unit.stems[0]!, { index, count });
+  });
+  if (anchors.size === 0) return;
+  list.forEach((unit, index) => {
+    let best: { stem: string; index: number; count: number } | undefined;
+    const consider = (stem: string) => {
+      const anchor = anchors.get(stem);
+      if (!anchor) return;
+      if (
+        !best ||
+        stem.length > best.stem.length ||
+        (stem.length === best.stem.length && (anchor.count > best.count || (anchor.count === best.count && stem < best.stem)))
+      )
+        best = { stem, ...anchor };
+    };
+    const distinct = new Set(unit.stems);
+    for (const stem of distinct) {
+      if (distinct.size > 1) consider(stem);
+      for (let length = minAnchorLength; length < stem.length; length++) {
+        consider(stem.slice(0, length));
+        consider(stem.slice(stem.length - length));
+      }
+    }
+    if (best) components.join(index, best.index);
+  });
 }
 
 /** Storable keys: the fuzzy `d:` keys only join texts, they do not name a gap. */
 const namingKey = (key: string) => !key.startsWith('d:');
 
 /** Each text's grouping keys, kept across lists (the keys depend on the text alone): the list's texts are mostly the same from one read to the next. */
-const keyCache = new Map<string, string[]>();
+const keyCache = new Map<string, TextKeys>();
 const maxCachedTexts = 200_000;
 
 /**
  * Groups evidence into gaps, deterministically (the same items in any order give the same groups):
- * two items share a gap exactly when a chain of shared keys joins them (see `groupingKeys`).
+ * two items share a gap exactly when a chain of shared keys, or of texts naming a text asked alone,
+ * joins them (see `keysOfStems` and `joinAnchors`).
  */
 export function groupEvidence(items: readonly EvidenceItem[]): GapGroup[] {
   const keysOf = (text: string) => {
@@ -100,20 +161,21 @@ export function groupEvidence(items: readonly EvidenceItem[]): GapGroup[] {
     if (keys === undefined) {
       // Bounded: a flood of distinct texts costs stemming again, never memory.
       if (keyCache.size >= maxCachedTexts) keyCache.clear();
-      keyCache.set(text, (keys = groupingKeys(text)));
+      const stems = stemsOf(text);
+      keyCache.set(text, (keys = { stems, keys: keysOfStems(stems) }));
     }
     return keys;
   };
   const asked = new Set<string>();
   for (const item of items) if (item.text && (item.source === 'searches' || item.source === 'unanswered')) asked.add(item.text);
   const askedKeys = new Set<string>();
-  for (const text of asked) for (const key of keysOf(text)) askedKeys.add(key);
-  const units = new Map<string, { keys: string[]; items: EvidenceItem[] }>();
+  for (const text of asked) for (const key of keysOf(text).keys) askedKeys.add(key);
+  const units = new Map<string, Unit>();
   for (const item of items) {
     const { unit, keys } = unitOf(item, keysOf, askedKeys);
     const found = units.get(unit);
     if (found) found.items.push(item);
-    else units.set(unit, { keys: keys(), items: [item] });
+    else units.set(unit, { ...keys(), items: [item] });
   }
   const list = [...units.values()].filter((unit) => unit.keys.length > 0);
   const components = new Components(list.length);
@@ -125,6 +187,7 @@ export function groupEvidence(items: readonly EvidenceItem[]): GapGroup[] {
       else components.join(first, index);
     }
   });
+  joinAnchors(list, components);
   const members = new Map<number, number[]>();
   list.forEach((_, index) => {
     const root = components.find(index);

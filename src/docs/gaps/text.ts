@@ -15,22 +15,35 @@ const askingWords: ReadonlySet<string> = new Set([
   'use',
   'using',
 ]);
+/**
+ * German function words (articles, pronouns, prepositions, conjunctions; from the Snowball German
+ * list, folded as texts are), dropped as the English ones are: docs sites in German are searched
+ * with them ("Liste der häufigen Vornamen").
+ */
+const germanStopWords: ReadonlySet<string> = new Set(
+  (
+    'aber als am an auch auf aus bei bin bis da dass dem den der des die dies diese dieser dieses durch ein eine einem ' +
+    'einen einer eines er es fur hat im ich ihr in ist mit nach nicht noch oder sie sind so uber um und uns von vom vor ' +
+    'war wie wir zu zum zur'
+  ).split(' '),
+);
 /** Longer texts are cut here: a pasted stack trace is still one question. */
 const maxWords = 12;
 /** Shorter compact keys match too much at one edit (`api` and `app`). */
 const minFuzzyLength = 8;
 
 /**
- * What a query, an unanswered question or a comment asks, as grouping keys: texts that share a key
- * belong to one gap. Words are letters and digits, lower-cased (NFKC); stop words and asking words go
- * unless nothing else is left; each word is reduced to its Porter stem. The keys:
+ * What a query, an unanswered question or a comment asks, as grouping keys of its stems (`stemsOf`):
+ * texts that share a key belong to one gap. Words are letters and digits, lower-cased with accents folded (NFKD, `ß` as `ss`);
+ * numbers alone (years, dates), stop words and asking words go unless nothing else is left; each word is
+ * reduced to its Porter stem. The keys:
  * - `w:` the distinct stems sorted (`"limits rate"` and `"rate limit"`);
  * - `c:` the stems joined in order with nothing between (`"rate limits"` and `"ratelimit"`);
  * - `d:` each one-letter deletion of a long `c:` key, so texts one typo apart meet (`"authentification"`).
- * Deterministic and explainable: two texts are together exactly when a chain of shared keys joins them.
+ * Deterministic and explainable: two texts are together exactly when a chain of shared keys joins them
+ * (or one names a text asked alone: see `joinAnchors` in group.ts).
  */
-export function groupingKeys(text: string): string[] {
-  const stems = stemsOf(text);
+export function keysOfStems(stems: readonly string[]): string[] {
   if (stems.length === 0) return [];
   const compact = stems.join('');
   const keys = [`w:${[...new Set(stems)].sort().join(' ')}`, `c:${compact}`];
@@ -41,15 +54,19 @@ export function groupingKeys(text: string): string[] {
   return [...new Set(keys)];
 }
 
+const meaningless = (word: string) => stopWords.has(word) || germanStopWords.has(word) || askingWords.has(word) || /^\p{N}+$/u.test(word);
+
 /** The stems of a text's meaningful words, in order. */
 export function stemsOf(text: string): string[] {
   const words = (
     text
       .toWellFormed()
-      .normalize('NFKC')
+      .normalize('NFKD')
+      .replace(/\p{M}+/gu, '')
       .toLowerCase()
+      .replaceAll('ß', 'ss')
       .match(/[\p{L}\p{N}]+/gu) ?? []
   ).filter((word) => word.length <= 40);
-  const meaningful = words.filter((word) => !stopWords.has(word) && !askingWords.has(word));
+  const meaningful = words.filter((word) => !meaningless(word));
   return (meaningful.length > 0 ? meaningful : words).slice(0, maxWords).map((word) => stemmer(word));
 }
