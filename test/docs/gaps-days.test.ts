@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { ExpressionBuilder } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keepGapEvidence } from '../../src/analytics/feedback/gap-evidence.ts';
 import { purgeExpiredInteractions } from '../../src/analytics/feedback/retention.ts';
@@ -9,6 +10,7 @@ import { groupEvidence, type EvidenceItem, type GapGroup } from '../../src/docs/
 import { computeGaps } from '../../src/docs/gaps/list.ts';
 import type { AppContext } from '../../src/http/context.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
+import type { Database } from '../../src/storage/schema.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
 import { testDatabases } from '../support/storage.ts';
 
@@ -187,5 +189,63 @@ describe.each(testDatabases)('docs gaps from per-day evidence on $dialect', (dat
     await compare(start, end);
     await keep();
     await compare(start, end);
+  });
+
+  it('reads long ranges from blocks of 8 and 32 days, falls back to their days when they go stale, and purges them', async () => {
+    tenant = await createTenant(storage);
+    sent.length = 0;
+    const first = (dayOf(Date.now()) - 80) * dayMs;
+    for (let offset = 0; offset < 72; offset += 6) await send(randomEvents(next, first + offset * dayMs, 40, visitorIds));
+    const end = first + 72 * dayMs;
+    const keep = () => keepGapEvidence(context.analytics, tenant.project.id, { from: first, to: end });
+    const blockRows = async () =>
+      Number(
+        (
+          await storage.db
+            .selectFrom('analytics_gap_days')
+            .innerJoin('analytics_projects', 'analytics_projects.project_key', 'analytics_gap_days.project_key')
+            .select((eb) => eb.fn.countAll<number>().as('count'))
+            .where('analytics_projects.project_id', '=', tenant.project.id)
+            .where('analytics_gap_days.source', '>=', 2)
+            .executeTakeFirstOrThrow()
+        ).count,
+      );
+    await keep();
+    // 72 days hold at least eight aligned blocks of 8 days and one of 32, for each source.
+    expect(await blockRows()).toBeGreaterThanOrEqual(2 * (8 + 1));
+    await compare(first, end);
+    // The list reads the blocks, not their days: emptied day rows inside whole blocks change nothing (and, deleted, are computed again).
+    const projectKey = Number(
+      (await storage.db.selectFrom('analytics_projects').select('project_key').where('project_id', '=', tenant.project.id).executeTakeFirstOrThrow())
+        .project_key,
+    );
+    const inBlocks = (eb: ExpressionBuilder<Database, 'analytics_gap_days'>) =>
+      eb.and([
+        eb('project_key', '=', projectKey),
+        eb('source', '<', 2),
+        eb('day', '>=', Math.ceil(dayOf(first) / 8) * 8),
+        eb('day', '<', Math.floor(dayOf(end) / 8) * 8),
+      ]);
+    const emptied = await storage.db.updateTable('analytics_gap_days').set({ units: '[]', senders: new Uint8Array() }).where(inBlocks).executeTakeFirst();
+    expect(Number(emptied.numUpdatedRows)).toBeGreaterThan(40);
+    await compare(first, end);
+    await storage.db.deleteFrom('analytics_gap_days').where(inBlocks).execute();
+    // A range shifted by a few days, with partial days at its ends, reads other blocks and days, the same.
+    await compare(first + Math.floor(3.3 * dayMs), end - Math.floor(5.6 * dayMs));
+    // New failures inside kept blocks: the blocks are stale, their days answer until the next keep.
+    await send(randomEvents(next, first + 20 * dayMs, 60, visitorIds));
+    await compare(first, end);
+    await keep();
+    await compare(first, end);
+    // Retention drops blocks that start before the cutoff; the rest of the range is read from days and later blocks.
+    const now = Date.now();
+    const cutoff = first + Math.floor(30.5 * dayMs);
+    await purgeExpiredEvents(storage, (now - cutoff) / dayMs, now);
+    await purgeExpiredInteractions(storage, (now - cutoff) / dayMs, now);
+    const kept = sent.filter(({ item }) => item === null || item.first >= (item.source === 'notFound' ? cutoff : dayOf(cutoff) * dayMs));
+    sent.splice(0, sent.length, ...kept);
+    await compare(first, end);
+    await keep();
+    await compare(first, end);
   });
 });

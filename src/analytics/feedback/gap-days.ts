@@ -14,7 +14,9 @@ import { ByteReader, ByteWriter } from '../model/varint.ts';
  * count, kept by ingestion in the transaction that stores them, is the one it was computed with (raw
  * rows are only inserted; a purge drops the rows of its days): a day with new failures, or a row
  * written under other agent lists (which decide a 404's class), is computed again by the next refresh
- * (and by reads meanwhile, in memory). Partial days at the range's ends are read raw.
+ * (and by reads meanwhile, in memory). Partial days at the range's ends are read raw. Aligned blocks of
+ * 8 and 32 days are kept beside the days, built from them and checked the same way (against the sum of
+ * their days' counts), so a list over 90 days reads about a dozen rows, each query or path once per block.
  */
 
 /** What a day keeps per source. */
@@ -160,10 +162,83 @@ async function failureCounts(trx: Kysely<Database>, source: GapDaySource, projec
 }
 
 /**
- * The failures of one source over [from, to), per unit: whole days from their kept rows (those
- * missing or stale computed from the raw rows, in the same snapshot as the counts that check them),
- * partial days from the raw rows. A read (`read`) writes nothing; `keep`, the write side (the docs
- * gaps loop), stores the days it computed and decodes nothing, answering no entries.
+ * The spans a day is kept in: the day itself, and the aligned blocks of 8 and 32 days holding it, so a
+ * list over 90 days reads a dozen rows, in which a query or path asked on many days appears once. A
+ * span's row is stored under the code `source + 2 × level`.
+ */
+const spanDays = [1, 8, 32] as const;
+const codeOf = (source: GapDaySource, level: number) => source + 2 * level;
+
+interface Span {
+  level: number;
+  day: number;
+}
+
+/** [firstDay, endDay) as the fewest spans: the largest aligned block that fits at each step. */
+function spansOf(firstDay: number, endDay: number): Span[] {
+  const spans: Span[] = [];
+  for (let day = firstDay; day < endDay;) {
+    let level = spanDays.length - 1;
+    while (level > 0 && (day % spanDays[level]! !== 0 || day + spanDays[level]! > endDay)) level--;
+    spans.push({ level, day });
+    day += spanDays[level]!;
+  }
+  return spans;
+}
+
+/** Every aligned block of a level within [firstDay, endDay): what the write side keeps, so shifted ranges find theirs. */
+function blocksWithin(level: number, firstDay: number, endDay: number): Span[] {
+  const size = spanDays[level]!;
+  const blocks: Span[] = [];
+  for (let day = Math.ceil(firstDay / size) * size; day + size <= endDay; day += size) blocks.push({ level, day });
+  return blocks;
+}
+
+/** One span's entries as raw-row entries (flat sender lists), for encoding into a block. */
+function flattened(entries: Map<string, FailureEntry>): Map<string, RowsEntry> {
+  const flat = new Map<string, RowsEntry>();
+  const joined = (parts: ArrayLike<number>[]) => parts.flatMap((part) => Array.from(part));
+  for (const [unit, entry] of entries)
+    flat.set(unit, {
+      unit,
+      count: entry.count,
+      first: entry.first,
+      last: entry.last,
+      human: joined(entry.human),
+      ai: joined(entry.ai),
+      other: joined(entry.other),
+    });
+  return flat;
+}
+
+/** The stored units and senders of some kept spans, by `code:day`. */
+async function keptBodies(trx: Kysely<Database>, projectKey: number, source: GapDaySource, spans: readonly Span[]) {
+  const bodies = new Map<string, { units: string; senders: Uint8Array }>();
+  if (spans.length === 0) return bodies;
+  const rows = await trx
+    .selectFrom('analytics_gap_days')
+    .select(['source', 'day', 'units', 'senders'])
+    .where('project_key', '=', projectKey)
+    .where((eb) =>
+      eb.or(
+        spanDays.map((_, level) =>
+          eb.and([eb('source', '=', codeOf(source, level)), eb('day', 'in', [-1, ...spans.filter((span) => span.level === level).map((span) => span.day)])]),
+        ),
+      ),
+    )
+    .execute();
+  for (const row of rows) bodies.set(`${Number(row.source)}:${Number(row.day)}`, row);
+  return bodies;
+}
+
+/**
+ * The failures of one source over [from, to), per unit: whole days from their kept spans (a block of 8
+ * or 32 days where one fits and is fresh, else its smaller blocks or days; days missing or stale computed
+ * from the raw rows, in the same snapshot as the counts that check them), partial days from the raw rows.
+ * A span is fresh while the failures it was computed with equal the sum of its days' counts (and, for
+ * 404s, its agent lists are the current ones). A read (`read`) writes nothing and fetches only the spans
+ * it decodes; `keep`, the write side (the docs gaps loop), stores the stale days, then every stale block
+ * within the range built from its days, and decodes nothing else, answering no entries.
  */
 export async function failuresOver(
   storage: Storage,
@@ -177,7 +252,7 @@ export async function failuresOver(
   const classification = source === GapDaySource.notFound ? classificationVersion : '';
   const { entries, fresh } = await inSnapshot(storage, async (trx) => {
     const entries = new Map<string, FailureEntry>();
-    const fresh: { day: number; failures: number; units: string; senders: Uint8Array }[] = [];
+    const fresh: { level: number; day: number; failures: number; units: string; senders: Uint8Array }[] = [];
     for (const [start, end] of mode === 'read' ? partial : [])
       for (const entry of perUnit(await raw(trx, projectKey, start, end)).values())
         add(entries, entry.unit, entry.count, entry.first, entry.last, [entry.human, entry.ai, entry.other]);
@@ -186,33 +261,86 @@ export async function failuresOver(
       failureCounts(trx, source, projectKey, firstDay, endDay),
       trx
         .selectFrom('analytics_gap_days')
-        .select(['day', 'failures', 'classification', 'units', 'senders'])
+        .select(['source', 'day', 'failures', 'classification'])
         .where('project_key', '=', projectKey)
-        .where('source', '=', source)
+        .where(
+          'source',
+          'in',
+          spanDays.map((_, level) => codeOf(source, level)),
+        )
         .where('day', '>=', firstDay)
         .where('day', '<', endDay)
         .execute(),
     ]);
-    const keptByDay = new Map(kept.map((row) => [Number(row.day), row]));
+    const failuresOf = new Map(days.map(({ day, failures }) => [day, failures]));
+    const keptMarks = new Map(kept.map((row) => [`${Number(row.source)}:${Number(row.day)}`, row]));
+    const key = (span: Span) => `${codeOf(source, span.level)}:${span.day}`;
+    const spanFailures = ({ level, day }: Span) => {
+      let sum = 0;
+      for (let one = day; one < day + spanDays[level]!; one++) sum += failuresOf.get(one) ?? 0;
+      return sum;
+    };
+    const isFresh = (span: Span, failures: number) => {
+      const row = keptMarks.get(key(span));
+      return row !== undefined && Number(row.failures) === failures && row.classification === classification;
+    };
+    // Each span from its fresh row, else a block from its smaller spans; days not fresh are computed from the raw rows.
+    const use: Span[] = [];
     const stale: { day: number; failures: number }[] = [];
-    for (const { day, failures } of days) {
-      const row = keptByDay.get(day);
-      if (!(row && Number(row.failures) === failures && row.classification === classification)) stale.push({ day, failures });
-      else if (mode === 'read') decodeInto(entries, row.units, row.senders, day * dayMs);
+    const visit = (span: Span) => {
+      const failures = spanFailures(span);
+      if (failures === 0) return;
+      if (isFresh(span, failures)) use.push(span);
+      else if (span.level === 0) stale.push({ day: span.day, failures });
+      else for (const inner of blocksWithin(span.level - 1, span.day, span.day + spanDays[span.level]!)) visit(inner);
+    };
+    for (const span of mode === 'read' ? spansOf(firstDay, endDay) : blocksWithin(0, firstDay, endDay)) visit(span);
+    const computed = new Map<number, { units: string; senders: Uint8Array }>();
+    if (stale.length > 0) {
+      // The stale days' raw rows in one read (from the first to the last of them), split by day.
+      const rowsByDay = new Map<number, FailureRow[]>();
+      for (const row of await raw(trx, projectKey, stale[0]!.day * dayMs, (stale[stale.length - 1]!.day + 1) * dayMs)) {
+        const day = dayOf(row.first);
+        const list = rowsByDay.get(day);
+        if (list) list.push(row);
+        else rowsByDay.set(day, [row]);
+      }
+      for (const { day, failures } of stale) {
+        const encoded = encode(perUnit(rowsByDay.get(day) ?? []), day * dayMs);
+        computed.set(day, encoded);
+        fresh.push({ level: 0, day, failures, ...encoded });
+      }
     }
-    if (stale.length === 0) return { entries, fresh };
-    // The stale days' raw rows in one read (from the first to the last of them), split by day.
-    const rowsByDay = new Map<number, FailureRow[]>();
-    for (const row of await raw(trx, projectKey, stale[0]!.day * dayMs, (stale[stale.length - 1]!.day + 1) * dayMs)) {
-      const day = dayOf(row.first);
-      const list = rowsByDay.get(day);
-      if (list) list.push(row);
-      else rowsByDay.set(day, [row]);
+    if (mode === 'read') {
+      const bodies = await keptBodies(trx, projectKey, source, use);
+      for (const span of use) {
+        const body = bodies.get(key(span));
+        if (body) decodeInto(entries, body.units, body.senders, span.day * dayMs);
+      }
+      for (const [day, body] of computed) decodeInto(entries, body.units, body.senders, day * dayMs);
+      return { entries, fresh };
     }
-    for (const { day, failures } of stale) {
-      const encoded = encode(perUnit(rowsByDay.get(day) ?? []), day * dayMs);
-      fresh.push({ day, failures, ...encoded });
-      if (mode === 'read') decodeInto(entries, encoded.units, encoded.senders, day * dayMs);
+    // Keep: every stale block within the range, built from its days (kept, or computed above).
+    const blocks = spanDays
+      .flatMap((_, level) => (level === 0 ? [] : blocksWithin(level, firstDay, endDay)))
+      .filter((block) => {
+        const failures = spanFailures(block);
+        return failures > 0 && !isFresh(block, failures);
+      });
+    const needed = new Set(blocks.flatMap((block) => blocksWithin(0, block.day, block.day + spanDays[block.level]!).map((span) => span.day)));
+    const bodies = await keptBodies(
+      trx,
+      projectKey,
+      source,
+      use.filter((span) => needed.has(span.day)),
+    );
+    for (const block of blocks) {
+      const merged = new Map<string, FailureEntry>();
+      for (let day = block.day; day < block.day + spanDays[block.level]!; day++) {
+        const body = computed.get(day) ?? bodies.get(key({ level: 0, day }));
+        if (body) decodeInto(merged, body.units, body.senders, day * dayMs);
+      }
+      fresh.push({ level: block.level, day: block.day, failures: spanFailures(block), ...encode(flattened(merged), block.day * dayMs) });
     }
     return { entries, fresh };
   });
@@ -220,7 +348,17 @@ export async function failuresOver(
   for (let start = 0; start < fresh.length; start += 100)
     await storage.db
       .insertInto('analytics_gap_days')
-      .values(fresh.slice(start, start + 100).map((row) => ({ project_key: projectKey, source, classification, ...row })))
+      .values(
+        fresh.slice(start, start + 100).map(({ level, day, failures, units, senders }) => ({
+          project_key: projectKey,
+          source: codeOf(source, level),
+          day,
+          failures,
+          classification,
+          units,
+          senders,
+        })),
+      )
       .onConflict((conflict) =>
         conflict.columns(['project_key', 'day', 'source']).doUpdateSet((eb) => ({
           failures: eb.ref('excluded.failures'),
