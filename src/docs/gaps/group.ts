@@ -77,6 +77,8 @@ interface TextKeys {
 
 interface Unit {
   keys: string[];
+  /** The keys that name a gap (`keys` without the fuzzy ones), sorted. */
+  naming: string[];
   /** The stems of a text unit; none for a page or a 404. */
   stems: readonly string[];
   items: EvidenceItem[];
@@ -175,7 +177,10 @@ export function groupEvidence(items: readonly EvidenceItem[]): GapGroup[] {
     const { unit, keys } = unitOf(item, keysOf, askedKeys);
     const found = units.get(unit);
     if (found) found.items.push(item);
-    else units.set(unit, { ...keys(), items: [item] });
+    else {
+      const found = keys();
+      units.set(unit, { ...found, naming: [...new Set(found.keys.filter(namingKey))].sort(), items: [item] });
+    }
   }
   const list = [...units.values()].filter((unit) => unit.keys.length > 0);
   const components = new Components(list.length);
@@ -197,11 +202,13 @@ export function groupEvidence(items: readonly EvidenceItem[]): GapGroup[] {
   });
   const visitors = new DistinctVisitors();
   return [...members.values()].map((indexes) =>
-    summarize(
-      indexes.flatMap((index) => list[index]!.items),
-      indexes.flatMap((index) => list[index]!.keys),
-      visitors,
-    ),
+    indexes.length === 1
+      ? summarize(list[indexes[0]!]!.items, list[indexes[0]!]!.naming, visitors)
+      : summarize(
+          indexes.flatMap((index) => list[index]!.items),
+          [...new Set(indexes.flatMap((index) => list[index]!.naming))].sort(),
+          visitors,
+        ),
   );
 }
 
@@ -214,7 +221,7 @@ export function groupEvidence(items: readonly EvidenceItem[]): GapGroup[] {
 class DistinctVisitors {
   private stamp = new Uint32Array(1024);
   private base = 0;
-  private negative = { human: new Set<number>(), ai: new Set<number>(), all: new Set<number>() };
+  private readonly negative = { human: new Set<number>(), ai: new Set<number>(), all: new Set<number>() };
   human = 0;
   ai = 0;
   total = 0;
@@ -222,7 +229,7 @@ class DistinctVisitors {
   begin(): void {
     this.base += 4;
     this.human = this.ai = this.total = 0;
-    this.negative = { human: new Set(), ai: new Set(), all: new Set() };
+    if (this.negative.all.size > 0) for (const set of Object.values(this.negative)) set.clear();
   }
 
   /** Adds a visitor seen as `bit`: 1 human, 2 AI, 0 of unknown class. */
@@ -270,9 +277,28 @@ function sameSpelling(text: string): string {
   return same;
 }
 
+/** Adds an item's senders to the distinct visitors of its group. */
+function addSenders(item: EvidenceItem, visitors: DistinctVisitors): void {
+  if (item.visitor !== null) visitors.add(item.visitor, classBit(item.visitorClass));
+  if (item.senders) {
+    for (const part of item.senders.human) for (let index = 0; index < part.length; index++) visitors.add(part[index]!, 1);
+    for (const part of item.senders.ai) for (let index = 0; index < part.length; index++) visitors.add(part[index]!, 2);
+    for (const part of item.senders.other) for (let index = 0; index < part.length; index++) visitors.add(part[index]!, 0);
+  }
+}
+
+/** A group's figures, from its items and its naming keys (sorted, distinct). */
 function summarize(items: EvidenceItem[], keys: string[], visitors: DistinctVisitors): GapGroup {
   const evidence: EvidenceCounts = { unanswered: 0, searches: 0, feedback: 0, notFound: 0 };
   visitors.begin();
+  if (items.length === 1) {
+    // Most groups are one text or one path: the same figures without ranking anything.
+    const item = items[0]!;
+    evidence[item.source] += item.count;
+    addSenders(item, visitors);
+    const text = item.text?.trim();
+    return figures(keys, evidence, visitors, text ? [text] : [], item.path ? [item.path] : [], item.first, Math.max(0, item.last));
+  }
   const sameTexts = new Map<string, number>();
   const spellings = new Map<string, string>();
   const paths = new Map<string, number>();
@@ -280,12 +306,7 @@ function summarize(items: EvidenceItem[], keys: string[], visitors: DistinctVisi
   let lastSeenAt = 0;
   for (const item of items) {
     evidence[item.source] += item.count;
-    if (item.visitor !== null) visitors.add(item.visitor, classBit(item.visitorClass));
-    if (item.senders) {
-      for (const part of item.senders.human) for (let index = 0; index < part.length; index++) visitors.add(part[index]!, 1);
-      for (const part of item.senders.ai) for (let index = 0; index < part.length; index++) visitors.add(part[index]!, 2);
-      for (const part of item.senders.other) for (let index = 0; index < part.length; index++) visitors.add(part[index]!, 0);
-    }
+    addSenders(item, visitors);
     const text = item.text?.trim();
     if (text) {
       const same = sameSpelling(text);
@@ -304,10 +325,21 @@ function summarize(items: EvidenceItem[], keys: string[], visitors: DistinctVisi
       .sort((a, b) => b[1] - a[1] || words(a[0]) - words(b[0]) || a[0].length - b[0].length || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
       .map(([value]) => value);
   const examples = ranked(new Map([...sameTexts].map(([same, count]) => [spellings.get(same)!, count])));
-  const pathList = ranked(paths);
+  return figures(keys, evidence, visitors, examples, ranked(paths), firstSeenAt, lastSeenAt);
+}
+
+function figures(
+  keys: string[],
+  evidence: EvidenceCounts,
+  visitors: DistinctVisitors,
+  examples: string[],
+  pathList: string[],
+  firstSeenAt: number,
+  lastSeenAt: number,
+): GapGroup {
   const kind: GapKind = evidence.notFound > 0 ? 'broken' : evidence.feedback > 0 ? 'unclear' : 'missing';
   return {
-    keys: [...new Set(keys.filter(namingKey))].sort(),
+    keys,
     kind,
     title: titleOf(kind, examples[0], pathList[0]),
     evidence,

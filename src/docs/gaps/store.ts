@@ -12,8 +12,19 @@ export type GapStatus = (typeof gapStatuses)[number];
  * the same id, so neither needs a lock, and the id never changes once stored.
  */
 function gapIdOf(projectId: string, key: string): string {
-  return `gap_${createHash('sha256').update(`${projectId}\n${key}`).digest('hex').slice(0, 24)}`;
+  const input = `${projectId}\n${key}`;
+  let id = gapIds.get(input);
+  if (id === undefined) {
+    // Bounded: a flood of new keys costs hashing again, never memory.
+    if (gapIds.size >= maxCachedIds) gapIds.clear();
+    gapIds.set(input, (id = `gap_${createHash('sha256').update(input).digest('hex').slice(0, 24)}`));
+  }
+  return id;
 }
+
+/** Ids already derived: a list derives one per group not stored yet, mostly the same from one read to the next. */
+const gapIds = new Map<string, string>();
+const maxCachedIds = 200_000;
 
 /** The project's stored gaps and the keys each was seen under. */
 export async function readStoredGaps(db: Kysely<Database>, projectId: string): Promise<{ gaps: Map<string, DocsGapRow>; keys: Map<string, string> }> {
