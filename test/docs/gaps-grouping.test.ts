@@ -113,6 +113,8 @@ describe('grouping of failed queries', () => {
     expect(gaps(['webhooks', 'retries', 'webhooks retries'])).toEqual(['retries', 'webhooks | webhooks retries']);
     // Without a text asked alone, nothing is joined on a shared word.
     expect(gaps(['webhook retries', 'webhook signatures'])).toEqual(['webhook retries', 'webhook signatures']);
+    // A year says nothing of the topic; other numbers do (error codes, versions).
+    expect(gaps(['error 429', 'error 500', 'Error 429 (2024)', 'v2 api', 'v3 api'])).toEqual(['Error 429 (2024) | error 429', 'error 500', 'v2 api', 'v3 api']);
   });
 
   it('puts near-duplicates of one question together and a different question apart', () => {

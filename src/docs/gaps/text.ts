@@ -35,7 +35,7 @@ const minFuzzyLength = 8;
 /**
  * What a query, an unanswered question or a comment asks, as grouping keys of its stems (`stemsOf`):
  * texts that share a key belong to one gap. Words are letters and digits, lower-cased with accents folded (NFKD, `ß` as `ss`);
- * numbers alone (years, dates), stop words and asking words go unless nothing else is left; each word is
+ * years (`2019`, not `429`), stop words and asking words go unless nothing else is left; each word is
  * reduced to its Porter stem. The keys:
  * - `w:` the distinct stems sorted (`"limits rate"` and `"rate limit"`);
  * - `c:` the stems joined in order with nothing between (`"rate limits"` and `"ratelimit"`);
@@ -54,7 +54,7 @@ export function keysOfStems(stems: readonly string[]): string[] {
   return [...new Set(keys)];
 }
 
-const meaningless = (word: string) => stopWords.has(word) || germanStopWords.has(word) || askingWords.has(word) || /^\p{N}+$/u.test(word);
+const meaningless = (word: string) => stopWords.has(word) || germanStopWords.has(word) || askingWords.has(word) || /^(19|20)\d\d$/.test(word);
 
 /** The stems of a text's meaningful words, in order. */
 export function stemsOf(text: string): string[] {
