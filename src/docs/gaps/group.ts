@@ -69,10 +69,11 @@ class Components {
   }
 }
 
-/** A text's stems and grouping keys (see text.ts). */
+/** A text's stems and grouping keys (see text.ts), and the keys that name a gap (without the fuzzy ones), sorted. */
 interface TextKeys {
   stems: readonly string[];
   keys: string[];
+  naming: string[];
 }
 
 interface Unit {
@@ -92,12 +93,17 @@ const noStems: readonly string[] = [];
  * down without one); a 404 by its path, apart from the page's other evidence, since the fix differs.
  * Items of one unit always share a gap, so keys are computed once per unit, not once per item.
  */
-function unitOf(item: EvidenceItem, keysOf: (text: string) => TextKeys, askedKeys: ReadonlySet<string>): { unit: string; keys: () => TextKeys } {
-  if (item.source === 'notFound') return { unit: `n:${item.path ?? ''}`, keys: () => ({ keys: [`n:${item.path ?? ''}`], stems: noStems }) };
+function unitOf(item: EvidenceItem, keysOf: (text: string) => TextKeys, askedKeys: ReadonlySet<string>): { kind: 'n' | 't' | 'p'; unit: string } {
+  if (item.source === 'notFound') return { kind: 'n', unit: item.path ?? '' };
   const text = item.text ?? '';
-  if (item.source !== 'feedback') return { unit: `t:${text}`, keys: () => keysOf(text) };
-  if (text && keysOf(text).keys.some((key) => askedKeys.has(key))) return { unit: `t:${text}`, keys: () => keysOf(text) };
-  return { unit: `p:${item.path ?? ''}`, keys: () => ({ keys: [`p:${item.path ?? ''}`], stems: noStems }) };
+  if (item.source !== 'feedback' || (text && keysOf(text).keys.some((key) => askedKeys.has(key)))) return { kind: 't', unit: text };
+  return { kind: 'p', unit: item.path ?? '' };
+}
+
+/** The keys of a page (`p:`) or a 404 path (`n:`) unit. */
+function pathKeys(kind: 'n' | 'p', path: string): TextKeys {
+  const keys = [`${kind}:${path}`];
+  return { stems: noStems, keys, naming: keys };
 }
 
 /** The shortest start or end of a word that can name a text asked alone (`flurkarte` in `flurkartenauszug`, `einkommen` in `haushaltseinkommen`); shorter parts meet unrelated words. */
@@ -164,7 +170,8 @@ export function groupEvidence(items: readonly EvidenceItem[]): GapGroup[] {
       // Bounded: a flood of distinct texts costs stemming again, never memory.
       if (keyCache.size >= maxCachedTexts) keyCache.clear();
       const stems = stemsOf(text);
-      keyCache.set(text, (keys = { stems, keys: keysOfStems(stems) }));
+      const all = keysOfStems(stems);
+      keyCache.set(text, (keys = { stems, keys: all, naming: [...new Set(all.filter(namingKey))].sort() }));
     }
     return keys;
   };
@@ -172,17 +179,14 @@ export function groupEvidence(items: readonly EvidenceItem[]): GapGroup[] {
   for (const item of items) if (item.text && (item.source === 'searches' || item.source === 'unanswered')) asked.add(item.text);
   const askedKeys = new Set<string>();
   for (const text of asked) for (const key of keysOf(text).keys) askedKeys.add(key);
-  const units = new Map<string, Unit>();
+  const units = { n: new Map<string, Unit>(), t: new Map<string, Unit>(), p: new Map<string, Unit>() };
   for (const item of items) {
-    const { unit, keys } = unitOf(item, keysOf, askedKeys);
-    const found = units.get(unit);
+    const { kind, unit } = unitOf(item, keysOf, askedKeys);
+    const found = units[kind].get(unit);
     if (found) found.items.push(item);
-    else {
-      const found = keys();
-      units.set(unit, { ...found, naming: [...new Set(found.keys.filter(namingKey))].sort(), items: [item] });
-    }
+    else units[kind].set(unit, { ...(kind === 't' ? keysOf(unit) : pathKeys(kind, unit)), items: [item] });
   }
-  const list = [...units.values()].filter((unit) => unit.keys.length > 0);
+  const list = [...units.n.values(), ...units.t.values(), ...units.p.values()].filter((unit) => unit.keys.length > 0);
   const components = new Components(list.length);
   const owner = new Map<string, number>();
   list.forEach((unit, index) => {
