@@ -196,7 +196,19 @@ async function figures(report: Report, database: BenchDatabase, shape: Shape, du
     const first = await timed(list);
     // The loop's work (once a minute): the days of evidence the list reads, computed and stored.
     const kept = await timed(() => keepGapEvidence(context.analytics, project.id, { from: start, to: start + days * dayMs }));
-    const again = await timed(list);
+    // Once kept, the list is read seven times: the median wall time is the figure with the target, beside the
+    // median CPU time of this process (the PostgreSQL server's own work is not in it), which other work on
+    // a shared machine disturbs less.
+    const reads: { elapsed: number; cpu: number; value: { gaps: GapJson[] } }[] = [];
+    for (let round = 0; round < 7; round++) {
+      const cpu = process.cpuUsage();
+      const read = await timed(list);
+      const used = process.cpuUsage(cpu);
+      reads.push({ ...read, cpu: (used.user + used.system) / 1000 });
+    }
+    const median = (values: number[]) => values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    const again = { elapsed: median(reads.map((read) => read.elapsed)), value: reads[reads.length - 1]!.value };
+    const cpu = median(reads.map((read) => read.cpu));
     // DuckDB computes the same evidence from the raw rows: 404s per path with their distinct visitors by
     // class (ClaudeBot is agent 2), searches without hits per query, unhelpful feedback, unanswered turns.
     const reference = await timed(async () => {
@@ -240,12 +252,13 @@ async function figures(report: Report, database: BenchDatabase, shape: Shape, du
     });
     report.add({ name: `keeping the ${days} days of evidence (the docs gaps loop's work), ${database.name}`, value: kept.elapsed, unit: 'ms' });
     report.add({
-      name: `gaps list, first page, ${database.name} (${same ? 'equal to' : 'DIFFERS from'} DuckDB)`,
+      name: `gaps list, first page, ${database.name}, median of 7 reads (${same ? 'equal to' : 'DIFFERS from'} DuckDB)`,
       value: again.elapsed,
       unit: 'ms',
       reference: reference2,
       target,
     });
+    report.add({ name: `  CPU time of this process per read, median of 7, ${database.name}`, value: cpu, unit: 'ms' });
   } finally {
     await app.close();
     await storage.close();
