@@ -70,7 +70,7 @@ function score({ groups: known }: Fixture): { queries: number; gaps: number; ind
 
 describe('grouping of failed queries', () => {
   it.each([
-    ['real search terms of a docs portal', berlin],
+    ['real site search terms of a public data portal', berlin],
     ['queries written for the Temporal docs', temporal],
   ])('matches the known groups of %s with an adjusted Rand index of at least 0.8', (_, set) => {
     expect(Object.keys(set.groups).length).toBeGreaterThanOrEqual(30);
