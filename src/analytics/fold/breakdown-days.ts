@@ -104,3 +104,39 @@ export function emptyDay(groups: BreakdownGroups, day: number): void {
     if (!groups.groups.has(id)) groups.groups.set(id, { day, kind, keys: new Map() });
   }
 }
+
+/** A change to one visitor's part of a breakdown day: `views` added (negative: removed); the visitor added to or removed from the key's set, or left as is (null). */
+export interface BreakdownChange {
+  day: number;
+  kind: BreakdownKind;
+  key: number;
+  visitor: number;
+  views: number;
+  member: boolean | null;
+}
+
+/** Applies changes to the stored breakdown days (a visit repair, fold/visit-repair.ts); keys left with nothing are dropped. */
+export async function adjustBreakdowns(trx: Kysely<Database>, profile: DialectProfile, projectKey: number, changes: BreakdownChange[]): Promise<void> {
+  const byDay = new Map<string, { day: number; kind: BreakdownKind; changes: BreakdownChange[] }>();
+  for (const change of changes) {
+    const id = `${change.day}:${change.kind}`;
+    let group = byDay.get(id);
+    if (!group) byDay.set(id, (group = { day: change.day, kind: change.kind, changes: [] }));
+    group.changes.push(change);
+  }
+  if (byDay.size === 0) return;
+  const current = await lockBreakdownDays(trx, profile, projectKey, [...byDay.values()]);
+  for (const [id, group] of byDay) {
+    const entries = current.get(id) ?? new Map<number, PathEntry>();
+    for (const change of group.changes) {
+      const entry = entries.get(change.key) ?? { visitors: new Uint32Array(0), views: 0 };
+      let visitors = entry.visitors;
+      if (change.member === true) visitors = unionSorted(visitors, Uint32Array.of(change.visitor));
+      else if (change.member === false) visitors = visitors.filter((visitor) => visitor !== change.visitor);
+      const views = entry.views + change.views;
+      if (views <= 0 && visitors.length === 0) entries.delete(change.key);
+      else entries.set(change.key, { visitors, views });
+    }
+    await writeBreakdownDay(trx, projectKey, group.day, group.kind, entries);
+  }
+}
