@@ -11,7 +11,7 @@ import type { AnalyticsSignals } from '../model/signals.ts';
 import { insertEvents, type EventInsert } from './bulk-statements.ts';
 import { breakdownEntries } from './breakdown-entries.ts';
 import { countedClass } from './classify.ts';
-import { claimVisits, eventDimensions, learnAgentTraits, storeMissingTraits, visitWriter } from './dimensions/dimensions.ts';
+import { claimVisits, eventDimensions, forgetVisits, learnAgentTraits, storeMissingTraits, visitWriter } from './dimensions/dimensions.ts';
 import { agentIds, counterValue, firstId, idReserver, pathIds, projectKey, type Dictionary } from './dense-ids.ts';
 import { GroupWriter } from './group-commit.ts';
 import type { KeyDirectories } from './verify/key-directories.ts';
@@ -264,23 +264,29 @@ export function createEventWriter(storage: Storage, dictionary: Dictionary, sign
       const projects = [...new Set(calls.map((call) => call.key))].sort((a, b) => a - b).map((key) => calls.filter((call) => call.key === key));
       // Answered once on disk (callers wait for `durable`) while the next group is written: the caches below
       // learn this group's ids as soon as it has committed, before the next group's transaction begins.
-      const { value: outcomes, durable } = await storage.deferDurability(() =>
-        storage.db.transaction().execute(async (trx) => {
-          // A project's calls are stored as one: the dictionaries and the events table see one sorted batch.
-          const done: Awaited<ReturnType<typeof storeCalls>>[] = [];
-          for (const projectCalls of projects) done.push(await storeCalls(trx, storage, dictionary, projectCalls));
-          // Last and in key order: a project's row stays locked only for the commit, and writers side by side lock rows in one order.
-          for (const { pending, notFound, visits } of done) {
-            if (notFound !== null) await countNotFound(trx, notFound.projectKey, notFound.days);
-            if (pending === null) continue;
-            const whole = await claimVisits(trx, storage.profile, dictionary, pending.project_key, visits.epoch);
-            const doubts = visitDoubts(visits, whole);
-            if (doubts !== null) pending.visits = doubts;
-            await queueBatch(trx, storage.profile, pending, visitWriter(dictionary));
-          }
-          return done;
-        }),
-      );
+      const { value: outcomes, durable } = await storage
+        .deferDurability(() =>
+          storage.db.transaction().execute(async (trx) => {
+            // A project's calls are stored as one: the dictionaries and the events table see one sorted batch.
+            const done: Awaited<ReturnType<typeof storeCalls>>[] = [];
+            for (const projectCalls of projects) done.push(await storeCalls(trx, storage, dictionary, projectCalls));
+            // Last and in key order: a project's row stays locked only for the commit, and writers side by side lock rows in one order.
+            for (const { pending, notFound, visits } of done) {
+              if (notFound !== null) await countNotFound(trx, notFound.projectKey, notFound.days);
+              if (pending === null) continue;
+              const whole = await claimVisits(trx, storage.profile, dictionary, pending.project_key, visits.epoch);
+              const doubts = visitDoubts(visits, whole);
+              if (doubts !== null) pending.visits = doubts;
+              await queueBatch(trx, storage.profile, pending, visitWriter(dictionary));
+            }
+            return done;
+          }),
+        )
+        .catch((error: unknown) => {
+          // The visits assigned to the failed views are in memory but not stored: start those projects again from the raw events.
+          for (const [{ key }] of projects) forgetVisits(dictionary, key);
+          throw error;
+        });
       // The visitor index grows fastest: looked up by hash with stale statistics, it would be scanned whole.
       statistics?.wrote({ analytics_visitors: outcomes.reduce((sum, outcome) => sum + outcome.freshVisitors, 0) });
       const results = new Map<Call, Stored>();
