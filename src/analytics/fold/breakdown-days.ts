@@ -128,14 +128,21 @@ export async function adjustBreakdowns(trx: Kysely<Database>, profile: DialectPr
   const current = await lockBreakdownDays(trx, profile, projectKey, [...byDay.values()]);
   for (const [id, group] of byDay) {
     const entries = current.get(id) ?? new Map<number, PathEntry>();
+    // Per key: views added, visitors added and removed, applied in one pass over its sorted visitors.
+    const byKey = new Map<number, { views: number; added: number[]; removed: Set<number> }>();
     for (const change of group.changes) {
-      const entry = entries.get(change.key) ?? { visitors: new Uint32Array(0), views: 0 };
-      let visitors = entry.visitors;
-      if (change.member === true) visitors = unionSorted(visitors, Uint32Array.of(change.visitor));
-      else if (change.member === false) visitors = visitors.filter((visitor) => visitor !== change.visitor);
-      const views = entry.views + change.views;
-      if (views <= 0 && visitors.length === 0) entries.delete(change.key);
-      else entries.set(change.key, { visitors, views });
+      let key = byKey.get(change.key);
+      if (!key) byKey.set(change.key, (key = { views: 0, added: [], removed: new Set() }));
+      key.views += change.views;
+      if (change.member === true) key.added.push(change.visitor);
+      else if (change.member === false) key.removed.add(change.visitor);
+    }
+    for (const [key, { views, added, removed }] of byKey) {
+      const entry = entries.get(key) ?? { visitors: new Uint32Array(0), views: 0 };
+      let visitors = removed.size > 0 ? entry.visitors.filter((visitor) => !removed.has(visitor)) : entry.visitors;
+      if (added.length > 0) visitors = unionSorted(visitors, sortedDistinct(added));
+      if (entry.views + views <= 0 && visitors.length === 0) entries.delete(key);
+      else entries.set(key, { visitors, views: entry.views + views });
     }
     await writeBreakdownDay(trx, projectKey, group.day, group.kind, entries);
   }
