@@ -37,6 +37,11 @@ export interface DialectProfile {
    * indexes whose leading columns a query fixes, which is what Quire's queries are written for.
    */
   analyzeAfterBulkWrites: boolean;
+  /**
+   * The hidden column naming a row of a table without a key (SQLite's `rowid`; PostgreSQL's `ctid`,
+   * which changes when the row is updated, so it is used within one snapshot), and its SQL type.
+   */
+  rowId: { column: 'rowid' | 'ctid'; type: 'integer' | 'tid' };
 }
 
 export const dialectProfiles: Record<DialectProfile['name'], DialectProfile> = {
@@ -52,6 +57,7 @@ export const dialectProfiles: Record<DialectProfile['name'], DialectProfile> = {
     copyIn: false,
     modifyingCtes: false,
     analyzeAfterBulkWrites: false,
+    rowId: { column: 'rowid', type: 'integer' },
   },
   postgres: {
     name: 'postgres',
@@ -65,6 +71,7 @@ export const dialectProfiles: Record<DialectProfile['name'], DialectProfile> = {
     copyIn: true,
     modifyingCtes: true,
     analyzeAfterBulkWrites: true,
+    rowId: { column: 'ctid', type: 'tid' },
   },
 };
 

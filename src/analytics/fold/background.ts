@@ -14,6 +14,12 @@ const retentionMs = 60 * 60 * 1000;
 /** A range index is rebuilt once day sets have been quiet this long, or at the latest after `indexMaxWaitMs`. */
 const indexQuietMs = 1_000;
 const indexMaxWaitMs = 5 * 60_000;
+/**
+ * Visits ingestion doubted are repaired once folds have been quiet this long, or at the latest after
+ * `repairMaxWaitMs`: a repair reads whole days of the doubted visitors, once for all the doubts of a day.
+ */
+const repairQuietMs = 500;
+const repairMaxWaitMs = 5_000;
 
 export interface BackgroundOptions {
   logger: Logger;
@@ -23,7 +29,8 @@ export interface BackgroundOptions {
 
 /**
  * Background work of a serving process: folds pending batches into day sets shortly after they are
- * committed, sweeps for other processes' leftovers, rebuilds range indexes after day sets changed,
+ * committed, repairs the visits ingestion doubted (fold/visit-repair.ts) soon after, sweeps for other
+ * processes' leftovers, rebuilds range indexes after day sets changed,
  * and purges raw events past the retention period. At start, it reclassifies history when the AI agent
  * lists changed (reclassify.ts), beside the folds so ingestion goes on. It listens to the state's signals and stops
  * listening when stopped, so several loops on one state never undo each other.
@@ -65,11 +72,33 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
   };
   signals.on('index-stale', indexLater);
 
+  const repairing = new Map<number, { timer: NodeJS.Timeout; since: number }>();
+  const repair = (projectKey: number) => {
+    repairing.delete(projectKey);
+    running = running
+      .then(() => (stopped ? undefined : foldPending(storage, projectKey, { repair: true })))
+      .catch((error: unknown) => logger.warn({ err: error, projectKey }, 'repairing analytics visits failed; the next sweep retries'));
+  };
+  // Visit doubts are repaired once folds have been quiet for a moment, or at the latest every few seconds.
+  const repairLater = (projectKey: number) => {
+    if (stopped) return;
+    const waiting = repairing.get(projectKey);
+    const since = waiting?.since ?? Date.now();
+    if (waiting) {
+      clearTimeout(waiting.timer);
+      timers.delete(waiting.timer);
+    }
+    const delay = Math.max(0, Math.min(repairQuietMs, since + repairMaxWaitMs - Date.now()));
+    repairing.set(projectKey, { timer: later(delay, () => repair(projectKey)), since });
+  };
+
   const fold = (projectKey: number) => {
     scheduled.delete(projectKey);
     running = running
       .then(async () => {
-        if (!stopped && (await foldPending(storage, projectKey)) > 0) indexLater(projectKey);
+        if (stopped) return;
+        if ((await foldPending(storage, projectKey, { repair: false })) > 0) indexLater(projectKey);
+        repairLater(projectKey);
       })
       .catch((error: unknown) => logger.warn({ err: error, projectKey }, 'folding analytics batches failed; the next sweep retries'));
   };

@@ -104,3 +104,46 @@ export function emptyDay(groups: BreakdownGroups, day: number): void {
     if (!groups.groups.has(id)) groups.groups.set(id, { day, kind, keys: new Map() });
   }
 }
+
+/** A change to one visitor's part of a breakdown day: `views` added (negative: removed); the visitor added to or removed from the key's set, or left as is (null). */
+export interface BreakdownChange {
+  day: number;
+  kind: BreakdownKind;
+  key: number;
+  visitor: number;
+  views: number;
+  member: boolean | null;
+}
+
+/** Applies changes to the stored breakdown days (a visit repair, fold/visit-repair.ts); keys left with nothing are dropped. */
+export async function adjustBreakdowns(trx: Kysely<Database>, profile: DialectProfile, projectKey: number, changes: BreakdownChange[]): Promise<void> {
+  const byDay = new Map<string, { day: number; kind: BreakdownKind; changes: BreakdownChange[] }>();
+  for (const change of changes) {
+    const id = `${change.day}:${change.kind}`;
+    let group = byDay.get(id);
+    if (!group) byDay.set(id, (group = { day: change.day, kind: change.kind, changes: [] }));
+    group.changes.push(change);
+  }
+  if (byDay.size === 0) return;
+  const current = await lockBreakdownDays(trx, profile, projectKey, [...byDay.values()]);
+  for (const [id, group] of byDay) {
+    const entries = current.get(id) ?? new Map<number, PathEntry>();
+    // Per key: views added, visitors added and removed, applied in one pass over its sorted visitors.
+    const byKey = new Map<number, { views: number; added: number[]; removed: Set<number> }>();
+    for (const change of group.changes) {
+      let key = byKey.get(change.key);
+      if (!key) byKey.set(change.key, (key = { views: 0, added: [], removed: new Set() }));
+      key.views += change.views;
+      if (change.member === true) key.added.push(change.visitor);
+      else if (change.member === false) key.removed.add(change.visitor);
+    }
+    for (const [key, { views, added, removed }] of byKey) {
+      const entry = entries.get(key) ?? { visitors: new Uint32Array(0), views: 0 };
+      let visitors = removed.size > 0 ? entry.visitors.filter((visitor) => !removed.has(visitor)) : entry.visitors;
+      if (added.length > 0) visitors = unionSorted(visitors, sortedDistinct(added));
+      if (entry.views + views <= 0 && visitors.length === 0) entries.delete(key);
+      else entries.set(key, { visitors, views: entry.views + views });
+    }
+    await writeBreakdownDay(trx, projectKey, group.day, group.kind, entries);
+  }
+}

@@ -1,13 +1,16 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectProfile, Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
+import { inSnapshot } from '../../storage/snapshot.ts';
 import { existingProjectKey } from '../ingest/dense-ids.ts';
 import type { IngestState } from '../ingest/ingest.ts';
 import { classCodes, type ClassCode } from '../model/class-codes.ts';
 import { daySetEntries, decodeDaySet, encodeDaySet, sortedDistinct, unionSorted, type PathEntry } from '../model/day-set.ts';
 import { readBreakdownBatch } from '../model/breakdown-batch.ts';
 import { readPendingBatch, type CountedView } from '../model/pending-batch.ts';
+import { readVisitDoubts, VisitDoubts } from '../model/visit-doubts.ts';
 import { BreakdownGroups, storeBreakdowns } from './breakdown-days.ts';
+import { repairVisits } from './visit-repair.ts';
 
 /** Pending batches folded per transaction: bounds how long day-set rows stay locked. */
 const batchesPerFold = 200;
@@ -103,71 +106,141 @@ export async function writeDaySet(
     .execute();
 }
 
+/** Database errors after which a fold's transaction can simply run again (PostgreSQL: serialization failure, deadlock). */
+const retryable = new Set(['40001', '40P01']);
+
+/**
+ * One fold transaction: takes this project's turn (folds of a project run one after another, each seeing
+ * the last one's commit: an update of its `analytics_fold_turns` row, which in a PostgreSQL snapshot
+ * fails when another fold committed since), unions up to `batchesPerFold` pending batches into the day
+ * sets and breakdown days, and deletes them. Their visit doubts are repaired (`repair`) when the
+ * transaction took every pending batch it can see; otherwise they are kept for a fold that does.
+ */
+async function foldSome(trx: Kysely<Database>, profile: DialectProfile, projectKey: number, repair: boolean): Promise<{ batches: number; corrected: number }> {
+  await trx
+    .updateTable('analytics_fold_turns')
+    .set((eb) => ({ turns: eb('turns', '+', 1) }))
+    .where('project_key', '=', projectKey)
+    .execute();
+  const batches = await trx
+    .selectFrom('analytics_pending')
+    .select(['id', 'tuples', 'breakdowns', 'visits'])
+    .where('project_key', '=', projectKey)
+    .orderBy('id')
+    .limit(batchesPerFold)
+    .$if(profile.rowLocks, (query) => query.forUpdate())
+    .execute();
+  const drained = batches.length < batchesPerFold;
+  const doubts = new VisitDoubts();
+  if (batches.length > 0) {
+    const grouping = new ViewGroups();
+    const breakdowns = new BreakdownGroups();
+    for (const batch of batches) {
+      readPendingBatch(batch.tuples, (day, pathId, classCode, visitor) => grouping.add(day, pathId, classCode, visitor));
+      readBreakdownBatch(batch.breakdowns, (day, kind, key, visitor) => breakdowns.add(day, kind, key, visitor));
+      readVisitDoubts(batch.visits, (visitor, at) => doubts.add(visitor, at));
+    }
+    const groups = grouping.result();
+    const current = await lockDaySets(trx, profile, projectKey, [...groups.values()]);
+    for (const [key, group] of groups) {
+      const entries = current.get(key) ?? new Map<number, PathEntry>();
+      for (const [pathId, added] of group.paths) {
+        const existing = entries.get(pathId);
+        const visitors = sortedDistinct(added.visitors);
+        entries.set(
+          pathId,
+          existing ? { visitors: unionSorted(existing.visitors, visitors), views: existing.views + added.views } : { visitors, views: added.views },
+        );
+      }
+      await writeDaySet(trx, projectKey, group.day, group.classCode, entries);
+    }
+    await storeBreakdowns(trx, profile, projectKey, breakdowns.groups.values());
+    await trx
+      .deleteFrom('analytics_pending')
+      .where(
+        'id',
+        'in',
+        batches.map((batch) => batch.id),
+      )
+      .execute();
+  }
+  if (!(repair && drained)) {
+    if (doubts.count > 0)
+      await trx
+        .insertInto('analytics_visit_doubts')
+        .values({ project_key: projectKey, visits: Buffer.from(doubts.finish()) })
+        .execute();
+    return { batches: batches.length, corrected: 0 };
+  }
+  const kept = await trx.selectFrom('analytics_visit_doubts').select(['id', 'visits']).where('project_key', '=', projectKey).execute();
+  const byVisitor = new Map<number, number[]>();
+  const note = (visitor: number, at: number) => {
+    if (!byVisitor.has(visitor)) byVisitor.set(visitor, []);
+    byVisitor.get(visitor)!.push(at);
+  };
+  readVisitDoubts(doubts.count > 0 ? doubts.finish() : null, note);
+  for (const row of kept) readVisitDoubts(row.visits, note);
+  if (kept.length > 0)
+    await trx
+      .deleteFrom('analytics_visit_doubts')
+      .where(
+        'id',
+        'in',
+        kept.map((row) => row.id),
+      )
+      .execute();
+  const corrected = byVisitor.size > 0 ? await repairVisits(trx, profile, projectKey, byVisitor) : 0;
+  return { batches: batches.length, corrected };
+}
+
 /**
  * Folds committed pending batches of a project into its day sets. Each transaction takes some
- * batches (PostgreSQL: `SKIP LOCKED`, so several folders share the work), unions them into the day
- * sets and deletes them; a query reads day sets and pending batches in one snapshot, so each view
- * is in exactly one of them. Returns the number of batches folded.
+ * batches, unions them into the day sets and deletes them; a query reads day sets and pending batches
+ * in one snapshot, so each view is in exactly one of them. With `repair` (the default), the last
+ * transaction also repairs the visits ingestion doubted (visit-repair.ts); the background loop folds
+ * without it and repairs once views have been quiet for a moment, so a repair reads each day once for
+ * many doubts. Returns the number of batches folded.
  */
-export async function foldPending(storage: Storage, projectKey: number): Promise<number> {
-  const { db, profile } = storage;
+export async function foldPending(storage: Storage, projectKey: number, options: { repair?: boolean } = {}): Promise<number> {
+  const repair = options.repair ?? true;
+  await storage.db
+    .insertInto('analytics_fold_turns')
+    .values({ project_key: projectKey, turns: 0 })
+    .onConflict((conflict) => conflict.doNothing())
+    .execute();
   let folded = 0;
   for (;;) {
-    const count = await db.transaction().execute(async (trx) => {
-      const batches = await trx
-        .selectFrom('analytics_pending')
-        .select(['id', 'tuples', 'breakdowns'])
+    let result: { batches: number; corrected: number };
+    for (let attempt = 0; ; attempt++) {
+      try {
+        result = await inSnapshot(storage, (trx) => foldSome(trx, storage.profile, projectKey, repair));
+        break;
+      } catch (error) {
+        if (attempt >= 20 || !retryable.has((error as { code?: string }).code ?? '')) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * (attempt + 1)));
+      }
+    }
+    // Answers changed without a commit of ingestion: cached rankings must not be served again. Outside the
+    // fold's snapshot, where ingestion moves the version on concurrently.
+    if (result.corrected > 0)
+      await storage.db
+        .updateTable('analytics_projects')
+        .set((eb) => ({ version: eb('version', '+', 1) }))
         .where('project_key', '=', projectKey)
-        .orderBy('id')
-        .limit(batchesPerFold)
-        .$if(profile.rowLocks, (query) => query.forUpdate())
-        .$if(profile.skipLocked, (query) => query.skipLocked())
         .execute();
-      if (batches.length === 0) return 0;
-      const grouping = new ViewGroups();
-      const breakdowns = new BreakdownGroups();
-      for (const batch of batches) {
-        readPendingBatch(batch.tuples, (day, pathId, classCode, visitor) => grouping.add(day, pathId, classCode, visitor));
-        readBreakdownBatch(batch.breakdowns, (day, kind, key, visitor) => breakdowns.add(day, kind, key, visitor));
-      }
-      const groups = grouping.result();
-      const current = await lockDaySets(trx, profile, projectKey, [...groups.values()]);
-      for (const [key, group] of groups) {
-        const entries = current.get(key) ?? new Map<number, PathEntry>();
-        for (const [pathId, added] of group.paths) {
-          const existing = entries.get(pathId);
-          const visitors = sortedDistinct(added.visitors);
-          entries.set(
-            pathId,
-            existing ? { visitors: unionSorted(existing.visitors, visitors), views: existing.views + added.views } : { visitors, views: added.views },
-          );
-        }
-        await writeDaySet(trx, projectKey, group.day, group.classCode, entries);
-      }
-      await storeBreakdowns(trx, profile, projectKey, breakdowns.groups.values());
-      await trx
-        .deleteFrom('analytics_pending')
-        .where(
-          'id',
-          'in',
-          batches.map((batch) => batch.id),
-        )
-        .execute();
-      return batches.length;
-    });
-    folded += count;
-    if (count < batchesPerFold) return folded;
+    folded += result.batches;
+    if (result.batches < batchesPerFold) return folded;
   }
 }
 
-/** Project keys with pending batches (folded by the periodic sweep, including other processes' leftovers). */
 /** Folds one project's pending batches now (after an import, say), by its id; nothing to do for a project that recorded nothing. */
 export async function foldProject(analytics: Pick<IngestState, 'storage' | 'ids'>, projectId: string): Promise<number> {
   const key = await existingProjectKey(analytics.storage.db, analytics.ids, projectId);
   return key === undefined ? 0 : foldPending(analytics.storage, key);
 }
 
+/** Project keys with pending batches or visit doubts (folded by the periodic sweep, including other processes' leftovers). */
 export async function projectsWithPending(db: Kysely<Database>): Promise<number[]> {
-  const rows = await db.selectFrom('analytics_pending').select('project_key').distinct().execute();
+  const rows = await db.selectFrom('analytics_pending').select('project_key').union(db.selectFrom('analytics_visit_doubts').select('project_key')).execute();
   return rows.map((row) => Number(row.project_key));
 }

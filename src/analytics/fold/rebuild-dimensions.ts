@@ -48,7 +48,7 @@ async function recountClasses(trx: Kysely<Database>, dictionary: Dictionary, pro
 
 /** Entry flags and sources of every view of the project, by the 30-minute rule over each visitor's views in time order. */
 async function recomputeVisits(trx: Kysely<Database>, profile: DialectProfile, projectKey: number): Promise<void> {
-  const rowId = sql.raw(profile.name === 'postgres' ? 'ctid' : 'rowid');
+  const rowId = sql.raw(profile.rowId.column);
   await sql`with ordered as (
       select ${rowId} as id, visitor_id, at, referrer_id,
         case when lag(at) over (partition by visitor_id order by at, ${rowId}) is null

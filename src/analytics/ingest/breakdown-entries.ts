@@ -33,12 +33,27 @@ export function breakdownEntries(view: BreakdownView, add: (kind: BreakdownKind,
     add(BreakdownKind.agentView, view.agentId);
     if (view.verification === Verification.verified) add(BreakdownKind.agentVerified, view.agentId);
     add(BreakdownKind.countryAi, countryKey(view.country));
-    add(BreakdownKind.sourceAi, view.sourceId ?? 0);
-    if (view.entry === 1) add(BreakdownKind.entryAi, view.pathId);
   } else if (classCode === ClassCode.human) {
     if (view.referrerId !== null) add(BreakdownKind.referrer, view.referrerId);
     add(BreakdownKind.humanAgent, view.agentId);
     add(BreakdownKind.countryHuman, countryKey(view.country));
+  }
+  visitEntries(classCode, view, add);
+}
+
+/**
+ * The entries a view's visit gives it (source, and entry page when it began the visit), from its
+ * counted class (null: none); the visit repair (fold/visit-repair.ts) recomputes them with it.
+ */
+export function visitEntries(
+  classCode: ClassCode | null,
+  view: Pick<BreakdownView, 'sourceId' | 'entry' | 'pathId'>,
+  add: (kind: BreakdownKind, key: number) => void,
+): void {
+  if (classCode === ClassCode.ai) {
+    add(BreakdownKind.sourceAi, view.sourceId ?? 0);
+    if (view.entry === 1) add(BreakdownKind.entryAi, view.pathId);
+  } else if (classCode === ClassCode.human) {
     add(BreakdownKind.sourceHuman, view.sourceId ?? 0);
     if (view.entry === 1) add(BreakdownKind.entryHuman, view.pathId);
   }

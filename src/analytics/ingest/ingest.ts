@@ -6,11 +6,12 @@ import type { Database } from '../../storage/schema.ts';
 import type { StatisticsKeeper } from '../../storage/statistics.ts';
 import { dayOf } from '../model/days.ts';
 import { RecordWriter } from '../model/varint.ts';
+import { VisitDoubts } from '../model/visit-doubts.ts';
 import type { AnalyticsSignals } from '../model/signals.ts';
 import { insertEvents, type EventInsert } from './bulk-statements.ts';
 import { breakdownEntries } from './breakdown-entries.ts';
 import { countedClass } from './classify.ts';
-import { eventDimensions, learnAgentTraits, storeMissingTraits } from './dimensions/dimensions.ts';
+import { claimVisits, eventDimensions, forgetVisits, learnAgentTraits, storeMissingTraits, visitWriter } from './dimensions/dimensions.ts';
 import { agentIds, counterValue, firstId, idReserver, pathIds, projectKey, type Dictionary } from './dense-ids.ts';
 import { GroupWriter } from './group-commit.ts';
 import type { KeyDirectories } from './verify/key-directories.ts';
@@ -172,12 +173,15 @@ async function storeCalls(trx: Kysely<Database>, storage: Storage, dictionary: D
       (kind, entryKey) => breakdowns.add(day, kind, entryKey, row.visitor_id),
     );
   });
-  const pending: PendingInsert | null =
-    tuples.count > 0 || breakdowns.count > 0
-      ? { project_key: key, tuples: Buffer.from(tuples.finish()), breakdowns: breakdowns.count > 0 ? Buffer.from(breakdowns.finish()) : null }
-      : null;
+  // Every batch that stored a view is queued, counted or not: any view belongs to its visitor's visits, so
+  // the batch must name its writer and may carry doubts (claimVisits).
+  const pending: PendingInsert | null = fresh.includes(1)
+    ? { project_key: key, tuples: Buffer.from(tuples.finish()), breakdowns: breakdowns.count > 0 ? Buffer.from(breakdowns.finish()) : null }
+    : null;
   return {
     pending,
+    /** What `visitDoubts` needs once the commit knows whether the whole batch is doubtful. */
+    visits: { rows, fresh, doubtful: dimensions.doubtful, epoch: dimensions.epoch },
     /** Requests answered 404 per UTC day, for `analytics_not_found_days`. */
     notFound: notFound.size > 0 ? { projectKey: key, days: notFound } : null,
     results: callResults(calls, fresh),
@@ -206,15 +210,25 @@ function callResults(calls: Call[], fresh: Uint8Array): Stored[] {
 
 type PendingInsert = Insertable<Database['analytics_pending']>;
 
+/** The stored views whose visits the fold must check (model/visit-doubts.ts): the doubtful ones, or all of them (`whole`). */
+function visitDoubts(visits: { rows: EventInsert[]; fresh: Uint8Array; doubtful: Uint8Array }, whole: boolean): Buffer | null {
+  const doubts = new VisitDoubts();
+  visits.rows.forEach((row, index) => {
+    if (visits.fresh[index] === 1 && (whole || visits.doubtful[index] === 1)) doubts.add(row.visitor_id, row.at);
+  });
+  return doubts.count > 0 ? Buffer.from(doubts.finish()) : null;
+}
+
 /**
  * Queues a project's counted views for the fold and moves its version on (what cached answers are
- * checked against): one statement where the database allows it.
+ * checked against), naming this process as the project's visit writer: one statement where the
+ * database allows it.
  */
-async function queueBatch(trx: Kysely<Database>, profile: DialectProfile, batch: PendingInsert): Promise<void> {
+async function queueBatch(trx: Kysely<Database>, profile: DialectProfile, batch: PendingInsert, writer: string): Promise<void> {
   const bump = (db: QueryCreator<Database>) =>
     db
       .updateTable('analytics_projects')
-      .set((eb) => ({ version: eb('version', '+', 1) }))
+      .set((eb) => ({ version: eb('version', '+', 1), visit_writer: writer }))
       .where('project_key', '=', batch.project_key);
   if (profile.modifyingCtes) {
     await bump(trx.with('queued', (db) => db.insertInto('analytics_pending').values(batch))).execute();
@@ -250,19 +264,29 @@ export function createEventWriter(storage: Storage, dictionary: Dictionary, sign
       const projects = [...new Set(calls.map((call) => call.key))].sort((a, b) => a - b).map((key) => calls.filter((call) => call.key === key));
       // Answered once on disk (callers wait for `durable`) while the next group is written: the caches below
       // learn this group's ids as soon as it has committed, before the next group's transaction begins.
-      const { value: outcomes, durable } = await storage.deferDurability(() =>
-        storage.db.transaction().execute(async (trx) => {
-          // A project's calls are stored as one: the dictionaries and the events table see one sorted batch.
-          const done: Awaited<ReturnType<typeof storeCalls>>[] = [];
-          for (const projectCalls of projects) done.push(await storeCalls(trx, storage, dictionary, projectCalls));
-          // Last and in key order: a project's row stays locked only for the commit, and writers side by side lock rows in one order.
-          for (const { pending, notFound } of done) {
-            if (notFound !== null) await countNotFound(trx, notFound.projectKey, notFound.days);
-            if (pending !== null) await queueBatch(trx, storage.profile, pending);
-          }
-          return done;
-        }),
-      );
+      const { value: outcomes, durable } = await storage
+        .deferDurability(() =>
+          storage.db.transaction().execute(async (trx) => {
+            // A project's calls are stored as one: the dictionaries and the events table see one sorted batch.
+            const done: Awaited<ReturnType<typeof storeCalls>>[] = [];
+            for (const projectCalls of projects) done.push(await storeCalls(trx, storage, dictionary, projectCalls));
+            // Last and in key order: a project's row stays locked only for the commit, and writers side by side lock rows in one order.
+            for (const { pending, notFound, visits } of done) {
+              if (notFound !== null) await countNotFound(trx, notFound.projectKey, notFound.days);
+              if (pending === null) continue;
+              const whole = await claimVisits(trx, storage.profile, dictionary, pending.project_key, visits.epoch);
+              const doubts = visitDoubts(visits, whole);
+              if (doubts !== null) pending.visits = doubts;
+              await queueBatch(trx, storage.profile, pending, visitWriter(dictionary));
+            }
+            return done;
+          }),
+        )
+        .catch((error: unknown) => {
+          // The visits assigned to the failed views are in memory but not stored: start those projects again from the raw events.
+          for (const [{ key }] of projects) forgetVisits(dictionary, key);
+          throw error;
+        });
       // The visitor index grows fastest: looked up by hash with stale statistics, it would be scanned whole.
       statistics?.wrote({ analytics_visitors: outcomes.reduce((sum, outcome) => sum + outcome.freshVisitors, 0) });
       const results = new Map<Call, Stored>();

@@ -10,6 +10,8 @@ export interface AnalyticsProjectRow {
   version: Generated<number>;
   /** 1 when the breakdown days hold the dimension kinds for every day (new projects, or after a rebuild), else 0. */
   dimension_days: Generated<number>;
+  /** The process (its visit tracker) that last stored events of the project; see analytics/ingest/dimensions/visits.ts. */
+  visit_writer: Generated<string | null>;
 }
 
 export interface AnalyticsPathRow {
@@ -83,6 +85,21 @@ export interface AnalyticsPendingRow {
   tuples: Uint8Array;
   /** The batch's breakdown entries (see analytics/model/breakdown-batch.ts); null in batches without any. */
   breakdowns: Uint8Array | null;
+  /** Views whose visit ingestion could not be sure of (see analytics/model/visit-doubts.ts); null when none. */
+  visits: Generated<Uint8Array | null>;
+}
+
+/** Doubtful views a fold took from pending batches and has not repaired yet (analytics/fold/visit-repair.ts). */
+export interface AnalyticsVisitDoubtsRow {
+  id: Generated<number>;
+  project_key: number;
+  visits: Uint8Array;
+}
+
+/** One row per project, updated by every fold first: folds of one project take turns, each after the last one's commit. */
+export interface AnalyticsFoldTurnRow {
+  project_key: number;
+  turns: number;
 }
 
 /** A referring site's host, lower case and without `www.`; ids are shared by every project. */
@@ -181,6 +198,8 @@ export interface AnalyticsTables {
   analytics_recent_visitors: AnalyticsVisitorRow;
   analytics_events: AnalyticsEventRow;
   analytics_pending: AnalyticsPendingRow;
+  analytics_visit_doubts: AnalyticsVisitDoubtsRow;
+  analytics_fold_turns: AnalyticsFoldTurnRow;
   analytics_day_sets: AnalyticsDaySetRow;
   analytics_settings: AnalyticsSettingRow;
   analytics_referrers: AnalyticsReferrerRow;

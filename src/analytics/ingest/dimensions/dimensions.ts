@@ -2,10 +2,13 @@
  * The dimensions ingestion gives each view beside its class: country (from the client address, which
  * is then dropped), its visit's entry flag and source (visits.ts), and, once per user agent, the
  * browser, OS and device (user-agents.ts, kept in `analytics_agent_traits`). The per-event work is a
- * cached country lookup and a map read per visitor; parsing happens once per distinct value.
+ * cached country lookup and a map read per visitor; parsing happens once per distinct value. Visits
+ * are a guess the fold checks where ingestion cannot be sure (visits.ts, fold/visit-repair.ts).
  */
 import type { Kysely } from 'kysely';
+import type { DialectProfile } from '../../../storage/dialect.ts';
 import type { Database } from '../../../storage/schema.ts';
+import { dayOf, eventDay } from '../../model/days.ts';
 import type { PreparedEvent } from '../../model/prepared-event.ts';
 import { countries } from './countries.ts';
 import { agentTraits } from './user-agents.ts';
@@ -28,6 +31,9 @@ export interface EventDimensions {
   country: (string | null)[];
   sourceId: (number | null)[];
   entry: Uint8Array;
+  /** 1 where the entry flag and source are a guess the fold must check (see visits.ts). */
+  doubtful: Uint8Array;
+  epoch: number;
 }
 
 /** Stores the traits of user agents not stored yet (as far as this process knows, unless `all`); idempotent. */
@@ -62,9 +68,42 @@ export async function storeMissingTraits(trx: Kysely<Database>, dictionary: obje
   return [...missing.keys()];
 }
 
+/** Loads the project's visits in progress: the views of the last 30 minutes before its newest stored view. */
+async function loadVisits(trx: Kysely<Database>, visits: VisitTracker, projectKey: number, now: number): Promise<void> {
+  // The newest day first, so both reads go through the (project, day) index.
+  const last = await trx
+    .selectFrom('analytics_events')
+    .select((eb) => eb.fn.max(eventDay).as('day'))
+    .where('project_key', '=', projectKey)
+    .executeTakeFirst();
+  if (last?.day === null || last?.day === undefined) return visits.load(projectKey, [], null, now);
+  const newest = await trx
+    .selectFrom('analytics_events')
+    .select((eb) => eb.fn.max('at').as('at'))
+    .where('project_key', '=', projectKey)
+    .where(eventDay, '=', Number(last.day))
+    .executeTakeFirstOrThrow();
+  const newestAt = Number(newest.at);
+  const recent = await trx
+    .selectFrom('analytics_events')
+    .select(['visitor_id', 'at', 'source_id'])
+    .where('project_key', '=', projectKey)
+    .where(eventDay, '>=', dayOf(newestAt - visitGapMs))
+    .where('at', '>=', newestAt - visitGapMs)
+    .orderBy('at')
+    .execute();
+  visits.load(
+    projectKey,
+    recent.map((row) => ({ visitorId: Number(row.visitor_id), at: Number(row.at), sourceId: row.source_id === null ? null : Number(row.source_id) })),
+    newestAt,
+    now,
+  );
+}
+
 /**
- * Country, entry flag and visit source of each event (in order), inside the ingesting transaction;
- * `visitorOf` and `referrerOf` are the events' dense visitor ids and referring sites.
+ * Country, entry flag, visit source and doubt of each event (in order), inside the ingesting
+ * transaction; `visitorOf` and `referrerOf` are the events' dense visitor ids and referring sites.
+ * `epoch` goes to `claimVisits` when the batch is queued.
  */
 export async function eventDimensions(
   trx: Kysely<Database>,
@@ -76,19 +115,7 @@ export async function eventDimensions(
   now = Date.now(),
 ): Promise<EventDimensions> {
   const { visits } = processState(dictionary);
-  if (!visits.loaded(projectKey)) {
-    const recent = await trx
-      .selectFrom('analytics_events')
-      .select(['visitor_id', 'at', 'source_id'])
-      .where('project_key', '=', projectKey)
-      .where('at', '>=', now - visitGapMs)
-      .orderBy('at')
-      .execute();
-    visits.load(
-      projectKey,
-      recent.map((row) => ({ visitorId: Number(row.visitor_id), at: Number(row.at), sourceId: row.source_id === null ? null : Number(row.source_id) })),
-    );
-  }
+  if (visits.needsLoad(projectKey, now)) await loadVisits(trx, visits, projectKey, now);
   const count = events.length;
   const country: (string | null)[] = new Array(count);
   for (let index = 0; index < count; index++) country[index] = countries.country(events[index].visitorKey.ip);
@@ -106,6 +133,29 @@ export async function eventDimensions(
   }
   const sourceId: (number | null)[] = new Array(count);
   const entry = new Uint8Array(count);
-  visits.assign(projectKey, order, { visitorOf, atOf: (index) => events[index].at, referrerOf }, entry, sourceId);
-  return { country, sourceId, entry };
+  const doubtful = new Uint8Array(count);
+  const epoch = visits.assign(projectKey, order, { visitorOf, atOf: (index) => events[index].at, referrerOf }, entry, sourceId, doubtful);
+  return { country, sourceId, entry, doubtful, epoch };
+}
+
+/**
+ * Inside the transaction that queues a batch, just before the project's version moves on: records this
+ * process as the project's latest visit writer and answers whether the whole batch is doubtful (another
+ * process wrote the project meanwhile). On PostgreSQL the project's row is locked here, where the
+ * version's update would lock it anyway, so commits of one project read one another's writer in turn.
+ */
+export async function claimVisits(trx: Kysely<Database>, profile: DialectProfile, dictionary: object, projectKey: number, epoch: number): Promise<boolean> {
+  const { visits } = processState(dictionary);
+  const row = await trx
+    .selectFrom('analytics_projects')
+    .select('visit_writer')
+    .where('project_key', '=', projectKey)
+    .$if(profile.rowLocks, (query) => query.forUpdate())
+    .executeTakeFirstOrThrow();
+  return visits.committed(projectKey, epoch, row.visit_writer);
+}
+
+/** The name this process writes in `analytics_projects.visit_writer`. */
+export function visitWriter(dictionary: object): string {
+  return processState(dictionary).visits.writer;
 }

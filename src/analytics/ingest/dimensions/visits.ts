@@ -1,45 +1,88 @@
+import { randomUUID } from 'node:crypto';
+
 /**
- * Visits: a visitor's views with no gap over 30 minutes. Ingestion decides per view whether it begins
+ * Visits: a visitor's views with no gap over 30 minutes. Ingestion guesses per view whether it begins
  * a visit (`entry`) and the visit's source (the referring site of its first view, null for direct)
- * from the visitor's previous view, which this per-process state remembers for the last 30 minutes
- * of each project's views. A project's state is loaded from its raw events of the last 30 minutes on
- * first use, so a restart continues the visits in progress. Views of one visitor that reach several
- * processes at once, or arrive out of time order, may start a visit twice; `quire analytics rebuild`
- * recomputes visits exactly from the raw events (fold/rebuild-dimensions.ts).
+ * from the visitor's previous view, which this per-process state remembers, and marks the views it
+ * cannot be sure of as doubtful: the fold recomputes those visitors' visits from the raw events
+ * (fold/visit-repair.ts), so answers are exact whatever order views arrive in.
+ *
+ * A guess is sure when the process has seen every view of the visitor that could matter: the view is
+ * not older than the visitor's latest one, the visit it continues was sure, and the time before it is
+ * remembered (not before the newest stored view when the project was loaded, nor before what pruning
+ * forgot). Another process's writes make a whole batch doubtful: each commit reads which tracker
+ * stored the project's previous batch (`analytics_projects.visit_writer`, see `committed`).
  */
 export const visitGapMs = 30 * 60_000;
 
-/** A visitor's latest view as far as visits are concerned. */
+/** Visitors remembered per project before those idle for `rememberMs` behind the newest view are dropped. */
+const maxVisitors = 100_000;
+/** Views this far behind the newest one, of visitors pruning forgot, are still sure: concurrent senders lag that little. */
+const rememberMs = 4 * visitGapMs;
+/** After another process wrote the project, its visits are loaded again from the raw events at most this often. */
+const reloadMs = 10_000;
+
+/** A visitor's latest view as far as visits are concerned; `certain` when its visit was decided for sure. */
 export interface VisitState {
   lastAt: number;
   sourceId: number | null;
+  certain: boolean;
 }
 
-/** Per project, each recent visitor's state; pruned of visitors idle for more than a visit's gap behind the newest view. */
-export class VisitTracker {
-  readonly #projects = new Map<number, { visitors: Map<number, VisitState>; newest: number }>();
+interface ProjectVisits {
+  visitors: Map<number, VisitState>;
+  newest: number;
+  /** A visitor not in `visitors` has no view within a gap before a view at or after this time. */
+  certainFrom: number;
+  /** Changes whenever what this process remembers may miss views (another process wrote the project). */
+  epoch: number;
+  /** False from another process's commit until the next load: every view is doubtful meanwhile. */
+  inSync: boolean;
+  loadedAt: number;
+}
 
-  loaded(projectKey: number): boolean {
-    return this.#projects.has(projectKey);
+/** Per project, each recent visitor's state. */
+export class VisitTracker {
+  /** Names this tracker in `analytics_projects.visit_writer`. */
+  readonly writer = randomUUID();
+  readonly #projects = new Map<number, ProjectVisits>();
+  #epochs = 0;
+
+  /** Whether the project's visits must be loaded (first use, or out of sync for long enough). */
+  needsLoad(projectKey: number, now: number): boolean {
+    const project = this.#projects.get(projectKey);
+    return project === undefined || (!project.inSync && now - project.loadedAt >= reloadMs);
   }
 
-  /** Starts a project's state from the latest view of each visitor seen in its last 30 minutes (oldest first). */
-  load(projectKey: number, recent: { visitorId: number; at: number; sourceId: number | null }[]): void {
-    if (this.#projects.has(projectKey)) return;
+  /**
+   * Starts a project's state from the views of the last 30 minutes before its newest stored view
+   * (`newestStored`, null when it has none), oldest first. Their visits may still await a repair, so
+   * views continuing them are doubtful.
+   */
+  load(projectKey: number, recent: { visitorId: number; at: number; sourceId: number | null }[], newestStored: number | null, now: number): void {
     const visitors = new Map<number, VisitState>();
-    let newest = 0;
+    let newest = newestStored ?? 0;
     for (const view of recent) {
-      visitors.set(view.visitorId, { lastAt: view.at, sourceId: view.sourceId });
+      const state = visitors.get(view.visitorId);
+      if (state === undefined || view.at >= state.lastAt) visitors.set(view.visitorId, { lastAt: view.at, sourceId: view.sourceId, certain: false });
       newest = Math.max(newest, view.at);
     }
-    this.#projects.set(projectKey, { visitors, newest });
+    this.#projects.set(projectKey, {
+      visitors,
+      newest,
+      certainFrom: newestStored ?? -Infinity,
+      epoch: ++this.#epochs,
+      inSync: true,
+      loadedAt: now,
+    });
   }
 
   /**
    * The visit of each view, taken in `order` (time order), learning as it goes: views of one call continue
-   * one another's visits. Writes each view's entry flag (1 when it begins a visit) and visit source into
-   * `entry` and `sourceId`, by view index. A visitor's state is updated in place: this runs for every
-   * ingested view, and fresh objects per view were a measurable part of ingestion's event loop.
+   * one another's visits. Writes each view's entry flag (1 when it begins a visit), visit source and
+   * whether the guess is doubtful into `entry`, `sourceId` and `doubtful`, by view index; returns the
+   * epoch to hand to `committed`. A visitor's state is updated in place: this runs for every ingested
+   * view, and fresh objects per view were a measurable part of ingestion's event loop.
    */
   assign(
     projectKey: number,
@@ -47,34 +90,71 @@ export class VisitTracker {
     views: { visitorOf: ArrayLike<number>; atOf: (index: number) => number; referrerOf: (number | null)[] },
     entry: Uint8Array,
     sourceId: (number | null)[],
-  ): void {
-    let project = this.#projects.get(projectKey);
-    if (!project) this.#projects.set(projectKey, (project = { visitors: new Map(), newest: 0 }));
-    const { visitors } = project;
+    doubtful: Uint8Array,
+  ): number {
+    const project = this.#projects.get(projectKey);
+    if (!project) throw new Error(`visits of project ${projectKey} are not loaded`);
+    const { visitors, inSync } = project;
     for (let position = 0; position < order.length; position++) {
       const index = order[position];
       const visitorId = views.visitorOf[index];
       const at = views.atOf(index);
       const previous = visitors.get(visitorId);
-      if (previous !== undefined && Math.abs(at - previous.lastAt) <= visitGapMs) {
-        if (at > previous.lastAt) previous.lastAt = at;
-        entry[index] = 0;
-        sourceId[index] = previous.sourceId;
-      } else {
+      if (previous === undefined) {
         const source = views.referrerOf[index];
-        if (previous === undefined) visitors.set(visitorId, { lastAt: at, sourceId: source });
-        else {
-          previous.lastAt = at;
-          previous.sourceId = source;
-        }
+        const sure = inSync && at >= project.certainFrom;
+        visitors.set(visitorId, { lastAt: at, sourceId: source, certain: sure });
         entry[index] = 1;
         sourceId[index] = source;
+        doubtful[index] = sure ? 0 : 1;
+      } else if (at >= previous.lastAt) {
+        if (at - previous.lastAt <= visitGapMs) {
+          entry[index] = 0;
+          sourceId[index] = previous.sourceId;
+          doubtful[index] = inSync && previous.certain ? 0 : 1;
+        } else {
+          const source = views.referrerOf[index];
+          const sure = inSync && at >= project.certainFrom;
+          previous.sourceId = source;
+          previous.certain = sure;
+          entry[index] = 1;
+          sourceId[index] = source;
+          doubtful[index] = sure ? 0 : 1;
+        }
+        previous.lastAt = at;
+      } else {
+        // Older than a view already seen: it may start, join or split visits. A guess, and the visit it lands in is no longer sure.
+        const joins = previous.lastAt - at <= visitGapMs;
+        entry[index] = joins ? 0 : 1;
+        sourceId[index] = joins ? previous.sourceId : views.referrerOf[index];
+        doubtful[index] = 1;
+        previous.certain = false;
       }
       if (at > project.newest) project.newest = at;
     }
-    if (visitors.size > 100_000) {
-      for (const [visitor, state] of visitors) if (state.lastAt < project.newest - visitGapMs) visitors.delete(visitor);
+    if (visitors.size > maxVisitors) {
+      const cut = project.newest - rememberMs;
+      for (const [visitor, state] of visitors) if (state.lastAt < cut) visitors.delete(visitor);
+      // A forgotten visitor's last view is before `cut`: a view a gap after it or later starts a visit for sure.
+      project.certainFrom = Math.max(project.certainFrom, cut + visitGapMs);
     }
+    return project.epoch;
+  }
+
+  /**
+   * Called inside the committing transaction with the tracker that stored the project's previous batch:
+   * whether this batch, assigned in `epoch`, is doubtful as a whole (another process wrote the project
+   * since this one last did, or since the batch was assigned).
+   */
+  committed(projectKey: number, epoch: number, previousWriter: string | null): boolean {
+    const project = this.#projects.get(projectKey);
+    const foreign = previousWriter !== null && previousWriter !== this.writer;
+    if (foreign && project) {
+      project.inSync = false;
+      project.epoch = ++this.#epochs;
+      return true;
+    }
+    return project === undefined || project.epoch !== epoch;
   }
 
   /** Forgets a project (after a rebuild rewrote its visits). */
