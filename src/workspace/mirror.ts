@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { access, mkdir } from 'node:fs/promises';
+import { access, appendFile, mkdir } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { trimTrailingSlashes } from '../lib/trim.ts';
@@ -29,30 +29,41 @@ export function mirrorPath(root: string, repository: string): string {
  */
 export async function refreshMirror(dir: string, git: GitOptions & { repository: string }): Promise<void> {
   const options = { ...git, cwd: dir };
-  if (!(await exists(join(dir, 'HEAD')))) {
-    await mkdir(dir, { recursive: true });
-    await runGit(['init', '--quiet', '--bare'], options);
-    const config: [string, string][] = [
-      ['remote.origin.url', git.repository],
-      ['remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*'],
-      ['gc.auto', '0'],
-    ];
-    if (/^https?:/i.test(git.repository)) {
-      config.push(
-        ['core.repositoryformatversion', '1'],
-        ['extensions.partialClone', 'origin'],
-        ['remote.origin.promisor', 'true'],
-        ['remote.origin.partialCloneFilter', 'blob:none'],
-      );
-    }
-    for (const [key, value] of config) await runGit(['config', key, value], options);
-    await runGit(['config', '--add', 'remote.origin.fetch', '+refs/tags/*:refs/tags/*'], options);
-  }
+  if (!(await exists(join(dir, 'HEAD')))) await createMirror(dir, git);
   try {
     await runGit(['fetch', '--quiet', '--prune', '--no-write-fetch-head', 'origin'], options);
   } catch (error) {
     throw explainGitError(error, 'fetch', git.repository);
   }
+}
+
+/**
+ * A new bare mirror of `git.repository`. Its fixed settings are appended as git-config(1) text: one
+ * `git config` process per setting cost more than the first fetch of a small repository. The URL,
+ * which comes from the project, is set by `git config`, which escapes it.
+ */
+async function createMirror(dir: string, git: GitOptions & { repository: string }): Promise<void> {
+  const options = { ...git, cwd: dir };
+  const partial = /^https?:/i.test(git.repository);
+  await mkdir(dir, { recursive: true });
+  await runGit(['init', '--quiet', '--bare'], options);
+  const settings = [
+    ...(partial ? ['[extensions]', '\tpartialClone = origin'] : []),
+    '[remote "origin"]',
+    '\tfetch = +refs/heads/*:refs/remotes/origin/*',
+    '\tfetch = +refs/tags/*:refs/tags/*',
+    ...(partial ? ['\tpromisor = true', '\tpartialCloneFilter = blob:none'] : []),
+    // No garbage collection on its own, nor the `git maintenance run --auto` process that a fetch, a commit
+    // and each lazy fetch of missing blobs would otherwise start only to find nothing to do.
+    '[gc]',
+    '\tauto = 0',
+    '[maintenance]',
+    '\tauto = false',
+  ];
+  await appendFile(join(dir, 'config'), `${settings.join('\n')}\n`);
+  await runGit(['config', 'remote.origin.url', git.repository], options);
+  // Extensions need format version 1, which `git init` does not write.
+  if (partial) await runGit(['config', 'core.repositoryformatversion', '1'], options);
 }
 
 /** The remote's default branch (its HEAD), for projects without a ref. */
