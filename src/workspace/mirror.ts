@@ -82,15 +82,48 @@ export async function defaultBranch(dir: string, git: GitOptions & { repository:
 
 /** The commit `ref` names in the mirror: a branch, a tag or a commit id, or null when none exists. */
 export async function resolveRef(dir: string, ref: string): Promise<string | null> {
-  for (const candidate of [`refs/remotes/origin/${ref}`, `refs/tags/${ref}`, ref]) {
-    if (candidate.startsWith('-')) continue;
-    const commit = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${candidate}^{commit}`], { cwd: dir }).catch(() => null);
-    if (commit) return commit.trim();
-  }
-  return null;
+  return (await resolveRefs(dir, ref, [])).commit;
 }
 
-async function exists(path: string): Promise<boolean> {
+/**
+ * `ref` resolved as `resolveRef` does, and the commits of the remote's `branches` the mirror holds
+ * (absent when it holds none): one git process, and a second only when `ref` is neither a branch nor a
+ * tag (a commit id).
+ */
+export async function resolveRefs(dir: string, ref: string, branches: string[]): Promise<{ commit: string | null; branches: Map<string, string> }> {
+  const candidates = [`refs/remotes/origin/${ref}`, `refs/tags/${ref}`];
+  const commits = await refCommits(dir, [...candidates, ...branches.map((branch) => `refs/remotes/origin/${branch}`)]);
+  let commit = candidates.map((name) => commits.get(name)).find((found) => found !== undefined) ?? null;
+  if (commit === null && !ref.startsWith('-')) {
+    commit = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { cwd: dir }).then(
+      (output) => output.trim(),
+      () => null,
+    );
+  }
+  const found = new Map<string, string>();
+  for (const branch of branches) {
+    const branchCommit = commits.get(`refs/remotes/origin/${branch}`);
+    if (branchCommit) found.set(branch, branchCommit);
+  }
+  return { commit, branches: found };
+}
+
+/** The commit each of the full ref names `names` points to (through an annotated tag), for those that exist and point to one. */
+async function refCommits(dir: string, names: string[]): Promise<Map<string, string>> {
+  const format = '%(refname)%00%(objecttype)%00%(objectname)%00%(*objecttype)%00%(*objectname)';
+  const output = await runGit(['for-each-ref', `--format=${format}`, ...names], { cwd: dir });
+  const commits = new Map<string, string>();
+  for (const line of output.split('\n')) {
+    const [name, type, id, peeledType, peeledId] = line.split('\0');
+    // A name also matches the refs below it (`main` matches `main/next`), and one with * or ? is a pattern: only exact names count.
+    if (!names.includes(name)) continue;
+    if (type === 'commit') commits.set(name, id);
+    else if (peeledType === 'commit') commits.set(name, peeledId);
+  }
+  return commits;
+}
+
+export async function exists(path: string): Promise<boolean> {
   return access(path).then(
     () => true,
     () => false,

@@ -6,7 +6,7 @@ import { createWorkspaceFiles } from './files.ts';
 import { displayRepository, explainGitError } from './git-errors.ts';
 import { runGit, type GitOptions } from './git.ts';
 import { withLock } from './lock.ts';
-import { defaultBranch, mirrorPath, normalizeRepository, refreshMirror, resolveRef } from './mirror.ts';
+import { defaultBranch, exists, mirrorPath, normalizeRepository, refreshMirror, resolveRefs } from './mirror.ts';
 import { WorkspaceGitError, type ChangeDiff, type CommitAuthor, type Workspace, type WorkspaceOptions } from './types.ts';
 
 /**
@@ -31,29 +31,21 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
     async () => {
       await refreshMirror(mirror, git);
       const baseBranch = options.ref ?? (await defaultBranch(mirror, git));
-      const baseCommit = await resolveRef(mirror, baseBranch);
+      const resolved = await resolveRefs(mirror, baseBranch, [options.branch]);
+      const baseCommit = resolved.commit;
       if (!baseCommit) {
         throw new WorkspaceGitError(
           `Branch or ref "${baseBranch}" does not exist in ${displayRepository(repository)}; start the job from an existing branch (the create option ref, or the project's ref).`,
         );
       }
-      const existing = `refs/remotes/origin/${options.branch}`;
-      const remoteBefore = await runGit(['rev-parse', '--verify', '--quiet', `${existing}^{commit}`], { cwd: mirror }).then(
-        (sha) => sha.trim(),
-        () => null,
-      );
+      const remoteBefore = resolved.branches.get(options.branch) ?? null;
       if (remoteBefore && options.newBranch) {
         throw new WorkspaceGitError(
           `Branch ${options.branch} already exists in ${displayRepository(repository)}; create the job with another branch name, or without one.`,
         );
       }
-      const start = remoteBefore ? existing : baseCommit;
-      await removeWorktree(mirror, dir);
-      try {
-        await runGit(['worktree', 'add', '--quiet', '--no-track', '-B', options.branch, dir, start], git);
-      } catch (error) {
-        throw explainGitError(error, 'fetch', repository);
-      }
+      const start = remoteBefore ? `refs/remotes/origin/${options.branch}` : baseCommit;
+      await addWorktree(mirror, dir, ['--no-track', '-B', options.branch, dir, start], git);
       return { baseBranch, baseCommit, remoteBefore };
     },
     options.signal,
@@ -132,6 +124,24 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
       });
     },
   };
+}
+
+/**
+ * `git worktree add <args>` for the checkout `dir`. What a crashed run of the same job left is cleared
+ * first when its folder is there, and otherwise only once `add` failed (a registration whose folder is
+ * gone), before one more try: the usual checkout, a new job's, takes one git process instead of three.
+ */
+async function addWorktree(mirror: string, dir: string, args: string[], git: GitOptions & { repository: string }): Promise<void> {
+  const add = () => runGit(['worktree', 'add', '--quiet', ...args], git);
+  try {
+    if (await exists(dir)) await removeWorktree(mirror, dir);
+    await add().catch(async () => {
+      await removeWorktree(mirror, dir);
+      await add();
+    });
+  } catch (error) {
+    throw explainGitError(error, 'fetch', git.repository);
+  }
 }
 
 /** Clears what a crashed run of the same job may have left behind. */

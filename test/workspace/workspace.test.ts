@@ -123,6 +123,43 @@ describe('workspace over smart HTTP', () => {
     expect(git(join(server.root, 'follow-up.git'), 'rev-list', '--count', 'main..quire/job_follow').trim()).toBe('2');
   });
 
+  it('starts from a branch, an annotated tag, a tag of a tag and a commit id, and never from a branch a ref only prefixes', async () => {
+    const repository = server.createRepository('refs');
+    const bare = join(server.root, 'refs.git');
+    const first = git(bare, 'rev-parse', 'main').trim();
+    git(bare, 'tag', '--annotate', 'v1', '--message', 'First release', 'main');
+    git(bare, 'tag', '--annotate', 'v1-again', '--message', 'The release, again', 'v1');
+    git(bare, 'branch', 'release/1.0', 'main');
+    commitToBareRepository(bare, 'main', { 'docs/guide.md': '# Guide\n\nRewritten.\n' });
+    const later = git(bare, 'rev-parse', 'main').trim();
+    for (const [ref, expected] of [
+      ['main', later],
+      ['v1', first],
+      ['v1-again', first],
+      ['release/1.0', first],
+      [first, first],
+    ]) {
+      const workspace = await open(repository, `quire/job_ref-${opened.length}`, ref);
+      expect(git(workspace.dir, 'rev-parse', 'HEAD').trim(), ref).toBe(expected);
+    }
+    expect((await failure(open(repository, 'quire/job_prefix', 'release'))).message).toMatch(/"release" does not exist/);
+  });
+
+  it('checks out again over what a crashed run left: its folder, or a registration whose folder is gone', async () => {
+    const repository = server.createRepository('crashed');
+    const left = await open(repository, 'quire/job_crashed');
+    await left.files.write('docs/half-done.md', 'interrupted\n');
+    opened.splice(opened.indexOf(left), 1);
+    const again = await open(repository, 'quire/job_crashed');
+    expect(again.dir).toBe(left.dir);
+    expect(existsSync(join(again.dir, 'docs/half-done.md'))).toBe(false);
+    opened.splice(opened.indexOf(again), 1);
+    rmSync(again.dir, { recursive: true, force: true });
+    const third = await open(repository, 'quire/job_crashed');
+    expect(await third.files.read('docs/guide.md')).toContain('# Guide');
+    expect(git(third.dir, 'branch', '--show-current').trim()).toBe('quire/job_crashed');
+  });
+
   it('explains a missing repository, a missing ref and refused credentials without the secret', async () => {
     const repository = server.createRepository('errors');
     expect((await failure(open(`${server.url}/absent.git`, 'quire/job_absent'))).message).toMatch(/absent\.git was not found/);
