@@ -29,7 +29,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   const { baseBranch, baseCommit, remoteBefore } = await withLock(
     lock,
     async () => {
-      await refreshMirror(mirror, git);
+      if (!options.fetched) await refreshMirror(mirror, git);
       const baseBranch = options.ref ?? (await defaultBranch(mirror, git));
       const resolved = await resolveRefs(mirror, baseBranch, [options.branch]);
       const baseCommit = resolved.commit;
@@ -124,6 +124,18 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
       });
     },
   };
+}
+
+/**
+ * Fetches the repository's mirror (creating it on first use) under its lock, as `openWorkspace` does
+ * first: a caller that has other work to do before it knows the job's branch (writing the job) runs
+ * this meanwhile, then opens the workspace with `fetched`.
+ */
+export async function fetchMirror(options: Pick<WorkspaceOptions, 'repository' | 'root' | 'credentials' | 'signal'>): Promise<void> {
+  const repository = normalizeRepository(options.repository);
+  const mirror = mirrorPath(resolve(options.root), repository);
+  const git = { cwd: mirror, repository, credentials: options.credentials, signal: options.signal };
+  await withLock(`${mirror}.lock`, () => refreshMirror(mirror, git), options.signal);
 }
 
 /**
