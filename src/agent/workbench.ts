@@ -4,7 +4,7 @@ import { resolveAccess, type RepositoryAccess } from '../code-hosts/access.ts';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../storage/schema.ts';
 import type { JobRow } from '../storage/tables/jobs.ts';
-import { fetchMirror, openWorkspace } from '../workspace/workspace.ts';
+import { openWorkspace } from '../workspace/workspace.ts';
 import type { Workspace, WorkspaceOptions } from '../workspace/types.ts';
 import { createRedactor } from './redact.ts';
 import { agentTools, type AgentTools } from './tools/index.ts';
@@ -20,12 +20,8 @@ declare module '../http/context.ts' {
 /** How the workbench reaches git and the code host; tests and the benchmark pass their own. */
 export interface WorkbenchDependencies {
   openWorkspace(options: WorkspaceOptions): Promise<Workspace>;
-  fetchMirror(options: Pick<WorkspaceOptions, 'repository' | 'root' | 'credentials'>): Promise<void>;
-  accessFor(target: RepositoryOf): Promise<RepositoryAccess>;
+  accessFor(job: JobRow): Promise<RepositoryAccess>;
 }
-
-/** A repository as an organization reaches it: a job's, or a project's before its job exists. */
-type RepositoryOf = Pick<JobRow, 'org_id' | 'repository'>;
 
 /** One of the agent's file tools as a client sees it: its name, what it does and its input. */
 export interface ToolSpec {
@@ -41,10 +37,7 @@ export interface ToolSpec {
  */
 export interface Workbench {
   tools: ToolSpec[];
-  /** Fetches the repository's mirror, so that `open` of a job on it can skip its own fetch (`fetched`): a checkout does it while it writes the job. */
-  fetch(target: RepositoryOf): Promise<void>;
-  /** `fetched`: `fetch` of the job's repository succeeded after the session was asked for. */
-  open(job: JobRow, options: { newBranch: boolean; fetched?: boolean; signal?: AbortSignal }): Promise<WorkbenchSession>;
+  open(job: JobRow, options: { newBranch: boolean; signal?: AbortSignal }): Promise<WorkbenchSession>;
 }
 
 export type { WorkbenchSession } from './workbench-session.ts';
@@ -52,17 +45,12 @@ export type { WorkbenchSession } from './workbench-session.ts';
 export function createWorkbench(config: Config, db: Kysely<Database>, dependencies: Partial<WorkbenchDependencies> = {}): Workbench {
   const resolved: WorkbenchDependencies = {
     openWorkspace,
-    fetchMirror,
-    accessFor: (target) => resolveAccess(db, config, target.org_id, target.repository),
+    accessFor: (job) => resolveAccess(db, config, job.org_id, job.repository),
     ...dependencies,
   };
   return {
     tools: toolSpecs(config),
-    async fetch(target) {
-      const { host, repository } = await resolved.accessFor(target);
-      await resolved.fetchMirror({ repository, root: config.dataDir, credentials: await host.gitCredentials(repository) });
-    },
-    async open(job, { newBranch, fetched, signal }) {
+    async open(job, { newBranch, signal }) {
       const { host, repository } = await resolved.accessFor(job);
       const credentials = await host.gitCredentials(repository);
       const workspace = await resolved.openWorkspace({
@@ -70,7 +58,6 @@ export function createWorkbench(config: Config, db: Kysely<Database>, dependenci
         ref: job.ref,
         branch: job.branch,
         newBranch,
-        fetched,
         root: config.dataDir,
         credentials,
         signal,

@@ -25,8 +25,6 @@ export interface WorkspaceOptions {
   branch: string;
   /** The branch must not exist on the remote yet (a branch the create request named, at the job's first run). */
   newBranch?: boolean;
-  /** The caller fetched the mirror (`fetchMirror`) after the job was asked for: the checkout starts without fetching again. */
-  fetched?: boolean;
   /** Folder for workspaces and repository mirrors (under QUIRE_DATA_DIR). */
   root: string;
   credentials?: GitCredentials;

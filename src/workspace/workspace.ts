@@ -1,12 +1,12 @@
-import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { stagedChangeBytes } from './change-size.ts';
 import { stagedChanges, textAtBase } from './changes.ts';
+import { checkOut, discardWorktree } from './checkout.ts';
 import { createWorkspaceFiles } from './files.ts';
-import { displayRepository, explainGitError } from './git-errors.ts';
+import { explainGitError } from './git-errors.ts';
 import { runGit, type GitOptions } from './git.ts';
 import { withLock } from './lock.ts';
-import { defaultBranch, exists, mirrorPath, normalizeRepository, refreshMirror, resolveRefs } from './mirror.ts';
+import { mirrorPath, normalizeRepository } from './mirror.ts';
 import { WorkspaceGitError, type ChangeDiff, type CommitAuthor, type Workspace, type WorkspaceOptions } from './types.ts';
 
 /**
@@ -26,30 +26,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   const git: GitOptions & { repository: string } = { cwd: mirror, repository, credentials: options.credentials, signal: options.signal };
   const lock = `${mirror}.lock`;
 
-  const { baseBranch, baseCommit, remoteBefore } = await withLock(
-    lock,
-    async () => {
-      if (!options.fetched) await refreshMirror(mirror, git);
-      const baseBranch = options.ref ?? (await defaultBranch(mirror, git));
-      const resolved = await resolveRefs(mirror, baseBranch, [options.branch]);
-      const baseCommit = resolved.commit;
-      if (!baseCommit) {
-        throw new WorkspaceGitError(
-          `Branch or ref "${baseBranch}" does not exist in ${displayRepository(repository)}; start the job from an existing branch (the create option ref, or the project's ref).`,
-        );
-      }
-      const remoteBefore = resolved.branches.get(options.branch) ?? null;
-      if (remoteBefore && options.newBranch) {
-        throw new WorkspaceGitError(
-          `Branch ${options.branch} already exists in ${displayRepository(repository)}; create the job with another branch name, or without one.`,
-        );
-      }
-      const start = remoteBefore ? `refs/remotes/origin/${options.branch}` : baseCommit;
-      await addWorktree(mirror, dir, ['--no-track', '-B', options.branch, dir, start], git);
-      return { baseBranch, baseCommit, remoteBefore };
-    },
-    options.signal,
-  );
+  const { baseBranch, baseCommit, remoteBefore } = await withLock(lock, () => checkOut(mirror, dir, options, git), options.signal);
 
   const inWorkspace = { ...git, cwd: dir };
   // Where the job branch left the base: the base branch may have moved on since earlier runs.
@@ -118,47 +95,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
       await runGit(['push', '--quiet', lease, 'origin', target], { ...inWorkspace, signal: AbortSignal.timeout(60_000) }).catch(() => undefined);
     },
     async dispose() {
-      await withLock(lock, async () => {
-        await removeWorktree(mirror, dir);
-        await runGit(['branch', '--quiet', '-D', options.branch], { cwd: mirror }).catch(() => undefined);
-      });
+      await withLock(lock, () => discardWorktree(mirror, dir, options.branch));
     },
   };
-}
-
-/**
- * Fetches the repository's mirror (creating it on first use) under its lock, as `openWorkspace` does
- * first: a caller that has other work to do before it knows the job's branch (writing the job) runs
- * this meanwhile, then opens the workspace with `fetched`.
- */
-export async function fetchMirror(options: Pick<WorkspaceOptions, 'repository' | 'root' | 'credentials' | 'signal'>): Promise<void> {
-  const repository = normalizeRepository(options.repository);
-  const mirror = mirrorPath(resolve(options.root), repository);
-  const git = { cwd: mirror, repository, credentials: options.credentials, signal: options.signal };
-  await withLock(`${mirror}.lock`, () => refreshMirror(mirror, git), options.signal);
-}
-
-/**
- * `git worktree add <args>` for the checkout `dir`. What a crashed run of the same job left is cleared
- * first when its folder is there, and otherwise only once `add` failed (a registration whose folder is
- * gone), before one more try: the usual checkout, a new job's, takes one git process instead of three.
- */
-async function addWorktree(mirror: string, dir: string, args: string[], git: GitOptions & { repository: string }): Promise<void> {
-  const add = () => runGit(['worktree', 'add', '--quiet', ...args], git);
-  try {
-    if (await exists(dir)) await removeWorktree(mirror, dir);
-    await add().catch(async () => {
-      await removeWorktree(mirror, dir);
-      await add();
-    });
-  } catch (error) {
-    throw explainGitError(error, 'fetch', git.repository);
-  }
-}
-
-/** Clears what a crashed run of the same job may have left behind. */
-export async function removeWorktree(mirror: string, dir: string): Promise<void> {
-  await runGit(['worktree', 'remove', '--force', '--force', dir], { cwd: mirror }).catch(() => undefined);
-  await rm(dir, { recursive: true, force: true });
-  await runGit(['worktree', 'prune'], { cwd: mirror });
 }

@@ -91,6 +91,55 @@ describe('workspace over smart HTTP', () => {
     expect(readdirSync(join(root, 'mirrors'))).toHaveLength(1);
   });
 
+  it('checks out from what the mirror holds while it fetches, then moves to where the remote went', async () => {
+    const repository = server.createRepository('moved');
+    const bare = join(server.root, 'moved.git');
+    const first = await open(repository, 'quire/job_before');
+    await first.files.write('docs/mine.md', 'mine\n');
+    await first.commitAll('Mine', author);
+    await first.push();
+    // The base and the job branch move on the remote after the mirror's last fetch.
+    commitToBareRepository(bare, 'main', { 'docs/guide.md': '# Guide\n\nMoved on.\n', 'docs/added.md': '# Added\n' });
+    commitToBareRepository(bare, 'quire/job_before', { 'docs/theirs.md': 'theirs\n' });
+    await first.dispose();
+    opened.splice(opened.indexOf(first), 1);
+
+    const fresh = await open(repository, 'quire/job_after');
+    expect(git(fresh.dir, 'rev-parse', 'HEAD').trim()).toBe(git(bare, 'rev-parse', 'main').trim());
+    expect(await fresh.files.read('docs/guide.md')).toContain('Moved on.');
+    expect(await fresh.files.read('docs/added.md')).toBe('# Added\n');
+    expect(await fresh.hasUncommittedChanges()).toBe(false);
+    expect(await fresh.hasChangesAgainstBase()).toBe(false);
+
+    const continued = await open(repository, 'quire/job_before');
+    expect(git(continued.dir, 'rev-parse', 'HEAD').trim()).toBe(git(bare, 'rev-parse', 'quire/job_before').trim());
+    expect(await continued.files.read('docs/theirs.md')).toBe('theirs\n');
+    expect(await continued.hasUncommittedChanges()).toBe(false);
+  });
+
+  it('leaves no checkout behind when the fetch fails or finds the new branch taken', async () => {
+    const repository = server.createRepository('early');
+    const bare = join(server.root, 'early.git');
+    await open(repository, 'quire/job_warm');
+    const mirror = join(
+      root,
+      'mirrors',
+      readdirSync(join(root, 'mirrors')).find((name) => !name.endsWith('.lock'))!,
+    );
+    const dir = join(root, 'workspaces', 'quire-job_refused');
+
+    expect((await failure(open(repository, 'quire/job_refused', 'main', 'wrong-password'))).message).toMatch(/could not sign in/);
+    expect(existsSync(dir)).toBe(false);
+    expect(git(mirror, 'branch', '--list', 'quire/job_refused')).toBe('');
+
+    git(bare, 'branch', 'quire/job_refused', 'main');
+    const taken = openWorkspace({ repository, ref: 'main', branch: 'quire/job_refused', newBranch: true, root, credentials });
+    expect((await failure(taken)).message).toMatch(/Branch quire\/job_refused already exists/);
+    expect(existsSync(dir)).toBe(false);
+    expect(git(mirror, 'branch', '--list', 'quire/job_refused')).toBe('');
+    expect(git(mirror, 'worktree', 'list')).not.toContain('quire-job_refused');
+  });
+
   it('runs two jobs on one repository at once without disturbing each other', async () => {
     const repository = server.createRepository('concurrent');
     const [one, two] = await Promise.all([open(repository, 'quire/job_one'), open(repository, 'quire/job_two')]);

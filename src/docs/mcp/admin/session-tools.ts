@@ -158,25 +158,11 @@ export class SessionTools {
       if (held) return held;
     }
     const opener = `${key.name} (${key.prefix}…)`;
-    // The mirror's fetch needs no job: it runs while the job is written. A refused job waits for it (nothing
-    // outlives the call), and a failed fetch is fetched again by open, which explains the failure.
-    const repository = project.repository;
-    const fetched = repository
-      ? context.workbench.fetch({ org_id: project.org_id, repository }).then(
-          () => repository,
-          () => null,
-        )
-      : Promise.resolve(null);
-    const job = await (
-      branch === undefined ? openSessionJob(context, project, { ref, clientName, opener }) : reopenSessionJob(context, project, branch, clientName)
-    ).catch(async (error: unknown) => {
-      await fetched;
-      throw error;
-    });
+    const job =
+      branch === undefined ? await openSessionJob(context, project, { ref, clientName, opener }) : await reopenSessionJob(context, project, branch, clientName);
     let bench: OpenSession['bench'];
     try {
-      // A reopened job keeps the repository it was made on, which may no longer be the project's.
-      bench = await context.workbench.open(job, { newBranch: branch === undefined, fetched: (await fetched) === job.repository });
+      bench = await context.workbench.open(job, { newBranch: branch === undefined });
     } catch (error) {
       const reason = explained.has((error as Error).name) ? (error as Error).message : 'The workspace could not be opened.';
       await endSessionJob(context, job.id, { reason: `Checkout failed: ${reason}`, unsaved: false, failed: true });
