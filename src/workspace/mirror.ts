@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { access, mkdir } from 'node:fs/promises';
+import { access, appendFile, mkdir } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { trimTrailingSlashes } from '../lib/trim.ts';
@@ -29,30 +29,41 @@ export function mirrorPath(root: string, repository: string): string {
  */
 export async function refreshMirror(dir: string, git: GitOptions & { repository: string }): Promise<void> {
   const options = { ...git, cwd: dir };
-  if (!(await exists(join(dir, 'HEAD')))) {
-    await mkdir(dir, { recursive: true });
-    await runGit(['init', '--quiet', '--bare'], options);
-    const config: [string, string][] = [
-      ['remote.origin.url', git.repository],
-      ['remote.origin.fetch', '+refs/heads/*:refs/remotes/origin/*'],
-      ['gc.auto', '0'],
-    ];
-    if (/^https?:/i.test(git.repository)) {
-      config.push(
-        ['core.repositoryformatversion', '1'],
-        ['extensions.partialClone', 'origin'],
-        ['remote.origin.promisor', 'true'],
-        ['remote.origin.partialCloneFilter', 'blob:none'],
-      );
-    }
-    for (const [key, value] of config) await runGit(['config', key, value], options);
-    await runGit(['config', '--add', 'remote.origin.fetch', '+refs/tags/*:refs/tags/*'], options);
-  }
+  if (!(await exists(join(dir, 'HEAD')))) await createMirror(dir, git);
   try {
     await runGit(['fetch', '--quiet', '--prune', '--no-write-fetch-head', 'origin'], options);
   } catch (error) {
     throw explainGitError(error, 'fetch', git.repository);
   }
+}
+
+/**
+ * A new bare mirror of `git.repository`. Its fixed settings are appended as git-config(1) text: one
+ * `git config` process per setting cost more than the first fetch of a small repository. The URL,
+ * which comes from the project, is set by `git config`, which escapes it.
+ */
+async function createMirror(dir: string, git: GitOptions & { repository: string }): Promise<void> {
+  const options = { ...git, cwd: dir };
+  const partial = /^https?:/i.test(git.repository);
+  await mkdir(dir, { recursive: true });
+  await runGit(['init', '--quiet', '--bare'], options);
+  const settings = [
+    ...(partial ? ['[extensions]', '\tpartialClone = origin'] : []),
+    '[remote "origin"]',
+    '\tfetch = +refs/heads/*:refs/remotes/origin/*',
+    '\tfetch = +refs/tags/*:refs/tags/*',
+    ...(partial ? ['\tpromisor = true', '\tpartialCloneFilter = blob:none'] : []),
+    // No garbage collection on its own, nor the `git maintenance run --auto` process that a fetch, a commit
+    // and each lazy fetch of missing blobs would otherwise start only to find nothing to do.
+    '[gc]',
+    '\tauto = 0',
+    '[maintenance]',
+    '\tauto = false',
+  ];
+  await appendFile(join(dir, 'config'), `${settings.join('\n')}\n`);
+  await runGit(['config', 'remote.origin.url', git.repository], options);
+  // Extensions need format version 1, which `git init` does not write.
+  if (partial) await runGit(['config', 'core.repositoryformatversion', '1'], options);
 }
 
 /** The remote's default branch (its HEAD), for projects without a ref. */
@@ -71,15 +82,48 @@ export async function defaultBranch(dir: string, git: GitOptions & { repository:
 
 /** The commit `ref` names in the mirror: a branch, a tag or a commit id, or null when none exists. */
 export async function resolveRef(dir: string, ref: string): Promise<string | null> {
-  for (const candidate of [`refs/remotes/origin/${ref}`, `refs/tags/${ref}`, ref]) {
-    if (candidate.startsWith('-')) continue;
-    const commit = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${candidate}^{commit}`], { cwd: dir }).catch(() => null);
-    if (commit) return commit.trim();
-  }
-  return null;
+  return (await resolveRefs(dir, ref, [])).commit;
 }
 
-async function exists(path: string): Promise<boolean> {
+/**
+ * `ref` resolved as `resolveRef` does, and the commits of the remote's `branches` the mirror holds
+ * (absent when it holds none): one git process, and a second only when `ref` is neither a branch nor a
+ * tag (a commit id).
+ */
+export async function resolveRefs(dir: string, ref: string, branches: string[]): Promise<{ commit: string | null; branches: Map<string, string> }> {
+  const candidates = [`refs/remotes/origin/${ref}`, `refs/tags/${ref}`];
+  const commits = await refCommits(dir, [...candidates, ...branches.map((branch) => `refs/remotes/origin/${branch}`)]);
+  let commit = candidates.map((name) => commits.get(name)).find((found) => found !== undefined) ?? null;
+  if (commit === null && !ref.startsWith('-')) {
+    commit = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { cwd: dir }).then(
+      (output) => output.trim(),
+      () => null,
+    );
+  }
+  const found = new Map<string, string>();
+  for (const branch of branches) {
+    const branchCommit = commits.get(`refs/remotes/origin/${branch}`);
+    if (branchCommit) found.set(branch, branchCommit);
+  }
+  return { commit, branches: found };
+}
+
+/** The commit each of the full ref names `names` points to (through an annotated tag), for those that exist and point to one. */
+async function refCommits(dir: string, names: string[]): Promise<Map<string, string>> {
+  const format = '%(refname)%00%(objecttype)%00%(objectname)%00%(*objecttype)%00%(*objectname)';
+  const output = await runGit(['for-each-ref', `--format=${format}`, ...names], { cwd: dir });
+  const commits = new Map<string, string>();
+  for (const line of output.split('\n')) {
+    const [name, type, id, peeledType, peeledId] = line.split('\0');
+    // A name also matches the refs below it (`main` matches `main/next`), and one with * or ? is a pattern: only exact names count.
+    if (!names.includes(name)) continue;
+    if (type === 'commit') commits.set(name, id);
+    else if (peeledType === 'commit') commits.set(name, peeledId);
+  }
+  return commits;
+}
+
+export async function exists(path: string): Promise<boolean> {
   return access(path).then(
     () => true,
     () => false,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { jobBranch } from '../lib/job-branch.ts';
 import { runGit } from './git.ts';
 import { withLock } from './lock.ts';
-import { removeWorktree } from './workspace.ts';
+import { removeWorktree } from './checkout.ts';
 
 /** A job's checkout directory: its branch `quire/<job id>` with the slash made a dash. */
 const jobDirectory = /^quire-(job_[0-9A-Z]{26})$/;

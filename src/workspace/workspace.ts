@@ -1,12 +1,12 @@
-import { rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { stagedChangeBytes } from './change-size.ts';
 import { stagedChanges, textAtBase } from './changes.ts';
+import { checkOut, discardWorktree } from './checkout.ts';
 import { createWorkspaceFiles } from './files.ts';
-import { displayRepository, explainGitError } from './git-errors.ts';
+import { explainGitError } from './git-errors.ts';
 import { runGit, type GitOptions } from './git.ts';
 import { withLock } from './lock.ts';
-import { defaultBranch, mirrorPath, normalizeRepository, refreshMirror, resolveRef } from './mirror.ts';
+import { mirrorPath, normalizeRepository } from './mirror.ts';
 import { WorkspaceGitError, type ChangeDiff, type CommitAuthor, type Workspace, type WorkspaceOptions } from './types.ts';
 
 /**
@@ -26,38 +26,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   const git: GitOptions & { repository: string } = { cwd: mirror, repository, credentials: options.credentials, signal: options.signal };
   const lock = `${mirror}.lock`;
 
-  const { baseBranch, baseCommit, remoteBefore } = await withLock(
-    lock,
-    async () => {
-      await refreshMirror(mirror, git);
-      const baseBranch = options.ref ?? (await defaultBranch(mirror, git));
-      const baseCommit = await resolveRef(mirror, baseBranch);
-      if (!baseCommit) {
-        throw new WorkspaceGitError(
-          `Branch or ref "${baseBranch}" does not exist in ${displayRepository(repository)}; start the job from an existing branch (the create option ref, or the project's ref).`,
-        );
-      }
-      const existing = `refs/remotes/origin/${options.branch}`;
-      const remoteBefore = await runGit(['rev-parse', '--verify', '--quiet', `${existing}^{commit}`], { cwd: mirror }).then(
-        (sha) => sha.trim(),
-        () => null,
-      );
-      if (remoteBefore && options.newBranch) {
-        throw new WorkspaceGitError(
-          `Branch ${options.branch} already exists in ${displayRepository(repository)}; create the job with another branch name, or without one.`,
-        );
-      }
-      const start = remoteBefore ? existing : baseCommit;
-      await removeWorktree(mirror, dir);
-      try {
-        await runGit(['worktree', 'add', '--quiet', '--no-track', '-B', options.branch, dir, start], git);
-      } catch (error) {
-        throw explainGitError(error, 'fetch', repository);
-      }
-      return { baseBranch, baseCommit, remoteBefore };
-    },
-    options.signal,
-  );
+  const { baseBranch, baseCommit, remoteBefore } = await withLock(lock, () => checkOut(mirror, dir, options, git), options.signal);
 
   const inWorkspace = { ...git, cwd: dir };
   // Where the job branch left the base: the base branch may have moved on since earlier runs.
@@ -126,17 +95,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
       await runGit(['push', '--quiet', lease, 'origin', target], { ...inWorkspace, signal: AbortSignal.timeout(60_000) }).catch(() => undefined);
     },
     async dispose() {
-      await withLock(lock, async () => {
-        await removeWorktree(mirror, dir);
-        await runGit(['branch', '--quiet', '-D', options.branch], { cwd: mirror }).catch(() => undefined);
-      });
+      await withLock(lock, () => discardWorktree(mirror, dir, options.branch));
     },
   };
-}
-
-/** Clears what a crashed run of the same job may have left behind. */
-export async function removeWorktree(mirror: string, dir: string): Promise<void> {
-  await runGit(['worktree', 'remove', '--force', '--force', dir], { cwd: mirror }).catch(() => undefined);
-  await rm(dir, { recursive: true, force: true });
-  await runGit(['worktree', 'prune'], { cwd: mirror });
 }

@@ -91,6 +91,55 @@ describe('workspace over smart HTTP', () => {
     expect(readdirSync(join(root, 'mirrors'))).toHaveLength(1);
   });
 
+  it('checks out from what the mirror holds while it fetches, then moves to where the remote went', async () => {
+    const repository = server.createRepository('moved');
+    const bare = join(server.root, 'moved.git');
+    const first = await open(repository, 'quire/job_before');
+    await first.files.write('docs/mine.md', 'mine\n');
+    await first.commitAll('Mine', author);
+    await first.push();
+    // The base and the job branch move on the remote after the mirror's last fetch.
+    commitToBareRepository(bare, 'main', { 'docs/guide.md': '# Guide\n\nMoved on.\n', 'docs/added.md': '# Added\n' });
+    commitToBareRepository(bare, 'quire/job_before', { 'docs/theirs.md': 'theirs\n' });
+    await first.dispose();
+    opened.splice(opened.indexOf(first), 1);
+
+    const fresh = await open(repository, 'quire/job_after');
+    expect(git(fresh.dir, 'rev-parse', 'HEAD').trim()).toBe(git(bare, 'rev-parse', 'main').trim());
+    expect(await fresh.files.read('docs/guide.md')).toContain('Moved on.');
+    expect(await fresh.files.read('docs/added.md')).toBe('# Added\n');
+    expect(await fresh.hasUncommittedChanges()).toBe(false);
+    expect(await fresh.hasChangesAgainstBase()).toBe(false);
+
+    const continued = await open(repository, 'quire/job_before');
+    expect(git(continued.dir, 'rev-parse', 'HEAD').trim()).toBe(git(bare, 'rev-parse', 'quire/job_before').trim());
+    expect(await continued.files.read('docs/theirs.md')).toBe('theirs\n');
+    expect(await continued.hasUncommittedChanges()).toBe(false);
+  });
+
+  it('leaves no checkout behind when the fetch fails or finds the new branch taken', async () => {
+    const repository = server.createRepository('early');
+    const bare = join(server.root, 'early.git');
+    await open(repository, 'quire/job_warm');
+    const mirror = join(
+      root,
+      'mirrors',
+      readdirSync(join(root, 'mirrors')).find((name) => !name.endsWith('.lock'))!,
+    );
+    const dir = join(root, 'workspaces', 'quire-job_refused');
+
+    expect((await failure(open(repository, 'quire/job_refused', 'main', 'wrong-password'))).message).toMatch(/could not sign in/);
+    expect(existsSync(dir)).toBe(false);
+    expect(git(mirror, 'branch', '--list', 'quire/job_refused')).toBe('');
+
+    git(bare, 'branch', 'quire/job_refused', 'main');
+    const taken = openWorkspace({ repository, ref: 'main', branch: 'quire/job_refused', newBranch: true, root, credentials });
+    expect((await failure(taken)).message).toMatch(/Branch quire\/job_refused already exists/);
+    expect(existsSync(dir)).toBe(false);
+    expect(git(mirror, 'branch', '--list', 'quire/job_refused')).toBe('');
+    expect(git(mirror, 'worktree', 'list')).not.toContain('quire-job_refused');
+  });
+
   it('runs two jobs on one repository at once without disturbing each other', async () => {
     const repository = server.createRepository('concurrent');
     const [one, two] = await Promise.all([open(repository, 'quire/job_one'), open(repository, 'quire/job_two')]);
@@ -121,6 +170,43 @@ describe('workspace over smart HTTP', () => {
     await again.commitAll('Second run', author);
     await again.push();
     expect(git(join(server.root, 'follow-up.git'), 'rev-list', '--count', 'main..quire/job_follow').trim()).toBe('2');
+  });
+
+  it('starts from a branch, an annotated tag, a tag of a tag and a commit id, and never from a branch a ref only prefixes', async () => {
+    const repository = server.createRepository('refs');
+    const bare = join(server.root, 'refs.git');
+    const first = git(bare, 'rev-parse', 'main').trim();
+    git(bare, 'tag', '--annotate', 'v1', '--message', 'First release', 'main');
+    git(bare, 'tag', '--annotate', 'v1-again', '--message', 'The release, again', 'v1');
+    git(bare, 'branch', 'release/1.0', 'main');
+    commitToBareRepository(bare, 'main', { 'docs/guide.md': '# Guide\n\nRewritten.\n' });
+    const later = git(bare, 'rev-parse', 'main').trim();
+    for (const [ref, expected] of [
+      ['main', later],
+      ['v1', first],
+      ['v1-again', first],
+      ['release/1.0', first],
+      [first, first],
+    ]) {
+      const workspace = await open(repository, `quire/job_ref-${opened.length}`, ref);
+      expect(git(workspace.dir, 'rev-parse', 'HEAD').trim(), ref).toBe(expected);
+    }
+    expect((await failure(open(repository, 'quire/job_prefix', 'release'))).message).toMatch(/"release" does not exist/);
+  });
+
+  it('checks out again over what a crashed run left: its folder, or a registration whose folder is gone', async () => {
+    const repository = server.createRepository('crashed');
+    const left = await open(repository, 'quire/job_crashed');
+    await left.files.write('docs/half-done.md', 'interrupted\n');
+    opened.splice(opened.indexOf(left), 1);
+    const again = await open(repository, 'quire/job_crashed');
+    expect(again.dir).toBe(left.dir);
+    expect(existsSync(join(again.dir, 'docs/half-done.md'))).toBe(false);
+    opened.splice(opened.indexOf(again), 1);
+    rmSync(again.dir, { recursive: true, force: true });
+    const third = await open(repository, 'quire/job_crashed');
+    expect(await third.files.read('docs/guide.md')).toContain('# Guide');
+    expect(git(third.dir, 'branch', '--show-current').trim()).toBe('quire/job_crashed');
   });
 
   it('explains a missing repository, a missing ref and refused credentials without the secret', async () => {

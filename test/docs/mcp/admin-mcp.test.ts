@@ -200,6 +200,30 @@ describe.each(testDatabases)('the admin MCP server on $dialect', (database) => {
     expect(git(bare, 'show', `${session.branch}:docs/setup.md`)).toBe('# Setup\n\nInstall, then configure and run.\n');
   }, 180_000);
 
+  it('fetches the remote once per checkout, while it writes the job, and refuses a checkout over the hourly job limit', async () => {
+    await checkout();
+    const before = remote.requests.length;
+    const session = await checkout();
+    const asked = remote.requests.slice(before).filter((request) => request.method === 'POST' && request.service === 'git-upload-pack');
+    // The remote did not move: one listing of its refs, and no second fetch when the workspace opens.
+    expect(asked).toHaveLength(1);
+    expect(textOf(await call(client, 'read_file', { sessionId: session.sessionId, path: 'docs/guide.md' }))).toContain('# Guide');
+
+    const config = quire.service.context.config as { jobRateLimit: number };
+    const limit = config.jobRateLimit;
+    const jobs = async () => ((await api('GET', `/v2/agent/${projectId}/jobs?limit=100`)).body.jobs as unknown[]).length;
+    const listed = await jobs();
+    config.jobRateLimit = 1;
+    try {
+      const refused = await call(client, 'checkout', { projectId });
+      expect(refused.isError).toBe(true);
+      expect(textOf(refused)).toMatch(/used its 1 agent job requests/);
+      expect(await jobs()).toBe(listed);
+    } finally {
+      config.jobRateLimit = limit;
+    }
+  });
+
   it('opens a draft while check still reports problems, unless the caller overrides it', async () => {
     const session = await checkout();
     await call(client, 'write_file', { sessionId: session.sessionId, path: 'docs/broken.md', content: '# Broken\n\n[nowhere](nowhere.md)\n' });
