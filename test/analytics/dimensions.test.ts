@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foldProject } from '../../src/analytics/fold/fold.ts';
 import { rebuildProject } from '../../src/analytics/fold/rebuild.ts';
+import { refreshIndex } from '../../src/analytics/query/range-index-refresh.ts';
 import { prepareAll, storeEvents } from '../../src/analytics/ingest/ingest.ts';
 import type { AppContext } from '../../src/http/context.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
@@ -343,6 +344,21 @@ describe.each(testDatabases)('dimensions, filters and comparisons on $dialect', 
       const series = await get('series', `${range(half, to)}&measure=views&compare=previous_period${query(filters)}`);
       expect(series.previous.series.map((day: { date: string }) => day.date)).toEqual(['2026-07-01', '2026-07-02']);
       expect(series.previous.series.reduce((sum: number, day: { total: number }) => sum + day.total, 0)).toBe(previous.length);
+    }
+    // Folded and indexed, the previous period's visitors come from the range index's site-wide cells alone.
+    await foldProject(context.analytics, tenant.project.id);
+    const { project_key: key } = await storage.db
+      .selectFrom('analytics_projects')
+      .select('project_key')
+      .where('project_id', '=', tenant.project.id)
+      .executeTakeFirstOrThrow();
+    await refreshIndex(context.analytics, Number(key));
+    for (const [start, end] of [
+      [half, to],
+      [from + 86_400_000, from + 3 * 86_400_000],
+    ]) {
+      const answer = await get('visitors', `${range(start, end)}&limit=1&compare=previous_period`);
+      expect(answer.previous).toEqual({ totals: classCounts(truth(events, start - (end - start), start, []), 'visitors') });
     }
   });
 

@@ -43,7 +43,9 @@ describe('range index', () => {
           const inRange = days.filter((entry) => entry.day >= firstDay && entry.day < endDay);
           const revisions = new Map(inRange.map((entry) => [`${entry.day}:${entry.classCode}`, entry.revision]));
           expect(index.covers(firstDay, endDay, revisions)).toBe(true);
-          expect(byPath(index.rank(firstDay, endDay))).toEqual(byPath(rank({ days: inRange, loose: [] }, 'visitors')));
+          const expected = rank({ days: inRange, loose: [] }, 'visitors');
+          expect(byPath(index.rank(firstDay, endDay))).toEqual(byPath(expected));
+          expect(index.siteTotals(firstDay, endDay)).toEqual(expected.totals);
         },
       ),
       { numRuns: 300 },

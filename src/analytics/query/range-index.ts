@@ -83,6 +83,20 @@ export class RangeIndex {
     return result;
   }
 
+  /** Site-wide unique visitors of [firstDay, endDay), without the per-path counts `rank` makes; `covers` must hold. */
+  siteTotals(firstDay: number, endDay: number): Counts {
+    const first = Math.max(firstDay - this.spanStart, 0);
+    const end = Math.min(endDay - this.spanStart, this.span);
+    const slots = this.pathIds.length + 1;
+    const [human, ai, total] = countClasses.map((countClass) => {
+      const base = (countClass * slots + slots - 1) * this.span;
+      let sum = 0;
+      for (let day = first; day < end; day++) sum += this.#counted(base + day, first);
+      return sum;
+    });
+    return { human, ai, total };
+  }
+
   /** Unique visitors of [firstDay, endDay) per path and site-wide; `covers` must hold. */
   rank(firstDay: number, endDay: number): Ranking {
     const first = Math.max(firstDay - this.spanStart, 0);
