@@ -1,0 +1,120 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { Kysely } from 'kysely';
+import type { Storage } from '../../storage/dialect.ts';
+import type { Database } from '../../storage/schema.ts';
+import { inSnapshot } from '../../storage/snapshot.ts';
+import { encodeDaySet, sortedDistinct, type PathEntry } from '../model/day-set.ts';
+import { dayMs } from '../model/days.ts';
+import { rawEventsIn } from './read-sources.ts';
+import { dayFingerprints, valueKeyOf, valueProperties } from './value-pages.ts';
+
+/**
+ * Raw events are read a quarter of a day at a time, each part in its own short snapshot: on SQLite a
+ * snapshot holds the only connection, so one read of a busy day would stall ingestion and queries.
+ */
+const partsPerDay = 4;
+
+/** Each (property, value, class)'s pages of a day as read from raw events, keyed `(value × 2 + property) × 2 + class`. */
+type Collected = Map<number, { property: number; valueKey: number; classCode: number; pages: Map<number, { visitors: number[]; views: number }> }>;
+
+function collect(collected: Collected, property: number, valueKey: number, classCode: number, pathId: number, visitor: number): void {
+  const key = (valueKey * 2 + property) * 2 + classCode;
+  let group = collected.get(key);
+  if (!group) collected.set(key, (group = { property, valueKey, classCode, pages: new Map() }));
+  let page = group.pages.get(pathId);
+  if (!page) group.pages.set(pathId, (page = { visitors: [], views: 0 }));
+  page.visitors.push(visitor);
+  page.views++;
+}
+
+/**
+ * Computes one day's value pages from its raw events and stores them under the fingerprint the day had
+ * before and after the reads; when the day changed meanwhile, nothing is stored (the next round retries).
+ */
+async function buildDay(storage: Storage, projectKey: number, day: number): Promise<boolean> {
+  const fingerprint = (trx: Kysely<Database>) => dayFingerprints(trx, projectKey, day, day + 1).then((prints) => prints.get(day));
+  const before = await inSnapshot(storage, fingerprint);
+  if (before === undefined) return false;
+  const collected: Collected = new Map();
+  const part = dayMs / partsPerDay;
+  for (let index = 0; index < partsPerDay; index++) {
+    const from = day * dayMs + index * part;
+    const rows = await inSnapshot(storage, (trx) =>
+      rawEventsIn(trx, projectKey, from, from + part)
+        .where('counted', 'is not', null)
+        .select(['path_id', 'visitor_id', 'counted', 'country', 'source_id'])
+        .execute(),
+    );
+    for (const row of rows) {
+      const classCode = Number(row.counted);
+      const pathId = Number(row.path_id);
+      const visitor = Number(row.visitor_id);
+      const values = { country: row.country, source_id: row.source_id === null ? null : Number(row.source_id) };
+      collect(collected, valueProperties.country, valueKeyOf('country', values), classCode, pathId, visitor);
+      collect(collected, valueProperties.source, valueKeyOf('source', values), classCode, pathId, visitor);
+    }
+    await yieldToEventLoop();
+  }
+  const after = await inSnapshot(storage, fingerprint);
+  if (after !== before) return false;
+  const rows = [...collected.values()].map((group) => {
+    const entries = new Map<number, PathEntry>();
+    for (const [pathId, page] of group.pages) entries.set(pathId, { visitors: sortedDistinct(page.visitors), views: page.views });
+    return {
+      project_key: projectKey,
+      property: group.property,
+      value_key: group.valueKey,
+      day,
+      class: group.classCode,
+      data: Buffer.from(encodeDaySet(entries)),
+    };
+  });
+  await storage.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('analytics_value_pages').where('project_key', '=', projectKey).where('day', '=', day).execute();
+    for (let start = 0; start < rows.length; start += 200)
+      await trx
+        .insertInto('analytics_value_pages')
+        .values(rows.slice(start, start + 200))
+        .execute();
+    await trx
+      .insertInto('analytics_value_page_days')
+      .values({ project_key: projectKey, day, fingerprint: before, revision: 1 })
+      .onConflict((conflict) =>
+        conflict.columns(['project_key', 'day']).doUpdateSet((eb) => ({ fingerprint: before, revision: eb('analytics_value_page_days.revision', '+', 1) })),
+      )
+      .execute();
+  });
+  return true;
+}
+
+/**
+ * Computes the value pages of a project's days whose day sets or country and source records changed
+ * since their pages were computed (or that have none), newest first, within the newest `spanDays` days
+ * with data. Run by the background loop once folds are quiet; returns the days computed.
+ */
+export async function refreshValuePages(storage: Storage, projectKey: number, spanDays: number): Promise<number> {
+  const stale = await inSnapshot(storage, async (trx) => {
+    const { last } = await trx
+      .selectFrom('analytics_day_sets')
+      .select((eb) => eb.fn.max('day').as('last'))
+      .where('project_key', '=', projectKey)
+      .executeTakeFirstOrThrow();
+    if (last === null) return [];
+    const endDay = Number(last) + 1;
+    const current = await dayFingerprints(trx, projectKey, endDay - spanDays, endDay);
+    const computed = await trx
+      .selectFrom('analytics_value_page_days')
+      .select(['day', 'fingerprint'])
+      .where('project_key', '=', projectKey)
+      .where('day', '>=', endDay - spanDays)
+      .execute();
+    const stored = new Map(computed.map((row) => [Number(row.day), row.fingerprint]));
+    return [...current]
+      .filter(([day, print]) => stored.get(day) !== print)
+      .map(([day]) => day)
+      .sort((a, b) => b - a);
+  });
+  let built = 0;
+  for (const day of stale) if (await buildDay(storage, projectKey, day)) built++;
+  return built;
+}
