@@ -4,6 +4,7 @@ import { foldProject } from '../../src/analytics/fold/fold.ts';
 import { rebuildProject } from '../../src/analytics/fold/rebuild.ts';
 import { refreshIndex } from '../../src/analytics/query/range-index-refresh.ts';
 import { refreshValuePages } from '../../src/analytics/query/value-pages-build.ts';
+import { refreshDimensionIndexes } from '../../src/analytics/query/dimension-days.ts';
 import { prepareAll, storeEvents } from '../../src/analytics/ingest/ingest.ts';
 import type { AppContext } from '../../src/http/context.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
@@ -510,8 +511,26 @@ describe.each(testDatabases)('dimensions, filters and comparisons on $dialect', 
       }
     };
     await check();
-    // A rebuild recomputes the records from the raw events: the same answers.
+    // From the dimension indexes (whole-day ranges), once built; a new version makes the answers count again.
+    const { project_key: otherKey } = await storage.db
+      .selectFrom('analytics_projects')
+      .select('project_key')
+      .where('project_id', '=', other.project.id)
+      .executeTakeFirstOrThrow();
+    const newVersion = () =>
+      storage.db
+        .updateTable('analytics_projects')
+        .set((eb) => ({ version: eb('version', '+', 1) }))
+        .where('project_key', '=', otherKey)
+        .execute();
+    await refreshDimensionIndexes(context.analytics, Number(otherKey), 400);
+    await newVersion();
+    await check();
+    // A rebuild recomputes the records from the raw events: the same answers, from the records until the indexes are rebuilt.
     await rebuildProject(context.analytics, other.project.id);
+    await check();
+    await refreshDimensionIndexes(context.analytics, Number(otherKey), 400);
+    await newVersion();
     await check();
     // Whole days are answered from the records alone: with the raw events of those days gone, nothing moves.
     const before = await ask('breakdown', `${range(from, end)}&property=country&limit=250`);

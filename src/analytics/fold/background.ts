@@ -3,6 +3,7 @@ import type { QueryState } from '../query/caches.ts';
 import { warmBreakdownDays } from '../query/breakdown-sources.ts';
 import { indexSpanDays, refreshIndex } from '../query/range-index-refresh.ts';
 import { refreshValuePages } from '../query/value-pages-build.ts';
+import { refreshDimensionIndexes } from '../query/dimension-days.ts';
 import { foldPending, projectsWithPending } from './fold.ts';
 import { reclassifyIfChanged } from './reclassify.ts';
 import { purgeExpiredEvents } from './retention.ts';
@@ -24,7 +25,8 @@ export interface BackgroundOptions {
 
 /**
  * Background work of a serving process: folds pending batches into day sets shortly after they are
- * committed, sweeps for other processes' leftovers, rebuilds range indexes (and value pages, query/value-pages-build.ts) after day sets changed,
+ * committed, sweeps for other processes' leftovers, rebuilds range indexes (and dimension indexes and value pages: query/dimension-days.ts,
+ * value-pages-build.ts) after day sets changed,
  * and purges raw events past the retention period. At start, it reclassifies history when the AI agent
  * lists changed (reclassify.ts), beside the folds so ingestion goes on. It listens to the state's signals and stops
  * listening when stopped, so several loops on one state never undo each other.
@@ -51,6 +53,7 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
     running = running
       .then(() => (stopped ? undefined : refreshIndex(state, projectKey)))
       .then(() => (stopped ? undefined : warmBreakdownDays(state, projectKey, indexSpanDays)))
+      .then(() => (stopped ? undefined : refreshDimensionIndexes(state, projectKey, indexSpanDays)))
       .then(() => (stopped ? undefined : refreshValuePages(storage, projectKey, indexSpanDays)))
       .catch((error: unknown) => logger.warn({ err: error, projectKey }, 'building the analytics range index failed; queries count from day sets meanwhile'));
   };
