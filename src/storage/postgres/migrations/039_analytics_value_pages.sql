@@ -14,6 +14,8 @@ create table analytics_value_pages (
   data bytea not null,
   primary key (project_key, property, value_key, day, class)
 );
+-- A day's pages are replaced together; its rows are found by day.
+create index analytics_value_pages_day on analytics_value_pages (project_key, day);
 
 create table analytics_value_page_days (
   project_key bigint not null,

@@ -13,7 +13,10 @@ create table analytics_value_pages (
   class integer not null,
   data blob not null,
   primary key (project_key, property, value_key, day, class)
-) without rowid;
+);
+-- A day's pages are replaced together; its rows are found by day. (The pages live in a rowid table so
+-- that the key's index stays small and a day's rows, written together, lie together.)
+create index analytics_value_pages_day on analytics_value_pages (project_key, day);
 
 create table analytics_value_page_days (
   project_key integer not null,
