@@ -9,10 +9,11 @@ import { rawEventsIn } from './read-sources.ts';
 import { dayFingerprints, valueKeyOf, valueProperties } from './value-pages.ts';
 
 /**
- * Raw events are read a quarter of a day at a time, each part in its own short snapshot: on SQLite a
- * snapshot holds the only connection, so one read of a busy day would stall ingestion and queries.
+ * Raw events are read an hour at a time, each part in its own short snapshot, yielding between parts: on
+ * SQLite a snapshot holds the only connection and a read blocks the thread, so one read of a busy day
+ * would stall ingestion and queries for as long (about 5,000 rows an hour at the bench's full scale).
  */
-const partsPerDay = 4;
+const partsPerDay = 24;
 
 /** Each (property, value, class)'s pages of a day as read from raw events, keyed `(value × 2 + property) × 2 + class`. */
 type Collected = Map<number, { property: number; valueKey: number; classCode: number; pages: Map<number, { visitors: number[]; views: number }> }>;
