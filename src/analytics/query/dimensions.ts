@@ -241,17 +241,17 @@ export async function filteredPage(
       const { version } = await dimensionDaysComplete(trx, key);
       const valueKey = await filterKey(trx, single.property, single.value);
       if (valueKey === undefined) return { totals: { human: 0, ai: 0, total: 0 }, rows: [], hasMore: false };
-      const ranked = await valueRanking(trx, state, key, version, { property: single.property, valueKey }, measure, request.from, request.to);
+      const range = { from: request.from, to: request.to, wanted: request.offset + request.limit };
+      const ranked = await valueRanking(trx, state, key, version, { property: single.property, valueKey }, measure, range);
+      const shown = ranked.rows.slice(request.offset, request.offset + request.limit);
       const names = await pathNames(
         trx,
         state.ids,
         key,
-        ranked.rows.slice(request.offset, request.offset + request.limit).map((row) => row.pathId),
+        shown.map((row) => row.pathId),
       );
-      const rows = ranked.rows
-        .slice(request.offset, request.offset + request.limit)
-        .map(({ pathId, human, ai, total }) => ({ path: names.get(pathId)!, human, ai, total }));
-      return { totals: ranked.totals, rows, hasMore: request.offset + rows.length < ranked.rows.length };
+      const rows = shown.map(({ pathId, human, ai, total }) => ({ path: names.get(pathId)!, human, ai, total }));
+      return { totals: ranked.totals, rows, hasMore: request.offset + rows.length < ranked.count };
     }
     const conditions = await filterConditions(trx, state, key, request.from, request.to, request.filters);
     const events = withConditions(countedEvents(trx, key, request.from, request.to, 'all'), conditions);

@@ -2,17 +2,26 @@ import { ClassCode, classCodes } from '../model/class-codes.ts';
 import type { Counts, Measure, Ranking, Sources } from './types.ts';
 
 /**
- * Exact counts over the sources. For unique visitors, each path's day lists are walked once with a
- * per-visitor stamp (the path's number and the classes seen), so a visitor seen on many days or as
- * both human and AI is counted once per class and once in `total`; a second byte array does the same
- * site-wide. Cost is linear in the entries read, with no sorting or hashing. Lists are kept as (array,
- * start, end) in flat arrays and put in path order by counting, so a range of many days and pages
- * allocates no object per list (a typed-array view per list cost more than walking its entries).
+ * The visitor lists of the sources per path ("slot", in order of first appearance), as (array, start,
+ * end) in flat arrays put in path order by counting, then by class within a path: a range of many days
+ * and pages allocates no object per list (a typed-array view per list cost more than walking its entries).
  */
-export function rank(sources: Sources, measure: Measure): Ranking {
+export interface PathLists {
+  pathIds: number[];
+  /** Views per slot and class: slot × 2 + class. */
+  views: number[];
+  arrays: Uint32Array[];
+  starts: number[];
+  ends: number[];
+  /** Lists of slot s and class c are order[firstOfSlot[s × 2 + c] .. firstOfSlot[s × 2 + c + 1]). */
+  firstOfSlot: Uint32Array;
+  order: Uint32Array;
+  maxVisitor: number;
+}
+
+export function pathLists(sources: Sources): PathLists {
   const slotOf = new Map<number, number>();
   const pathIds: number[] = [];
-  /** Views per slot and class: slot × 2 + class. */
   const views: number[] = [];
   const slot = (pathId: number) => {
     let found = slotOf.get(pathId);
@@ -25,8 +34,7 @@ export function rank(sources: Sources, measure: Measure): Ranking {
   const arrays: Uint32Array[] = [];
   const starts: number[] = [];
   const ends: number[] = [];
-  const listSlots: number[] = [];
-  const listClasses: ClassCode[] = [];
+  const listKeys: number[] = [];
   let maxVisitor = 0;
   for (const { classCode, set } of sources.days) {
     for (let index = 0; index < set.paths.length; index++) {
@@ -38,15 +46,13 @@ export function rank(sources: Sources, measure: Measure): Ranking {
       arrays.push(set.visitors);
       starts.push(start);
       ends.push(end);
-      listSlots.push(found);
-      listClasses.push(classCode);
+      listKeys.push(found * 2 + classCode);
       if (set.visitors[end - 1] > maxVisitor) maxVisitor = set.visitors[end - 1];
     }
   }
   const loose = new Map<number, number[]>();
   for (const view of sources.loose) {
-    const found = slot(view.pathId);
-    const key = found * 2 + view.classCode;
+    const key = slot(view.pathId) * 2 + view.classCode;
     let list = loose.get(key);
     if (!list) loose.set(key, (list = []));
     list.push(view.visitor);
@@ -57,10 +63,26 @@ export function rank(sources: Sources, measure: Measure): Ranking {
     arrays.push(Uint32Array.from(list));
     starts.push(0);
     ends.push(list.length);
-    listSlots.push(key >> 1);
-    listClasses.push((key & 1) as ClassCode);
+    listKeys.push(key);
   }
+  const keys = pathIds.length * 2;
+  const firstOfSlot = new Uint32Array(keys + 1);
+  for (const key of listKeys) firstOfSlot[key + 1]++;
+  for (let key = 0; key < keys; key++) firstOfSlot[key + 1] += firstOfSlot[key];
+  const order = new Uint32Array(listKeys.length);
+  const next = firstOfSlot.slice(0, keys);
+  listKeys.forEach((key, list) => (order[next[key]++] = list));
+  return { pathIds, views, arrays, starts, ends, firstOfSlot, order, maxVisitor };
+}
 
+/**
+ * Exact counts over the sources. For unique visitors, each path's day lists are walked once with a
+ * per-visitor stamp (the path's number and the classes seen), so a visitor seen on many days or as
+ * both human and AI is counted once per class and once in `total`; a second byte array does the same
+ * site-wide. Cost is linear in the entries read, with no sorting or hashing.
+ */
+export function rank(sources: Sources, measure: Measure): Ranking {
+  const { pathIds, views, arrays, starts, ends, firstOfSlot, order, maxVisitor } = pathLists(sources);
   const rows: Ranking['rows'] = [];
   const totals: Counts = { human: 0, ai: 0, total: 0 };
   if (measure === 'views') {
@@ -75,15 +97,7 @@ export function rank(sources: Sources, measure: Measure): Ranking {
     return { totals, rows };
   }
 
-  // Counting sort of the lists by slot, then by class within a slot.
   const slots = pathIds.length;
-  const firstOfSlot = new Uint32Array(slots * 2 + 1);
-  for (let list = 0; list < listSlots.length; list++) firstOfSlot[listSlots[list] * 2 + listClasses[list] + 1]++;
-  for (let key = 0; key < slots * 2; key++) firstOfSlot[key + 1] += firstOfSlot[key];
-  const order = new Uint32Array(listSlots.length);
-  const next = firstOfSlot.slice(0, slots * 2);
-  for (let list = 0; list < listSlots.length; list++) order[next[listSlots[list] * 2 + listClasses[list]]++] = list;
-
   // stamp[v] = (slot + 1) * 4 + classBits, so nothing is cleared between paths.
   const stamp = new Uint32Array(maxVisitor + 1);
   const site = new Uint8Array(maxVisitor + 1);

@@ -11,14 +11,16 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
 import { pathNames } from '../ingest/dense-ids.ts';
 import { BreakdownKind, countryKey, countryOfKey } from '../model/breakdown-batch.ts';
-import type { ClassCode } from '../model/class-codes.ts';
+import { ClassCode } from '../model/class-codes.ts';
 import { decodeDaySet } from '../model/day-set.ts';
 import { dayMs, splitRange } from '../model/days.ts';
 import type { CountedView } from '../model/pending-batch.ts';
 import type { QueryState } from './caches.ts';
 import { order, rank } from './exact-counts.ts';
 import { pendingViews, rawEventsIn } from './read-sources.ts';
-import type { IndexedDay, Measure, Ranking } from './types.ts';
+import type { Counts, IndexedDay, Measure } from './types.ts';
+import { topVisitors, type TopRows } from './top-pages.ts';
+import type { DimensionIndex } from './dimension-index.ts';
 
 /** The properties value pages split by, as stored in `analytics_value_pages.property`. */
 export const valueProperties = { country: 0, source: 1 } as const;
@@ -143,9 +145,52 @@ async function loadValuePages(
   return loaded;
 }
 
+/** A ranking of pages under one value: ordered rows whose first `exact` are exact, of `count` rows in all (top-pages.ts). */
+export interface ValueRanking extends TopRows {
+  totals: Counts;
+}
+
+/** The human and AI records of each property, as the dimension index over them is built (dimension-days.ts). */
+const kindsOf = {
+  country: { human: BreakdownKind.countryHuman, ai: BreakdownKind.countryAi },
+  source: { human: BreakdownKind.sourceHuman, ai: BreakdownKind.sourceAi },
+} as const;
+
+/**
+ * Site-wide visitors of the value over whole days from the property's dimension index, when it holds
+ * the range's records at their current revisions (the caller has checked nothing is pending); else null.
+ */
+async function indexedTotals(
+  trx: Kysely<Database>,
+  state: QueryState,
+  projectKey: number,
+  filter: { property: ValueProperty; valueKey: number },
+  firstDay: number,
+  endDay: number,
+): Promise<Counts | null> {
+  const dimension = state.caches.dimensionIndex<DimensionIndex>(`${projectKey}:${filter.property}`);
+  if (dimension === undefined) return null;
+  const { human, ai } = kindsOf[filter.property];
+  const records = await trx
+    .selectFrom('analytics_breakdown_days')
+    .select(['day', 'kind', 'revision'])
+    .where('project_key', '=', projectKey)
+    .where('day', '>=', firstDay)
+    .where('day', '<', endDay)
+    .where('kind', 'in', [human, ai])
+    .execute();
+  const revisions = new Map(records.map((row) => [`${row.day}:${Number(row.kind) === human ? ClassCode.human : ClassCode.ai}`, Number(row.revision)]));
+  if (!dimension.index.covers(firstDay, endDay, revisions)) return null;
+  const slot = dimension.slotOf(human, filter.valueKey);
+  // A key without a slot had no records when the index was built, nor has it now.
+  return slot === dimension.values.length ? { human: 0, ai: 0, total: 0 } : dimension.index.pathTotals(slot, firstDay, endDay);
+}
+
 /**
  * The ranking of pages of [from, to) counting only views whose `property` has the breakdown key
- * `valueKey`, with each ranked path's name, cached per data version.
+ * `valueKey`, exact at least over its first `wanted` rows, cached per data version. Visitors over whole
+ * days that the pages and the dimension index both cover count only the busiest pages (top-pages.ts),
+ * with site-wide totals from the index; anything else ranks every page.
  */
 export async function valueRanking(
   trx: Kysely<Database>,
@@ -154,12 +199,12 @@ export async function valueRanking(
   version: number,
   filter: { property: ValueProperty; valueKey: number },
   measure: Measure,
-  from: number,
-  to: number,
-): Promise<Ranking> {
+  range: { from: number; to: number; wanted: number },
+): Promise<ValueRanking> {
+  const { from, to, wanted } = range;
   const cacheKey = `${projectKey}:${measure}:${filter.property}=${filter.valueKey}:${from}:${to}`;
-  const cached = state.caches.cachedRanking(cacheKey, version);
-  if (cached) return cached;
+  const cached = state.caches.cachedRanking<ValueRanking>(cacheKey, version);
+  if (cached && cached.exact >= Math.min(wanted, cached.count)) return cached;
   const { firstDay, endDay, partial } = splitRange(from, to);
   const days: IndexedDay[] = [];
   const loose: CountedView[] = [];
@@ -184,14 +229,19 @@ export async function valueRanking(
     for (const day of uncovered) loose.push(...(await rawMatching(trx, projectKey, day * dayMs, (day + 1) * dayMs, filter.property, filter.valueKey)));
   }
   for (const [start, end] of partial) loose.push(...(await rawMatching(trx, projectKey, start, end, filter.property, filter.valueKey)));
-  const ranked = rank({ days, loose }, measure);
-  const names = await pathNames(
-    trx,
-    state.ids,
-    projectKey,
-    ranked.rows.map((row) => row.pathId),
-  );
-  const ordered = order(ranked, names);
-  state.caches.storeRanking(cacheKey, version, ordered);
-  return ordered;
+  const sources = { days, loose };
+  const pathIds = new Set<number>();
+  for (const { set } of days) for (const pathId of set.paths) pathIds.add(pathId);
+  for (const view of loose) pathIds.add(view.pathId);
+  const names = await pathNames(trx, state.ids, projectKey, pathIds);
+  const totals =
+    measure === 'visitors' && loose.length === 0 && endDay > firstDay ? await indexedTotals(trx, state, projectKey, filter, firstDay, endDay) : null;
+  let answer: ValueRanking;
+  if (totals !== null) answer = { totals, ...topVisitors(sources, wanted, names) };
+  else {
+    const ranked = order(rank(sources, measure), names);
+    answer = { totals: ranked.totals, rows: ranked.rows, exact: ranked.rows.length, count: ranked.rows.length };
+  }
+  state.caches.storeRanking(cacheKey, version, answer);
+  return answer;
 }
