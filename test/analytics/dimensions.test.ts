@@ -616,8 +616,8 @@ describe.each(testDatabases)('dimensions, filters and comparisons on $dialect', 
         .where('project_key', '=', key)
         .execute();
     await check('from raw events');
-    expect(await refreshValuePages(storage, Number(key), 400)).toBeGreaterThan(3);
-    expect(await refreshValuePages(storage, Number(key), 400)).toBe(0);
+    expect(await refreshValuePages(context.analytics, Number(key), 400)).toBeGreaterThan(3);
+    expect(await refreshValuePages(context.analytics, Number(key), 400)).toBe(0);
     await newVersion();
     await check('from value pages');
     // With the dimension indexes, whole days count only the busiest pages, and the totals come from the index.
@@ -631,7 +631,7 @@ describe.each(testDatabases)('dimensions, filters and comparisons on $dialect', 
     await check('with pending views');
     await foldProject(context.analytics, other.project.id);
     await check('after a fold');
-    expect(await refreshValuePages(storage, Number(key), 400)).toBeGreaterThan(0);
+    expect(await refreshValuePages(context.analytics, Number(key), 400)).toBeGreaterThan(0);
     await newVersion();
     await check('from refreshed value pages');
     await refreshDimensionIndexes(context.analytics, Number(key), 400);

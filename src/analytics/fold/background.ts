@@ -54,7 +54,7 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
       .then(() => (stopped ? undefined : refreshIndex(state, projectKey)))
       .then(() => (stopped ? undefined : warmBreakdownDays(state, projectKey, indexSpanDays)))
       .then(() => (stopped ? undefined : refreshDimensionIndexes(state, projectKey, indexSpanDays)))
-      .then(() => (stopped ? undefined : refreshValuePages(storage, projectKey, indexSpanDays)))
+      .then(() => (stopped ? undefined : refreshValuePages(state, projectKey, indexSpanDays)))
       .catch((error: unknown) => logger.warn({ err: error, projectKey }, 'building the analytics range index failed; queries count from day sets meanwhile'));
   };
   const indexLater = (projectKey: number) => {

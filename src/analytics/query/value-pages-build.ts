@@ -1,12 +1,12 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
-import type { Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
 import { inSnapshot } from '../../storage/snapshot.ts';
-import { encodeDaySet, sortedDistinct, type PathEntry } from '../model/day-set.ts';
+import { decodeDaySet, encodeDaySet, sortedDistinct, type PathEntry } from '../model/day-set.ts';
+import type { QueryState } from './caches.ts';
 import { dayMs } from '../model/days.ts';
 import { rawEventsIn } from './read-sources.ts';
-import { dayFingerprints, valueKeyOf, valueProperties } from './value-pages.ts';
+import { dayFingerprints, valueKeyOf, valuePageCacheKey, valueProperties } from './value-pages.ts';
 
 /**
  * Raw events are read an hour at a time, each part in its own short snapshot, yielding between parts: on
@@ -32,7 +32,8 @@ function collect(collected: Collected, property: number, valueKey: number, class
  * Computes one day's value pages from its raw events and stores them under the fingerprint the day had
  * before and after the reads; when the day changed meanwhile, nothing is stored (the next round retries).
  */
-async function buildDay(storage: Storage, projectKey: number, day: number): Promise<boolean> {
+async function buildDay(state: Pick<QueryState, 'storage' | 'caches'>, projectKey: number, day: number): Promise<boolean> {
+  const { storage } = state;
   const fingerprint = (trx: Kysely<Database>) => dayFingerprints(trx, projectKey, day, day + 1).then((prints) => prints.get(day));
   const before = await inSnapshot(storage, fingerprint);
   if (before === undefined) return false;
@@ -70,7 +71,7 @@ async function buildDay(storage: Storage, projectKey: number, day: number): Prom
       data: Buffer.from(encodeDaySet(entries)),
     };
   });
-  await storage.db.transaction().execute(async (trx) => {
+  const revision = await storage.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('analytics_value_pages').where('project_key', '=', projectKey).where('day', '=', day).execute();
     for (let start = 0; start < rows.length; start += 200)
       await trx
@@ -84,7 +85,16 @@ async function buildDay(storage: Storage, projectKey: number, day: number): Prom
         conflict.columns(['project_key', 'day']).doUpdateSet((eb) => ({ fingerprint: before, revision: eb('analytics_value_page_days.revision', '+', 1) })),
       )
       .execute();
+    const stored = await trx
+      .selectFrom('analytics_value_page_days')
+      .select('revision')
+      .where('project_key', '=', projectKey)
+      .where('day', '=', day)
+      .executeTakeFirstOrThrow();
+    return Number(stored.revision);
   });
+  // The first filtered query after a computation should not have to decode what was just encoded.
+  for (const row of rows) state.caches.storeDay(valuePageCacheKey(projectKey, row.property, row.value_key, day, row.class), revision, decodeDaySet(row.data));
   return true;
 }
 
@@ -93,7 +103,8 @@ async function buildDay(storage: Storage, projectKey: number, day: number): Prom
  * since their pages were computed (or that have none), newest first, within the newest `spanDays` days
  * with data. Run by the background loop once folds are quiet; returns the days computed.
  */
-export async function refreshValuePages(storage: Storage, projectKey: number, spanDays: number): Promise<number> {
+export async function refreshValuePages(state: Pick<QueryState, 'storage' | 'caches'>, projectKey: number, spanDays: number): Promise<number> {
+  const { storage } = state;
   const stale = await inSnapshot(storage, async (trx) => {
     const { last } = await trx
       .selectFrom('analytics_day_sets')
@@ -116,6 +127,6 @@ export async function refreshValuePages(storage: Storage, projectKey: number, sp
       .sort((a, b) => b - a);
   });
   let built = 0;
-  for (const day of stale) if (await buildDay(storage, projectKey, day)) built++;
+  for (const day of stale) if (await buildDay(state, projectKey, day)) built++;
   return built;
 }

@@ -62,6 +62,10 @@ export async function dayFingerprints(trx: Kysely<Database>, projectKey: number,
   return new Map([...parts].map(([day, list]) => [day, list.join(':')]));
 }
 
+/** Where processes keep a decoded value page: by project, property, value, day and class, checked against the day's revision. */
+export const valuePageCacheKey = (projectKey: number, property: number, valueKey: number, day: number, classCode: number) =>
+  `${projectKey}:value:${property}:${valueKey}:${day}:${classCode}`;
+
 /** The breakdown key of a raw event's value of `property` (as model/breakdown-batch.ts keys them). */
 export function valueKeyOf(property: ValueProperty, row: { country: string | null; source_id: number | null }): number {
   return property === 'country' ? countryKey(row.country) : row.source_id === null ? 0 : Number(row.source_id);
@@ -111,7 +115,7 @@ async function loadValuePages(
     .where('day', '>=', firstDay)
     .where('day', '<', endDay)
     .execute();
-  const cacheKey = (day: number, classCode: number) => `${projectKey}:value:${code}:${valueKey}:${day}:${classCode}`;
+  const cacheKey = (day: number, classCode: number) => valuePageCacheKey(projectKey, code, valueKey, day, classCode);
   const loaded: IndexedDay[] = [];
   const missing = new Set<number>();
   for (const row of stored) {
