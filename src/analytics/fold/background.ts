@@ -54,8 +54,17 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
       .then(() => (stopped ? undefined : refreshIndex(state, projectKey)))
       .then(() => (stopped ? undefined : warmBreakdownDays(state, projectKey, indexSpanDays)))
       .then(() => (stopped ? undefined : refreshDimensionIndexes(state, projectKey, indexSpanDays)))
-      .then(() => (stopped ? undefined : refreshValuePages(state, projectKey, indexSpanDays)))
+      .then(() => pagesLater(projectKey))
       .catch((error: unknown) => logger.warn({ err: error, projectKey }, 'building the analytics range index failed; queries count from day sets meanwhile'));
+  };
+  // Value pages read raw events, a day at a time: on a chain of their own, so folds go on meanwhile.
+  let paging: Promise<unknown> = Promise.resolve();
+  const pagesLater = (projectKey: number) => {
+    paging = paging
+      .then(() => (stopped ? undefined : refreshValuePages(state, projectKey, indexSpanDays, () => stopped)))
+      .catch((error: unknown) =>
+        logger.warn({ err: error, projectKey }, 'computing analytics value pages failed; filtered queries count raw events meanwhile'),
+      );
   };
   const indexLater = (projectKey: number) => {
     if (stopped) return;
@@ -113,6 +122,7 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
       signals.off('events-committed', foldSoon);
       signals.off('index-stale', indexLater);
       await Promise.all([running, reclassifying]);
+      await paging;
     },
   };
 }

@@ -101,9 +101,14 @@ async function buildDay(state: Pick<QueryState, 'storage' | 'caches'>, projectKe
 /**
  * Computes the value pages of a project's days whose day sets or country and source records changed
  * since their pages were computed (or that have none), newest first, within the newest `spanDays` days
- * with data. Run by the background loop once folds are quiet; returns the days computed.
+ * with data, until `stopped` says so. Run by the background loop after the indexes; returns the days computed.
  */
-export async function refreshValuePages(state: Pick<QueryState, 'storage' | 'caches'>, projectKey: number, spanDays: number): Promise<number> {
+export async function refreshValuePages(
+  state: Pick<QueryState, 'storage' | 'caches'>,
+  projectKey: number,
+  spanDays: number,
+  stopped: () => boolean = () => false,
+): Promise<number> {
   const { storage } = state;
   const stale = await inSnapshot(storage, async (trx) => {
     const { last } = await trx
@@ -127,6 +132,9 @@ export async function refreshValuePages(state: Pick<QueryState, 'storage' | 'cac
       .sort((a, b) => b - a);
   });
   let built = 0;
-  for (const day of stale) if (await buildDay(state, projectKey, day)) built++;
+  for (const day of stale) {
+    if (stopped()) break;
+    if (await buildDay(state, projectKey, day)) built++;
+  }
   return built;
 }
