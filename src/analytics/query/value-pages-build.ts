@@ -2,7 +2,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
 import { inSnapshot } from '../../storage/snapshot.ts';
-import { decodeDaySet, encodeDaySet, sortedDistinct, type PathEntry } from '../model/day-set.ts';
+import { encodeDaySet, sortedDistinct, type DaySet, type PathEntry } from '../model/day-set.ts';
 import type { QueryState } from './caches.ts';
 import { dayMs } from '../model/days.ts';
 import { rawEventsIn } from './read-sources.ts';
@@ -28,6 +28,20 @@ function collect(collected: Collected, property: number, valueKey: number, class
   page.views++;
 }
 
+/** The decoded form of `entries`, as `decodeDaySet` would give after encoding them (paths ascending). */
+function daySetOf(entries: Map<number, PathEntry>): DaySet {
+  const paths = Uint32Array.from([...entries.keys()].sort((a, b) => a - b));
+  const views = new Uint32Array(paths.length);
+  const starts = new Uint32Array(paths.length + 1);
+  paths.forEach((pathId, index) => {
+    views[index] = entries.get(pathId)!.views;
+    starts[index + 1] = starts[index] + entries.get(pathId)!.visitors.length;
+  });
+  const visitors = new Uint32Array(starts[paths.length]);
+  paths.forEach((pathId, index) => visitors.set(entries.get(pathId)!.visitors, starts[index]));
+  return { paths, views, starts, visitors };
+}
+
 /**
  * Computes one day's value pages from its raw events and stores them under the fingerprint the day had
  * before and after the reads; when the day changed meanwhile, nothing is stored (the next round retries).
@@ -51,17 +65,18 @@ async function buildDay(state: Pick<QueryState, 'storage' | 'caches'>, projectKe
       const classCode = Number(row.counted);
       const pathId = Number(row.path_id);
       const visitor = Number(row.visitor_id);
-      const values = { country: row.country, source_id: row.source_id === null ? null : Number(row.source_id) };
-      collect(collected, valueProperties.country, valueKeyOf('country', values), classCode, pathId, visitor);
-      collect(collected, valueProperties.source, valueKeyOf('source', values), classCode, pathId, visitor);
+      collect(collected, valueProperties.country, valueKeyOf('country', row), classCode, pathId, visitor);
+      collect(collected, valueProperties.source, valueKeyOf('source', row), classCode, pathId, visitor);
     }
     await yieldToEventLoop();
   }
   const after = await inSnapshot(storage, fingerprint);
   if (after !== before) return false;
+  const sets: DaySet[] = [];
   const rows = [...collected.values()].map((group) => {
     const entries = new Map<number, PathEntry>();
     for (const [pathId, page] of group.pages) entries.set(pathId, { visitors: sortedDistinct(page.visitors), views: page.views });
+    sets.push(daySetOf(entries));
     return {
       project_key: projectKey,
       property: group.property,
@@ -94,7 +109,7 @@ async function buildDay(state: Pick<QueryState, 'storage' | 'caches'>, projectKe
     return Number(stored.revision);
   });
   // The first filtered query after a computation should not have to decode what was just encoded.
-  for (const row of rows) state.caches.storeDay(valuePageCacheKey(projectKey, row.property, row.value_key, day, row.class), revision, decodeDaySet(row.data));
+  rows.forEach((row, index) => state.caches.storeDay(valuePageCacheKey(projectKey, row.property, row.value_key, day, row.class), revision, sets[index]));
   return true;
 }
 

@@ -67,7 +67,7 @@ export const valuePageCacheKey = (projectKey: number, property: number, valueKey
   `${projectKey}:value:${property}:${valueKey}:${day}:${classCode}`;
 
 /** The breakdown key of a raw event's value of `property` (as model/breakdown-batch.ts keys them). */
-export function valueKeyOf(property: ValueProperty, row: { country: string | null; source_id: number | null }): number {
+export function valueKeyOf(property: ValueProperty, row: { country: string | null; source_id: number | string | null }): number {
   return property === 'country' ? countryKey(row.country) : row.source_id === null ? 0 : Number(row.source_id);
 }
 
