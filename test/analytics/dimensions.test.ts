@@ -2,6 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foldProject } from '../../src/analytics/fold/fold.ts';
 import { rebuildProject } from '../../src/analytics/fold/rebuild.ts';
+import { refreshIndex } from '../../src/analytics/query/range-index-refresh.ts';
+import { refreshValuePages } from '../../src/analytics/query/value-pages-build.ts';
+import { refreshDimensionIndexes } from '../../src/analytics/query/dimension-days.ts';
 import { prepareAll, storeEvents } from '../../src/analytics/ingest/ingest.ts';
 import type { AppContext } from '../../src/http/context.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
@@ -344,6 +347,21 @@ describe.each(testDatabases)('dimensions, filters and comparisons on $dialect', 
       expect(series.previous.series.map((day: { date: string }) => day.date)).toEqual(['2026-07-01', '2026-07-02']);
       expect(series.previous.series.reduce((sum: number, day: { total: number }) => sum + day.total, 0)).toBe(previous.length);
     }
+    // Folded and indexed, the previous period's visitors come from the range index's site-wide cells alone.
+    await foldProject(context.analytics, tenant.project.id);
+    const { project_key: key } = await storage.db
+      .selectFrom('analytics_projects')
+      .select('project_key')
+      .where('project_id', '=', tenant.project.id)
+      .executeTakeFirstOrThrow();
+    await refreshIndex(context.analytics, Number(key));
+    for (const [start, end] of [
+      [half, to],
+      [from + 86_400_000, from + 3 * 86_400_000],
+    ]) {
+      const answer = await get('visitors', `${range(start, end)}&limit=1&compare=previous_period`);
+      expect(answer.previous).toEqual({ totals: classCounts(truth(events, start - (end - start), start, []), 'visitors') });
+    }
   });
 
   it('refuses malformed filters and comparisons with a 400 that says what to send', async () => {
@@ -493,8 +511,26 @@ describe.each(testDatabases)('dimensions, filters and comparisons on $dialect', 
       }
     };
     await check();
-    // A rebuild recomputes the records from the raw events: the same answers.
+    // From the dimension indexes (whole-day ranges), once built; a new version makes the answers count again.
+    const { project_key: otherKey } = await storage.db
+      .selectFrom('analytics_projects')
+      .select('project_key')
+      .where('project_id', '=', other.project.id)
+      .executeTakeFirstOrThrow();
+    const newVersion = () =>
+      storage.db
+        .updateTable('analytics_projects')
+        .set((eb) => ({ version: eb('version', '+', 1) }))
+        .where('project_key', '=', otherKey)
+        .execute();
+    await refreshDimensionIndexes(context.analytics, Number(otherKey), 400);
+    await newVersion();
+    await check();
+    // A rebuild recomputes the records from the raw events: the same answers, from the records until the indexes are rebuilt.
     await rebuildProject(context.analytics, other.project.id);
+    await check();
+    await refreshDimensionIndexes(context.analytics, Number(otherKey), 400);
+    await newVersion();
     await check();
     // Whole days are answered from the records alone: with the raw events of those days gone, nothing moves.
     const before = await ask('breakdown', `${range(from, end)}&property=country&limit=250`);
@@ -506,6 +542,106 @@ describe.each(testDatabases)('dimensions, filters and comparisons on $dialect', 
       .where('project_key', '=', key.project_key)
       .execute();
     expect(await ask('breakdown', `${range(from, end)}&property=country&limit=250`)).toEqual(before);
+  });
+
+  it('answers visitors and views per page under one country or source from value pages, exact before, while and after they cover each day', async () => {
+    const other = await createTenant(storage, { project: { trackerDomains: ['docs.example.com'] } });
+    // Some views of a visitor come from another address: a visitor's country changes between views, as sources do between visits.
+    const mixed = events.map((event, index) => (index % 5 === 0 ? { ...event, address: (event.address + 1) % addresses.length } : event));
+    const send = async (list: Sent[]) => {
+      const prepared = prepareAll(
+        list.map((event) => ({
+          timestamp: event.at,
+          path: paths[event.path],
+          visitorId: `v${event.visitor}`,
+          ip: addresses[event.address].ip,
+          userAgent: clients[event.client].userAgent,
+          referrer: referrers[event.referrer].referrer,
+          status: event.status,
+        })),
+      );
+      await storeEvents(context.analytics, other.project, prepared.events);
+    };
+    const sent = [...mixed];
+    await send(sent);
+    await foldProject(context.analytics, other.project.id);
+    const { project_key: key } = await storage.db
+      .selectFrom('analytics_projects')
+      .select('project_key')
+      .where('project_id', '=', other.project.id)
+      .executeTakeFirstOrThrow();
+    const ask = async (operation: string, parameters: string) =>
+      (await app.inject({ method: 'GET', url: `/v1/analytics/${other.project.id}/${operation}?${parameters}`, headers: other.auth })).json();
+    const filterSets: Filter[][] = [
+      [['country', 'US']],
+      [['country', 'GB']],
+      [['country', 'ZZ']],
+      [['source', 'google.com']],
+      [['source', 'chatgpt.com']],
+      [['source', 'Direct / None']],
+      [['source', 'nowhere.example']],
+    ];
+    const check = async (label: string) => {
+      for (const [low, high] of [
+        [from, to],
+        [from + 86_400_000, to - 86_400_000],
+        [from + 13 * 3_600_000, to - 7 * 3_600_000],
+      ])
+        for (const filters of filterSets)
+          for (const measure of ['visitors', 'views'] as const) {
+            const expected = expectedPage(truth(sent, low, high, filters), measure);
+            const answer = await ask(measure, `${range(low, high)}&limit=250${query(filters)}`);
+            expect({ totals: answer.totals, rows: answer[measure] }, `${label}: ${measure} ${JSON.stringify(filters)} ${low}-${high}`).toEqual(expected);
+            // Pages of one and two rows, the first asked first (an answer exact over fewer rows is counted again).
+            for (const [limit, offset] of [
+              [1, 0],
+              [2, 0],
+              [1, 2],
+              [2, 3],
+            ]) {
+              const part = await ask(measure, `${range(low, high)}&limit=${limit}&offset=${offset}${query(filters)}`);
+              expect({ totals: part.totals, rows: part[measure], hasMore: part.hasMore }, `${label}: ${measure} ${limit}@${offset}`).toEqual({
+                totals: expected.totals,
+                rows: expected.rows.slice(offset, offset + limit),
+                hasMore: offset + limit < expected.rows.length,
+              });
+            }
+          }
+    };
+    // Answers are cached per data version: a new version makes the next check count again.
+    const newVersion = () =>
+      storage.db
+        .updateTable('analytics_projects')
+        .set((eb) => ({ version: eb('version', '+', 1) }))
+        .where('project_key', '=', key)
+        .execute();
+    await check('from raw events');
+    expect(await refreshValuePages(context.analytics, Number(key), 400)).toBeGreaterThan(3);
+    expect(await refreshValuePages(context.analytics, Number(key), 400)).toBe(0);
+    await newVersion();
+    await check('from value pages');
+    // With the dimension indexes, whole days count only the busiest pages, and the totals come from the index.
+    await refreshDimensionIndexes(context.analytics, Number(key), 400);
+    await newVersion();
+    await check('from value pages and dimension indexes');
+    // New visitors' views on covered days: pending first (their days count from raw events), then folded (the days changed).
+    const later = mixed.slice(0, 80).map((event) => ({ ...event, visitor: event.visitor + 100, at: event.at + 3 * minute }));
+    sent.push(...later);
+    await send(later);
+    await check('with pending views');
+    await foldProject(context.analytics, other.project.id);
+    await check('after a fold');
+    expect(await refreshValuePages(context.analytics, Number(key), 400)).toBeGreaterThan(0);
+    await newVersion();
+    await check('from refreshed value pages');
+    await refreshDimensionIndexes(context.analytics, Number(key), 400);
+    await newVersion();
+    await check('from refreshed value pages and dimension indexes');
+    // Whole days come from the pages alone: without their raw events, whole-day answers stay.
+    const whole = await ask('visitors', `${range(from, to)}&limit=250&filter=${encodeURIComponent('source==Direct / None')}`);
+    await storage.db.deleteFrom('analytics_events').where('project_key', '=', key).execute();
+    await newVersion();
+    expect(await ask('visitors', `${range(from, to)}&limit=250&filter=${encodeURIComponent('source==Direct / None')}`)).toEqual(whole);
   });
 
   it('counts who is on the site in the last five minutes, as soon as views are stored', async () => {

@@ -43,7 +43,11 @@ describe('range index', () => {
           const inRange = days.filter((entry) => entry.day >= firstDay && entry.day < endDay);
           const revisions = new Map(inRange.map((entry) => [`${entry.day}:${entry.classCode}`, entry.revision]));
           expect(index.covers(firstDay, endDay, revisions)).toBe(true);
-          expect(byPath(index.rank(firstDay, endDay))).toEqual(byPath(rank({ days: inRange, loose: [] }, 'visitors')));
+          const expected = rank({ days: inRange, loose: [] }, 'visitors');
+          expect(byPath(index.rank(firstDay, endDay))).toEqual(byPath(expected));
+          expect(index.siteTotals(firstDay, endDay)).toEqual(expected.totals);
+          for (const row of expected.rows) expect(index.pathTotals(row.pathId, firstDay, endDay)).toEqual({ human: row.human, ai: row.ai, total: row.total });
+          expect(index.pathTotals(1_000_000, firstDay, endDay)).toEqual({ human: 0, ai: 0, total: 0 });
         },
       ),
       { numRuns: 300 },

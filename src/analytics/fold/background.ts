@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import type { QueryState } from '../query/caches.ts';
 import { warmBreakdownDays } from '../query/breakdown-sources.ts';
 import { indexSpanDays, refreshIndex } from '../query/range-index-refresh.ts';
+import { refreshValuePages } from '../query/value-pages-build.ts';
+import { refreshDimensionIndexes } from '../query/dimension-days.ts';
 import { foldPending, projectsWithPending } from './fold.ts';
 import { reclassifyIfChanged } from './reclassify.ts';
 import { purgeExpiredEvents } from './retention.ts';
@@ -30,7 +32,8 @@ export interface BackgroundOptions {
 /**
  * Background work of a serving process: folds pending batches into day sets shortly after they are
  * committed, repairs the visits ingestion doubted (fold/visit-repair.ts) soon after, sweeps for other
- * processes' leftovers, rebuilds range indexes after day sets changed,
+ * processes' leftovers, rebuilds range indexes (and dimension indexes and value pages: query/dimension-days.ts,
+ * value-pages-build.ts) after day sets changed or a repair moved views,
  * and purges raw events past the retention period. At start, it reclassifies history when the AI agent
  * lists changed (reclassify.ts), beside the folds so ingestion goes on. It listens to the state's signals and stops
  * listening when stopped, so several loops on one state never undo each other.
@@ -57,7 +60,18 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
     running = running
       .then(() => (stopped ? undefined : refreshIndex(state, projectKey)))
       .then(() => (stopped ? undefined : warmBreakdownDays(state, projectKey, indexSpanDays)))
+      .then(() => (stopped ? undefined : refreshDimensionIndexes(state, projectKey, indexSpanDays)))
+      .then(() => pagesLater(projectKey))
       .catch((error: unknown) => logger.warn({ err: error, projectKey }, 'building the analytics range index failed; queries count from day sets meanwhile'));
+  };
+  // Value pages read raw events, a day at a time: on a chain of their own, so folds go on meanwhile.
+  let paging: Promise<unknown> = Promise.resolve();
+  const pagesLater = (projectKey: number) => {
+    paging = paging
+      .then(() => (stopped ? undefined : refreshValuePages(state, projectKey, indexSpanDays, () => stopped)))
+      .catch((error: unknown) =>
+        logger.warn({ err: error, projectKey }, 'computing analytics value pages failed; filtered queries count raw events meanwhile'),
+      );
   };
   const indexLater = (projectKey: number) => {
     if (stopped) return;
@@ -76,7 +90,7 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
   const repair = (projectKey: number) => {
     repairing.delete(projectKey);
     running = running
-      .then(() => (stopped ? undefined : foldPending(storage, projectKey, { repair: true })))
+      .then(() => (stopped ? undefined : foldPending(storage, projectKey, { repair: true, onRepaired: () => indexLater(projectKey) })))
       .catch((error: unknown) => logger.warn({ err: error, projectKey }, 'repairing analytics visits failed; the next sweep retries'));
   };
   // Visit doubts are repaired once folds have been quiet for a moment, or at the latest every few seconds.
@@ -137,6 +151,7 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
       signals.off('events-committed', foldSoon);
       signals.off('index-stale', indexLater);
       await Promise.all([running, reclassifying]);
+      await paging;
     },
   };
 }

@@ -199,9 +199,10 @@ async function foldSome(trx: Kysely<Database>, profile: DialectProfile, projectK
  * in one snapshot, so each view is in exactly one of them. With `repair` (the default), the last
  * transaction also repairs the visits ingestion doubted (visit-repair.ts); the background loop folds
  * without it and repairs once views have been quiet for a moment, so a repair reads each day once for
- * many doubts. Returns the number of batches folded.
+ * many doubts; `onRepaired` hears of a repair that changed views (the indexes over entry pages and
+ * sources, and the value pages, are then stale). Returns the number of batches folded.
  */
-export async function foldPending(storage: Storage, projectKey: number, options: { repair?: boolean } = {}): Promise<number> {
+export async function foldPending(storage: Storage, projectKey: number, options: { repair?: boolean; onRepaired?: () => void } = {}): Promise<number> {
   const repair = options.repair ?? true;
   await storage.db
     .insertInto('analytics_fold_turns')
@@ -222,12 +223,14 @@ export async function foldPending(storage: Storage, projectKey: number, options:
     }
     // Answers changed without a commit of ingestion: cached rankings must not be served again. Outside the
     // fold's snapshot, where ingestion moves the version on concurrently.
-    if (result.corrected > 0)
+    if (result.corrected > 0) {
       await storage.db
         .updateTable('analytics_projects')
         .set((eb) => ({ version: eb('version', '+', 1) }))
         .where('project_key', '=', projectKey)
         .execute();
+      options.onRepaired?.();
+    }
     folded += result.batches;
     if (result.batches < batchesPerFold) return folded;
   }

@@ -164,6 +164,12 @@ export async function repairVisits(trx: Kysely<Database>, profile: DialectProfil
         if (view.newEntry === view.entry && view.newSource === view.sourceId) continue;
         corrected++;
         changedDays.add(dayOf(view.at));
+        // A view moved to another source rewrites its day's source record even where the counts come out the
+        // same (two views swapping sources): value pages computed from the raw events check that record's revision.
+        if (view.newSource !== view.sourceId)
+          visitEntries(view.counted, { pathId: view.pathId, entry: 0, sourceId: view.newSource }, (kind, key) =>
+            changes.push({ day: dayOf(view.at), kind, key, visitor, views: 0, member: null }),
+          );
         const key = `${view.newEntry}:${view.newSource}`;
         if (!rewrites.has(key)) rewrites.set(key, { entry: view.newEntry, sourceId: view.newSource, ids: [] });
         rewrites.get(key)!.ids.push(view.id);

@@ -10,7 +10,7 @@ import { sharedLinkRoutes } from './shared-link-routes.ts';
 import { collectRoutes } from './collect.ts';
 import { limitReads } from './read-limit.ts';
 import { parseRange } from './range.ts';
-import { page, pathPage } from '../query/query.ts';
+import { page, pathPage, totals } from '../query/query.ts';
 import { filteredPage, filteredTotals } from '../query/dimensions.ts';
 import { parseFilters } from './dimension-schemas.ts';
 import type { Measure } from '../query/types.ts';
@@ -61,9 +61,12 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
     const result = (await answer(range, paging)) ?? (await filteredPage(context.analytics, project.id, measure, { ...range, filters, ...paging }));
     if (request.query.compare !== 'previous_period') return result;
     const previousRange = { from: range.from - (range.to - range.from), to: range.from };
+    // Only the previous period's totals are shown: unfiltered, they need no per-page counts.
     const previous =
-      (await answer(previousRange, { limit: 1, offset: 0 }))?.totals ??
-      (await filteredTotals(context.analytics, project.id, measure, { ...previousRange, filters }));
+      filters.length === 0
+        ? await totals(context.analytics, project.id, measure, previousRange.from, previousRange.to)
+        : ((await answer(previousRange, { limit: 1, offset: 0 }))?.totals ??
+          (await filteredTotals(context.analytics, project.id, measure, { ...previousRange, filters })));
     return { ...result, previous: { totals: previous } };
   }
 

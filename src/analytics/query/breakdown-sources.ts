@@ -15,6 +15,8 @@ import { rawEventsIn, userAgents } from './read-sources.ts';
 export interface BreakdownDay {
   day: number;
   kind: BreakdownKind;
+  /** The stored row's revision the set was decoded at. */
+  revision: number;
   set: DaySet;
 }
 
@@ -53,7 +55,7 @@ export async function rawBreakdowns(trx: Kysely<Database>, dictionary: Dictionar
 }
 
 /** The breakdown days of `kinds` in [firstDay, endDay), decoding only those whose revision is not cached. */
-async function loadBreakdownDays(
+export async function loadBreakdownDays(
   trx: Kysely<Database>,
   caches: QueryCaches,
   projectKey: number,
@@ -74,7 +76,7 @@ async function loadBreakdownDays(
   for (const row of revisions) {
     const cacheKey = `${projectKey}:breakdown:${row.day}:${row.kind}`;
     const set = caches.cachedDay(cacheKey, Number(row.revision));
-    if (set) days.push({ day: Number(row.day), kind: Number(row.kind) as BreakdownKind, set });
+    if (set) days.push({ day: Number(row.day), kind: Number(row.kind) as BreakdownKind, revision: Number(row.revision), set });
     else stale.set(cacheKey, Number(row.revision));
   }
   const staleDays = [...new Set([...stale.keys()].map((key) => Number(key.split(':')[2])))];
@@ -91,7 +93,7 @@ async function loadBreakdownDays(
       if (stale.get(cacheKey) !== Number(row.revision)) continue;
       const set = decodeDaySet(row.data);
       caches.storeDay(cacheKey, Number(row.revision), set);
-      days.push({ day: Number(row.day), kind: Number(row.kind) as BreakdownKind, set });
+      days.push({ day: Number(row.day), kind: Number(row.kind) as BreakdownKind, revision: Number(row.revision), set });
     }
   }
   return days;

@@ -30,6 +30,8 @@ export class QueryCaches {
   #dayEntries = 0;
   readonly #rankings = new Map<string, CachedRanking>();
   readonly #indexes = new Map<number, RangeIndex>();
+  /** Dimension indexes (dimension-index.ts), keyed `project:property`. */
+  readonly #dimensionIndexes = new Map<string, unknown>();
 
   index(projectKey: number): RangeIndex | undefined {
     return this.#indexes.get(projectKey);
@@ -37,6 +39,15 @@ export class QueryCaches {
 
   storeIndex(projectKey: number, index: RangeIndex): void {
     this.#indexes.set(projectKey, index);
+  }
+
+  /** The dimension index stored under `key`; keys name the property, so the type is the one stored. */
+  dimensionIndex<T>(key: string): T | undefined {
+    return this.#dimensionIndexes.get(key) as T | undefined;
+  }
+
+  storeDimensionIndex<T>(key: string, index: T): void {
+    this.#dimensionIndexes.set(key, index);
   }
 
   cachedDay(key: string, revision: number): DaySet | undefined {

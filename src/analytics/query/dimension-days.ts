@@ -14,7 +14,10 @@ import { unknownValue } from '../ingest/dimensions/user-agents.ts';
 import { referrerHosts } from '../ingest/referrers.ts';
 import { BreakdownKind, countryKey, countryOfKey } from '../model/breakdown-batch.ts';
 import { countGroups } from './breakdown-counts.ts';
-import { readBreakdownSources, type BreakdownSources } from './breakdown-sources.ts';
+import { loadBreakdownDays, readBreakdownSources, type BreakdownSources } from './breakdown-sources.ts';
+import { buildDimensionIndex, indexRevisions, type DimensionIndex } from './dimension-index.ts';
+import { splitRange } from '../model/days.ts';
+import { inSnapshot } from '../../storage/snapshot.ts';
 import type { QueryState } from './caches.ts';
 import type { Counts, Measure } from './types.ts';
 
@@ -113,6 +116,11 @@ export async function dayBreakdown(
   const cacheKey = `${projectKey}:dimension:${property}:${viewClass}:${from}:${to}`;
   const cached = state.caches.cachedRanking<DayBreakdown>(cacheKey, version);
   if (cached) return cached;
+  const indexed = await indexedBreakdown(trx, state, projectKey, property, viewClass, from, to);
+  if (indexed) {
+    state.caches.storeRanking(cacheKey, version, indexed);
+    return indexed;
+  }
   const kinds = kindsFor(property, viewClass);
   const sources = await readBreakdownSources(trx, state.caches, state.ids, projectKey, from, to, kinds);
   const byValue = await valuesOf(trx, state, projectKey, property, keysOf(sources));
@@ -140,6 +148,88 @@ export async function dayBreakdown(
   const result = { totals: counted.totals, rows: rows.filter((row) => row.views > 0).sort(byVisitors) };
   state.caches.storeRanking(cacheKey, version, result);
   return result;
+}
+
+/**
+ * A whole dimension breakdown of [from, to) from the property's dimension index (dimension-index.ts),
+ * when the index serves the range: whole days only, no pending entries in it, and every breakdown day
+ * of the range at the revision the index was built from. Visitors come from the index, views from
+ * summing the (cached) breakdown days. Null otherwise.
+ */
+async function indexedBreakdown(
+  trx: Kysely<Database>,
+  state: QueryState,
+  projectKey: number,
+  property: Property,
+  viewClass: ViewClass,
+  from: number,
+  to: number,
+): Promise<DayBreakdown | null> {
+  const dimension = state.caches.dimensionIndex<DimensionIndex>(`${projectKey}:${property}`);
+  const { firstDay, endDay, partial } = splitRange(from, to);
+  if (dimension === undefined || partial.length > 0 || endDay <= firstDay) return null;
+  const { human, ai } = kindsOf[property];
+  const sources = await readBreakdownSources(trx, state.caches, state.ids, projectKey, from, to, [human, ai]);
+  if (sources.loose.length > 0 || !dimension.index.covers(firstDay, endDay, indexRevisions(sources.days, human))) return null;
+  const { slotOf } = dimension;
+  const slots = dimension.values.length + 1;
+  const views = new Float64Array(slots);
+  let totalViews = 0;
+  for (const { kind, set } of sources.days) {
+    if ((kind === human ? 'ai' : 'human') === viewClass) continue;
+    for (let index = 0; index < set.paths.length; index++) {
+      views[slotOf(kind, set.paths[index])] += set.views[index];
+      totalViews += set.views[index];
+    }
+  }
+  const column = viewClass === 'all' ? 'total' : viewClass;
+  const ranked = dimension.index.rank(firstDay, endDay);
+  const rows = ranked.rows
+    .filter((row) => row.pathId < dimension.values.length && views[row.pathId] > 0)
+    .map((row) => ({ value: dimension.values[row.pathId], visitors: row[column], views: views[row.pathId] }));
+  return { totals: { visitors: ranked.totals[column], views: totalViews }, rows: rows.sort(byVisitors) };
+}
+
+/**
+ * Each key's slot in a dimension index of `values`: its value's place, `values.length` for a key without
+ * one. Device: every AI view is a bot, whatever its user agent says.
+ */
+function dimensionSlots(property: Property, values: string[], byValue: Map<string, number[]>): (kind: BreakdownKind, key: number) => number {
+  const slotOfKey = new Map<number, number>();
+  values.forEach((value, slot) => {
+    for (const key of byValue.get(value) ?? []) slotOfKey.set(key, slot);
+  });
+  const bot = values.indexOf('bot');
+  return (kind, key) => (property === 'device' && kind === BreakdownKind.agentView ? bot : (slotOfKey.get(key) ?? values.length));
+}
+
+/**
+ * Rebuilds a project's dimension indexes from the breakdown days of the newest `spanDays` days with
+ * data, one property at a time, each read in one snapshot (run by the background loop after the range index).
+ */
+export async function refreshDimensionIndexes(state: QueryState, projectKey: number, spanDays: number): Promise<void> {
+  for (const property of Object.keys(kindsOf) as Property[]) {
+    const { human, ai } = kindsOf[property];
+    const read = await inSnapshot(state.storage, async (trx) => {
+      const bounds = await trx
+        .selectFrom('analytics_breakdown_days')
+        .select((eb) => [eb.fn.min('day').as('first'), eb.fn.max('day').as('last')])
+        .where('project_key', '=', projectKey)
+        .where('kind', 'in', [human, ai])
+        .executeTakeFirstOrThrow();
+      if (bounds.first === null || bounds.last === null) return null;
+      const endDay = Number(bounds.last) + 1;
+      const spanStart = Math.max(Number(bounds.first), endDay - spanDays);
+      const days = await loadBreakdownDays(trx, state.caches, projectKey, spanStart, endDay, [human, ai]);
+      return { spanStart, span: endDay - spanStart, days, byValue: await valuesOf(trx, state, projectKey, property, keysOf({ days, loose: [] })) };
+    });
+    if (read === null) continue;
+    const values = [...read.byValue.keys()];
+    if (property === 'device' && !values.includes('bot')) values.push('bot');
+    const slotOf = dimensionSlots(property, values, read.byValue);
+    const index = await buildDimensionIndex(read.days, human, values, slotOf, read.spanStart, read.span);
+    state.caches.storeDimensionIndex(`${projectKey}:${property}`, index);
+  }
 }
 
 function sumViews(views: Map<BreakdownKind, number>): number {

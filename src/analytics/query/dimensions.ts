@@ -13,7 +13,7 @@ import { inSnapshot } from '../../storage/snapshot.ts';
 import { agentIdentity, claimsKnownAgent, isMcpUserAgent } from '../ingest/agent-identity.ts';
 import type { AgentCategory } from '../ingest/agents/load.ts';
 import { Verification } from '../model/verification.ts';
-import { existingProjectKey } from '../ingest/dense-ids.ts';
+import { existingProjectKey, pathNames } from '../ingest/dense-ids.ts';
 import { unknownValue } from '../ingest/dimensions/user-agents.ts';
 import { referrerCategory } from '../ingest/referrers.ts';
 import { ClassCode } from '../model/class-codes.ts';
@@ -21,7 +21,8 @@ import { dayMs, dayOf } from '../model/days.ts';
 import type { QueryState } from './caches.ts';
 import { userAgents } from './read-sources.ts';
 import type { Counts, Measure } from './types.ts';
-import { dayBreakdown, dayFilteredCounts, dimensionDaysComplete, directSourceValue } from './dimension-days.ts';
+import { dayBreakdown, dayFilteredCounts, dimensionDaysComplete, directSourceValue, filterKey } from './dimension-days.ts';
+import { valueRanking } from './value-pages.ts';
 
 export const breakdownProperties = ['country', 'browser', 'os', 'device', 'source', 'entry_page'] as const;
 export type BreakdownProperty = (typeof breakdownProperties)[number];
@@ -235,6 +236,23 @@ export async function filteredPage(
   const key = await existingProjectKey(state.storage.db, state.ids, projectId);
   if (key === undefined) return { totals: { human: 0, ai: 0, total: 0 }, rows: [], hasMore: false };
   return inSnapshot(state.storage, async (trx) => {
+    const single = singleValueFilter(request.filters);
+    if (single !== null) {
+      const { version } = await dimensionDaysComplete(trx, key);
+      const valueKey = await filterKey(trx, single.property, single.value);
+      if (valueKey === undefined) return { totals: { human: 0, ai: 0, total: 0 }, rows: [], hasMore: false };
+      const range = { from: request.from, to: request.to, wanted: request.offset + request.limit };
+      const ranked = await valueRanking(trx, state, key, version, { property: single.property, valueKey }, measure, range);
+      const shown = ranked.rows.slice(request.offset, request.offset + request.limit);
+      const names = await pathNames(
+        trx,
+        state.ids,
+        key,
+        shown.map((row) => row.pathId),
+      );
+      const rows = shown.map(({ pathId, human, ai, total }) => ({ path: names.get(pathId)!, human, ai, total }));
+      return { totals: ranked.totals, rows, hasMore: request.offset + rows.length < ranked.count };
+    }
     const conditions = await filterConditions(trx, state, key, request.from, request.to, request.filters);
     const events = withConditions(countedEvents(trx, key, request.from, request.to, 'all'), conditions);
     const totals = counts(await events.select(classCounts(measure)).executeTakeFirst());

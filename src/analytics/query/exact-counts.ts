@@ -1,9 +1,78 @@
 import { ClassCode, classCodes } from '../model/class-codes.ts';
 import type { Counts, Measure, Ranking, Sources } from './types.ts';
 
-interface PathSlices {
-  lists: Uint32Array[][];
-  views: [number, number];
+/**
+ * The visitor lists of the sources per path ("slot", in order of first appearance), as (array, start,
+ * end) in flat arrays put in path order by counting, then by class within a path: a range of many days
+ * and pages allocates no object per list (a typed-array view per list cost more than walking its entries).
+ */
+export interface PathLists {
+  pathIds: number[];
+  /** Views per slot and class: slot × 2 + class. */
+  views: number[];
+  arrays: Uint32Array[];
+  starts: number[];
+  ends: number[];
+  /** Lists of slot s and class c are order[firstOfSlot[s × 2 + c] .. firstOfSlot[s × 2 + c + 1]). */
+  firstOfSlot: Uint32Array;
+  order: Uint32Array;
+  maxVisitor: number;
+}
+
+export function pathLists(sources: Sources): PathLists {
+  const slotOf = new Map<number, number>();
+  const pathIds: number[] = [];
+  const views: number[] = [];
+  const slot = (pathId: number) => {
+    let found = slotOf.get(pathId);
+    if (found === undefined) {
+      slotOf.set(pathId, (found = pathIds.push(pathId) - 1));
+      views.push(0, 0);
+    }
+    return found;
+  };
+  const arrays: Uint32Array[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const listKeys: number[] = [];
+  let maxVisitor = 0;
+  for (const { classCode, set } of sources.days) {
+    for (let index = 0; index < set.paths.length; index++) {
+      const start = set.starts[index];
+      const end = set.starts[index + 1];
+      const found = slot(set.paths[index]);
+      if (end === start) continue;
+      views[found * 2 + classCode] += set.views[index];
+      arrays.push(set.visitors);
+      starts.push(start);
+      ends.push(end);
+      listKeys.push(found * 2 + classCode);
+      if (set.visitors[end - 1] > maxVisitor) maxVisitor = set.visitors[end - 1];
+    }
+  }
+  const loose = new Map<number, number[]>();
+  for (const view of sources.loose) {
+    const key = slot(view.pathId) * 2 + view.classCode;
+    let list = loose.get(key);
+    if (!list) loose.set(key, (list = []));
+    list.push(view.visitor);
+    views[key]++;
+    if (view.visitor > maxVisitor) maxVisitor = view.visitor;
+  }
+  for (const [key, list] of loose) {
+    arrays.push(Uint32Array.from(list));
+    starts.push(0);
+    ends.push(list.length);
+    listKeys.push(key);
+  }
+  const keys = pathIds.length * 2;
+  const firstOfSlot = new Uint32Array(keys + 1);
+  for (const key of listKeys) firstOfSlot[key + 1]++;
+  for (let key = 0; key < keys; key++) firstOfSlot[key + 1] += firstOfSlot[key];
+  const order = new Uint32Array(listKeys.length);
+  const next = firstOfSlot.slice(0, keys);
+  listKeys.forEach((key, list) => (order[next[key]++] = list));
+  return { pathIds, views, arrays, starts, ends, firstOfSlot, order, maxVisitor };
 }
 
 /**
@@ -13,81 +82,64 @@ interface PathSlices {
  * site-wide. Cost is linear in the entries read, with no sorting or hashing.
  */
 export function rank(sources: Sources, measure: Measure): Ranking {
-  const byPath = new Map<number, PathSlices>();
-  const slices = (pathId: number) => {
-    let entry = byPath.get(pathId);
-    if (!entry) byPath.set(pathId, (entry = { lists: [[], []], views: [0, 0] }));
-    return entry;
-  };
-  let maxVisitor = 0;
-  for (const { classCode, set } of sources.days) {
-    for (let index = 0; index < set.paths.length; index++) {
-      const entry = slices(set.paths[index]);
-      const list = set.visitors.subarray(set.starts[index], set.starts[index + 1]);
-      if (list.length === 0) continue;
-      entry.lists[classCode].push(list);
-      entry.views[classCode] += set.views[index];
-      if (list[list.length - 1] > maxVisitor) maxVisitor = list[list.length - 1];
-    }
-  }
-  const loose = new Map<number, [number[], number[]]>();
-  for (const view of sources.loose) {
-    let lists = loose.get(view.pathId);
-    if (!lists) loose.set(view.pathId, (lists = [[], []]));
-    lists[view.classCode].push(view.visitor);
-    slices(view.pathId).views[view.classCode]++;
-    if (view.visitor > maxVisitor) maxVisitor = view.visitor;
-  }
-  for (const [pathId, lists] of loose) lists.forEach((list, classCode) => list.length && slices(pathId).lists[classCode].push(Uint32Array.from(list)));
-
+  const { pathIds, views, arrays, starts, ends, firstOfSlot, order, maxVisitor } = pathLists(sources);
   const rows: Ranking['rows'] = [];
   const totals: Counts = { human: 0, ai: 0, total: 0 };
   if (measure === 'views') {
-    for (const [pathId, entry] of byPath) {
-      const [human, ai] = entry.views;
+    pathIds.forEach((pathId, found) => {
+      const human = views[found * 2];
+      const ai = views[found * 2 + 1];
       if (human + ai > 0) rows.push({ pathId, human, ai, total: human + ai });
       totals.human += human;
       totals.ai += ai;
-    }
+    });
     totals.total = totals.human + totals.ai;
     return { totals, rows };
   }
 
-  // stamp[v] = pathNumber * 4 + classBits, so nothing is cleared between paths.
+  const slots = pathIds.length;
+  // stamp[v] = (slot + 1) * 4 + classBits, so nothing is cleared between paths.
   const stamp = new Uint32Array(maxVisitor + 1);
   const site = new Uint8Array(maxVisitor + 1);
-  let pathNumber = 0;
-  for (const [pathId, entry] of byPath) {
-    pathNumber++;
-    const base = pathNumber * 4;
-    const counts = [0, 0];
+  const siteCounts = new Uint32Array(2);
+  let siteTotal = 0;
+  for (let found = 0; found < slots; found++) {
+    const base = (found + 1) * 4;
+    let human = 0;
+    let ai = 0;
     let total = 0;
     for (const classCode of classCodes) {
       const bit = classCode + 1;
-      for (const list of entry.lists[classCode]) {
-        for (let index = 0; index < list.length; index++) {
-          const visitor = list[index];
+      let counted = 0;
+      for (let position = firstOfSlot[found * 2 + classCode]; position < firstOfSlot[found * 2 + classCode + 1]; position++) {
+        const list = order[position];
+        const visitors = arrays[list];
+        const end = ends[list];
+        for (let index = starts[list]; index < end; index++) {
+          const visitor = visitors[index];
           const mark = stamp[visitor];
           if (mark < base) {
             stamp[visitor] = base | bit;
-            counts[classCode]++;
             total++;
-          } else if ((mark & bit) === 0) {
-            stamp[visitor] = mark | bit;
-            counts[classCode]++;
-          } else continue;
+          } else if ((mark & bit) === 0) stamp[visitor] = mark | bit;
+          else continue;
+          counted++;
           const seen = site[visitor];
           if ((seen & bit) === 0) {
             site[visitor] = seen | bit;
-            if (classCode === ClassCode.human) totals.human++;
-            else totals.ai++;
-            if (seen === 0) totals.total++;
+            siteCounts[classCode]++;
+            if (seen === 0) siteTotal++;
           }
         }
       }
+      if (classCode === ClassCode.human) human = counted;
+      else ai = counted;
     }
-    if (total > 0) rows.push({ pathId, human: counts[0], ai: counts[1], total });
+    if (total > 0) rows.push({ pathId: pathIds[found], human, ai, total });
   }
+  totals.human = siteCounts[ClassCode.human];
+  totals.ai = siteCounts[ClassCode.ai];
+  totals.total = siteTotal;
   return { totals, rows };
 }
 

@@ -3,7 +3,8 @@ import { existingProjectKey, pathNames } from '../ingest/dense-ids.ts';
 import type { QueryState } from './caches.ts';
 import { order, rank } from './exact-counts.ts';
 import type { Counts, Measure, Ranking } from './types.ts';
-import { indexedVisitors, readSources } from './read-sources.ts';
+import { freshIndex, indexedVisitors, readSources } from './read-sources.ts';
+import { splitRange } from '../model/days.ts';
 
 export interface PageRequest {
   measure: Measure;
@@ -54,6 +55,25 @@ export async function ranking(
     return ordered;
   });
   return { ranking: result, names: ids.pathNames.get(key) ?? new Map() };
+}
+
+/**
+ * Site-wide totals of a range, as the previous period of `compare=previous_period` asks: the cached
+ * ranking's totals when there is one, else, for visitors, the range index's site-wide cells alone (a
+ * search per day and class instead of one per path), else the ranking.
+ */
+export async function totals(state: QueryState, projectId: string, measure: Measure, from: number, to: number): Promise<Counts> {
+  const key = await existingProjectKey(state.storage.db, state.ids, projectId);
+  if (key === undefined) return empty.totals;
+  const found = await inSnapshot(state.storage, async (trx) => {
+    const { version } = await trx.selectFrom('analytics_projects').select('version').where('project_key', '=', key).executeTakeFirstOrThrow();
+    const cached = state.caches.cachedRanking(`${key}:${measure}:${from}:${to}`, Number(version));
+    if (cached) return cached.totals;
+    const { firstDay, endDay, partial } = splitRange(from, to);
+    if (measure !== 'visitors' || partial.length > 0 || endDay <= firstDay) return null;
+    return (await freshIndex(trx, state, key, firstDay, endDay))?.siteTotals(firstDay, endDay) ?? null;
+  });
+  return found ?? (await ranking(state, projectId, measure, from, to)).ranking.totals;
 }
 
 export async function page(state: QueryState, projectId: string, request: PageRequest): Promise<Page> {

@@ -83,6 +83,37 @@ export class RangeIndex {
     return result;
   }
 
+  /** Unique visitors of [firstDay, endDay) of one slot (a path's place in `pathIds`, or theirs for the site). */
+  #slotCounts(slot: number, firstDay: number, endDay: number): Counts {
+    const first = Math.max(firstDay - this.spanStart, 0);
+    const end = Math.min(endDay - this.spanStart, this.span);
+    const slots = this.pathIds.length + 1;
+    const [human, ai, total] = countClasses.map((countClass) => {
+      const base = (countClass * slots + slot) * this.span;
+      let sum = 0;
+      for (let day = first; day < end; day++) sum += this.#counted(base + day, first);
+      return sum;
+    });
+    return { human, ai, total };
+  }
+
+  /** Site-wide unique visitors of [firstDay, endDay), without the per-path counts `rank` makes; `covers` must hold. */
+  siteTotals(firstDay: number, endDay: number): Counts {
+    return this.#slotCounts(this.pathIds.length, firstDay, endDay);
+  }
+
+  /** Unique visitors of [firstDay, endDay) of one path (all zero for a path the index has not seen); `covers` must hold. */
+  pathTotals(pathId: number, firstDay: number, endDay: number): Counts {
+    let low = 0;
+    let high = this.pathIds.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (this.pathIds[middle] < pathId) low = middle + 1;
+      else high = middle;
+    }
+    return this.pathIds[low] === pathId ? this.#slotCounts(low, firstDay, endDay) : { human: 0, ai: 0, total: 0 };
+  }
+
   /** Unique visitors of [firstDay, endDay) per path and site-wide; `covers` must hold. */
   rank(firstDay: number, endDay: number): Ranking {
     const first = Math.max(firstDay - this.spanStart, 0);

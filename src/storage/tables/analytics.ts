@@ -117,6 +117,26 @@ export interface AnalyticsBreakdownDayRow {
   data: Uint8Array;
 }
 
+/** One value's pages of a whole UTC day and class (query/value-pages.ts): day-set encoding, keyed by path id. */
+export interface AnalyticsValuePageRow {
+  project_key: number;
+  /** 0 country, 1 visit source. */
+  property: number;
+  /** The country's or source's breakdown key (model/breakdown-batch.ts). */
+  value_key: number;
+  day: number;
+  class: number;
+  data: Uint8Array;
+}
+
+/** What a day's value pages were computed from (the revisions of its day sets and records), and their revision. */
+export interface AnalyticsValuePageDayRow {
+  project_key: number;
+  day: number;
+  fingerprint: string;
+  revision: number;
+}
+
 /** Docs gaps' evidence of one whole UTC day and source, with what its raw rows were when it was computed (gap-days.ts). */
 export interface AnalyticsGapDayRow {
   project_key: number;
@@ -204,6 +224,8 @@ export interface AnalyticsTables {
   analytics_settings: AnalyticsSettingRow;
   analytics_referrers: AnalyticsReferrerRow;
   analytics_breakdown_days: AnalyticsBreakdownDayRow;
+  analytics_value_pages: AnalyticsValuePageRow;
+  analytics_value_page_days: AnalyticsValuePageDayRow;
   analytics_gap_days: AnalyticsGapDayRow;
   analytics_not_found_days: AnalyticsNotFoundDayRow;
   analytics_tail_positions: AnalyticsTailPositionRow;
