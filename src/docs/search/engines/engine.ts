@@ -53,7 +53,16 @@ export interface Candidate {
   ordinal: number;
   anchor: string;
   heading: string;
-  text: string;
+  /**
+   * The section's plain text, in which score.ts looks for the query's words; absent when the engine
+   * counted them itself (`found`), so that the text never leaves the database.
+   */
+  text?: string;
+  /**
+   * How many of the request's `words` the section holds (the last also as a prefix), as the engine's
+   * own stemming matches them; absent when score.ts is to count them in `text`.
+   */
+  found?: number;
   rank: number;
 }
 
