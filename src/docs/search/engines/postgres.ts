@@ -56,13 +56,13 @@ function wordsFound(request: MatchRequest) {
 export const postgresFullText: FullTextIndex = {
   async add(trx, entries) {
     for (let start = 0; start < entries.length; start += entriesPerInsert) {
-      const rows = entries
-        .slice(start, start + entriesPerInsert)
-        .map(
-          (entry) =>
-            sql`(${entry.sectionId}, ${entry.projectId}, setweight(to_tsvector(${language}, ${entry.title}), 'A') || setweight(to_tsvector(${language}, ${entry.heading}), 'B') || setweight(to_tsvector(${language}, ${entry.text}), 'C') || cast(${projectToken(entry.projectId)} as tsvector))`,
-        );
-      await sql`insert into docs_search (section_id, project_id, vector) values ${sql.join(rows)}`.execute(trx);
+      const rows = entries.slice(start, start + entriesPerInsert).map((entry) => {
+        const title = sql`setweight(to_tsvector(${language}, ${entry.title}), 'A')`;
+        const heading = sql`setweight(to_tsvector(${language}, ${entry.heading}), 'B')`;
+        const project = sql`cast(${projectToken(entry.projectId)} as tsvector)`;
+        return sql`(${entry.sectionId}, ${entry.projectId}, ${title} || ${heading} || setweight(to_tsvector(${language}, ${entry.text}), 'C') || ${project}, ${title} || ${heading} || ${project})`;
+      });
+      await sql`insert into docs_search (section_id, project_id, vector, headings) values ${sql.join(rows)}`.execute(trx);
     }
   },
 
@@ -79,6 +79,11 @@ export const postgresFullText: FullTextIndex = {
     // With `within`, the index selects only the sections holding one of the rarer words, and
     // ts_rank() runs on those alone, still over every word of the query.
     const selected = request.within && !request.every ? sql`to_tsquery(${language}, ${anyOf(request.within, request.prefix)})` : query;
+    // Words in titles and headings are looked up in `headings` (see the 042 migration), where the
+    // index match is exact: the same sections as the labels `:AB` select in `vector`.
+    const matched = request.headingsOnly
+      ? sql`f.headings @@ (to_tsquery(${language}, ${wordsQuery({ ...request, headingsOnly: false })}) && ${project})`
+      : sql`f.vector @@ (${selected} && ${project})`;
     // The words are counted after the limit, on the best sections only: in the ranked select they would
     // be computed for every matching section before the sort.
     const result = await sql<Candidate>`
@@ -89,7 +94,7 @@ export const postgresFullText: FullTextIndex = {
         from docs_search f
         join docs_sections s on s.id = f.section_id
         join docs_pages p on p.id = s.page_id
-        where f.vector @@ (${selected} && ${project}) and f.project_id = ${request.projectId} and ${request.visible} ${groups}
+        where ${matched} and f.project_id = ${request.projectId} and ${request.visible} ${groups}
         order by rank desc, p.position, s.ordinal
         limit ${request.limit}
       ) c
