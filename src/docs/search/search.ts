@@ -33,11 +33,14 @@ export interface SearchHit {
  * words match most sections, and the engine's ranking costs in proportion to the sections matched.
  * Sections with every word score above any that lacks one (see score.ts), and the engines weigh a
  * word in a title or heading far above one in a body, so the narrower tiers hold the best sections.
+ * The tier of every word with one of them in a title or heading is asked only of an engine that
+ * indexes titles and headings apart (FullTextIndex's `headingsIndexed`).
  */
-const tiers: Pick<MatchRequest, 'every' | 'headingsOnly'>[] = [
-  { every: true, headingsOnly: true },
-  { every: true, headingsOnly: false },
-  { every: false, headingsOnly: false },
+const tiers: Pick<MatchRequest, 'every' | 'headingsOnly' | 'oneInHeadings'>[] = [
+  { every: true, headingsOnly: true, oneInHeadings: false },
+  { every: true, headingsOnly: false, oneInHeadings: true },
+  { every: true, headingsOnly: false, oneInHeadings: false },
+  { every: false, headingsOnly: false, oneInHeadings: false },
 ];
 
 /** Sections the engine ranks and the scoring then orders: enough that its reordering finds the best. */
@@ -165,7 +168,7 @@ async function searchGeneration(
   let candidates: Candidate[] = [];
   /** Sections that hold one of the rarest words, when the any-word match required them. */
   let rare: Set<number> | null = null;
-  for (const tier of tiers) {
+  for (const tier of tiers.filter((tier) => engine.headingsIndexed || !tier.oneInHeadings)) {
     const within = !tier.every && terms.distinct.length > 1 ? rarestWords(terms, await wordFrequencies(storage, projectId, generation, terms)) : null;
     candidates = await engine.match(storage.db, { ...request, ...tier, within });
     if (within && candidates.length < limit) {

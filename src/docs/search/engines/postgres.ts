@@ -54,6 +54,8 @@ function wordsFound(request: MatchRequest) {
 
 /** tsvector over sections, in `docs_search` beside them (deleted with them through the foreign key). */
 export const postgresFullText: FullTextIndex = {
+  headingsIndexed: true,
+
   async add(trx, entries) {
     for (let start = 0; start < entries.length; start += entriesPerInsert) {
       const rows = entries.slice(start, start + entriesPerInsert).map((entry) => {
@@ -81,9 +83,16 @@ export const postgresFullText: FullTextIndex = {
     const selected = request.within && !request.every ? sql`to_tsquery(${language}, ${anyOf(request.within, request.prefix)})` : query;
     // Words in titles and headings are looked up in `headings` (see the 042 migration), where the
     // index match is exact: the same sections as the labels `:AB` select in `vector`.
+    const inHeadings = request.headingsOnly
+      ? wordsQuery({ ...request, headingsOnly: false })
+      : request.oneInHeadings
+        ? anyOf(request.words, request.prefix)
+        : null;
     const matched = request.headingsOnly
-      ? sql`f.headings @@ (to_tsquery(${language}, ${wordsQuery({ ...request, headingsOnly: false })}) && ${project})`
-      : sql`f.vector @@ (${selected} && ${project})`;
+      ? sql`f.headings @@ (to_tsquery(${language}, ${inHeadings}) && ${project})`
+      : inHeadings !== null
+        ? sql`f.headings @@ (to_tsquery(${language}, ${inHeadings}) && ${project}) and f.vector @@ (${selected} && ${project})`
+        : sql`f.vector @@ (${selected} && ${project})`;
     // The words are counted after the limit, on the best sections only: in the ranked select they would
     // be computed for every matching section before the sort.
     const result = await sql<Candidate>`
