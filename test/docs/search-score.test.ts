@@ -37,4 +37,10 @@ describe('counting the query’s words in a candidate section', () => {
     expect(found('workflow activity', '𝒜-workflow, (activity)')).toEqual([2]);
     expect(found('naïve café', 'A NAÏVE cafés list')).toEqual([2]);
   });
+
+  it('takes the count of an engine that matched the words itself, with no text to search, and at least 1', () => {
+    const counted = (found: number) => ({ ...candidate('', 'Retry'), text: undefined, found });
+    const scores = scoreCandidates(searchTerms('retry policy backoff')!, [counted(3), counted(2), counted(0)]);
+    expect(scores.map((scored) => Math.round(scored.score * 3))).toEqual([3, 2, 1]);
+  });
 });

@@ -6,7 +6,7 @@ import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import { ApiError } from '../../http/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import { getPage } from '../index/pages.ts';
-import { searchDocs } from '../search/search.ts';
+import { searchDocsShared, type SearchHit } from '../search/search.ts';
 import { docsAuthorizer } from '../surface/access.ts';
 import { docsCounter } from '../surface/count.ts';
 import { docsLimits } from '../surface/limits.ts';
@@ -42,6 +42,13 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
   app.addHook('onClose', () => flushInteractions(context.analytics));
   // Access is decided before the body is validated, so another organization's project is 404 whatever the body says.
   const projects = new WeakMap<FastifyRequest, ProjectRow>();
+  /**
+   * The JSON of each search answer the process keeps (searchDocsShared), already UTF-8: a repeated
+   * search of fifty sections is hundreds of kilobytes, whose serializing and encoding cost more than
+   * everything else the request does. Kept as long as the answer is, and only for the site URL it
+   * was made with.
+   */
+  const bodies = new WeakMap<readonly SearchHit[], { siteUrl: string; body: Buffer }>();
   const preValidation = async (request: FastifyRequest) => {
     projects.set(request, await authorize(request, (request.params as { domain: string }).domain));
   };
@@ -67,19 +74,26 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
       await limits.discovery(project, reply);
       const { query, pageSize, scoreThreshold, filter } = request.body;
       const cleaned = query.replace(controlCharacters, ' ');
-      const hits = await searchDocs(context.storage, project.id, cleaned, { limit: pageSize, scoreThreshold, groups: filter?.groups });
+      const hits = await searchDocsShared(context.storage, project.id, cleaned, { limit: pageSize, scoreThreshold, groups: filter?.groups });
       counter.search(request, project, cleaned, hits.length);
       const { siteUrl } = siteOf(project, context.config);
-      return hits.map((hit) => ({
-        content: hit.markdown,
-        path: hit.route,
-        metadata: {
-          title: hit.anchor ? `${hit.title}: ${hit.heading}` : hit.title,
-          url: pageUrl(siteUrl, hit.route, hit.anchor),
-          anchor: hit.anchor,
-          score: hit.score,
-        },
-      }));
+      let sent = bodies.get(hits);
+      if (sent?.siteUrl !== siteUrl) {
+        const results = hits.map((hit) => ({
+          content: hit.markdown,
+          path: hit.route,
+          metadata: {
+            title: hit.anchor ? `${hit.title}: ${hit.heading}` : hit.title,
+            url: pageUrl(siteUrl, hit.route, hit.anchor),
+            anchor: hit.anchor,
+            score: hit.score,
+          },
+        }));
+        sent = { siteUrl, body: Buffer.from(reply.serialize(results) as string) };
+        bodies.set(hits, sent);
+      }
+      // A Buffer goes out as it is: the typed reply only knows the schema's shape, which the body already has.
+      return reply.type('application/json; charset=utf-8').send(sent.body as never);
     },
   });
 

@@ -31,10 +31,12 @@ function wordBeginning(word: string): RegExp {
  * section starts with its stem-like beginning, and the last word counts as a prefix. At least 1: the
  * engine matched the section on some word, even when this rough stemming misses it. The text is
  * searched for each beginning, not split into words: a section holds thousands of words, and
- * splitting the hundred candidates of each search cost more than the engine's match itself.
+ * splitting the hundred candidates of each search cost more than the engine's match itself. An engine
+ * that counts the words itself (`found`, PostgreSQL from its stored tsvector) is taken at its word.
  */
 function wordsFound(beginnings: RegExp[], candidate: Candidate): number {
-  const fields = [candidate.title, candidate.heading, candidate.text];
+  if (candidate.found !== undefined) return Math.max(1, candidate.found);
+  const fields = [candidate.title, candidate.heading, candidate.text ?? ''];
   const found = beginnings.filter((beginning) => fields.some((field) => beginning.test(field))).length;
   return Math.max(1, found);
 }

@@ -33,11 +33,14 @@ export interface SearchHit {
  * words match most sections, and the engine's ranking costs in proportion to the sections matched.
  * Sections with every word score above any that lacks one (see score.ts), and the engines weigh a
  * word in a title or heading far above one in a body, so the narrower tiers hold the best sections.
+ * The tier of every word with one of them in a title or heading is asked only of an engine that
+ * indexes titles and headings apart (FullTextIndex's `headingsIndexed`).
  */
-const tiers: Pick<MatchRequest, 'every' | 'headingsOnly'>[] = [
-  { every: true, headingsOnly: true },
-  { every: true, headingsOnly: false },
-  { every: false, headingsOnly: false },
+const tiers: Pick<MatchRequest, 'every' | 'headingsOnly' | 'oneInHeadings'>[] = [
+  { every: true, headingsOnly: true, oneInHeadings: false },
+  { every: true, headingsOnly: false, oneInHeadings: true },
+  { every: true, headingsOnly: false, oneInHeadings: false },
+  { every: false, headingsOnly: false, oneInHeadings: false },
 ];
 
 /** Sections the engine ranks and the scoring then orders: enough that its reordering finds the best. */
@@ -105,23 +108,35 @@ function rarestWords(terms: SearchTerms, counts: Map<string, number>): string[] 
  * finds nothing.
  */
 export async function searchDocs(storage: Storage, projectId: string, query: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+  return (await searchDocsShared(storage, projectId, query, options)).map((hit) => ({ ...hit }));
+}
+
+/**
+ * searchDocs's answer as the process keeps it: the same frozen array for every caller while it is
+ * kept (see cache.ts), so a caller may keep what it derives from an answer in a WeakMap keyed by it,
+ * for as long as the answer itself is kept (the discovery search keeps the JSON it sent). An answer
+ * that was not kept (no words, no index yet) is a new array each time.
+ */
+export async function searchDocsShared(storage: Storage, projectId: string, query: string, options: SearchOptions = {}): Promise<readonly SearchHit[]> {
   const terms = searchTerms(query);
   if (!terms || options.groups?.length === 0) return [];
   const limit = Math.min(50, Math.max(1, options.limit ?? 10));
   const threshold = options.scoreThreshold ?? 0;
   const state = await storage.db.selectFrom('docs_state').select(['generation', 'built_at']).where('project_id', '=', projectId).executeTakeFirst();
   if (!state || state.built_at === null) return [];
-  const cache = cacheFor<SearchHit[]>(storage.db, answerSize);
+  const cache = cacheFor<readonly SearchHit[]>(storage.db, answerSize);
   const key = JSON.stringify([projectId, state.generation, state.built_at, terms, limit, threshold, options.groups ?? null]);
   const cached = cache.get(key);
-  if (cached) return cached.map((hit) => ({ ...hit }));
-  const hits = await searchGeneration(storage, projectId, state.generation, terms, limit, threshold, options.groups ?? null);
+  if (cached) return cached;
+  const hits = Object.freeze(
+    (await searchGeneration(storage, projectId, state.generation, terms, limit, threshold, options.groups ?? null)).map((hit) => Object.freeze(hit)),
+  );
   cache.set(key, hits);
-  return hits.map((hit) => ({ ...hit }));
+  return hits;
 }
 
 /** Characters an answer holds, for the cache's bound. */
-function answerSize(hits: SearchHit[]): number {
+function answerSize(hits: readonly SearchHit[]): number {
   return hits.reduce((sum, hit) => sum + hit.markdown.length + hit.heading.length + hit.title.length + hit.path.length + hit.route.length + 64, 256);
 }
 
@@ -153,7 +168,7 @@ async function searchGeneration(
   let candidates: Candidate[] = [];
   /** Sections that hold one of the rarest words, when the any-word match required them. */
   let rare: Set<number> | null = null;
-  for (const tier of tiers) {
+  for (const tier of tiers.filter((tier) => engine.headingsIndexed || !tier.oneInHeadings)) {
     const within = !tier.every && terms.distinct.length > 1 ? rarestWords(terms, await wordFrequencies(storage, projectId, generation, terms)) : null;
     candidates = await engine.match(storage.db, { ...request, ...tier, within });
     if (within && candidates.length < limit) {

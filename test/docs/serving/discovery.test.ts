@@ -55,6 +55,33 @@ describe.each(testDatabases)('the discovery search and page on $dialect', (datab
     expect(await (await post('search', open.project.id, { query: 'webhooks', filter: { groups: ['API'] } })).json()).toHaveLength(2);
   });
 
+  it('answers a repeated search with the same JSON, and with the new site URL once the project changes it', async () => {
+    const search = () => post('search', open.project.id, { query: 'configure webhooks', pageSize: 7 });
+    const first = await search();
+    const text = await first.text();
+    expect(first.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(text)[0].metadata.url).toMatch(/^https:\/\/docs\.acme\.test\//);
+    expect(await (await search()).text()).toBe(text);
+    const patched = await fetch(`${base}/v1/projects/${open.project.id}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json', ...open.auth },
+      body: JSON.stringify({ siteUrl: 'https://help.acme.test' }),
+    });
+    expect(patched.status).toBe(200);
+    try {
+      const moved = JSON.parse(await (await search()).text()) as { metadata: { url: string } }[];
+      expect(moved.map((hit) => hit.metadata.url)).toEqual(
+        JSON.parse(text).map((hit: { metadata: { url: string } }) => hit.metadata.url.replace('docs.acme', 'help.acme')),
+      );
+    } finally {
+      await fetch(`${base}/v1/projects/${open.project.id}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json', ...open.auth },
+        body: JSON.stringify({ siteUrl: 'https://docs.acme.test' }),
+      });
+    }
+  });
+
   it('refuses a query over 1,000 characters and takes full-text syntax as words', async () => {
     const long = await post('search', open.project.id, { query: 'a'.repeat(1001) });
     expect(long.status).toBe(400);

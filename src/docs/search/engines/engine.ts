@@ -23,6 +23,12 @@ export interface MatchRequest {
   /** Whether the words must be in the page title or the section heading, not only in the body. */
   headingsOnly: boolean;
   /**
+   * Whether at least one of the words must be in the page title or the section heading (the others
+   * anywhere): with `every`, far fewer sections to rank than every word anywhere when they are common.
+   * Asked only of an engine with `headingsIndexed`.
+   */
+  oneInHeadings: boolean;
+  /**
    * With `every` false, the words of which a section must hold at least one (the query's rarest),
    * null for any of `words`: the others still count in the rank of the sections that match.
    */
@@ -53,12 +59,27 @@ export interface Candidate {
   ordinal: number;
   anchor: string;
   heading: string;
-  text: string;
+  /**
+   * The section's plain text, in which score.ts looks for the query's words; absent when the engine
+   * counted them itself (`found`), so that the text never leaves the database.
+   */
+  text?: string;
+  /**
+   * How many of the request's `words` the section holds (the last also as a prefix), as the engine's
+   * own stemming matches them; absent when score.ts is to count them in `text`.
+   */
+  found?: number;
   rank: number;
 }
 
 /** The full-text index of one database engine (the table `docs_search`, which each engine defines its own way). */
 export interface FullTextIndex {
+  /**
+   * Whether titles and headings have an index of their own (PostgreSQL's `headings`), so that asking
+   * for one word there (`oneInHeadings`) cheaply narrows the sections to rank. FTS5 ranks inside its
+   * one index, where the extra match cost more than it saved, and found slightly worse sections.
+   */
+  headingsIndexed: boolean;
   add(trx: Kysely<Database>, entries: FullTextEntry[]): Promise<void>;
   /** Removes the sections whose ids `sectionIds` selects, before they are deleted. */
   remove(trx: Kysely<Database>, sectionIds: Expression<{ id: number }>): Promise<void>;

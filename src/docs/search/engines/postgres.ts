@@ -42,17 +42,29 @@ function anyOf(words: string[], prefix: string | null): string {
   return words.map((word) => (word === prefix ? `(${word} | ${word}:*)` : word)).join(' | ');
 }
 
+/**
+ * How many of the request's words a section holds, each matched as the index stems it (the last also
+ * as a prefix): counted on the tsvector the rank reads anyway, so the candidates' text, megabytes
+ * over the connection for a hundred sections of a large site, is never sent.
+ */
+function wordsFound(request: MatchRequest) {
+  const each = request.words.map((word) => sql`(c.vector @@ to_tsquery(${language}, ${anyOf([word], request.prefix)}))::int`);
+  return sql.join(each, sql` + `);
+}
+
 /** tsvector over sections, in `docs_search` beside them (deleted with them through the foreign key). */
 export const postgresFullText: FullTextIndex = {
+  headingsIndexed: true,
+
   async add(trx, entries) {
     for (let start = 0; start < entries.length; start += entriesPerInsert) {
-      const rows = entries
-        .slice(start, start + entriesPerInsert)
-        .map(
-          (entry) =>
-            sql`(${entry.sectionId}, ${entry.projectId}, setweight(to_tsvector(${language}, ${entry.title}), 'A') || setweight(to_tsvector(${language}, ${entry.heading}), 'B') || setweight(to_tsvector(${language}, ${entry.text}), 'C') || cast(${projectToken(entry.projectId)} as tsvector))`,
-        );
-      await sql`insert into docs_search (section_id, project_id, vector) values ${sql.join(rows)}`.execute(trx);
+      const rows = entries.slice(start, start + entriesPerInsert).map((entry) => {
+        const title = sql`setweight(to_tsvector(${language}, ${entry.title}), 'A')`;
+        const heading = sql`setweight(to_tsvector(${language}, ${entry.heading}), 'B')`;
+        const project = sql`cast(${projectToken(entry.projectId)} as tsvector)`;
+        return sql`(${entry.sectionId}, ${entry.projectId}, ${title} || ${heading} || setweight(to_tsvector(${language}, ${entry.text}), 'C') || ${project}, ${title} || ${heading} || ${project})`;
+      });
+      await sql`insert into docs_search (section_id, project_id, vector, headings) values ${sql.join(rows)}`.execute(trx);
     }
   },
 
@@ -69,15 +81,33 @@ export const postgresFullText: FullTextIndex = {
     // With `within`, the index selects only the sections holding one of the rarer words, and
     // ts_rank() runs on those alone, still over every word of the query.
     const selected = request.within && !request.every ? sql`to_tsquery(${language}, ${anyOf(request.within, request.prefix)})` : query;
+    // Words in titles and headings are looked up in `headings` (see the 042 migration), where the
+    // index match is exact: the same sections as the labels `:AB` select in `vector`.
+    const inHeadings = request.headingsOnly
+      ? wordsQuery({ ...request, headingsOnly: false })
+      : request.oneInHeadings
+        ? anyOf(request.words, request.prefix)
+        : null;
+    const matched = request.headingsOnly
+      ? sql`f.headings @@ (to_tsquery(${language}, ${inHeadings}) && ${project})`
+      : inHeadings !== null
+        ? sql`f.headings @@ (to_tsquery(${language}, ${inHeadings}) && ${project}) and f.vector @@ (${selected} && ${project})`
+        : sql`f.vector @@ (${selected} && ${project})`;
+    // The words are counted after the limit, on the best sections only: in the ranked select they would
+    // be computed for every matching section before the sort.
     const result = await sql<Candidate>`
-      select p.path, p.route, p.title, p.group_name as "group", p.position, s.id, s.ordinal, s.anchor, s.heading, s.text,
-        ts_rank(${weights}, f.vector, ${query}) * ${bonus} as rank
-      from docs_search f
-      join docs_sections s on s.id = f.section_id
-      join docs_pages p on p.id = s.page_id
-      where f.vector @@ (${selected} && ${project}) and f.project_id = ${request.projectId} and ${request.visible} ${groups}
-      order by rank desc, p.position, s.ordinal
-      limit ${request.limit}`.execute(db);
+      select c.path, c.route, c.title, c."group", c.position, c.id, c.ordinal, c.anchor, c.heading, ${wordsFound(request)} as found, c.rank
+      from (
+        select p.path, p.route, p.title, p.group_name as "group", p.position, s.id, s.ordinal, s.anchor, s.heading, f.vector,
+          ts_rank(${weights}, f.vector, ${query}) * ${bonus} as rank
+        from docs_search f
+        join docs_sections s on s.id = f.section_id
+        join docs_pages p on p.id = s.page_id
+        where ${matched} and f.project_id = ${request.projectId} and ${request.visible} ${groups}
+        order by rank desc, p.position, s.ordinal
+        limit ${request.limit}
+      ) c
+      order by c.rank desc, c.position, c.ordinal`.execute(db);
     return result.rows;
   },
 

@@ -59,6 +59,8 @@ function matchExpression(request: MatchRequest): string {
  * group filter every match is joined, since the best rows may all be in other groups.
  */
 export const sqliteFullText: FullTextIndex = {
+  headingsIndexed: false,
+
   async add(trx, entries) {
     for (let start = 0; start < entries.length; start += entriesPerInsert) {
       const rows = entries
