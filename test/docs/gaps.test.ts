@@ -57,10 +57,19 @@ describe.each(testDatabases)('docs gaps on $dialect', (database) => {
     return { tenant, path };
   }
 
+  /**
+   * A list's range ends now, exclusive: evidence stamped in the very millisecond of the list that follows
+   * would fall outside it, so each write returns only once the clock has moved on.
+   */
+  const clockMovesOn = async () => {
+    const stamp = Date.now();
+    while (Date.now() <= stamp) await new Promise((resolve) => setTimeout(resolve, 1));
+  };
   const post = async (tenant: Tenant, events: unknown[]) => {
     const response = await app.inject({ method: 'POST', url: `/v1/analytics/${tenant.project.id}/events`, headers: tenant.auth, payload: { events } });
     expect(response.statusCode).toBe(202);
     expect(response.json()).toMatchObject({ rejected: 0 });
+    await clockMovesOn();
   };
   const list = async (tenant: Tenant, query = '') => {
     const response = await app.inject({ method: 'GET', url: `/v1/analytics/${tenant.project.id}/gaps${query}`, headers: tenant.auth });
@@ -92,6 +101,7 @@ describe.each(testDatabases)('docs gaps on $dialect', (database) => {
         created_at: Date.now(),
       })
       .execute();
+    await clockMovesOn();
   }
 
   async function seed(tenant: Tenant) {
