@@ -71,3 +71,22 @@ export async function startBenchProcess(script: string, args: string[], env: Rec
     },
   };
 }
+
+/**
+ * Waits until `process` has been idle for a second (under 5% of a core), so that figures measured next
+ * are not sharing the CPU with its background work (index and value-page builds after a load); gives
+ * up after `timeoutMs`. Answers the seconds waited and the CPU seconds the process used meanwhile.
+ */
+export async function waitUntilIdle(process: Pick<BenchProcess, 'cpuSeconds'>, timeoutMs = 180_000): Promise<{ waited: number; cpu: number }> {
+  const started = performance.now();
+  const cpuAtStart = process.cpuSeconds();
+  let cpu = cpuAtStart;
+  while (performance.now() - started < timeoutMs) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = process.cpuSeconds();
+    const used = now - cpu;
+    cpu = now;
+    if (used < 0.05) break;
+  }
+  return { waited: (performance.now() - started) / 1000, cpu: cpu - cpuAtStart };
+}
