@@ -17,7 +17,7 @@ import { dayMs, splitRange } from '../model/days.ts';
 import type { CountedView } from '../model/pending-batch.ts';
 import type { QueryState } from './caches.ts';
 import { order, rank } from './exact-counts.ts';
-import { pendingViews, rawEventsIn } from './read-sources.ts';
+import { dayRevisions, pendingViews, rawEventsIn } from './read-sources.ts';
 import type { Counts, IndexedDay, Measure } from './types.ts';
 import { topVisitors, type TopRows } from './top-pages.ts';
 import type { DimensionIndex } from './dimension-index.ts';
@@ -42,14 +42,10 @@ export async function dayFingerprints(trx: Kysely<Database>, projectKey: number,
     if (!list) parts.set(day, (list = ['-', '-', '-', '-', '-', '-']));
     list[slot] = String(revision);
   };
-  const daySets = await trx
-    .selectFrom('analytics_day_sets')
-    .select(['day', 'class', 'revision'])
-    .where('project_key', '=', projectKey)
-    .where('day', '>=', firstDay)
-    .where('day', '<', endDay)
-    .execute();
-  for (const row of daySets) put(Number(row.day), Number(row.class), Number(row.revision));
+  for (const [key, revision] of await dayRevisions(trx, projectKey, firstDay, endDay)) {
+    const [day, classCode] = key.split(':');
+    put(Number(day), Number(classCode), revision);
+  }
   const records = await trx
     .selectFrom('analytics_breakdown_days')
     .select(['day', 'kind', 'revision'])
