@@ -99,7 +99,7 @@ export class RecordedBatch {
 }
 
 /** A request's key: this process's prefix and its counter, so a batch stored twice counts once. */
-export const requestKey = (prefix: string, counter: number): string => `${prefix}${counter.toString(36).padStart(10, '0')}`;
+const requestKey = (prefix: string, counter: number): string => `${prefix}${counter.toString(36).padStart(10, '0')}`;
 
 /** The requests of a posted batch, each with its key, in the order they were recorded. */
 export function batchRequests(message: BatchMessage): { request: RecordedRequest; key: string }[] {
