@@ -7,6 +7,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pathEscaped } from '../../src/analytics/capture/request-event.ts';
 import { ProxyRecorder, type RecorderStatus, type RequestStore } from '../../src/analytics/proxy/recorder.ts';
+import { batchRequests, RecordedBatch, type RecordedRequest } from '../../src/analytics/proxy/recorded-batch.ts';
 import { createProxyServer, statusPath } from '../../src/analytics/proxy/proxy-server.ts';
 import { upgradeReason } from '../../src/analytics/proxy/upgrade.ts';
 import { workerStore } from '../../src/analytics/proxy/worker-store.ts';
@@ -144,6 +145,35 @@ async function until(condition: () => boolean | Promise<boolean>): Promise<void>
 }
 
 describe('the proxy recorder', () => {
+  it('hands a batch to the recording thread with every field and key as recorded, each distinct string once', () => {
+    const requests: RecordedRequest[] = [
+      {
+        method: 'GET',
+        path: '/guides/setup',
+        at: 1_700_000_000_123,
+        status: 200,
+        ip: '203.0.113.9',
+        userAgent: chrome,
+        accept: 'text/html',
+        contentType: 'text/html',
+      },
+      { method: 'HEAD', path: '/guides/setup', at: 1_700_000_000_456, status: 304, ip: '203.0.113.9', userAgent: chrome, referrer: 'https://example.com/' },
+      { method: 'GET', path: '/', at: 1_700_000_000_789, ip: '2001:db8::1', headers: { signature: 'sig1=:abc:', 'signature-input': 'sig1=()' } },
+    ];
+    const batch = new RecordedBatch(5, 'pxtest', 40);
+    for (const request of requests) batch.add(request);
+    expect(batch.length).toBe(3);
+    expect(batch.full).toBe(false);
+    const message = structuredClone(batch.message());
+    expect(message.strings.filter((text) => text === '/guides/setup' || text === chrome)).toHaveLength(2);
+    const read = batchRequests(message);
+    expect(read.map(({ key }) => key)).toEqual(['pxtest0000000014', 'pxtest0000000015', 'pxtest0000000016']);
+    for (const [index, { request }] of read.entries()) {
+      const defined = Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined));
+      expect(defined).toEqual(requests[index]);
+    }
+  });
+
   it('writes what arrived during a write as its own batch after the flush time, not at once in a batch of a few', async () => {
     const batches: { size: number; at: number }[] = [];
     let finishWrite: (() => void) | undefined;

@@ -31,11 +31,13 @@ export function isLoopback(address: string | undefined): boolean {
 function connectionListed(headers: IncomingHttpHeaders): string[] {
   const value = headerValue(headers, 'connection');
   if (value === undefined) return [];
-  return value
-    .toLowerCase()
-    .split(',')
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
+  // Called for nearly every message both ways (an upstream says `keep-alive`): one pass, no intermediate lists.
+  const names: string[] = [];
+  for (const part of value.split(',')) {
+    const name = part.trim().toLowerCase();
+    if (name !== '') names.push(name);
+  }
+  return names;
 }
 
 /** The end-to-end headers of a message: its own, less the hop-by-hop ones. */

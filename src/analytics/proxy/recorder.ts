@@ -1,6 +1,6 @@
 /**
  * What the proxy keeps of the requests it forwards, without ever making a response wait for it:
- * `record` only appends to a bounded in-memory list; a background loop hands batches to the store
+ * `record` only appends to a bounded in-memory batch (recorded-batch.ts); a background loop hands batches to the store
  * (a worker thread, store-worker.ts, so even a synchronous SQLite write or a lock held by another
  * process never blocks the event loop that serves responses). When the store fails, the batch is
  * kept and retried with backoff; when the list is full, new requests are dropped and counted. Each
@@ -9,15 +9,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import { addCounts, countReason, type ReasonCounts, type RequestFields } from '../capture/request-event.ts';
-
-export interface KeyedRequest {
-  fields: RequestFields;
-  key: string;
-}
+import { addCounts, countReason, type ReasonCounts } from '../capture/request-event.ts';
+import { RecordedBatch, type RecordedRequest } from './recorded-batch.ts';
 
 /** Stores a batch; rejects when the database is unavailable. */
-export type RequestStore = (batch: KeyedRequest[]) => Promise<{ stored: number; duplicates: number; reasons: ReasonCounts; notes: ReasonCounts }>;
+export type RequestStore = (batch: RecordedBatch) => Promise<{ stored: number; duplicates: number; reasons: ReasonCounts; notes: ReasonCounts }>;
 
 export interface RecorderOptions {
   store: RequestStore;
@@ -53,11 +49,14 @@ const dropLogMilliseconds = 10_000;
 
 export class ProxyRecorder {
   readonly #options: Required<Omit<RecorderOptions, 'store' | 'logger'>> & Pick<RecorderOptions, 'store' | 'logger'>;
-  readonly #instance = randomBytes(6).toString('base64url');
+  readonly #keyPrefix = `px${randomBytes(6).toString('base64url')}`;
   #counter = 0;
-  #buffer: KeyedRequest[] = [];
+  /** Batches waiting for their write, oldest first; new requests go to the last one until it is full. */
+  #batches: RecordedBatch[] = [];
+  /** Requests in `#batches`. */
+  #held = 0;
   /** The batch being written (or waiting for a retry); it stays counted in `buffered`. */
-  #inFlight: KeyedRequest[] = [];
+  #inFlight: RecordedBatch | undefined;
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> | undefined;
   #retryDelay: number;
@@ -72,9 +71,9 @@ export class ProxyRecorder {
   }
 
   /** Notes a forwarded request; constant time, never throws, never waits. */
-  record(fields: RequestFields): void {
+  record(request: RecordedRequest): void {
     this.counters.recorded++;
-    if (this.#buffer.length + this.#inFlight.length >= this.#options.maxBuffered || this.#closed) {
+    if (this.#buffered() >= this.#options.maxBuffered || this.#closed) {
       this.counters.dropped++;
       this.#droppedSinceLog++;
       const now = Date.now();
@@ -88,9 +87,23 @@ export class ProxyRecorder {
       }
       return;
     }
-    this.#buffer.push({ fields, key: `px${this.#instance}${(this.#counter++).toString(36).padStart(10, '0')}` });
-    if (this.#buffer.length >= this.#options.batchSize) this.#schedule(0);
-    else this.#schedule(this.#options.flushMilliseconds);
+    let batch = this.#batches.at(-1);
+    if (batch === undefined || batch.full) {
+      batch = new RecordedBatch(this.#options.batchSize, this.#keyPrefix, this.#counter);
+      this.#batches.push(batch);
+    }
+    batch.add(request);
+    this.#counter++;
+    this.#held++;
+    this.#schedule(this.#fullBatchWaits() ? 0 : this.#options.flushMilliseconds);
+  }
+
+  #buffered(): number {
+    return this.#held + (this.#inFlight?.length ?? 0);
+  }
+
+  #fullBatchWaits(): boolean {
+    return this.#batches.length > 0 && this.#batches[0]!.full;
   }
 
   /** Counts a forwarded request that is not a view and has nothing to store (an upgraded connection). */
@@ -104,7 +117,7 @@ export class ProxyRecorder {
       ...this.counters,
       skipped: { ...this.counters.skipped },
       notes: { ...this.counters.notes },
-      buffered: this.#buffer.length + this.#inFlight.length,
+      buffered: this.#buffered(),
     };
   }
 
@@ -118,16 +131,19 @@ export class ProxyRecorder {
         this.#writing = undefined;
         // A failed batch is retried after its delay; otherwise what came meanwhile waits for a full batch or
         // its flush time, as new requests do (writing it at once made back-to-back commits of a few rows each).
-        if (this.#inFlight.length > 0) this.#schedule(this.#retryDelay);
-        else if (this.#buffer.length > 0) this.#schedule(this.#buffer.length >= this.#options.batchSize ? 0 : this.#options.flushMilliseconds);
+        if (this.#inFlight) this.#schedule(this.#retryDelay);
+        else if (this.#held > 0) this.#schedule(this.#fullBatchWaits() ? 0 : this.#options.flushMilliseconds);
       });
     }, delay);
     this.#timer.unref();
   }
 
   async #write(): Promise<void> {
-    if (this.#inFlight.length === 0) this.#inFlight = this.#buffer.splice(0, this.#options.batchSize);
-    if (this.#inFlight.length === 0) return;
+    if (!this.#inFlight) {
+      this.#inFlight = this.#batches.shift();
+      if (!this.#inFlight) return;
+      this.#held -= this.#inFlight.length;
+    }
     try {
       const result = await this.#options.store(this.#inFlight);
       this.counters.stored += result.stored;
@@ -136,12 +152,12 @@ export class ProxyRecorder {
       if (this.counters.databaseError !== null) this.#options.logger.info({ stored: result.stored }, 'database available again: recording resumed');
       this.counters.databaseError = null;
       this.#retryDelay = this.#options.retryMilliseconds;
-      this.#inFlight = [];
+      this.#inFlight = undefined;
     } catch (error) {
       this.counters.failedWrites++;
       const message = error instanceof Error ? error.message : String(error);
       this.#options.logger.warn(
-        { error: message, waiting: this.#buffer.length + this.#inFlight.length, retryInMs: this.#retryDelay },
+        { error: message, waiting: this.#buffered(), retryInMs: this.#retryDelay },
         'could not store recorded requests (database slow or down); keeping them and retrying, responses are not affected',
       );
       this.counters.databaseError = message;
@@ -157,14 +173,15 @@ export class ProxyRecorder {
     this.#closed = true;
     clearTimeout(this.#timer);
     const deadline = Date.now() + waitMilliseconds;
-    while ((this.#buffer.length > 0 || this.#inFlight.length > 0) && Date.now() < deadline) {
+    while (this.#buffered() > 0 && Date.now() < deadline) {
       await (this.#writing ?? (this.#writing = this.#write().finally(() => (this.#writing = undefined))));
-      if (this.#inFlight.length > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(200, Math.max(0, deadline - Date.now()))));
+      if (this.#inFlight) await new Promise((resolve) => setTimeout(resolve, Math.min(200, Math.max(0, deadline - Date.now()))));
     }
     clearTimeout(this.#timer);
-    this.counters.dropped += this.#buffer.length + this.#inFlight.length;
-    this.#buffer = [];
-    this.#inFlight = [];
+    this.counters.dropped += this.#buffered();
+    this.#batches = [];
+    this.#held = 0;
+    this.#inFlight = undefined;
     return this.status();
   }
 }

@@ -11,7 +11,7 @@ import type { IncomingEvent } from '../ingest/validate.ts';
 import { storeKeyedEvents } from '../capture/keyed-events.ts';
 import { countReason, requestEvent, type ReasonCounts } from '../capture/request-event.ts';
 import { createAnalyticsState, directoryOptions } from '../state.ts';
-import type { KeyedRequest } from './recorder.ts';
+import { batchRequests, type BatchMessage } from './recorded-batch.ts';
 
 export interface StoreWorkerData {
   projectId: string;
@@ -29,7 +29,7 @@ if (!project) throw new Error(`No project has the id ${projectId}.`);
 const analytics = createAnalyticsState(storage, directoryOptions(config));
 const rule = assetRuleOf(project);
 
-parentPort!.on('message', async ({ id, batch }: { id: number; batch: KeyedRequest[] }) => {
+parentPort!.on('message', async ({ id, batch }: { id: number; batch: BatchMessage }) => {
   const reasons: ReasonCounts = {};
   const notes: ReasonCounts = {};
   const skip = (reason: string) => countReason(reasons, reason);
@@ -37,8 +37,8 @@ parentPort!.on('message', async ({ id, batch }: { id: number; batch: KeyedReques
   const inputs: IncomingEvent[] = [];
   const keys: string[] = [];
   try {
-    for (const { fields, key } of batch) {
-      const event = requestEvent(fields, rule, note);
+    for (const { request, key } of batchRequests(batch)) {
+      const event = requestEvent(request, rule, note);
       if ('skip' in event) skip(event.skip);
       else {
         inputs.push(event);

@@ -46,7 +46,7 @@ export function workerStore(data: StoreWorkerData, logger: Logger): { store: Req
       const id = next++;
       const reply = await new Promise<StoreReply>((resolve, reject) => {
         pending.set(id, { resolve, reject });
-        worker!.postMessage({ id, batch });
+        worker!.postMessage({ id, batch: batch.message() });
       });
       if ('error' in reply) throw new Error(reply.error);
       return reply;
