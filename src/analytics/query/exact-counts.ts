@@ -62,21 +62,23 @@ export function pathLists(sources: Sources): PathLists {
   const ends = new Uint32Array(listCount);
   const listKeys = new Uint32Array(listCount);
   let lists = 0;
-  sources.days.forEach(({ classCode, set }, array) => {
-    const { paths, starts: setStarts, visitors } = set;
+  // Plain loops: a callback would capture `lists` and `maxVisitor`, and each access would go through its context.
+  for (let array = 0; array < sources.days.length; array++) {
+    const { classCode, set } = sources.days[array];
+    const { paths, starts: setStarts, visitors, views: setViews } = set;
     for (let index = 0; index < paths.length; index++) {
       const start = setStarts[index];
       const end = setStarts[index + 1];
       const found = slot(paths[index]);
       if (end === start) continue;
-      views[found * 2 + classCode] += set.views[index];
+      views[found * 2 + classCode] += setViews[index];
       arrayOf[lists] = array;
       starts[lists] = start;
       ends[lists] = end;
       listKeys[lists++] = found * 2 + classCode;
       if (visitors[end - 1] > maxVisitor) maxVisitor = visitors[end - 1];
     }
-  });
+  }
   for (const [pathClass, list] of loose) {
     const key = slot(Math.floor(pathClass / 2)) * 2 + (pathClass % 2);
     views[key] += list.length;
