@@ -10,69 +10,91 @@ export interface PathLists {
   pathIds: number[];
   /** Views per slot and class: slot × 2 + class. */
   views: number[];
+  /** The visitor array of list `l` is `arrays[arrayOf[l]]`, its entries `[starts[l], ends[l])`. */
   arrays: Uint32Array[];
-  starts: number[];
-  ends: number[];
+  arrayOf: Uint32Array;
+  starts: Uint32Array;
+  ends: Uint32Array;
   /** Lists of slot s and class c are order[firstOfSlot[s × 2 + c] .. firstOfSlot[s × 2 + c + 1]). */
   firstOfSlot: Uint32Array;
   order: Uint32Array;
   maxVisitor: number;
 }
 
+/**
+ * Builds the lists in typed arrays sized up front, with slots looked up in an array indexed by path id
+ * (a project's path ids are dense): at 90 days of a thousand pages, about 200,000 lists, a Map lookup
+ * and four growing arrays per list cost as much as walking the entries of a filtered query's top pages.
+ */
 export function pathLists(sources: Sources): PathLists {
-  const slotOf = new Map<number, number>();
+  let maxPathId = -1;
+  let listCount = 0;
+  for (const { set } of sources.days) {
+    listCount += set.paths.length;
+    if (set.paths.length > 0 && set.paths[set.paths.length - 1] > maxPathId) maxPathId = set.paths[set.paths.length - 1];
+  }
+  for (const view of sources.loose) if (view.pathId > maxPathId) maxPathId = view.pathId;
+  // Slot + 1 of each path id, 0 for none yet.
+  const slotOf = new Uint32Array(maxPathId + 1);
   const pathIds: number[] = [];
   const views: number[] = [];
   const slot = (pathId: number) => {
-    let found = slotOf.get(pathId);
-    if (found === undefined) {
-      slotOf.set(pathId, (found = pathIds.push(pathId) - 1));
-      views.push(0, 0);
-    }
-    return found;
+    const found = slotOf[pathId];
+    if (found !== 0) return found - 1;
+    slotOf[pathId] = pathIds.push(pathId);
+    views.push(0, 0);
+    return pathIds.length - 1;
   };
-  const arrays: Uint32Array[] = [];
-  const starts: number[] = [];
-  const ends: number[] = [];
-  const listKeys: number[] = [];
-  let maxVisitor = 0;
-  for (const { classCode, set } of sources.days) {
-    for (let index = 0; index < set.paths.length; index++) {
-      const start = set.starts[index];
-      const end = set.starts[index + 1];
-      const found = slot(set.paths[index]);
-      if (end === start) continue;
-      views[found * 2 + classCode] += set.views[index];
-      arrays.push(set.visitors);
-      starts.push(start);
-      ends.push(end);
-      listKeys.push(found * 2 + classCode);
-      if (set.visitors[end - 1] > maxVisitor) maxVisitor = set.visitors[end - 1];
-    }
-  }
+  // Loose views by path and class (pathId × 2 + class), given slots after the day sets' paths.
   const loose = new Map<number, number[]>();
+  let maxVisitor = 0;
   for (const view of sources.loose) {
-    const key = slot(view.pathId) * 2 + view.classCode;
+    const key = view.pathId * 2 + view.classCode;
     let list = loose.get(key);
     if (!list) loose.set(key, (list = []));
     list.push(view.visitor);
-    views[key]++;
     if (view.visitor > maxVisitor) maxVisitor = view.visitor;
   }
-  for (const [key, list] of loose) {
-    arrays.push(Uint32Array.from(list));
-    starts.push(0);
-    ends.push(list.length);
-    listKeys.push(key);
+  listCount += loose.size;
+  const arrays: Uint32Array[] = sources.days.map(({ set }) => set.visitors);
+  const arrayOf = new Uint32Array(listCount);
+  const starts = new Uint32Array(listCount);
+  const ends = new Uint32Array(listCount);
+  const listKeys = new Uint32Array(listCount);
+  let lists = 0;
+  // Plain loops: a callback would capture `lists` and `maxVisitor`, and each access would go through its context.
+  for (let array = 0; array < sources.days.length; array++) {
+    const { classCode, set } = sources.days[array];
+    const { paths, starts: setStarts, visitors, views: setViews } = set;
+    for (let index = 0; index < paths.length; index++) {
+      const start = setStarts[index];
+      const end = setStarts[index + 1];
+      const found = slot(paths[index]);
+      if (end === start) continue;
+      views[found * 2 + classCode] += setViews[index];
+      arrayOf[lists] = array;
+      starts[lists] = start;
+      ends[lists] = end;
+      listKeys[lists++] = found * 2 + classCode;
+      if (visitors[end - 1] > maxVisitor) maxVisitor = visitors[end - 1];
+    }
+  }
+  for (const [pathClass, list] of loose) {
+    const key = slot(Math.floor(pathClass / 2)) * 2 + (pathClass % 2);
+    views[key] += list.length;
+    arrayOf[lists] = arrays.push(Uint32Array.from(list)) - 1;
+    starts[lists] = 0;
+    ends[lists] = list.length;
+    listKeys[lists++] = key;
   }
   const keys = pathIds.length * 2;
   const firstOfSlot = new Uint32Array(keys + 1);
-  for (const key of listKeys) firstOfSlot[key + 1]++;
+  for (let list = 0; list < lists; list++) firstOfSlot[listKeys[list] + 1]++;
   for (let key = 0; key < keys; key++) firstOfSlot[key + 1] += firstOfSlot[key];
-  const order = new Uint32Array(listKeys.length);
+  const order = new Uint32Array(lists);
   const next = firstOfSlot.slice(0, keys);
-  listKeys.forEach((key, list) => (order[next[key]++] = list));
-  return { pathIds, views, arrays, starts, ends, firstOfSlot, order, maxVisitor };
+  for (let list = 0; list < lists; list++) order[next[listKeys[list]]++] = list;
+  return { pathIds, views, arrays, arrayOf, starts, ends, firstOfSlot, order, maxVisitor };
 }
 
 /**
@@ -82,7 +104,7 @@ export function pathLists(sources: Sources): PathLists {
  * site-wide. Cost is linear in the entries read, with no sorting or hashing.
  */
 export function rank(sources: Sources, measure: Measure): Ranking {
-  const { pathIds, views, arrays, starts, ends, firstOfSlot, order, maxVisitor } = pathLists(sources);
+  const { pathIds, views, arrays, arrayOf, starts, ends, firstOfSlot, order, maxVisitor } = pathLists(sources);
   const rows: Ranking['rows'] = [];
   const totals: Counts = { human: 0, ai: 0, total: 0 };
   if (measure === 'views') {
@@ -113,7 +135,7 @@ export function rank(sources: Sources, measure: Measure): Ranking {
       let counted = 0;
       for (let position = firstOfSlot[found * 2 + classCode]; position < firstOfSlot[found * 2 + classCode + 1]; position++) {
         const list = order[position];
-        const visitors = arrays[list];
+        const visitors = arrays[arrayOf[list]];
         const end = ends[list];
         for (let index = starts[list]; index < end; index++) {
           const visitor = visitors[index];

@@ -1,4 +1,4 @@
-import { countClasses } from '../model/class-codes.ts';
+import { CountClass, countClasses } from '../model/class-codes.ts';
 import type { Counts, Ranking } from './types.ts';
 
 /**
@@ -55,17 +55,7 @@ export class RangeIndex {
 
   /** Entries of a cell whose previous day is before `first` (all of them when the cell is the first day). */
   #counted(cell: number, first: number): number {
-    const start = cell === 0 ? 0 : this.#cellEnds[cell - 1];
-    const end = this.#cellEnds[cell];
-    if (start === end) return 0;
-    let low = start;
-    let high = end;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (this.#previous[middle] <= first) low = middle + 1;
-      else high = middle;
-    }
-    return low === start ? 0 : this.#cumulative[low - 1];
+    return countedIn(this.#previous, this.#cumulative, cell === 0 ? 0 : this.#cellEnds[cell - 1], this.#cellEnds[cell], first);
   }
 
   /** Site-wide unique visitors of each day of [firstDay, endDay), each day on its own; `covers` must hold. */
@@ -114,25 +104,57 @@ export class RangeIndex {
     return this.pathIds[low] === pathId ? this.#slotCounts(low, firstDay, endDay) : { human: 0, ai: 0, total: 0 };
   }
 
-  /** Unique visitors of [firstDay, endDay) per path and site-wide; `covers` must hold. */
+  /**
+   * Unique visitors of [firstDay, endDay) per path and site-wide; `covers` must hold. A (class, slot)'s cells
+   * of consecutive days are consecutive, so each cell starts where the previous one ended.
+   */
   rank(firstDay: number, endDay: number): Ranking {
     const first = Math.max(firstDay - this.spanStart, 0);
     const end = Math.min(endDay - this.spanStart, this.span);
     const slots = this.pathIds.length + 1;
-    const counts = countClasses.map(() => 0);
-    const rows: Ranking['rows'] = [];
-    let totals = { human: 0, ai: 0, total: 0 };
-    for (let slot = 0; slot < slots; slot++) {
-      for (const countClass of countClasses) {
+    const cellEnds = this.#cellEnds;
+    const previous = this.#previous;
+    const cumulative = this.#cumulative;
+    const sums = new Uint32Array(countClasses.length * slots);
+    for (let countClass = 0; countClass < countClasses.length; countClass++) {
+      for (let slot = 0; slot < slots; slot++) {
         const base = (countClass * slots + slot) * this.span;
+        let start = base + first === 0 ? 0 : cellEnds[base + first - 1];
         let sum = 0;
-        for (let day = first; day < end; day++) sum += this.#counted(base + day, first);
-        counts[countClass] = sum;
+        for (let cell = base + first; cell < base + end; cell++) {
+          const cellEnd = cellEnds[cell];
+          sum += countedIn(previous, cumulative, start, cellEnd, first);
+          start = cellEnd;
+        }
+        sums[countClass * slots + slot] = sum;
       }
-      const [human, ai, total] = counts;
-      if (slot === slots - 1) totals = { human, ai, total };
-      else if (total > 0) rows.push({ pathId: this.pathIds[slot], human, ai, total });
     }
-    return { totals, rows };
+    const count = (slot: number): Counts => ({
+      human: sums[CountClass.human * slots + slot],
+      ai: sums[CountClass.ai * slots + slot],
+      total: sums[CountClass.either * slots + slot],
+    });
+    const rows: Ranking['rows'] = [];
+    for (let slot = 0; slot < slots - 1; slot++) if (sums[CountClass.either * slots + slot] > 0) rows.push({ pathId: this.pathIds[slot], ...count(slot) });
+    return { totals: count(slots - 1), rows };
   }
+}
+
+/**
+ * Entries of the cell [start, end) whose previous day + 1 is at most `first`, from its ascending buckets. Most
+ * cells are settled by their ends: none counts (every visitor was seen earlier in the range), or all do, or only
+ * the first bucket (a range from the span's start counts only visitors new to the span).
+ */
+function countedIn(previous: Uint16Array, cumulative: Uint32Array, start: number, end: number, first: number): number {
+  if (start === end || previous[start] > first) return 0;
+  if (previous[end - 1] <= first) return cumulative[end - 1];
+  if (previous[start + 1] > first) return cumulative[start];
+  let low = start + 2;
+  let high = end - 1;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (previous[middle] <= first) low = middle + 1;
+    else high = middle;
+  }
+  return cumulative[low - 1];
 }

@@ -25,7 +25,7 @@ const before = (names: Map<number, string>) => (a: Ranking['rows'][number], b: R
  * belong to the busiest pages, which are counted first. Site-wide totals are not counted here.
  */
 export function topVisitors(sources: Sources, wanted: number, names: Map<number, string>): TopRows {
-  const { pathIds, arrays, starts, ends, firstOfSlot, order, maxVisitor } = pathLists(sources);
+  const { pathIds, arrays, arrayOf, starts, ends, firstOfSlot, order, maxVisitor } = pathLists(sources);
   const bound = pathIds.map((_, slot) => {
     let entries = 0;
     for (let position = firstOfSlot[slot * 2]; position < firstOfSlot[slot * 2 + 2]; position++) entries += ends[order[position]] - starts[order[position]];
@@ -50,7 +50,7 @@ export function topVisitors(sources: Sources, wanted: number, names: Map<number,
       const bit = classCode + 1;
       for (let position = firstOfSlot[slot * 2 + classCode]; position < firstOfSlot[slot * 2 + classCode + 1]; position++) {
         const list = order[position];
-        const visitors = arrays[list];
+        const visitors = arrays[arrayOf[list]];
         const end = ends[list];
         for (let index = starts[list]; index < end; index++) {
           const mark = stamp[visitors[index]];

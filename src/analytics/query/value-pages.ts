@@ -18,7 +18,7 @@ import type { CountedView } from '../model/pending-batch.ts';
 import type { QueryState } from './caches.ts';
 import { order, rank } from './exact-counts.ts';
 import { dayRevisions, pendingViews, rawEventsIn } from './read-sources.ts';
-import type { Counts, IndexedDay, Measure } from './types.ts';
+import type { Counts, IndexedDay, Measure, Sources } from './types.ts';
 import { topVisitors, type TopRows } from './top-pages.ts';
 import type { DimensionIndex } from './dimension-index.ts';
 
@@ -145,6 +145,24 @@ async function loadValuePages(
   return loaded;
 }
 
+/** The distinct path ids of `sources`, marked in an array by id (a project's path ids are dense) instead of a Set of every day's paths. */
+function pathsOf(sources: Sources): number[] {
+  let maxPathId = -1;
+  for (const { set } of sources.days) if (set.paths.length > 0) maxPathId = Math.max(maxPathId, set.paths[set.paths.length - 1]);
+  for (const view of sources.loose) maxPathId = Math.max(maxPathId, view.pathId);
+  const seen = new Uint8Array(maxPathId + 1);
+  const pathIds: number[] = [];
+  const mark = (pathId: number) => {
+    if (seen[pathId] === 0) {
+      seen[pathId] = 1;
+      pathIds.push(pathId);
+    }
+  };
+  for (const { set } of sources.days) for (let index = 0; index < set.paths.length; index++) mark(set.paths[index]);
+  for (const view of sources.loose) mark(view.pathId);
+  return pathIds;
+}
+
 /** A ranking of pages under one value: ordered rows whose first `exact` are exact, of `count` rows in all (top-pages.ts). */
 export interface ValueRanking extends TopRows {
   totals: Counts;
@@ -230,9 +248,7 @@ export async function valueRanking(
   }
   for (const [start, end] of partial) loose.push(...(await rawMatching(trx, projectKey, start, end, filter.property, filter.valueKey)));
   const sources = { days, loose };
-  const pathIds = new Set<number>();
-  for (const { set } of days) for (const pathId of set.paths) pathIds.add(pathId);
-  for (const view of loose) pathIds.add(view.pathId);
+  const pathIds = pathsOf(sources);
   const names = await pathNames(trx, state.ids, projectKey, pathIds);
   const totals =
     measure === 'visitors' && loose.length === 0 && endDay > firstDay ? await indexedTotals(trx, state, projectKey, filter, firstDay, endDay) : null;
