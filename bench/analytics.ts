@@ -14,6 +14,8 @@ import { startBenchProcess, waitUntilIdle } from './processes.ts';
 import type { BenchSuite, Report } from './report.ts';
 
 const scale = Number(process.env.QUIRE_BENCH_SCALE ?? '1');
+/** `QUIRE_BENCH_ANALYTICS=ingest` measures only ingestion and the server's CPU until every view is folded. */
+const ingestOnly = process.env.QUIRE_BENCH_ANALYTICS === 'ingest';
 const batchSize = 1000;
 /** Requests in flight, as several sites or log shippers would send at once. */
 const concurrency = 8;
@@ -270,6 +272,7 @@ async function run(report: Report): Promise<void> {
       unit: 'µs',
     });
     report.add({ name: 'disk per ingested view (SQLite, events + sets + dictionaries)', value: directoryBytes(dataDir) / shape.views, unit: 'bytes' });
+    if (ingestOnly) return;
 
     const connection = await duckdbViews(shape);
     const reference = duckdbReference(connection);
@@ -325,6 +328,6 @@ async function run(report: Report): Promise<void> {
 export const analyticsBench: BenchSuite = {
   name: 'analytics',
   description:
-    'visitor analytics: ingestion, log import, exact unique-visitor queries, agents, referrers, daily series, dimension breakdowns, filters and comparisons against DuckDB (QUIRE_BENCH_SCALE=0.1 for a tenth of the dataset)',
+    'visitor analytics: ingestion, log import, exact unique-visitor queries, agents, referrers, daily series, dimension breakdowns, filters and comparisons against DuckDB (QUIRE_BENCH_SCALE=0.1 for a tenth of the dataset; QUIRE_BENCH_ANALYTICS=ingest for ingestion and folding only)',
   run,
 };
