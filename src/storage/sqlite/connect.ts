@@ -63,7 +63,7 @@ type Parameter = null | number | bigint | string | NodeJS.ArrayBufferView;
 
 function wrap(statement: StatementSync, onWrite: (() => void) | null): SqliteStatement {
   const reader = statement.columns().length > 0;
-  const values = (parameters: ReadonlyArray<unknown>) => parameters.map(toSqlite);
+  const values = (parameters: ReadonlyArray<unknown>) => (parameters.some(needsConversion) ? parameters.map(toSqlite) : (parameters as Parameter[]));
   // `finally`: a statement that failed half-way may still have changed rows.
   const execute = <T>(run: () => T): T => {
     try {
@@ -87,6 +87,12 @@ function busy(error: unknown): boolean {
   const code = (error as { errcode?: unknown } | null)?.errcode;
   return typeof code === 'number' && [5, 6].includes(code & 0xff);
 }
+
+/**
+ * Whether a parameter is one SQLite cannot bind as it is. Most statements have none, and the largest
+ * (multi-row inserts of thousands of values) are bound as they are instead of copied value by value.
+ */
+const needsConversion = (value: unknown) => value === undefined || typeof value === 'boolean';
 
 function toSqlite(value: unknown): Parameter {
   if (value === undefined) return null;
