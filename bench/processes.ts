@@ -26,6 +26,11 @@ export function processCpuSeconds(pid: number): number {
   return statCpuSeconds(readFileSync(`/proc/${pid}/stat`, 'utf8')).own;
 }
 
+/** CPU time of a running process's main thread (a Node process's event loop) so far, in seconds. */
+export function mainThreadCpuSeconds(pid: number): number {
+  return statCpuSeconds(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')).own;
+}
+
 /** CPU time of every process named `name` on this machine (such as a local PostgreSQL's server processes), in seconds. */
 export function processesCpuSeconds(name: string): number {
   let total = 0;

@@ -8,6 +8,7 @@ import { ApiError, type ErrorCode } from '../../http/errors.ts';
 import type { ParseWork } from '../../lib/parse-pool.ts';
 import type { AssetRule } from '../capture/assets.ts';
 import { prepareKeyed } from '../capture/keyed-events.ts';
+import { lookUpCountry } from '../ingest/dimensions/countries.ts';
 import { packBatch, packedBuffers, unpackBatch, type PackedBatch } from '../model/packed-batch.ts';
 import type { PreparedEvent } from '../model/prepared-event.ts';
 import { countReason, type ReasonCounts } from '../capture/request-event.ts';
@@ -59,7 +60,7 @@ export const drainBatchWork: ParseWork<DrainBatchInput, PreparedDrainBatch, Drai
   task: prepareDrainBatch,
   pack(prepared) {
     if (prepared.failure !== undefined) return { message: prepared, transfer: [] };
-    const events = packBatch({ events: prepared.events, end: 0 });
+    const events = packBatch({ events: prepared.events, end: 0 }, lookUpCountry);
     return { message: { ...prepared, events }, transfer: packedBuffers(events) };
   },
   unpack: (message) => (message.failure !== undefined ? message : { ...message, events: unpackBatch(message.events).events }),

@@ -2,6 +2,7 @@ import { nestsTooDeep, parseJsonText, type JsonFailure } from '../../http/json.t
 import type { ParseWork } from '../../lib/parse-pool.ts';
 import { prepareRequest, type PreparedRequest } from './events-request.ts';
 import { maxEventsPerRequest } from '../ingest/ingest.ts';
+import { lookUpCountry } from '../ingest/dimensions/countries.ts';
 import { packBatch, packedBuffers, unpackBatch, type PackedBatch } from '../model/packed-batch.ts';
 
 /**
@@ -65,7 +66,7 @@ export const eventsBodyWork: ParseWork<EventsBodyInput, ParsedEventsBody, Packed
   task: ({ bytes, ndjson, now }) => parseEventsBody(utf8.decode(bytes), ndjson, now),
   pack(parsed) {
     if (parsed.failure !== undefined || parsed.prepared === undefined) return { message: parsed as PackedEventsBody, transfer: [] };
-    const views = packBatch({ events: parsed.prepared.views, end: 0 });
+    const views = packBatch({ events: parsed.prepared.views, end: 0 }, lookUpCountry);
     return { message: { ...parsed, prepared: { ...parsed.prepared, views } }, transfer: packedBuffers(views) };
   },
   unpack(message) {

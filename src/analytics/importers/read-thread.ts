@@ -12,6 +12,7 @@ import type { AssetRule } from '../capture/assets.ts';
 import type { FormatName } from './formats.ts';
 import { LineParser, type ImportSummary } from './line-parser.ts';
 import { LineSplitter } from './lines.ts';
+import { lookUpCountry } from '../ingest/dimensions/countries.ts';
 import { packBatch, packedBuffers, type PackedBatch } from '../model/packed-batch.ts';
 
 export interface ReadThreadData {
@@ -39,9 +40,9 @@ port.on('message', (chunk: Uint8Array | null) => {
   const now = Date.now();
   const lines = chunk === null ? splitter.finish() : splitter.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
   for (const line of lines) {
-    if (parser.add(line, now) >= batchSize) send({ kind: 'batch', batch: packBatch(parser.take()), summary: parser.summary });
+    if (parser.add(line, now) >= batchSize) send({ kind: 'batch', batch: packBatch(parser.take(), lookUpCountry), summary: parser.summary });
   }
   if (chunk !== null) return send({ kind: 'read', bytes: chunk.byteLength });
-  if (parser.size > 0) send({ kind: 'batch', batch: packBatch(parser.take()), summary: parser.summary });
+  if (parser.size > 0) send({ kind: 'batch', batch: packBatch(parser.take(), lookUpCountry), summary: parser.summary });
   send({ kind: 'end', summary: parser.summary });
 });

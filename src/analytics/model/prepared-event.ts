@@ -38,4 +38,9 @@ export interface PreparedEvent {
   signed: SignedRequest | null;
   /** The visitor key's hash, when the importer's reading thread computed it with this project's secret. */
   visitorHash?: string;
+  /**
+   * The country of `visitorKey.ip`, when the thread that packed the event looked it up
+   * (packed-batch.ts); ingestion looks it up itself otherwise.
+   */
+  country?: string | null;
 }

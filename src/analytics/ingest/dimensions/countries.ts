@@ -394,3 +394,6 @@ export class CountryDatabase {
 
 /** The database ingestion uses. */
 export const countries = new CountryDatabase();
+
+/** `countries.country` as a function to hand on (model/packed-batch.ts looks countries up where batches are packed). */
+export const lookUpCountry = (ip: string | undefined): string | null => countries.country(ip);

@@ -2,7 +2,7 @@
  * The dimensions ingestion gives each view beside its class: country (from the client address, which
  * is then dropped), its visit's entry flag and source (visits.ts), and, once per user agent, the
  * browser, OS and device (user-agents.ts, kept in `analytics_agent_traits`). The per-event work is a
- * cached country lookup and a map read per visitor; parsing happens once per distinct value. Visits
+ * cached country lookup (done by the parse thread for events that came through one) and a map read per visitor; parsing happens once per distinct value. Visits
  * are a guess the fold checks where ingestion cannot be sure (visits.ts, fold/visit-repair.ts).
  */
 import type { Kysely } from 'kysely';
@@ -118,7 +118,10 @@ export async function eventDimensions(
   if (visits.needsLoad(projectKey, now)) await loadVisits(trx, visits, projectKey, now);
   const count = events.length;
   const country: (string | null)[] = new Array(count);
-  for (let index = 0; index < count; index++) country[index] = countries.country(events[index].visitorKey.ip);
+  for (let index = 0; index < count; index++) {
+    const known = events[index].country;
+    country[index] = known !== undefined ? known : countries.country(events[index].visitorKey.ip);
+  }
   // Views go through visits in time order; a call's events nearly always are already.
   let order: ArrayLike<number> | null = null;
   for (let index = 1; index < count; index++)
