@@ -642,7 +642,7 @@ describe.each(testDatabases)('dimensions, filters and comparisons on $dialect', 
     await storage.db.deleteFrom('analytics_events').where('project_key', '=', key).execute();
     await newVersion();
     expect(await ask('visitors', `${range(from, to)}&limit=250&filter=${encodeURIComponent('source==Direct / None')}`)).toEqual(whole);
-  });
+  }, 90_000);
 
   it('counts who is on the site in the last five minutes, as soon as views are stored', async () => {
     const realtimeTenant = await createTenant(storage);
