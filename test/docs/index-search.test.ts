@@ -150,8 +150,28 @@ describe.each(testDatabases)('docs index and search on $dialect', (database) => 
     });
     expect(hits[0]!.score).toBe(1);
     for (const hit of hits) expect(hit.score).toBeGreaterThan(0);
-    // A section holding more of the words comes first, whatever the engine's sums.
+    // A section holding more of the words, in the page named by one of them, comes first.
     expect((await paths('webhooks signed deliveries'))[0]).toBe('title.md');
+  });
+
+  it('ranks the page named after the query above a section that only mentions its words more often', async () => {
+    const section = (anchor: string, heading: string, text: string) => ({ anchor, heading, level: 2, markdown: text, text });
+    await build(storage, 'prj_titled', [
+      page('reference.md', 'Command reference', '', {
+        position: 1,
+        sections: [
+          section('', 'Command reference', 'Every command.'),
+          section('fill', 'Fill', 'Backfill a schedule: the backfill command fills past schedule runs; backfill each schedule once.'),
+        ],
+      }),
+      page('schedules.md', 'Schedules', 'A schedule starts workflows at set times; a backfill runs the times that passed, once.', { position: 2 }),
+      ...filler,
+    ]);
+    const hits = await searchDocs(storage, 'prj_titled', 'schedule backfill');
+    expect(hits.map((hit) => [hit.path, hit.anchor])).toEqual([
+      ['schedules.md', ''],
+      ['reference.md', 'fill'],
+    ]);
   });
 
   it('answers a repeated search from the generation readers see, never from an earlier one', async () => {

@@ -31,8 +31,8 @@ export interface SearchHit {
 /**
  * Narrowest first, each asked only when the one before found fewer sections than wanted: common
  * words match most sections, and the engine's ranking costs in proportion to the sections matched.
- * Sections with every word score above any that lacks one (see score.ts), and the engines weigh a
- * word in a title or heading far above one in a body, so the narrower tiers hold the best sections.
+ * The share of the words a section holds is a third of its score (see score.ts), and the engines weigh
+ * a word in a title or heading far above one in a body, so the narrower tiers hold the best sections.
  * The tier of every word with one of them in a title or heading is asked only of an engine that
  * indexes titles and headings apart (FullTextIndex's `headingsIndexed`).
  */
@@ -168,9 +168,18 @@ async function searchGeneration(
   let candidates: Candidate[] = [];
   /** Sections that hold one of the rarest words, when the any-word match required them. */
   let rare: Set<number> | null = null;
+  let asked: (typeof tiers)[number] | null = null;
   for (const tier of tiers.filter((tier) => engine.headingsIndexed || !tier.oneInHeadings)) {
     const within = !tier.every && terms.distinct.length > 1 ? rarestWords(terms, await wordFrequencies(storage, projectId, generation, terms)) : null;
-    candidates = await engine.match(storage.db, { ...request, ...tier, within });
+    // The sections a wider tier finds again keep the rank the narrower one gave them: a rank that needs
+    // every word weighs how they occur together (PostgreSQL's ts_rank() of an AND query), which ranked
+    // better on the quality corpus than the any-word rank, and the wider tier's best hundred may
+    // leave them out. The headings-only tier's rank counts titles and headings alone, so its sections
+    // are ranked again.
+    const earlier = asked?.headingsOnly ? [] : candidates;
+    asked = tier;
+    const seen = new Set(earlier.map((candidate) => Number(candidate.id)));
+    candidates = [...earlier, ...(await engine.match(storage.db, { ...request, ...tier, within })).filter((candidate) => !seen.has(Number(candidate.id)))];
     if (within && candidates.length < limit) {
       // Too few sections hold the rare words: sections of the common words alone fill the answer, after them.
       rare = new Set(candidates.map((candidate) => Number(candidate.id)));
