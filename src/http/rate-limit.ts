@@ -27,12 +27,14 @@ export interface RateLimitRequest {
 const pruneShare = 1 / 16;
 
 /**
- * Makes concurrent transactions on these buckets take turns until commit: an upsert that changes
- * the row takes its row lock on PostgreSQL and SQLite's write lock, in one statement (buckets are
- * locked in one order, so two callers never wait on each other crosswise). Taking it twice in a
- * transaction is harmless.
+ * Makes concurrent transactions on these buckets take turns until commit. On PostgreSQL an upsert
+ * that changes the bucket's row takes its row lock (buckets are locked in one order, so two callers
+ * never wait on each other crosswise; taking it twice in a transaction is harmless). SQLite needs no
+ * statement: every Quire transaction begins with BEGIN IMMEDIATE (sqlite/connect.ts), which already
+ * holds the database's one write lock until commit, so a write here would only add a page to the log.
  */
-export async function lockRateLimitBucket(trx: Kysely<Database>, _profile: DialectProfile, ...buckets: string[]): Promise<void> {
+export async function lockRateLimitBucket(trx: Kysely<Database>, profile: DialectProfile, ...buckets: string[]): Promise<void> {
+  if (!profile.rowLocks) return;
   await trx
     .insertInto('rate_limit_buckets')
     .values([...new Set(buckets)].sort().map((bucket) => ({ bucket })))
