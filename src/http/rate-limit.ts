@@ -27,12 +27,14 @@ export interface RateLimitRequest {
 const pruneShare = 1 / 16;
 
 /**
- * Makes concurrent transactions on these buckets take turns until commit: an upsert that changes
- * the row takes its row lock on PostgreSQL and SQLite's write lock, in one statement (buckets are
- * locked in one order, so two callers never wait on each other crosswise). Taking it twice in a
- * transaction is harmless.
+ * Makes concurrent transactions on these buckets take turns until commit. On PostgreSQL an upsert
+ * that changes the bucket's row takes its row lock (buckets are locked in one order, so two callers
+ * never wait on each other crosswise; taking it twice in a transaction is harmless). SQLite needs no
+ * statement: every Quire transaction begins with BEGIN IMMEDIATE (sqlite/connect.ts), which already
+ * holds the database's one write lock until commit, so a write here would only add a page to the log.
  */
-export async function lockRateLimitBucket(trx: Kysely<Database>, _profile: DialectProfile, ...buckets: string[]): Promise<void> {
+export async function lockRateLimitBucket(trx: Kysely<Database>, profile: DialectProfile, ...buckets: string[]): Promise<void> {
+  if (!profile.rowLocks) return;
   await trx
     .insertInto('rate_limit_buckets')
     .values([...new Set(buckets)].sort().map((bucket) => ({ bucket })))
@@ -53,40 +55,77 @@ export async function takeRateLimits(
   requests: RateLimitRequest[],
   options: { consume?: boolean; now?: number } = {},
 ): Promise<RateLimitState[]> {
+  const [states] = await takeRateLimitsInTurn(trx, profile, [requests], options);
+  return states;
+}
+
+/**
+ * Several requests' limits in one transaction and the same three statements, each request decided
+ * as if it had run alone after the ones before it in `calls` (the hits an earlier one recorded count
+ * against a later one), so a caller may gather the requests that arrive together and commit once for
+ * them all (docs/surface/limits.ts). Answers each call's states, in order.
+ */
+export async function takeRateLimitsInTurn(
+  trx: Kysely<Database>,
+  profile: DialectProfile,
+  calls: RateLimitRequest[][],
+  options: { consume?: boolean; now?: number } = {},
+): Promise<RateLimitState[][]> {
   const now = options.now ?? Date.now();
-  const buckets = requests.map((request) => request.bucket);
-  await lockRateLimitBucket(trx, profile, ...buckets);
+  /** Each bucket and window once: the same bucket may be asked with another window by another caller. */
+  const windows = new Map<string, RateLimitRequest>();
+  const windowKey = ({ bucket, rule }: RateLimitRequest) => `${rule.windowMs} ${bucket}`;
+  for (const request of calls.flat()) windows.set(windowKey(request), request);
+  const distinct = [...windows.values()];
+  await lockRateLimitBucket(trx, profile, ...distinct.map((request) => request.bucket));
   if (Math.random() < pruneShare) {
-    for (const { bucket, rule } of requests)
+    for (const { bucket, rule } of distinct)
       await trx
         .deleteFrom('rate_limit_hits')
         .where('bucket', '=', bucket)
         .where('at', '<=', now - rule.windowMs)
         .execute();
   }
-  const counted = await trx
-    .selectFrom('rate_limit_hits')
-    .select((eb) => ['bucket', eb.fn.countAll<number>().as('count'), eb.fn.min('at').as('oldest')])
-    .where((eb) => eb.or(requests.map(({ bucket, rule }) => eb.and([eb('bucket', '=', bucket), eb('at', '>', now - rule.windowMs)]))))
-    .groupBy('bucket')
-    .execute();
-  const states = requests.map(({ bucket, rule }) => {
-    const found = counted.find((row) => row.bucket === bucket);
-    return { rule, used: Number(found?.count ?? 0), oldest: found?.oldest == null ? now : Number(found.oldest) };
-  });
-  const allowed = states.every((state) => state.used < state.rule.limit);
-  const consume = (options.consume ?? true) && allowed;
-  if (consume)
-    await trx
-      .insertInto('rate_limit_hits')
-      .values(buckets.map((bucket) => ({ bucket, at: now })))
+  // One row per bucket and window: the same bucket under two windows is counted apart.
+  const found = new Map<string, { used: number; oldest: number }>();
+  for (const [windowMs, requests] of Map.groupBy(distinct, (request) => request.rule.windowMs)) {
+    const rows = await trx
+      .selectFrom('rate_limit_hits')
+      .select((eb) => ['bucket', eb.fn.countAll<number>().as('count'), eb.fn.min('at').as('oldest')])
+      .where(
+        'bucket',
+        'in',
+        requests.map((request) => request.bucket),
+      )
+      .where('at', '>', now - windowMs)
+      .groupBy('bucket')
       .execute();
-  return states.map(({ rule, used, oldest }) => ({
-    limit: rule.limit,
-    remaining: Math.max(0, rule.limit - used - (consume ? 1 : 0)),
-    resetSeconds: Math.max(1, Math.ceil((oldest + rule.windowMs - now) / 1000)),
-    allowed: used < rule.limit,
-  }));
+    for (const row of rows) found.set(`${windowMs} ${row.bucket}`, { used: Number(row.count), oldest: row.oldest == null ? now : Number(row.oldest) });
+  }
+  /** Hits recorded by the calls before, per bucket: each is at `now`, inside every window. */
+  const taken = new Map<string, number>();
+  const hits: { bucket: string; at: number }[] = [];
+  const answers = calls.map((requests) => {
+    const states = requests.map((request) => {
+      const known = found.get(windowKey(request));
+      return { rule: request.rule, used: (known?.used ?? 0) + (taken.get(request.bucket) ?? 0), oldest: known?.oldest ?? now };
+    });
+    const allowed = states.every((state) => state.used < state.rule.limit);
+    const consume = (options.consume ?? true) && allowed;
+    if (consume)
+      for (const { bucket } of requests) {
+        taken.set(bucket, (taken.get(bucket) ?? 0) + 1);
+        hits.push({ bucket, at: now });
+      }
+    return states.map(({ rule, used, oldest }) => ({
+      limit: rule.limit,
+      remaining: Math.max(0, rule.limit - used - (consume ? 1 : 0)),
+      resetSeconds: Math.max(1, Math.ceil((oldest + rule.windowMs - now) / 1000)),
+      allowed: used < rule.limit,
+    }));
+  });
+  if (hits.length > 0) await trx.insertInto('rate_limit_hits').values(hits).execute();
+  return answers;
 }
 
 /** One limit; see takeRateLimits. */

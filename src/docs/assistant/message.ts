@@ -108,6 +108,20 @@ export async function answerMessage(
   const thread = await threadFor(context, project, body, reply);
   const site = siteOf(project, config);
   const stream = new PassThrough();
+  /**
+   * Parts written in one turn of the event loop go out together, as one chunk of the response: a
+   * model's deltas arrive several to a network read, and each write would be a chunk and a system call.
+   */
+  let pending: string[] = [];
+  const flush = () => {
+    if (pending.length > 0 && !stream.destroyed) stream.write(pending.join(''));
+    pending = [];
+  };
+  const write = (text: string) => {
+    if (!text) return;
+    if (pending.length === 0) setImmediate(flush);
+    pending.push(text);
+  };
   const stop = new AbortController();
   reply.raw.on('close', () => {
     if (!reply.raw.writableFinished) stop.abort(new Error('The client closed the connection.'));
@@ -135,7 +149,7 @@ export async function answerMessage(
         siteUrl: site.siteUrl,
         threadId: thread.id,
         protocol,
-        write: (text) => void (text && !stream.destroyed && stream.write(text)),
+        write,
         signal: stop.signal,
         store: async (answer) => {
           await recordTurn(storage, {
@@ -159,8 +173,9 @@ export async function answerMessage(
     } catch (error) {
       const message = reportFailure(context, project.id, error);
       if (!stored) await keepThread(context, project.id, thread.row);
-      if (!stream.destroyed) stream.write(protocol.error(message) + protocol.end());
+      write(protocol.error(message) + protocol.end());
     } finally {
+      flush();
       stream.end();
     }
   };

@@ -1,19 +1,71 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { clientAddressResolver, clientNetwork } from '../../http/client-address.ts';
 import type { AppContext } from '../../http/context.ts';
-import { rateLimited, rateLimitHeaders, takeRateLimits, type RateLimitRule } from '../../http/rate-limit.ts';
+import { rateLimited, rateLimitHeaders, takeRateLimitsInTurn, type RateLimitRequest, type RateLimitRule, type RateLimitState } from '../../http/rate-limit.ts';
+import type { Storage } from '../../storage/dialect.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
 
 type LimitContext = Pick<AppContext, 'config' | 'storage'>;
 
+/** Requests one transaction decides at most: each adds a hit row (two parameters) per bucket to one insert. */
+const maxTurns = 250;
+
 /**
- * Takes one request from each bucket, in one transaction of a few statements (takeRateLimits): a
- * refused request uses up none of them. Gives the rate-limit headers of the tightest bucket; a
- * refusal throws the 429 error of the first bucket that refused.
+ * The docs features' takes, one transaction at a time per database: a take that arrives while one
+ * runs waits for the next, which decides all that waited in arrival order (takeRateLimitsInTurn), as
+ * a database commits the writers that queued behind a commit together. Each request thus costs a
+ * share of one transaction's statements, commit and log flush rather than all of them, and the
+ * answers are those of the requests taken one by one in that order. A take with none before it runs
+ * at once.
+ */
+class TakeQueue {
+  readonly #storage: Storage;
+  #waiting: { buckets: RateLimitRequest[]; resolve(states: RateLimitState[]): void; reject(error: unknown): void }[] = [];
+  #running = false;
+
+  constructor(storage: Storage) {
+    this.#storage = storage;
+  }
+
+  take(buckets: RateLimitRequest[]): Promise<RateLimitState[]> {
+    return new Promise((resolve, reject) => {
+      this.#waiting.push({ buckets, resolve, reject });
+      if (!this.#running) void this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    this.#running = true;
+    const { db, profile } = this.#storage;
+    while (this.#waiting.length > 0) {
+      const turns = this.#waiting.splice(0, maxTurns);
+      try {
+        const states = await db.transaction().execute((trx) =>
+          takeRateLimitsInTurn(
+            trx,
+            profile,
+            turns.map((turn) => turn.buckets),
+          ),
+        );
+        turns.forEach((turn, index) => turn.resolve(states[index]));
+      } catch (error) {
+        for (const turn of turns) turn.reject(error);
+      }
+    }
+    this.#running = false;
+  }
+}
+
+const queues = new WeakMap<Storage, TakeQueue>();
+
+/**
+ * Takes one request from each bucket (a refused request uses up none of them). Gives the rate-limit
+ * headers of the tightest bucket; a refusal throws the 429 error of the first bucket that refused.
  */
 async function take(context: LimitContext, buckets: { bucket: string; rule: RateLimitRule; what: string }[]): Promise<Record<string, string>> {
-  const { storage } = context;
-  const states = await storage.db.transaction().execute((trx) => takeRateLimits(trx, storage.profile, buckets));
+  let queue = queues.get(context.storage);
+  if (!queue) queues.set(context.storage, (queue = new TakeQueue(context.storage)));
+  const states = await queue.take(buckets);
   const refused = states.findIndex((state) => !state.allowed);
   if (refused >= 0) throw rateLimited(states[refused], buckets[refused].what);
   const tightest = states.reduce((fewest, state) => (state.remaining < fewest.remaining ? state : fewest));

@@ -46,6 +46,25 @@ describe.each(testDatabases)('the limits of the docs served on $dialect', (datab
     ).toBe(200);
   });
 
+  it('decides requests that arrive together one after another: exactly the budget is served, the rest is 429', async () => {
+    const tenant = await createTenant(storage, { project: { docsPublic: true } });
+    await fillIndex(storage, tenant.project.id);
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        fetch(`${base}/discovery/v1/search/${tenant.project.id}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"query":"setup"}',
+        }),
+      ),
+    );
+    const served = answers.filter((answer) => answer.status === 200);
+    expect(served.map((answer) => answer.headers.get('ratelimit-remaining')).sort()).toEqual(['0', '1']);
+    expect(answers.filter((answer) => answer.status === 429)).toHaveLength(10);
+    const hits = await storage.db.selectFrom('rate_limit_hits').select('at').where('bucket', '=', `discovery:${tenant.orgId}`).execute();
+    expect(hits).toHaveLength(2);
+  });
+
   it('limits calls to the MCP server per client address', async () => {
     const tenant = await createTenant(storage, { project: { docsPublic: true } });
     await fillIndex(storage, tenant.project.id);
