@@ -1,4 +1,5 @@
 import { readdir, realpath, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { FileEntry, ReadableFiles } from '../lib/readable-files.ts';
 import { globMatcher } from './glob.ts';
 import { confine, type ConfinedPath } from './paths.ts';
@@ -55,23 +56,34 @@ export async function existing(path: ConfinedPath) {
   return info;
 }
 
-/** Every file and folder below `start`, skipping `.git` and symbolic links that leave the workspace. */
+/**
+ * Every file and folder below `start`, skipping `.git` and symbolic links that leave the workspace.
+ * Only symbolic links are confined again: a child that is not a link, of a folder reached without
+ * one, is inside the workspace by construction, so the walk spares the per-segment checks of
+ * `confine` for each of them. The sizes of a folder's children are read at once, not one after
+ * another: on a 2,000-page repository the walk took most of a search's time.
+ */
 async function walk(start: ConfinedPath, confinement: Confinement): Promise<FileEntry[]> {
+  const root = await confinement.root();
   const entries: FileEntry[] = [];
   const pending = [start.relative];
   while (pending.length > 0) {
     const folder = pending.pop() as string;
-    const absolute = folder ? (await confinement.resolve(folder)).absolute : start.absolute;
-    for (const child of await readdir(absolute, { withFileTypes: true })) {
-      if (child.name.toLowerCase() === '.git') continue;
-      const path = folder ? `${folder}/${child.name}` : child.name;
-      const target = await confinement.resolve(path).catch(() => null);
-      if (!target) continue;
-      const info = await stat(target.absolute).catch(() => null);
-      if (!info) continue;
+    const absolute = folder ? join(root, folder) : start.absolute;
+    const children = (await readdir(absolute, { withFileTypes: true })).filter((child) => child.name.toLowerCase() !== '.git');
+    const found = await Promise.all(
+      children.map(async (child) => {
+        const path = folder ? `${folder}/${child.name}` : child.name;
+        const target = child.isSymbolicLink() ? await confinement.resolve(path).catch(() => null) : { absolute: join(absolute, child.name) };
+        const info = target ? await stat(target.absolute).catch(() => null) : null;
+        return info ? { path, info, link: child.isSymbolicLink() } : null;
+      }),
+    );
+    for (const child of found) {
+      if (!child) continue;
       // Linked folders are listed but not entered, so a link cycle cannot make the walk endless.
-      if (info.isDirectory() && !child.isSymbolicLink()) pending.push(path);
-      entries.push({ path, type: info.isDirectory() ? 'directory' : 'file', size: info.isDirectory() ? 0 : info.size });
+      if (child.info.isDirectory() && !child.link) pending.push(child.path);
+      entries.push({ path: child.path, type: child.info.isDirectory() ? 'directory' : 'file', size: child.info.isDirectory() ? 0 : child.info.size });
     }
   }
   return entries;

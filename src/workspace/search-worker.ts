@@ -4,10 +4,10 @@ import { searchFiles, type SearchAnswer } from './search.ts';
 import type { FileEntry } from '../lib/readable-files.ts';
 import { WorkspacePathError } from './types.ts';
 
-parentPort!.on('message', async ({ root, files, pattern }: { root: string; files: FileEntry[]; pattern: string }) => {
+parentPort!.on('message', ({ root, files, pattern }: { root: string; files: FileEntry[]; pattern: string }) => {
   let answer: SearchAnswer;
   try {
-    answer = { matches: await searchFiles(root, files, pattern) };
+    answer = { matches: searchFiles(root, files, pattern) };
   } catch (error) {
     // A refused pattern is an answer for the model; anything else reaches the caller as the worker's error.
     if (!(error instanceof WorkspacePathError)) throw error;

@@ -125,14 +125,25 @@ describe('workspace files', () => {
     expect(await files.search('PNG')).toEqual([]);
   });
 
+  it('matches lines, never text across lines, in files tested whole first', async () => {
+    writeFileSync(join(dir, 'lines.md'), 'first line\n  indented Setup\r\nlast\n');
+    expect(await files.search('^  indented')).toEqual([{ path: 'lines.md', line: 2, text: '  indented Setup\r' }]);
+    expect(await files.search('^last$')).toEqual([{ path: 'lines.md', line: 3, text: 'last' }]);
+    expect(await files.search('Setup\\s$')).toEqual([{ path: 'lines.md', line: 2, text: '  indented Setup\r' }]);
+    // The whole file holds these; no line does.
+    expect(await files.search('first line\\n  indented')).toEqual([]);
+    expect(await files.search('line[^x]+indented')).toEqual([]);
+  });
+
   it('stops a search that runs too long, and the process keeps running meanwhile', async () => {
     // RE2 keeps every pattern linear; the time limit is the second line of defence, here against sheer volume.
     writeFileSync(join(dir, 'large.md'), `${'ab'.repeat(999)}\n`.repeat(500));
+    // Every copy holds `b` then a line end then `a`, so each is split and each of its lines tested: no line holds them.
     const copies = Array.from({ length: 2000 }, () => ({ path: 'large.md', type: 'file' as const, size: 1_000_000 }));
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 20);
     try {
-      const search = searchFilesWithTimeout(dir, copies, 'needle', 500);
+      const search = searchFilesWithTimeout(dir, copies, 'b\\na', 500);
       await expect(search).rejects.toThrow(WorkspacePathError);
       await expect(search).rejects.toThrow(/took longer than 0.5 s and was stopped; search a smaller folder/);
     } finally {
