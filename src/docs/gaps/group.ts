@@ -73,11 +73,14 @@ class Components {
 interface TextKeys {
   stems: readonly string[];
   keys: string[];
+  /** `keys` as numbers (see `keyIds`). */
+  ids: Int32Array;
   naming: string[];
 }
 
 interface Unit {
   keys: string[];
+  ids: Int32Array;
   /** The keys that name a gap (`keys` without the fuzzy ones), sorted. */
   naming: string[];
   /** The stems of a text unit; none for a page or a 404. */
@@ -103,7 +106,7 @@ function unitOf(item: EvidenceItem, keysOf: (text: string) => TextKeys, askedKey
 /** The keys of a page (`p:`) or a 404 path (`n:`) unit. */
 function pathKeys(kind: 'n' | 'p', path: string): TextKeys {
   const keys = [`${kind}:${path}`];
-  return { stems: noStems, keys, naming: keys };
+  return { stems: noStems, keys, ids: Int32Array.of(keyId(keys[0]!)), naming: keys };
 }
 
 /** The shortest start or end of a word that can name a text asked alone (`flurkarte` in `flurkartenauszug`, `einkommen` in `haushaltseinkommen`); shorter parts meet unrelated words. */
@@ -159,26 +162,47 @@ const keyCache = new Map<string, TextKeys>();
 const maxCachedTexts = 200_000;
 
 /**
+ * A number for each key, kept with the texts' keys: grouping finds the first unit of each key in an
+ * array indexed by these numbers rather than a map of the key strings (about 90,000 keys for the bench's
+ * 8,500 units, most of them the fuzzy `d:` ones). Emptied with `keyCache`, and only between lists.
+ */
+const keyIds = new Map<string, number>();
+function keyId(key: string): number {
+  let id = keyIds.get(key);
+  if (id === undefined) keyIds.set(key, (id = keyIds.size));
+  return id;
+}
+
+/**
  * Groups evidence into gaps, deterministically (the same items in any order give the same groups):
  * two items share a gap exactly when a chain of shared keys, or of texts naming a text asked alone,
  * joins them (see `keysOfStems` and `joinAnchors`).
  */
 export function groupEvidence(items: readonly EvidenceItem[]): GapGroup[] {
+  // Bounded: a flood of distinct texts costs stemming again, never memory (beyond one list's texts).
+  if (keyCache.size >= maxCachedTexts || keyIds.size >= 16 * maxCachedTexts) {
+    keyCache.clear();
+    keyIds.clear();
+  }
   const keysOf = (text: string) => {
     let keys = keyCache.get(text);
     if (keys === undefined) {
-      // Bounded: a flood of distinct texts costs stemming again, never memory.
-      if (keyCache.size >= maxCachedTexts) keyCache.clear();
       const stems = stemsOf(text);
       const all = keysOfStems(stems);
-      keyCache.set(text, (keys = { stems, keys: all, naming: [...new Set(all.filter(namingKey))].sort() }));
+      keyCache.set(text, (keys = { stems, keys: all, ids: Int32Array.from(all, keyId), naming: [...new Set(all.filter(namingKey))].sort() }));
     }
     return keys;
   };
-  const asked = new Set<string>();
-  for (const item of items) if (item.text && (item.source === 'searches' || item.source === 'unanswered')) asked.add(item.text);
+  // Only a comment's keys are ever looked up among the asked texts' keys (see unitOf): the keys the two
+  // share are enough, and far fewer than every asked text's keys.
+  const commentKeys = new Set<string>();
+  for (const item of items) if (item.text && item.source === 'feedback') for (const key of keysOf(item.text).keys) commentKeys.add(key);
   const askedKeys = new Set<string>();
-  for (const text of asked) for (const key of keysOf(text).keys) askedKeys.add(key);
+  if (commentKeys.size > 0) {
+    const asked = new Set<string>();
+    for (const item of items) if (item.text && (item.source === 'searches' || item.source === 'unanswered')) asked.add(item.text);
+    for (const text of asked) for (const key of keysOf(text).keys) if (commentKeys.has(key)) askedKeys.add(key);
+  }
   const units = { n: new Map<string, Unit>(), t: new Map<string, Unit>(), p: new Map<string, Unit>() };
   for (const item of items) {
     const { kind, unit } = unitOf(item, keysOf, askedKeys);
@@ -188,11 +212,11 @@ export function groupEvidence(items: readonly EvidenceItem[]): GapGroup[] {
   }
   const list = [...units.n.values(), ...units.t.values(), ...units.p.values()].filter((unit) => unit.keys.length > 0);
   const components = new Components(list.length);
-  const owner = new Map<string, number>();
+  const owner = new Int32Array(keyIds.size).fill(-1);
   list.forEach((unit, index) => {
-    for (const key of unit.keys) {
-      const first = owner.get(key);
-      if (first === undefined) owner.set(key, index);
+    for (const id of unit.ids) {
+      const first = owner[id]!;
+      if (first < 0) owner[id] = index;
       else components.join(first, index);
     }
   });
