@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -207,6 +208,17 @@ describe.each(testDatabases)('log importers on $dialect', (database) => {
       expect(again).toMatchObject({ lines: 401, accepted: 0, reasons: { 'already imported': 400 - posts } });
       const streamed = await importLog(analytics, tenant.project, 'combined', Readable.from([Buffer.from(text)]));
       expect(streamed).toMatchObject({ lines: 401, accepted: 0, reasons: { 'already imported': 400 - posts } });
+      // A path that can be read only once (a named pipe, as `<(zcat …)` gives): nothing lost to the gzip check.
+      const pipe = join(directory, 'pipe');
+      execFileSync('mkfifo', [pipe]);
+      const writing = new Promise<void>((resolve, reject) =>
+        createWriteStream(pipe)
+          .on('error', reject)
+          .end(gzipSync(text), () => resolve()),
+      );
+      const piped = await importLog(analytics, tenant.project, 'combined', pipe);
+      await writing;
+      expect(piped).toMatchObject({ lines: 401, accepted: 0, reasons: { 'already imported': 400 - posts } });
       expect((await page(analytics, tenant.project.id, { ...range, measure: 'views' })).totals).toEqual(views.totals);
     } finally {
       rmSync(directory, { recursive: true, force: true });

@@ -11,7 +11,8 @@
  * Messages in: `{ kind: 'taken' }` each time the storing thread takes a batch, and chunks as above.
  * Messages out: ReadMessage, batches packed in columns (../model/packed-batch.ts).
  */
-import { closeSync, createReadStream, openSync, readSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
 import { parentPort, workerData } from 'node:worker_threads';
 import { createGunzip } from 'node:zlib';
 import type { AssetRule } from '../capture/assets.ts';
@@ -78,18 +79,31 @@ port.on('message', (input: ReadInput) => {
   if (input !== null) send({ kind: 'read', bytes: input.byteLength });
 });
 
-if (path !== undefined) {
+/**
+ * The bytes of the file at `path`, gunzipped when its first bytes are gzip's magic ones. Read once, by
+ * one stream: a path that can be read only once (a named pipe, `<(zcat …)`) loses nothing to a peek.
+ */
+async function* fileBytes(path: string): AsyncGenerator<Buffer> {
   const file = createReadStream(path, { highWaterMark: 1024 * 1024 });
-  const magic = Buffer.alloc(2);
-  const descriptor = openSync(path, 'r');
-  const peeked = readSync(descriptor, magic, 0, 2, 0);
-  closeSync(descriptor);
-  const input: AsyncIterable<Buffer> = peeked === 2 && magic[0] === 0x1f && magic[1] === 0x8b ? file.pipe(createGunzip()) : file;
-  for await (const chunk of input) {
+  const chunks = file[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const first = await chunks.next();
+  if (first.done) return;
+  const read = async function* () {
     bytesRead = file.bytesRead;
+    yield first.value;
+    for (let next = await chunks.next(); !next.done; next = await chunks.next()) {
+      bytesRead = file.bytesRead;
+      yield next.value;
+    }
+  };
+  if (first.value[0] === 0x1f && first.value[1] === 0x8b) yield* Readable.from(read()).pipe(createGunzip());
+  else yield* read();
+}
+
+if (path !== undefined) {
+  for await (const chunk of fileBytes(path)) {
     parse(chunk);
     while (waiting >= maxWaitingBatches) await new Promise<void>((resolve) => (wake = resolve));
   }
-  bytesRead = file.bytesRead;
   parse(null);
 }
