@@ -22,6 +22,7 @@ if (process.argv[2] === 'upstream') {
   const logger = pino({ level: loadConfig().logLevel });
   const writer = workerStore({ projectId: process.env.PROJECT_ID!, env: { ...process.env } }, logger);
   const recorder = new ProxyRecorder({ store: writer.store, logger });
+  await writer.prepare();
   const app = await createProxyServer({ upstream: process.env.UPSTREAM_URL!, recorder, logger });
   await app.listen({ host: '127.0.0.1', port: 0 });
   process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}` })}\n`);

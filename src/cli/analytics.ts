@@ -1,4 +1,4 @@
-import { createReadStream, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { topCommand } from './commands.ts';
@@ -54,7 +54,8 @@ export function registerAnalytics(program: Command): void {
             throw new CliError(`Cannot read ${file}; give the path of a log file, or - to read standard input.`);
           }
         }
-        const input = file === '-' ? process.stdin : createReadStream(file);
+        // A file is opened by the import's reading thread; standard input is read here and handed to it.
+        const input = file === '-' ? process.stdin : file;
         const analytics = createAnalyticsState(storage, directoryOptions(config));
         const summary = await importLog(analytics, project, flags.format as FormatName, input, { onProgress: progressBar(size) });
         if (process.stderr.isTTY) process.stderr.write('\n');

@@ -49,6 +49,7 @@ export function registerProxy(program: Command): void {
         // The data directory as resolved here: the writer thread must open the database this verb opened.
         const writer = workerStore({ projectId: project.id, env: { ...process.env, QUIRE_DATA_DIR: config.dataDir } }, logger);
         const recorder = new ProxyRecorder({ store: writer.store, logger, maxBuffered });
+        await writer.prepare();
         const app = await createSiteProxy({ storage, config, projectId: project.id, upstream, recorder, logger, trustProxy: flags.trustProxy });
         await app.listen({ host, port });
         logger.info({ listen: app.addresses(), upstream, project: project.id, skipAssets: project.skip_assets !== 0 }, 'proxy ready');

@@ -1,3 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -167,6 +171,58 @@ describe.each(testDatabases)('log importers on $dialect', (database) => {
     // Whole and gzipped this time: the same lines, all known.
     const again = await importLog(analytics, tenant.project, 'combined', Readable.from([gzipSync(bytes)]));
     expect(again).toMatchObject({ lines: 501, accepted: 0, reasons: { 'already imported': 500 - posts } });
+  });
+
+  it('reads a file by its path in the reading thread, plain or gzipped, far ahead of small batches, as it reads a stream', async () => {
+    // Batches of 3 events: the reading thread reaches its limit of waiting batches and reads on only as they are taken.
+    const tenant: Tenant = await createTenant(storage);
+    const analytics = createAnalyticsState(storage);
+    const lines = Array.from({ length: 400 }, (_, index) => {
+      const minute = String(index % 60).padStart(2, '0');
+      const method = index % 40 === 3 ? 'POST' : 'GET';
+      return `192.0.2.${index % 30} - - [21/Nov/2026:07:${minute}:00 +0000] "${method} /guides/file-${index % 25} HTTP/1.1" 200 10 "-" "${chrome}"`;
+    });
+    const text = `${lines.join('\n')}\n\u0000\u0000 not a line`;
+    const posts = lines.filter((line) => line.includes('"POST ')).length;
+    const directory = mkdtempSync(join(tmpdir(), 'quire-import-'));
+    try {
+      const plain = join(directory, 'access.log');
+      const gzipped = join(directory, 'access.log.gz');
+      writeFileSync(plain, text);
+      writeFileSync(gzipped, gzipSync(text));
+      const progress: number[] = [];
+      const summary = await importLog(analytics, tenant.project, 'combined', plain, { batchSize: 3, onProgress: (bytes) => progress.push(bytes) });
+      expect(summary).toEqual({
+        lines: 401,
+        accepted: 400 - posts,
+        skipped: posts + 1,
+        reasons: { 'not a GET or HEAD request': posts, 'not a combined log line (no [time])': 1 },
+        notes: {},
+      });
+      expect(progress.at(-1)).toBe(Buffer.byteLength(text));
+      const views = await page(analytics, tenant.project.id, { ...range, measure: 'views' });
+      expect(views.totals.total).toBe(400 - posts);
+
+      // The same lines gzipped, and streamed: all known, counted alike.
+      const again = await importLog(analytics, tenant.project, 'combined', gzipped, { batchSize: 3 });
+      expect(again).toMatchObject({ lines: 401, accepted: 0, reasons: { 'already imported': 400 - posts } });
+      const streamed = await importLog(analytics, tenant.project, 'combined', Readable.from([Buffer.from(text)]));
+      expect(streamed).toMatchObject({ lines: 401, accepted: 0, reasons: { 'already imported': 400 - posts } });
+      // A path that can be read only once (a named pipe, as `<(zcat …)` gives): nothing lost to the gzip check.
+      const pipe = join(directory, 'pipe');
+      execFileSync('mkfifo', [pipe]);
+      const writing = new Promise<void>((resolve, reject) =>
+        createWriteStream(pipe)
+          .on('error', reject)
+          .end(gzipSync(text), () => resolve()),
+      );
+      const piped = await importLog(analytics, tenant.project, 'combined', pipe);
+      await writing;
+      expect(piped).toMatchObject({ lines: 401, accepted: 0, reasons: { 'already imported': 400 - posts } });
+      expect((await page(analytics, tenant.project.id, { ...range, measure: 'views' })).totals).toEqual(views.totals);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 
   it('stores only the new lines of a batch that holds lines stored before, and a key sent twice in one write once', async () => {

@@ -227,6 +227,8 @@ describe.each(testDatabases)('quire proxy on $dialect', (database) => {
     const logger = log ? pino({ level: 'info' }, { write: (line: string) => void log.push(line) }) : pino({ level: 'silent' });
     const writer = workerStore({ projectId: tenant.project.id, env: { ...process.env, ...storage.location.env, ...options.env } }, logger);
     const recorder = new ProxyRecorder({ store: writer.store, logger, flushMilliseconds: 20, retryMilliseconds: 50, maxBuffered: options.maxBuffered });
+    // As `quire proxy` does: the recording thread is started before the proxy listens.
+    await writer.prepare();
     const app = await createProxyServer({
       upstream: options.upstream ?? upstream.url,
       recorder,
@@ -444,6 +446,15 @@ describe.each(testDatabases)('quire proxy on $dialect', (database) => {
     const download = await fetchRaw(`${proxy.url}/download`);
     expect(download.body.length).toBe(downloadBytes);
     await proxy.stop();
+  });
+
+  it('starts the recording thread ahead of the first write, and still starts where the thread cannot (the writes then fail and are retried)', async () => {
+    const writer = workerStore({ projectId: 'prj_unknown', env: { ...process.env, ...storage.location.env } }, pino({ level: 'silent' }));
+    await writer.prepare();
+    const batch = new RecordedBatch(1, 'px', 0);
+    batch.add({ method: 'GET', path: '/guides/a', at: Date.now(), status: 200, ip: '203.0.113.9', userAgent: chrome });
+    await expect(writer.store(batch)).rejects.toThrow('No project has the id prj_unknown.');
+    await writer.close();
   });
 
   it('answers 502 when the upstream is down, and records the request', async () => {

@@ -23,17 +23,35 @@ export class LineSplitter {
 
   /** Appends bytes and returns the complete lines they finish. */
   push(chunk: Buffer): Line[] {
-    const buffer = this.#rest.length === 0 ? chunk : Buffer.concat([this.#rest, chunk]);
     const lines: Line[] = [];
     let start = 0;
-    for (let newline = buffer.indexOf(10, start); newline !== -1; newline = buffer.indexOf(10, start)) {
-      const contentEnd = newline > start && buffer[newline - 1] === 13 ? newline - 1 : newline;
-      lines.push({ text: buffer.toString('utf8', start, contentEnd), offset: this.#offset + start, end: this.#offset + newline + 1 });
+    let newline = chunk.indexOf(10);
+    if (this.#rest.length > 0) {
+      // Only the held part and the rest of its line are joined: copying the whole chunk after it cost a copy of every byte read.
+      if (newline === -1) {
+        this.#rest = Buffer.concat([this.#rest, chunk]);
+        return lines;
+      }
+      const first = Buffer.concat([this.#rest, chunk.subarray(0, newline + 1)]);
+      lines.push(this.#line(first, 0, first.length - 1));
+      this.#offset += first.length;
+      this.#rest = Buffer.alloc(0);
+      start = newline + 1;
+      newline = chunk.indexOf(10, start);
+    }
+    for (; newline !== -1; newline = chunk.indexOf(10, start)) {
+      lines.push(this.#line(chunk, start, newline));
+      this.#offset += newline + 1 - start;
       start = newline + 1;
     }
-    this.#offset += start;
-    this.#rest = start === buffer.length ? Buffer.alloc(0) : buffer.subarray(start);
+    if (start < chunk.length) this.#rest = chunk.subarray(start);
     return lines;
+  }
+
+  /** The line of `buffer` from `start` to its newline at `newline`, at the current offset. */
+  #line(buffer: Buffer, start: number, newline: number): Line {
+    const contentEnd = newline > start && buffer[newline - 1] === 13 ? newline - 1 : newline;
+    return { text: buffer.toString('utf8', start, contentEnd), offset: this.#offset, end: this.#offset + newline + 1 - start };
   }
 
   /** The unfinished last line as a line (at the end of a file that is read once). */

@@ -6,7 +6,7 @@ import type { IngestProject, IngestState } from '../ingest/ingest.ts';
 import type { FormatName } from './formats.ts';
 import { emptySummary, type ImportSummary } from './line-parser.ts';
 import { defaultBatchSize, storeParsed } from './log-batch.ts';
-import type { ReadMessage, ReadThreadData } from './read-thread.ts';
+import type { ReadInput, ReadMessage, ReadThreadData } from './read-thread.ts';
 import { unpackBatch, type PackedBatch, type ParsedBatch } from '../model/packed-batch.ts';
 import { addCounts } from '../capture/request-event.ts';
 
@@ -49,6 +49,7 @@ class ReadingThread {
   readonly #batches: PackedBatch[] = [];
   #unread = 0;
   #summary: ImportSummary | undefined;
+  #bytesRead = 0;
   #ended = false;
   #failure: Error | undefined;
   #wake: (() => void) | undefined;
@@ -59,7 +60,10 @@ class ReadingThread {
       if (message.kind === 'read') this.#unread -= message.bytes;
       else if (message.kind === 'batch') this.#batches.push(message.batch);
       else this.#ended = true;
-      if (message.kind !== 'read') this.#summary = message.summary;
+      if (message.kind !== 'read') {
+        this.#summary = message.summary;
+        this.#bytesRead = message.bytesRead;
+      }
       this.#notify();
     });
     this.#worker.on('error', (error) => this.#fail(error));
@@ -75,6 +79,11 @@ class ReadingThread {
     return this.#unread;
   }
 
+  /** The bytes of a file the thread reads itself (compressed bytes for a gzip file) read so far. */
+  get bytesRead(): number {
+    return this.#bytesRead;
+  }
+
   get ended(): boolean {
     return this.#ended && this.#batches.length === 0;
   }
@@ -83,23 +92,31 @@ class ReadingThread {
     this.#unread += chunk.byteLength;
     // A copy of its own to hand over: a chunk may be a view of a larger shared buffer, which a message would copy whole.
     const own = new Uint8Array(chunk);
-    this.#worker.postMessage(own, [own.buffer]);
+    this.#post(own, [own.buffer]);
   }
 
   end(): void {
-    this.#worker.postMessage(null);
+    this.#post(null);
+  }
+
+  #post(input: ReadInput, transfer: ArrayBuffer[] = []): void {
+    this.#worker.postMessage(input, transfer);
   }
 
   /** The next parsed batch, if one is waiting. */
   take(): ParsedBatch | undefined {
     if (this.#failure) throw this.#failure;
     const packed = this.#batches.shift();
-    return packed && unpackBatch(packed);
+    if (packed === undefined) return undefined;
+    // The thread reads a file on only while few batches wait here.
+    this.#post({ kind: 'taken' });
+    return unpackBatch(packed);
   }
 
-  /** Resolves at the thread's next message. */
+  /** Resolves at the thread's next message, or at once when a batch or the end is waiting. */
   changed(): Promise<void> {
     if (this.#failure) return Promise.reject(this.#failure);
+    if (this.#batches.length > 0 || this.#ended) return Promise.resolve();
     return new Promise((resolve) => (this.#wake = resolve));
   }
 
@@ -122,15 +139,16 @@ class ReadingThread {
 }
 
 /**
- * Reads a log, stores its page views in batches, and reports what was read, accepted and skipped.
- * The log is read and parsed in a thread of its own (read-thread.ts) while this one stores.
+ * Reads a log (a stream, or a file's path), stores its page views in batches, and reports what was
+ * read, accepted and skipped. The log is read and parsed in a thread of its own (read-thread.ts)
+ * while this one stores; a file is opened there, so its bytes never pass through this thread.
  * Importing the same file again (or a file a tail already read) stores nothing twice: see line-keys.ts.
  */
 export async function importLog(
   analytics: IngestState,
   project: IngestProject & AssetSettings,
   format: FormatName,
-  input: Readable,
+  input: Readable | string,
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
   const reading = new ReadingThread({
@@ -138,6 +156,7 @@ export async function importLog(
     rule: assetRuleOf(project),
     secret: project.analytics_secret,
     batchSize: options.batchSize ?? defaultBatchSize,
+    path: typeof input === 'string' ? input : undefined,
   });
   // Accepted and already-imported events are counted here; the reading thread counts the rest.
   const stored = emptySummary();
@@ -155,20 +174,22 @@ export async function importLog(
       storing = next;
       if (options.onProgress && Date.now() - lastReport > 200) {
         lastReport = Date.now();
-        options.onProgress(bytesRead, summary());
+        options.onProgress(Math.max(bytesRead, reading.bytesRead), summary());
       }
     }
   };
   try {
-    for await (const chunk of decompressed(input, (bytes) => (bytesRead += bytes))) {
-      reading.write(chunk);
-      await storeWaiting();
-      while (reading.unread > maxUnreadBytes) {
-        await reading.changed();
+    if (typeof input !== 'string') {
+      for await (const chunk of decompressed(input, (bytes) => (bytesRead += bytes))) {
+        reading.write(chunk);
         await storeWaiting();
+        while (reading.unread > maxUnreadBytes) {
+          await reading.changed();
+          await storeWaiting();
+        }
       }
+      reading.end();
     }
-    reading.end();
     while (!reading.ended) {
       await reading.changed();
       await storeWaiting();
@@ -177,7 +198,7 @@ export async function importLog(
   } finally {
     await reading.close();
   }
-  options.onProgress?.(bytesRead, summary());
+  options.onProgress?.(Math.max(bytesRead, reading.bytesRead), summary());
   return summary();
 }
 

@@ -6,8 +6,10 @@ import type { StoreReply, StoreWorkerData } from './store-worker.ts';
 /**
  * A RequestStore backed by a worker thread (store-worker.ts). A worker that fails to start or exits
  * fails the pending writes (the recorder retries them) and is started again at the next write.
+ * `prepare` starts it before the first write: its start (loading the ingestion modules, opening the
+ * database) takes a second or more of CPU, which would otherwise compete with the first requests.
  */
-export function workerStore(data: StoreWorkerData, logger: Logger): { store: RequestStore; close(): Promise<void> } {
+export function workerStore(data: StoreWorkerData, logger: Logger): { store: RequestStore; prepare(): Promise<void>; close(): Promise<void> } {
   let worker: Worker | undefined;
   let ready: Promise<void> | undefined;
   let next = 0;
@@ -19,6 +21,7 @@ export function workerStore(data: StoreWorkerData, logger: Logger): { store: Req
     ready = new Promise<void>((resolve, reject) => {
       current.once('message', () => resolve());
       current.once('error', reject);
+      current.once('exit', () => reject(new Error('the recording worker stopped before it was ready')));
     });
     current.on('message', (reply: StoreReply | { ready: true }) => {
       if (!('id' in reply)) return;
@@ -40,6 +43,15 @@ export function workerStore(data: StoreWorkerData, logger: Logger): { store: Req
   };
 
   return {
+    async prepare() {
+      if (!worker) start();
+      // Held while it starts, which nothing else may be waiting for yet; a thread that cannot start (the
+      // database unavailable) is started again at the first write.
+      const starting = worker!;
+      starting.ref();
+      await ready!.catch(() => {});
+      starting.unref();
+    },
     async store(batch) {
       if (!worker) start();
       await ready;
