@@ -78,20 +78,24 @@ export async function startBenchProcess(script: string, args: string[], env: Rec
 }
 
 /**
- * Waits until `process` has been idle for a second (under 5% of a core), so that figures measured next
- * are not sharing the CPU with its background work (index and value-page builds after a load); gives
- * up after `timeoutMs`. Answers the seconds waited and the CPU seconds the process used meanwhile.
+ * Waits until `process` has been idle for three seconds in a row (under 5% of a core each), so that figures
+ * measured next are not sharing the CPU with its background work (index and value-page builds after a load);
+ * gives up after `timeoutMs`. One idle second was not enough: the server waits a second of quiet after the
+ * last fold before it rebuilds its indexes, so the queries could start beside that rebuild. Answers the
+ * seconds waited and the CPU seconds the process used meanwhile.
  */
 export async function waitUntilIdle(process: Pick<BenchProcess, 'cpuSeconds'>, timeoutMs = 180_000): Promise<{ waited: number; cpu: number }> {
   const started = performance.now();
   const cpuAtStart = process.cpuSeconds();
   let cpu = cpuAtStart;
+  let idleSeconds = 0;
   while (performance.now() - started < timeoutMs) {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const now = process.cpuSeconds();
     const used = now - cpu;
     cpu = now;
-    if (used < 0.05) break;
+    idleSeconds = used < 0.05 ? idleSeconds + 1 : 0;
+    if (idleSeconds === 3) break;
   }
   return { waited: (performance.now() - started) / 1000, cpu: cpu - cpuAtStart };
 }

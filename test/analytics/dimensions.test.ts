@@ -1,10 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { foldProject } from '../../src/analytics/fold/fold.ts';
 import { rebuildProject } from '../../src/analytics/fold/rebuild.ts';
 import { refreshIndex } from '../../src/analytics/query/range-index-refresh.ts';
 import { refreshValuePages } from '../../src/analytics/query/value-pages-build.ts';
 import { refreshDimensionIndexes } from '../../src/analytics/query/dimension-days.ts';
+import { RangeIndex } from '../../src/analytics/query/range-index.ts';
+import type { ValueIndexes } from '../../src/analytics/query/value-index.ts';
+import { refreshValueIndexes } from '../../src/analytics/query/value-index-build.ts';
 import { prepareAll, storeEvents } from '../../src/analytics/ingest/ingest.ts';
 import type { AppContext } from '../../src/http/context.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
@@ -544,7 +547,7 @@ describe.each(testDatabases)('dimensions, filters and comparisons on $dialect', 
     expect(await ask('breakdown', `${range(from, end)}&property=country&limit=250`)).toEqual(before);
   });
 
-  it('answers visitors and views per page under one country or source from value pages, exact before, while and after they cover each day', async () => {
+  it('answers visitors and views per page under one country or source from value pages and value indexes, exact before, while and after they cover each day', async () => {
     const other = await createTenant(storage, { project: { trackerDomains: ['docs.example.com'] } });
     // Some views of a visitor come from another address: a visitor's country changes between views, as sources do between visits.
     const mixed = events.map((event, index) => (index % 5 === 0 ? { ...event, address: (event.address + 1) % addresses.length } : event));
@@ -624,6 +627,20 @@ describe.each(testDatabases)('dimensions, filters and comparisons on $dialect', 
     await refreshDimensionIndexes(context.analytics, Number(key), 400);
     await newVersion();
     await check('from value pages and dimension indexes');
+    // With value indexes, the busiest values' pages over whole days are their index's ranking.
+    await refreshValueIndexes(context.analytics, Number(key), 400);
+    const indexed = () => context.analytics.caches.valueIndexes<ValueIndexes>(Number(key))!;
+    expect(indexed().indexes.size).toBeGreaterThan(2);
+    await newVersion();
+    await check('from value indexes');
+    await newVersion();
+    const ranked = vi.spyOn(RangeIndex.prototype, 'rank');
+    await ask('visitors', `${range(from, to)}&limit=250&filter=${encodeURIComponent('country==US')}`);
+    expect(ranked).toHaveBeenCalledTimes(1);
+    ranked.mockRestore();
+    const firstBuild = indexed();
+    await refreshValueIndexes(context.analytics, Number(key), 400);
+    expect(indexed(), 'unchanged pages keep their indexes').toBe(firstBuild);
     // New visitors' views on covered days: pending first (their days count from raw events), then folded (the days changed).
     const later = mixed.slice(0, 80).map((event) => ({ ...event, visitor: event.visitor + 100, at: event.at + 3 * minute }));
     sent.push(...later);
@@ -636,13 +653,17 @@ describe.each(testDatabases)('dimensions, filters and comparisons on $dialect', 
     await check('from refreshed value pages');
     await refreshDimensionIndexes(context.analytics, Number(key), 400);
     await newVersion();
-    await check('from refreshed value pages and dimension indexes');
-    // Whole days come from the pages alone: without their raw events, whole-day answers stay.
+    await check('from refreshed value pages and dimension indexes (value indexes behind)');
+    await refreshValueIndexes(context.analytics, Number(key), 400);
+    expect(indexed()).not.toBe(firstBuild);
+    await newVersion();
+    await check('from refreshed value indexes');
+    // Whole days come from the pages and indexes alone: without their raw events, whole-day answers stay.
     const whole = await ask('visitors', `${range(from, to)}&limit=250&filter=${encodeURIComponent('source==Direct / None')}`);
     await storage.db.deleteFrom('analytics_events').where('project_key', '=', key).execute();
     await newVersion();
     expect(await ask('visitors', `${range(from, to)}&limit=250&filter=${encodeURIComponent('source==Direct / None')}`)).toEqual(whole);
-  }, 90_000);
+  }, 180_000);
 
   it('counts who is on the site in the last five minutes, as soon as views are stored', async () => {
     const realtimeTenant = await createTenant(storage);

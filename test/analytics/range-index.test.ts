@@ -45,6 +45,11 @@ describe('range index', () => {
           expect(index.covers(firstDay, endDay, revisions)).toBe(true);
           const expected = rank({ days: inRange, loose: [] }, 'visitors');
           expect(byPath(index.rank(firstDay, endDay))).toEqual(byPath(expected));
+          // Ranked by totals alone, then each row split into its classes, as a page shows it.
+          const byTotal = index.rankByTotal(firstDay, endDay);
+          expect(byTotal.rows.every((row) => row.human === -1 && row.ai === -1)).toBe(true);
+          for (const row of byTotal.rows) index.split(row, firstDay, endDay);
+          expect(byPath(byTotal)).toEqual(byPath(expected));
           expect(index.siteTotals(firstDay, endDay)).toEqual(expected.totals);
           for (const row of expected.rows) expect(index.pathTotals(row.pathId, firstDay, endDay)).toEqual({ human: row.human, ai: row.ai, total: row.total });
           expect(index.pathTotals(1_000_000, firstDay, endDay)).toEqual({ human: 0, ai: 0, total: 0 });

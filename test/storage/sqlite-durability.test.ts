@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { openStorage } from '../../src/storage/open.ts';
+import { inSnapshot } from '../../src/storage/snapshot.ts';
 import { testDatabases } from '../support/storage.ts';
 
 const organization = (id: string) => ({ id, name: id, first_start: 0, server_credentials: 0, created_at: Date.now() });
@@ -67,6 +68,37 @@ describe('SQLite commits answered once the write-ahead log is on disk', () => {
       renameSync(moved, dataDir);
       // Writes go on once the log can be reached again.
       await storage.db.insertInto('organizations').values(organization('org_after')).execute();
+    } finally {
+      await storage.close();
+      rmSync(moved, { recursive: true, force: true });
+    }
+  });
+
+  it('does not flush for a transaction that only read, and still does for one that wrote', async () => {
+    const storage = await sqlite.open();
+    const dataDir = storage.location.env.QUIRE_DATA_DIR!;
+    const moved = `${dataDir}-moved`;
+    try {
+      await storage.db.insertInto('organizations').values(organization('org_read')).execute();
+      renameSync(dataDir, moved);
+      // A snapshot read (BEGIN, SELECTs, COMMIT) wrote nothing to the log: it answers without a flush, which would fail here.
+      const read = await inSnapshot(storage, (trx) => trx.selectFrom('organizations').select('id').where('id', '=', 'org_read').execute());
+      expect(read).toEqual([{ id: 'org_read' }]);
+      await expect(
+        storage.db.transaction().execute(async (trx) => {
+          await trx.selectFrom('organizations').selectAll().execute();
+          await trx.insertInto('organizations').values(organization('org_unflushed')).execute();
+        }),
+      ).rejects.toThrow(/ENOENT/);
+      // A rolled-back write is no commit either.
+      await expect(
+        storage.db.transaction().execute(async (trx) => {
+          await trx.insertInto('organizations').values(organization('org_rolled_back')).execute();
+          throw new Error('changed my mind');
+        }),
+      ).rejects.toThrow('changed my mind');
+      await expect(inSnapshot(storage, (trx) => trx.selectFrom('organizations').select('id').execute())).resolves.toBeDefined();
+      renameSync(moved, dataDir);
     } finally {
       await storage.close();
       rmSync(moved, { recursive: true, force: true });

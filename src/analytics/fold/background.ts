@@ -3,6 +3,7 @@ import type { QueryState } from '../query/caches.ts';
 import { warmBreakdownDays } from '../query/breakdown-sources.ts';
 import { indexSpanDays, refreshIndex } from '../query/range-index-refresh.ts';
 import { refreshValuePages } from '../query/value-pages-build.ts';
+import { refreshValueIndexes } from '../query/value-index-build.ts';
 import { refreshDimensionIndexes } from '../query/dimension-days.ts';
 import { foldPending, projectsWithPending } from './fold.ts';
 import { reclassifyIfChanged } from './reclassify.ts';
@@ -32,8 +33,8 @@ export interface BackgroundOptions {
 /**
  * Background work of a serving process: folds pending batches into day sets shortly after they are
  * committed, repairs the visits ingestion doubted (fold/visit-repair.ts) soon after, sweeps for other
- * processes' leftovers, rebuilds range indexes (and dimension indexes and value pages: query/dimension-days.ts,
- * value-pages-build.ts) after day sets changed or a repair moved views,
+ * processes' leftovers, rebuilds range indexes (and dimension indexes, value pages and value indexes: query/dimension-days.ts,
+ * value-pages-build.ts, value-index-build.ts) after day sets changed or a repair moved views,
  * and purges raw events past the retention period. At start, it reclassifies history when the AI agent
  * lists changed (reclassify.ts), beside the folds so ingestion goes on. It listens to the state's signals and stops
  * listening when stopped, so several loops on one state never undo each other.
@@ -69,6 +70,7 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
   const pagesLater = (projectKey: number) => {
     paging = paging
       .then(() => (stopped ? undefined : refreshValuePages(state, projectKey, indexSpanDays, () => stopped)))
+      .then(() => (stopped ? undefined : refreshValueIndexes(state, projectKey, indexSpanDays)))
       .catch((error: unknown) =>
         logger.warn({ err: error, projectKey }, 'computing analytics value pages failed; filtered queries count raw events meanwhile'),
       );

@@ -21,7 +21,7 @@ const daySetBudget = 64 * 1024 * 1024;
 const rankingCacheSize = 128;
 
 /**
- * What queries keep in memory: decoded day sets, computed rankings and range indexes. Each is checked
+ * What queries keep in memory: decoded day sets, computed rankings and range, dimension and value indexes. Each is checked
  * against the database (day-set revisions, the project's version) before use, so several processes
  * sharing one database stay correct.
  */
@@ -32,6 +32,8 @@ export class QueryCaches {
   readonly #indexes = new Map<number, RangeIndex>();
   /** Dimension indexes (dimension-index.ts), keyed `project:property`. */
   readonly #dimensionIndexes = new Map<string, unknown>();
+  /** Value indexes (value-index.ts), one set per project. */
+  readonly #valueIndexes = new Map<number, unknown>();
 
   index(projectKey: number): RangeIndex | undefined {
     return this.#indexes.get(projectKey);
@@ -48,6 +50,15 @@ export class QueryCaches {
 
   storeDimensionIndex<T>(key: string, index: T): void {
     this.#dimensionIndexes.set(key, index);
+  }
+
+  /** The project's value indexes; only value-index.ts stores them, so the type is the one stored. */
+  valueIndexes<T>(projectKey: number): T | undefined {
+    return this.#valueIndexes.get(projectKey) as T | undefined;
+  }
+
+  storeValueIndexes<T>(projectKey: number, indexes: T): void {
+    this.#valueIndexes.set(projectKey, indexes);
   }
 
   cachedDay(key: string, revision: number): DaySet | undefined {

@@ -2,7 +2,7 @@ import { inSnapshot } from '../../storage/snapshot.ts';
 import { existingProjectKey, pathNames } from '../ingest/dense-ids.ts';
 import type { QueryState } from './caches.ts';
 import { order, rank } from './exact-counts.ts';
-import type { Counts, Measure, Ranking } from './types.ts';
+import type { Counts, Measure, Ranking, SplitRanking } from './types.ts';
 import { freshIndex, indexedVisitors, readSources } from './read-sources.ts';
 import { splitRange } from '../model/days.ts';
 
@@ -33,24 +33,24 @@ export async function ranking(
   measure: Measure,
   from: number,
   to: number,
-): Promise<{ ranking: Ranking; names: Map<number, string> }> {
+): Promise<{ ranking: SplitRanking; names: Map<number, string> }> {
   const { storage, ids, caches } = state;
   const key = await existingProjectKey(storage.db, ids, projectId);
   if (key === undefined) return { ranking: empty, names: new Map() };
   const result = await inSnapshot(storage, async (trx) => {
     const { version } = await trx.selectFrom('analytics_projects').select('version').where('project_key', '=', key).executeTakeFirstOrThrow();
     const cacheKey = `${key}:${measure}:${from}:${to}`;
-    const cached = caches.cachedRanking(cacheKey, Number(version));
+    const cached = caches.cachedRanking<SplitRanking>(cacheKey, Number(version));
     if (cached) return cached;
     const indexed = measure === 'visitors' ? await indexedVisitors(trx, state, key, from, to) : null;
-    const computed = indexed ?? rank(await readSources(trx, state, key, from, to), measure);
+    const computed: SplitRanking = indexed ?? rank(await readSources(trx, state, key, from, to), measure);
     const names = await pathNames(
       trx,
       ids,
       key,
       computed.rows.map((row) => row.pathId),
     );
-    const ordered = order(computed, names);
+    const ordered: SplitRanking = { ...order(computed, names), split: computed.split };
     caches.storeRanking(cacheKey, Number(version), ordered);
     return ordered;
   });
@@ -67,7 +67,7 @@ export async function totals(state: QueryState, projectId: string, measure: Meas
   if (key === undefined) return empty.totals;
   const found = await inSnapshot(state.storage, async (trx) => {
     const { version } = await trx.selectFrom('analytics_projects').select('version').where('project_key', '=', key).executeTakeFirstOrThrow();
-    const cached = state.caches.cachedRanking(`${key}:${measure}:${from}:${to}`, Number(version));
+    const cached = state.caches.cachedRanking<SplitRanking>(`${key}:${measure}:${from}:${to}`, Number(version));
     if (cached) return cached.totals;
     const { firstDay, endDay, partial } = splitRange(from, to);
     if (measure !== 'visitors' || partial.length > 0 || endDay <= firstDay) return null;
@@ -78,9 +78,10 @@ export async function totals(state: QueryState, projectId: string, measure: Meas
 
 export async function page(state: QueryState, projectId: string, request: PageRequest): Promise<Page> {
   const { ranking: computed, names } = await ranking(state, projectId, request.measure, request.from, request.to);
-  const rows = computed.rows
-    .slice(request.offset, request.offset + request.limit)
-    .map((row) => ({ path: names.get(row.pathId)!, human: row.human, ai: row.ai, total: row.total }));
+  const rows = computed.rows.slice(request.offset, request.offset + request.limit).map((row) => {
+    computed.split?.(row);
+    return { path: names.get(row.pathId)!, human: row.human, ai: row.ai, total: row.total };
+  });
   return { totals: computed.totals, rows, hasMore: request.offset + rows.length < computed.rows.length };
 }
 
@@ -93,6 +94,7 @@ export async function pathPage(state: QueryState, projectId: string, request: Pa
   const { ranking: computed, names } = await ranking(state, projectId, request.measure, request.from, request.to);
   const row = computed.rows.find((candidate) => names.get(candidate.pathId) === request.path);
   if (row === undefined) return { totals: { human: 0, ai: 0, total: 0 }, rows: [], hasMore: false };
+  computed.split?.(row);
   const totals = { human: row.human, ai: row.ai, total: row.total };
   return { totals, rows: request.offset === 0 && request.limit > 0 ? [{ path: request.path, ...totals }] : [], hasMore: false };
 }

@@ -109,6 +109,44 @@ export class RangeIndex {
    * of consecutive days are consecutive, so each cell starts where the previous one ended.
    */
   rank(firstDay: number, endDay: number): Ranking {
+    const slots = this.pathIds.length + 1;
+    const sums = this.#sums(firstDay, endDay, countClasses);
+    const count = (slot: number): Counts => ({
+      human: sums[CountClass.human * slots + slot],
+      ai: sums[CountClass.ai * slots + slot],
+      total: sums[CountClass.either * slots + slot],
+    });
+    const rows: Ranking['rows'] = [];
+    for (let slot = 0; slot < slots - 1; slot++) if (sums[CountClass.either * slots + slot] > 0) rows.push({ pathId: this.pathIds[slot], ...count(slot) });
+    return { totals: count(slots - 1), rows };
+  }
+
+  /**
+   * As `rank`, but each path counted in `total` only, which is all that orders the rows: a third of the cells.
+   * A row's `human` and `ai` are -1 until `split` counts them (for the rows a page shows); the site-wide
+   * totals are whole. `covers` must hold.
+   */
+  rankByTotal(firstDay: number, endDay: number): Ranking {
+    const slots = this.pathIds.length + 1;
+    const sums = this.#sums(firstDay, endDay, [CountClass.either]);
+    const rows: Ranking['rows'] = [];
+    for (let slot = 0; slot < slots - 1; slot++) {
+      const total = sums[CountClass.either * slots + slot];
+      if (total > 0) rows.push({ pathId: this.pathIds[slot], human: -1, ai: -1, total });
+    }
+    return { totals: this.siteTotals(firstDay, endDay), rows };
+  }
+
+  /** Fills a row of `rankByTotal` of the same range with its human and AI visitors (once). */
+  split(row: Ranking['rows'][number], firstDay: number, endDay: number): void {
+    if (row.human >= 0) return;
+    const counts = this.pathTotals(row.pathId, firstDay, endDay);
+    row.human = counts.human;
+    row.ai = counts.ai;
+  }
+
+  /** Per (count class, slot), the unique visitors of [firstDay, endDay), for the count classes in `wanted` (others 0). */
+  #sums(firstDay: number, endDay: number, wanted: readonly CountClass[]): Uint32Array {
     const first = Math.max(firstDay - this.spanStart, 0);
     const end = Math.min(endDay - this.spanStart, this.span);
     const slots = this.pathIds.length + 1;
@@ -116,7 +154,7 @@ export class RangeIndex {
     const previous = this.#previous;
     const cumulative = this.#cumulative;
     const sums = new Uint32Array(countClasses.length * slots);
-    for (let countClass = 0; countClass < countClasses.length; countClass++) {
+    for (const countClass of wanted) {
       for (let slot = 0; slot < slots; slot++) {
         const base = (countClass * slots + slot) * this.span;
         let start = base + first === 0 ? 0 : cellEnds[base + first - 1];
@@ -129,14 +167,7 @@ export class RangeIndex {
         sums[countClass * slots + slot] = sum;
       }
     }
-    const count = (slot: number): Counts => ({
-      human: sums[CountClass.human * slots + slot],
-      ai: sums[CountClass.ai * slots + slot],
-      total: sums[CountClass.either * slots + slot],
-    });
-    const rows: Ranking['rows'] = [];
-    for (let slot = 0; slot < slots - 1; slot++) if (sums[CountClass.either * slots + slot] > 0) rows.push({ pathId: this.pathIds[slot], ...count(slot) });
-    return { totals: count(slots - 1), rows };
+    return sums;
   }
 }
 

@@ -10,7 +10,7 @@ import type { MarkdownRequest } from '../model/markdown-request.ts';
 import type { Verification } from '../model/verification.ts';
 import type { QueryCaches, QueryState } from './caches.ts';
 import type { RangeIndex } from './range-index.ts';
-import type { IndexedDay, Ranking, Sources } from './types.ts';
+import type { IndexedDay, SplitRanking, Sources } from './types.ts';
 
 /** The user agents of agent ids, from the id cache or the database (which also fills the cache). */
 export async function userAgents(trx: Kysely<Database>, dictionary: Dictionary, ids: Set<number>): Promise<Map<number, string>> {
@@ -122,12 +122,15 @@ export async function freshIndex(trx: Kysely<Database>, state: QueryState, proje
   return null;
 }
 
-/** Unique visitors of whole days from the range index when it serves them (see `freshIndex`), else null. */
-export async function indexedVisitors(trx: Kysely<Database>, state: QueryState, projectKey: number, from: number, to: number): Promise<Ranking | null> {
+/**
+ * Unique visitors of whole days from the range index when it serves them (see `freshIndex`), else null.
+ * Rows are ordered by their totals alone; `split` counts a row's human and AI visitors when it is shown.
+ */
+export async function indexedVisitors(trx: Kysely<Database>, state: QueryState, projectKey: number, from: number, to: number): Promise<SplitRanking | null> {
   const { firstDay, endDay, partial } = splitRange(from, to);
   if (partial.length > 0) return null;
   const index = await freshIndex(trx, state, projectKey, firstDay, endDay);
-  return index ? index.rank(firstDay, endDay) : null;
+  return index ? { ...index.rankByTotal(firstDay, endDay), split: (row) => index.split(row, firstDay, endDay) } : null;
 }
 
 /** Reads the sources of [from, to) inside `trx`, decoding only day sets whose revision is not cached. */

@@ -18,6 +18,11 @@ export interface Ranking {
   rows: (Counts & { pathId: number })[];
 }
 
+/** A ranking whose rows may leave `human` and `ai` at -1 until `split` counts them (the range index orders by total alone). */
+export interface SplitRanking extends Ranking {
+  split?: (row: Ranking['rows'][number]) => void;
+}
+
 /** A decoded day set with the revision it was read at. */
 export interface IndexedDay {
   day: number;

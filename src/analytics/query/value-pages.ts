@@ -21,6 +21,7 @@ import { dayRevisions, pendingViews, rawEventsIn } from './read-sources.ts';
 import type { Counts, IndexedDay, Measure, Sources } from './types.ts';
 import { topVisitors, type TopRows } from './top-pages.ts';
 import type { DimensionIndex } from './dimension-index.ts';
+import { servingValueIndex } from './value-index.ts';
 
 /** The properties value pages split by, as stored in `analytics_value_pages.property`. */
 export const valueProperties = { country: 0, source: 1 } as const;
@@ -91,9 +92,9 @@ async function rawMatching(
 }
 
 /** The value pages of `days` (day → revision of its pages), decoding only those not cached at that revision. */
-async function loadValuePages(
+export async function loadValuePages(
   trx: Kysely<Database>,
-  state: QueryState,
+  state: Pick<QueryState, 'caches'>,
   projectKey: number,
   property: ValueProperty,
   valueKey: number,
@@ -207,8 +208,9 @@ async function indexedTotals(
 /**
  * The ranking of pages of [from, to) counting only views whose `property` has the breakdown key
  * `valueKey`, exact at least over its first `wanted` rows, cached per data version. Visitors over whole
- * days that the pages and the dimension index both cover count only the busiest pages (top-pages.ts),
- * with site-wide totals from the index; anything else ranks every page.
+ * days that the value's index covers (a busy value, value-index.ts) are its index's ranking; those that the
+ * pages and the dimension index both cover count only the busiest pages (top-pages.ts), with site-wide
+ * totals from the index; anything else ranks every page.
  */
 export async function valueRanking(
   trx: Kysely<Database>,
@@ -241,9 +243,32 @@ export async function valueRanking(
       const day = Number(row.day);
       if (!pending.has(day) && current.get(day) === row.fingerprint) usable.set(day, Number(row.revision));
     }
+    const withData = new Set([...current.keys(), ...pending]);
+    const valueIndex =
+      measure === 'visitors' && partial.length === 0
+        ? servingValueIndex(
+            state,
+            projectKey,
+            { propertyCode: valueProperties[filter.property], valueKey: filter.valueKey },
+            { firstDay, endDay, withData, usable },
+          )
+        : null;
+    if (valueIndex !== null) {
+      const ranked = valueIndex.rank(firstDay, endDay);
+      const names = await pathNames(
+        trx,
+        state.ids,
+        projectKey,
+        ranked.rows.map((row) => row.pathId),
+      );
+      const rows = order(ranked, names).rows;
+      const answer = { totals: ranked.totals, rows, exact: rows.length, count: rows.length };
+      state.caches.storeRanking(cacheKey, version, answer);
+      return answer;
+    }
     days.push(...(await loadValuePages(trx, state, projectKey, filter.property, filter.valueKey, firstDay, endDay, usable)));
     // Days with data the pages do not cover (not computed yet, changed since, or with pending views): their raw events.
-    const uncovered = new Set([...current.keys(), ...pending].filter((day) => !usable.has(day)));
+    const uncovered = [...withData].filter((day) => !usable.has(day));
     for (const day of uncovered) loose.push(...(await rawMatching(trx, projectKey, day * dayMs, (day + 1) * dayMs, filter.property, filter.valueKey)));
   }
   for (const [start, end] of partial) loose.push(...(await rawMatching(trx, projectKey, start, end, filter.property, filter.valueKey)));

@@ -18,18 +18,28 @@ class NodeSqliteDatabase implements SqliteDatabase {
   readonly #database: DatabaseSync;
   readonly #statements = new Map<string, SqliteStatement>();
   readonly #changes: ChangeCounter;
-  /** Commits (explicit, or of a statement outside a transaction) this connection has made: what a WAL sync covers. */
+  /** Commits that changed something (explicit, or of a statement outside a transaction) this connection has made: what a WAL sync covers. */
   commits = 0;
+  /** Whether a statement that may change data ran since the last commit or rollback. */
+  #changed = false;
 
   constructor(database: DatabaseSync, path: string) {
     this.#database = database;
     this.#changes = new ChangeCounter(database, path);
   }
 
-  /** After a statement that may write: outside a transaction now, it committed (a rollback did not). */
-  #written(rollback: boolean): void {
+  /**
+   * After a statement that may write: outside a transaction now, it committed (a rollback did not). A
+   * transaction of plain SELECTs (a snapshot read: BEGIN and COMMIT) wrote nothing to the log, so it is no
+   * commit to wait for: counted, it made every read wait for a flush of the log (2 ms at the median,
+   * tens of milliseconds behind a busy disk or another writer's flush).
+   */
+  #written(statement: 'change' | 'control' | 'rollback'): void {
     this.#changes.written();
-    if (!rollback && !this.#database.isTransaction) this.commits++;
+    if (statement === 'change') this.#changed = true;
+    if (this.#database.isTransaction) return;
+    if (this.#changed && statement !== 'rollback') this.commits++;
+    this.#changed = false;
   }
 
   changeClock(): number {
@@ -50,8 +60,8 @@ class NodeSqliteDatabase implements SqliteDatabase {
     if (!statement) {
       // Anything but a plain SELECT may write; it moves the change clock once it has run.
       const writes = !/^\s*select\b/i.test(text);
-      const rollback = /^\s*rollback\b/i.test(text);
-      statement = wrap(this.#database.prepare(text), writes ? () => this.#written(rollback) : null);
+      const kind = /^\s*rollback\b/i.test(text) ? 'rollback' : /^\s*(begin|commit|end|savepoint|release)\b/i.test(text) ? 'control' : 'change';
+      statement = wrap(this.#database.prepare(text), writes ? () => this.#written(kind) : null);
       if (this.#statements.size >= statementCacheSize) this.#statements.delete(this.#statements.keys().next().value as string);
       this.#statements.set(text, statement);
     }
