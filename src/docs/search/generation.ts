@@ -50,29 +50,52 @@ const rankedSectionsBudget = 1500;
 const frequencyCaches = new WeakMap<object, AnswerCache<number>>();
 
 /**
- * How many of the project's sections hold each word, read from the index once per generation: a
- * generation's rows never change once readers see it, so its counts stay right until the next.
+ * How many of the project's sections hold each of `words` (`prefix` also as a prefix), read from the
+ * index once per generation: a generation's rows never change once readers see it, so its counts stay
+ * right until the next.
  */
-async function wordFrequencies(storage: ReadStorage, projectId: string, generation: number, terms: SearchTerms): Promise<Map<string, number>> {
+async function wordFrequencies(
+  storage: ReadStorage,
+  projectId: string,
+  generation: number,
+  words: string[],
+  prefix: string | null,
+): Promise<Map<string, number>> {
   let cache = frequencyCaches.get(storage.db);
   if (!cache) {
     cache = new AnswerCache<number>(() => 1, { entries: 65_536, characters: 65_536 });
     frequencyCaches.set(storage.db, cache);
   }
-  const keyOf = (word: string) => JSON.stringify([projectId, generation, word, word === terms.prefix]);
+  const keyOf = (word: string) => JSON.stringify([projectId, generation, word, word === prefix]);
   const counts = new Map<string, number>();
   const missing: string[] = [];
-  for (const word of terms.distinct) {
+  for (const word of words) {
     const known = cache.get(keyOf(word));
     if (known === undefined) missing.push(word);
     else counts.set(word, known);
   }
-  const read = await fullTextIndexes[storage.profile.name].frequencies(storage.db, projectId, missing, terms.prefix);
+  const read = await fullTextIndexes[storage.profile.name].frequencies(storage.db, projectId, missing, prefix);
   missing.forEach((word, index) => {
     cache.set(keyOf(word), read[index]!);
     counts.set(word, read[index]!);
   });
   return counts;
+}
+
+/**
+ * Sections that must hold the query's last word, whole, for it to count as a word the reader has
+ * finished typing rather than the beginning of one: it is then not also matched as a prefix. A
+ * prefix term costs both engines the most of a match (every indexed word that begins so, and
+ * FTS5's bm25() reads the index entries of all of them for its weights), and for a finished word
+ * it only adds the words that share its first letters.
+ */
+const wholeWordSections = candidateCount;
+
+/** The query's terms with its last word as a prefix only when the project's sections hold it whole too rarely (see wholeWordSections). */
+async function prefixWhenUnfinished(storage: ReadStorage, projectId: string, generation: number, terms: SearchTerms): Promise<SearchTerms> {
+  if (terms.prefix === null) return terms;
+  const whole = (await wordFrequencies(storage, projectId, generation, [terms.prefix], null)).get(terms.prefix)!;
+  return whole >= wholeWordSections ? { ...terms, prefix: null } : terms;
 }
 
 /**
@@ -101,11 +124,12 @@ export async function searchGeneration(
   storage: ReadStorage,
   projectId: string,
   generation: number,
-  terms: SearchTerms,
+  query: SearchTerms,
   limit: number,
   threshold: number,
   groups: string[] | null,
 ): Promise<SearchHit[]> {
+  const terms = await prefixWhenUnfinished(storage, projectId, generation, query);
   const request = {
     projectId,
     words: terms.distinct,
@@ -122,7 +146,8 @@ export async function searchGeneration(
   let rare: Set<number> | null = null;
   let asked: (typeof tiers)[number] | null = null;
   for (const tier of tiers.filter((tier) => engine.headingsIndexed || !tier.oneInHeadings)) {
-    const within = !tier.every && terms.distinct.length > 1 ? rarestWords(terms, await wordFrequencies(storage, projectId, generation, terms)) : null;
+    const within =
+      !tier.every && terms.distinct.length > 1 ? rarestWords(terms, await wordFrequencies(storage, projectId, generation, terms.distinct, terms.prefix)) : null;
     // The sections a wider tier finds again keep the rank the narrower one gave them: a rank that needs
     // every word weighs how they occur together (PostgreSQL's ts_rank() of an AND query), which ranked
     // better on the quality corpus than the any-word rank, and the wider tier's best hundred may
