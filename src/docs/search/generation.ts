@@ -91,9 +91,12 @@ async function wordFrequencies(
  */
 const wholeWordSections = candidateCount;
 
-/** The query's terms with its last word as a prefix only when the project's sections hold it whole too rarely (see wholeWordSections). */
+/**
+ * The query's terms with its last word as a prefix only when the project's sections hold it whole too
+ * rarely (see wholeWordSections), on an engine that counts cheaply (FullTextIndex's `countsCheaply`).
+ */
 async function prefixWhenUnfinished(storage: ReadStorage, projectId: string, generation: number, terms: SearchTerms): Promise<SearchTerms> {
-  if (terms.prefix === null) return terms;
+  if (terms.prefix === null || !fullTextIndexes[storage.profile.name].countsCheaply) return terms;
   const whole = (await wordFrequencies(storage, projectId, generation, [terms.prefix], null)).get(terms.prefix)!;
   return whole >= wholeWordSections ? { ...terms, prefix: null } : terms;
 }

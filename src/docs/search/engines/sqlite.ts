@@ -87,6 +87,7 @@ function matchExpression(request: MatchRequest): string {
  */
 export const sqliteFullText: FullTextIndex = {
   headingsIndexed: false,
+  countsCheaply: true,
 
   async add(trx, entries) {
     for (let start = 0; start < entries.length; start += entriesPerInsert) {
