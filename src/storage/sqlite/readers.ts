@@ -28,8 +28,8 @@ interface ReadThread {
  * thousands of sections) stops the event loop and every request behind it; in WAL mode readers on
  * other connections run beside the process's own connection and its writes, on other cores.
  *
- * Threads start on first use, one more whenever every started one is busy, up to `size` (default the
- * cores, at most 4); idle ones do not keep the process alive. A thread that fails is replaced on the
+ * `size` threads (default the cores, at most 4) start at the first call; idle ones do not keep the
+ * process alive. A thread that fails is replaced on the
  * next call; the calls it had not answered fail.
  */
 export class SqliteReaders implements Readers {
@@ -54,9 +54,12 @@ export class SqliteReaders implements Readers {
     });
   }
 
-  /** The least busy thread, started when every one is busy and there is room for another. */
+  /**
+   * The least busy thread. All of them start at the first call: a thread takes hundreds of milliseconds
+   * to load its modules, and one started only once the others are busy kept the calls sent to it waiting.
+   */
   #thread(): ReadThread {
-    if (this.#threads.length < this.#size && this.#threads.every((thread) => thread.pending.size > 0)) this.#threads.push(this.#start());
+    while (this.#threads.length < this.#size) this.#threads.push(this.#start());
     return this.#threads.reduce((best, thread) => (thread.pending.size < best.pending.size ? thread : best));
   }
 
