@@ -1,5 +1,5 @@
 import type { Candidate } from './engines/engine.ts';
-import { literal, stem } from './stem.ts';
+import { literal, stem } from './engines/stem.ts';
 import type { SearchTerms } from './terms.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Candidate, FullTextIndex, MatchRequest } from './engine.ts';
 import { projectToken } from './project-token.ts';
-import { literal, stem } from '../stem.ts';
+import { literal, stem } from './stem.ts';
 
 /** Entries per insert statement, well under SQLite's 32,766 bound parameters. */
 const entriesPerInsert = 400;
