@@ -119,7 +119,26 @@ export interface Storage {
    * is on disk when it returns, so `durable` is already resolved.
    */
   deferDurability<T>(work: () => Promise<T>): Promise<{ value: T; durable: Promise<void> }>;
+  /**
+   * Threads with read-only connections of their own, for reads heavy enough to hold up the event loop
+   * (SQLite, whose driver runs each statement on the calling thread; see sqlite/readers.ts). Null on
+   * PostgreSQL, whose server runs statements in its own processes, and for an in-memory database,
+   * which no other connection can open.
+   */
+  readers: Readers | null;
   close(): Promise<void>;
+}
+
+/** The part of a Storage a read needs: what a reading thread's connection offers. */
+export type ReadStorage = Pick<Storage, 'db' | 'profile'>;
+
+export interface Readers {
+  /**
+   * Calls `name(storage, ...args)`, a function `module` exports, on a reading thread, `storage` being
+   * that thread's read-only connection: it sees every commit made before the call. Arguments and
+   * value are copied between threads (structured clone), so they must be plain data.
+   */
+  run<T>(module: URL, name: string, args: unknown[]): Promise<T>;
 }
 
 /**

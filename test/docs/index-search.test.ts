@@ -244,6 +244,19 @@ describe.each(testDatabases)('docs index and search on $dialect', (database) => 
     expect(await searchDocs(storage, 'prj_tenant_a', 'deploy', { limit: 1 })).toHaveLength(1);
   });
 
+  it('matches a last word that many sections hold whole as that word on SQLite, and a rarer one also as a prefix', async () => {
+    // More sections hold "work" whole than the search ranks (generation.ts's wholeWordSections).
+    const whole = Array.from({ length: 120 }, (_, index) =>
+      page(`work/${index}.md`, `Guide ${index}`, `How the work of part ${index} is shared.`, { position: 10 + index }),
+    );
+    await build(storage, 'prj_whole', [page('workflows.md', 'Workflows', 'What runs in order.', { position: 1 }), ...whole, ...filler]);
+    const paths = async (query: string) => (await searchDocs(storage, 'prj_whole', query)).map((hit) => hit.path);
+    expect(await paths('work')).toHaveLength(10);
+    // Only where counting is cheap (FullTextIndex's countsCheaply): PostgreSQL matches it as a prefix still.
+    if (database.dialect === 'sqlite') expect(await paths('work')).not.toContain('workflows.md');
+    expect(await paths('workf')).toEqual(['workflows.md']);
+  });
+
   it('ranks the sections of the rare word first when the other words are in thousands of sections', async () => {
     // More sections hold "temporal" and "workflow" than the any-word match ranks (search.ts).
     const common = Array.from({ length: 1600 }, (_, index) =>

@@ -1,16 +1,6 @@
 import type { Candidate } from './engines/engine.ts';
+import { literal, stem } from './engines/stem.ts';
 import type { SearchTerms } from './terms.ts';
-
-/** A word of the query counts as found when a word of the section starts with its first characters. */
-const minimumStemLength = 4;
-const suffixAllowance = 3;
-
-function stem(word: string): string {
-  return word.slice(0, Math.max(minimumStemLength, word.length - suffixAllowance));
-}
-
-/** Regular expression source of `text` as a literal. */
-const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Finds a word beginning with the stem of `word`: not after a letter, mark or digit (a letter outside
@@ -19,10 +9,7 @@ const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
  * twice what the search itself did.
  */
 function wordBeginning(word: string): RegExp {
-  // A stem cut between the two halves of a pair would match neither.
-  const cut = stem(word);
-  const whole = /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
-  return new RegExp(`(?<![\\p{L}\\p{M}\\p{N}])${literal(whole)}`, 'iu');
+  return new RegExp(`(?<![\\p{L}\\p{M}\\p{N}])${literal(stem(word))}`, 'iu');
 }
 
 /**

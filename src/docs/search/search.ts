@@ -1,10 +1,9 @@
 import type { Storage } from '../../storage/dialect.ts';
-import { visibleAt } from '../index/visible.ts';
-import { AnswerCache, cacheFor } from './cache.ts';
-import type { Candidate, MatchRequest } from './engines/engine.ts';
-import { fullTextIndexes } from './engines/engines.ts';
-import { scoreCandidates } from './score.ts';
-import { searchTerms, type SearchTerms } from './terms.ts';
+import { cacheFor } from './cache.ts';
+import { searchGeneration, type SearchHit } from './generation.ts';
+import { searchTerms } from './terms.ts';
+
+export type { SearchHit } from './generation.ts';
 
 export interface SearchOptions {
   /** 1..50; default 10. */
@@ -15,91 +14,8 @@ export interface SearchOptions {
   groups?: string[];
 }
 
-export interface SearchHit {
-  path: string;
-  route: string;
-  title: string;
-  group: string;
-  anchor: string;
-  heading: string;
-  /** The section's Markdown. */
-  markdown: string;
-  /** 0..1, see score.ts. */
-  score: number;
-}
-
-/**
- * Narrowest first, each asked only when the one before found fewer sections than wanted: common
- * words match most sections, and the engine's ranking costs in proportion to the sections matched.
- * The share of the words a section holds is a third of its score (see score.ts), and the engines weigh
- * a word in a title or heading far above one in a body, so the narrower tiers hold the best sections.
- * The tier of every word with one of them in a title or heading is asked only of an engine that
- * indexes titles and headings apart (FullTextIndex's `headingsIndexed`).
- */
-const tiers: Pick<MatchRequest, 'every' | 'headingsOnly' | 'oneInHeadings'>[] = [
-  { every: true, headingsOnly: true, oneInHeadings: false },
-  { every: true, headingsOnly: false, oneInHeadings: true },
-  { every: true, headingsOnly: false, oneInHeadings: false },
-  { every: false, headingsOnly: false, oneInHeadings: false },
-];
-
-/** Sections the engine ranks and the scoring then orders: enough that its reordering finds the best. */
-const candidateCount = 100;
-
-/**
- * Sections the any-word match may rank, summed over the words it takes: the engines' ranking costs
- * in proportion to the sections matched, and a common word ("workflow", "17") matches thousands in
- * a large site. The rarest words are taken first, each while the sum stays within this bound (the
- * rarest always), so the sections holding the words that tell pages apart are ranked and the
- * common words only add to their rank.
- */
-const rankedSectionsBudget = 1500;
-
-/** How many sections hold each word, per database, kept per (project, generation, word). */
-const frequencyCaches = new WeakMap<object, AnswerCache<number>>();
-
-/**
- * How many of the project's sections hold each word, read from the index once per generation: a
- * generation's rows never change once readers see it, so its counts stay right until the next.
- */
-async function wordFrequencies(storage: Storage, projectId: string, generation: number, terms: SearchTerms): Promise<Map<string, number>> {
-  let cache = frequencyCaches.get(storage.db);
-  if (!cache) {
-    cache = new AnswerCache<number>(() => 1, { entries: 65_536, characters: 65_536 });
-    frequencyCaches.set(storage.db, cache);
-  }
-  const keyOf = (word: string) => JSON.stringify([projectId, generation, word, word === terms.prefix]);
-  const counts = new Map<string, number>();
-  const missing: string[] = [];
-  for (const word of terms.distinct) {
-    const known = cache.get(keyOf(word));
-    if (known === undefined) missing.push(word);
-    else counts.set(word, known);
-  }
-  const read = await fullTextIndexes[storage.profile.name].frequencies(storage.db, projectId, missing, terms.prefix);
-  missing.forEach((word, index) => {
-    cache.set(keyOf(word), read[index]!);
-    counts.set(word, read[index]!);
-  });
-  return counts;
-}
-
-/**
- * The words the any-word match requires one of: the rarest first, while the sections they match
- * stay within the budget; null when that is every word (nothing to leave out). Ties keep query order.
- */
-function rarestWords(terms: SearchTerms, counts: Map<string, number>): string[] | null {
-  const byRarity = [...terms.distinct].sort((a, b) => counts.get(a)! - counts.get(b)!);
-  const within: string[] = [];
-  let sections = 0;
-  for (const word of byRarity) {
-    const count = counts.get(word)!;
-    if (within.length > 0 && sections + count > rankedSectionsBudget) break;
-    within.push(word);
-    sections += count;
-  }
-  return within.length < byRarity.length ? within : null;
-}
+/** searchGeneration's module, which a reading thread loads (Storage.readers). */
+const generationModule = new URL('./generation.ts', import.meta.url);
 
 /**
  * Searches the sections of the project's current docs (hidden pages included) for the public's
@@ -128,9 +44,12 @@ export async function searchDocsShared(storage: Storage, projectId: string, quer
   const key = JSON.stringify([projectId, state.generation, state.built_at, terms, limit, threshold, options.groups ?? null]);
   const cached = cache.get(key);
   if (cached) return cached;
-  const hits = Object.freeze(
-    (await searchGeneration(storage, projectId, state.generation, terms, limit, threshold, options.groups ?? null)).map((hit) => Object.freeze(hit)),
-  );
+  // On SQLite the ranking runs on a reading thread, so that the event loop serves other requests meanwhile.
+  const args = [projectId, state.generation, terms, limit, threshold, options.groups ?? null] as const;
+  const found = storage.readers
+    ? await storage.readers.run<SearchHit[]>(generationModule, 'searchGeneration', [...args])
+    : await searchGeneration(storage, ...args);
+  const hits = Object.freeze(found.map((hit) => Object.freeze(hit)));
   cache.set(key, hits);
   return hits;
 }
@@ -138,76 +57,4 @@ export async function searchDocsShared(storage: Storage, projectId: string, quer
 /** Characters an answer holds, for the cache's bound. */
 function answerSize(hits: readonly SearchHit[]): number {
   return hits.reduce((sum, hit) => sum + hit.markdown.length + hit.heading.length + hit.title.length + hit.path.length + hit.route.length + 64, 256);
-}
-
-/**
- * The search of one generation of the project's index. Rows visible at `generation` do not change
- * while it is current; were the index to move two builds on while this runs (the second purging what
- * the first retired), the answer would miss those rows and be kept under a generation no one asks for.
- */
-async function searchGeneration(
-  storage: Storage,
-  projectId: string,
-  generation: number,
-  terms: SearchTerms,
-  limit: number,
-  threshold: number,
-  groups: string[] | null,
-): Promise<SearchHit[]> {
-  const request = {
-    projectId,
-    words: terms.distinct,
-    prefix: terms.prefix,
-    phrase: terms.sequence.length > 1 ? terms.sequence : null,
-    visible: visibleAt('s', generation),
-    groups,
-    limit: candidateCount,
-    within: null,
-  };
-  const engine = fullTextIndexes[storage.profile.name];
-  let candidates: Candidate[] = [];
-  /** Sections that hold one of the rarest words, when the any-word match required them. */
-  let rare: Set<number> | null = null;
-  let asked: (typeof tiers)[number] | null = null;
-  for (const tier of tiers.filter((tier) => engine.headingsIndexed || !tier.oneInHeadings)) {
-    const within = !tier.every && terms.distinct.length > 1 ? rarestWords(terms, await wordFrequencies(storage, projectId, generation, terms)) : null;
-    // The sections a wider tier finds again keep the rank the narrower one gave them: a rank that needs
-    // every word weighs how they occur together (PostgreSQL's ts_rank() of an AND query), which ranked
-    // better on the quality corpus than the any-word rank, and the wider tier's best hundred may
-    // leave them out. The headings-only tier's rank counts titles and headings alone, so its sections
-    // are ranked again.
-    const earlier = asked?.headingsOnly ? [] : candidates;
-    asked = tier;
-    const seen = new Set(earlier.map((candidate) => Number(candidate.id)));
-    candidates = [...earlier, ...(await engine.match(storage.db, { ...request, ...tier, within })).filter((candidate) => !seen.has(Number(candidate.id)))];
-    if (within && candidates.length < limit) {
-      // Too few sections hold the rare words: sections of the common words alone fill the answer, after them.
-      rare = new Set(candidates.map((candidate) => Number(candidate.id)));
-      const known = rare;
-      const more = await engine.match(storage.db, { ...request, ...tier, within: null });
-      candidates = [...candidates, ...more.filter((candidate) => !known.has(Number(candidate.id)))];
-    }
-    if (candidates.length >= limit) break;
-  }
-  const holdsRare = (id: number) => (rare === null || rare.has(Number(id)) ? 0 : 1);
-  const best = scoreCandidates(terms, candidates)
-    .filter((hit) => hit.score >= threshold)
-    .sort((a, b) => holdsRare(a.id) - holdsRare(b.id) || b.score - a.score || a.position - b.position || a.ordinal - b.ordinal)
-    .slice(0, limit);
-  const ids = best.map((hit) => hit.id);
-  const markdown = new Map<number, string>();
-  if (ids.length > 0) {
-    const rows = await storage.db.selectFrom('docs_sections').select(['id', 'markdown']).where('id', 'in', ids).execute();
-    for (const row of rows) markdown.set(Number(row.id), row.markdown);
-  }
-  return best.map(({ id, path, route, title, group, anchor, heading, score }) => ({
-    path,
-    route,
-    title,
-    group,
-    anchor,
-    heading,
-    markdown: markdown.get(Number(id)) ?? '',
-    score,
-  }));
 }

@@ -48,6 +48,7 @@ export function openPostgres(options: PostgresOptions): Storage {
       return listenForNotifications({ connectionString: options.connectionString, channel, onNotify, onError: options.onConnectionError });
     },
     changeClock: null,
+    readers: null,
     poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     deferDurability: async (work) => ({ value: await work(), durable: Promise.resolve() }),
     async close() {

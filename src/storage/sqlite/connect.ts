@@ -3,6 +3,7 @@ import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { SqliteReaders } from './readers.ts';
 import { WalSync } from './wal-sync.ts';
 import { DatabaseUnavailableError, dialectProfiles, type Storage } from '../dialect.ts';
 import type { Database } from '../schema.ts';
@@ -280,6 +281,7 @@ export function openSqlite(options: SqliteOptions): Storage {
   const connection = new NodeSqliteDatabase(database, options.path);
   const wal = memory ? null : new WalSync(options.path, () => connection.commits);
   const db = new Kysely<Database>({ dialect: new DurableSqliteDialect(new DurableSqliteDriver(connection, wal), connection) });
+  const readers = memory ? null : new SqliteReaders(options.path);
   return {
     db,
     profile: dialectProfiles.sqlite,
@@ -288,6 +290,7 @@ export function openSqlite(options: SqliteOptions): Storage {
     },
     changeClock: () => connection.changeClock(),
     poolUse: null,
+    readers,
     async deferDurability(work) {
       const commits = { commit: 0 };
       const value = await deferred.run(commits, work);
@@ -301,6 +304,7 @@ export function openSqlite(options: SqliteOptions): Storage {
       return async () => {};
     },
     async close() {
+      await readers?.close();
       await db.destroy();
       await wal?.close();
     },

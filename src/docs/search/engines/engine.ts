@@ -80,6 +80,13 @@ export interface FullTextIndex {
    * one index, where the extra match cost more than it saved, and found slightly worse sections.
    */
   headingsIndexed: boolean;
+  /**
+   * Whether `frequencies` reads a word's count from the index entries alone (FTS5), cheaply enough to
+   * ask before every search with a new last word (see wholeWordSections in ../generation.ts).
+   * PostgreSQL's count visits the row of every section holding the word: for a common word, more than
+   * the prefix it would spare.
+   */
+  countsCheaply: boolean;
   add(trx: Kysely<Database>, entries: FullTextEntry[]): Promise<void>;
   /** Removes the sections whose ids `sectionIds` selects, before they are deleted. */
   remove(trx: Kysely<Database>, sectionIds: Expression<{ id: number }>): Promise<void>;

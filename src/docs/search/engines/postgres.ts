@@ -55,6 +55,7 @@ function wordsFound(request: MatchRequest) {
 /** tsvector over sections, in `docs_search` beside them (deleted with them through the foreign key). */
 export const postgresFullText: FullTextIndex = {
   headingsIndexed: true,
+  countsCheaply: false,
 
   async add(trx, entries) {
     for (let start = 0; start < entries.length; start += entriesPerInsert) {
