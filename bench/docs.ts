@@ -101,7 +101,7 @@ async function runOn(report: Report, database: BenchDatabase, repositories: Repo
     // The discovery search names pages by route; the queries' relevant pages are files of the repository.
     const files = await filesByRoute(server);
     const references = (known.references ??= await referencesFor(report, new Set(files.values())));
-    const search = async (query: string) => (await searchPages(server, query)).map((route) => files.get(route) ?? route);
+    const search = async (query: string) => (await searchPages(server, query, 50)).map((route) => files.get(route) ?? route);
     qualityFigures(report, prefix, await evaluateSearch(`Quire (${database.name})`, search, indexedQueries(new Set(files.values()))), references);
 
     const large = await buildFrom(server, repositories.large);
@@ -131,20 +131,33 @@ async function runOn(report: Report, database: BenchDatabase, repositories: Repo
     const queries = qualityCorpus().queries.map((entry) => entry.query);
     const searched = quantiles(await measureConcurrent(clients, seconds, (round) => searchPages(server, queries[round % queries.length])));
     const health = quantiles(await measureConcurrent(clients, seconds, () => fetch(`${server.url}/healthz`).then((response) => response.text())));
+    // The same load asking for 50 sections each, as the quality figures do (and as the speed figures did before).
+    const fifty = quantiles(await measureConcurrent(clients, seconds, (round) => searchPages(server, queries[round % queries.length], 50)));
     report.add({
-      name: `${prefix} search p50, ${clients} clients, ${large.pages.toLocaleString('en-US')} pages`,
+      name: `${prefix} search p50 (default page size, 10), ${clients} clients, ${large.pages.toLocaleString('en-US')} pages`,
       value: Number(searched.p50.toFixed(2)),
       unit: 'ms',
       reference: { name: `/healthz p50, ${clients} clients`, value: Number(health.p50.toFixed(2)) },
       target: { text: '≤ 10 ms', met: searched.p50 <= 10 },
     });
     report.add({
-      name: `${prefix} search p99, ${clients} clients, ${large.pages.toLocaleString('en-US')} pages`,
+      name: `${prefix} search p99 (default page size, 10), ${clients} clients, ${large.pages.toLocaleString('en-US')} pages`,
       value: Number(searched.p99.toFixed(2)),
       unit: 'ms',
       reference: { name: `/healthz p99, ${clients} clients`, value: Number(health.p99.toFixed(2)) },
       target: { text: '≤ 50 ms', met: searched.p99 <= 50 },
     });
+    for (const [quantile, value, reference] of [
+      ['p50', fifty.p50, health.p50],
+      ['p99', fifty.p99, health.p99],
+    ] as const) {
+      report.add({
+        name: `${prefix} search ${quantile} with pageSize 50, ${clients} clients, ${large.pages.toLocaleString('en-US')} pages`,
+        value: Number(value.toFixed(2)),
+        unit: 'ms',
+        reference: { name: `/healthz ${quantile}, ${clients} clients`, value: Number(reference.toFixed(2)) },
+      });
+    }
 
     // Readers repeat searches: the same 50 queries again, each already answered once from this generation.
     const repeated = queries.slice(0, 50);
