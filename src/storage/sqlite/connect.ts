@@ -4,20 +4,20 @@ import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import { SqliteReaders } from './readers.ts';
+import { StatementCache, wrapStatement } from './statements.ts';
 import { WalSync } from './wal-sync.ts';
-import { DatabaseUnavailableError, dialectProfiles, type Storage } from '../dialect.ts';
+import { dialectProfiles, type Storage } from '../dialect.ts';
 import type { Database } from '../schema.ts';
 
 const statementCacheSize = 500;
 
 /**
- * Adapts `node:sqlite` to the small driver interface Kysely's SQLite dialect expects
- * (it was written for better-sqlite3, which binds an array of parameters).
- * Prepared statements are cached by SQL text: Quire runs the same few hundred statements.
+ * Adapts `node:sqlite` to the small driver interface Kysely's SQLite dialect expects (statements.ts),
+ * with statements cached by SQL text.
  */
 class NodeSqliteDatabase implements SqliteDatabase {
   readonly #database: DatabaseSync;
-  readonly #statements = new Map<string, SqliteStatement>();
+  readonly #statements = new StatementCache(statementCacheSize);
   readonly #changes: ChangeCounter;
   /** Commits that changed something (explicit, or of a statement outside a transaction) this connection has made: what a WAL sync covers. */
   commits = 0;
@@ -57,65 +57,13 @@ class NodeSqliteDatabase implements SqliteDatabase {
     // Every transaction Quire opens writes. Taking the write lock at BEGIN makes a second process
     // wait (busy_timeout) instead of failing with SQLITE_BUSY when a read lock is upgraded.
     const text = sql === 'begin' ? 'begin immediate' : sql;
-    let statement = this.#statements.get(text);
-    if (!statement) {
+    return this.#statements.get(text, () => {
       // Anything but a plain SELECT may write; it moves the change clock once it has run.
       const writes = !/^\s*select\b/i.test(text);
       const kind = /^\s*rollback\b/i.test(text) ? 'rollback' : /^\s*(begin|commit|end|savepoint|release)\b/i.test(text) ? 'control' : 'change';
-      statement = wrap(this.#database.prepare(text), writes ? () => this.#written(kind) : null);
-      if (this.#statements.size >= statementCacheSize) this.#statements.delete(this.#statements.keys().next().value as string);
-      this.#statements.set(text, statement);
-    }
-    return statement;
+      return wrapStatement(this.#database.prepare(text), writes ? () => this.#written(kind) : null);
+    });
   }
-}
-
-type Parameter = null | number | bigint | string | NodeJS.ArrayBufferView;
-
-function wrap(statement: StatementSync, onWrite: (() => void) | null): SqliteStatement {
-  const reader = statement.columns().length > 0;
-  const values = (parameters: ReadonlyArray<unknown>) => (needsConversion(parameters) ? parameters.map(toSqlite) : (parameters as Parameter[]));
-  // `finally`: a statement that failed half-way may still have changed rows.
-  const execute = <T>(run: () => T): T => {
-    try {
-      return run();
-    } catch (error) {
-      throw busy(error) ? new DatabaseUnavailableError(error) : error;
-    } finally {
-      onWrite?.();
-    }
-  };
-  return {
-    reader,
-    all: (parameters) => execute(() => statement.all(...values(parameters))),
-    run: (parameters) => execute(() => statement.run(...values(parameters))),
-    iterate: (parameters) => execute(() => statement.iterate(...values(parameters))),
-  };
-}
-
-/** SQLITE_BUSY or SQLITE_LOCKED (the primary result code, the low byte): another process held the database past busy_timeout. */
-function busy(error: unknown): boolean {
-  const code = (error as { errcode?: unknown } | null)?.errcode;
-  return typeof code === 'number' && [5, 6].includes(code & 0xff);
-}
-
-/**
- * Whether any parameter is one SQLite cannot bind as it is. Most statements have none, and the largest
- * (multi-row inserts of thousands of values) are bound as they are instead of copied value by value.
- * A plain loop: `Array.prototype.some` or `map` with a callback cost five times as much per value.
- */
-function needsConversion(parameters: ReadonlyArray<unknown>): boolean {
-  for (let index = 0; index < parameters.length; index++) {
-    const value = parameters[index];
-    if (value === undefined || typeof value === 'boolean') return true;
-  }
-  return false;
-}
-
-function toSqlite(value: unknown): Parameter {
-  if (value === undefined) return null;
-  if (typeof value === 'boolean') return value ? 1 : 0;
-  return value as Parameter;
 }
 
 /** Bytes of the first copy of the WAL-index header (https://www.sqlite.org/walformat.html#the_wal_index_file_format). */
