@@ -1,10 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 
-/** The file's text, or null when it looks binary (a NUL byte in its first 8 KiB, as git decides). */
-export async function readTextFile(path: string): Promise<string | null> {
-  const content = await readFile(path);
+/** The bytes as text, or null when they look binary (a NUL byte in their first 8 KiB, as git decides). */
+function textOf(content: Buffer): string | null {
   return content.subarray(0, 8192).includes(0) ? null : content.toString('utf8');
+}
+
+/** The file's text, or null when it looks binary (see textOf). */
+export async function readTextFile(path: string): Promise<string | null> {
+  return textOf(await readFile(path));
 }
 
 /** readTextFile, blocking: for worker threads, where nothing else waits on the event loop; null when unreadable. */
@@ -15,5 +19,5 @@ export function readTextFileNow(path: string): string | null {
   } catch {
     return null;
   }
-  return content.subarray(0, 8192).includes(0) ? null : content.toString('utf8');
+  return textOf(content);
 }
