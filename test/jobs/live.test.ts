@@ -72,11 +72,13 @@ describe.each(testDatabases)('job events and cancel on $dialect', (database) => 
   const jobRow = (id: string) => storage.db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
   it('streams every transcript entry and status change live, with increasing ids, then ends', async () => {
+    // Made before the run starts: the entry can reach the stream before the run's own await of it returns.
     let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
     const worker = startWorker({
       async run(run) {
         await run.record('assistant', { text: 'Reading the docs' });
-        await new Promise<void>((resolve) => (release = resolve));
+        await released;
         await run.record('assistant', { text: 'Done' });
         return { prLink: 'https://github.com/acme/docs/pull/7' };
       },
