@@ -126,6 +126,14 @@ export interface Storage {
    * which no other connection can open.
    */
   readers: Readers | null;
+  /**
+   * A thread with a writing connection of its own, for background writes heavy enough to hold up the
+   * event loop (SQLite: the analytics fold). Its transactions take turns with this connection's
+   * (sqlite/write-turns.ts); it commits as durably as this one. `run` as on `readers`, the function
+   * given that thread's Storage (without threads of its own). Null on PostgreSQL, whose server runs
+   * statements in its own processes, and for an in-memory database.
+   */
+  writer: Readers | null;
   close(): Promise<void>;
 }
 

@@ -5,7 +5,7 @@ import { indexSpanDays, refreshIndex } from '../query/range-index-refresh.ts';
 import { refreshValuePages } from '../query/value-pages-build.ts';
 import { refreshValueIndexes } from '../query/value-index-build.ts';
 import { refreshDimensionIndexes } from '../query/dimension-days.ts';
-import { foldPending, projectsWithPending } from './fold.ts';
+import { foldInBackground, projectsWithPending } from './fold.ts';
 import { reclassifyIfChanged } from './reclassify.ts';
 import { purgeExpiredEvents } from './retention.ts';
 
@@ -92,7 +92,7 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
   const repair = (projectKey: number) => {
     repairing.delete(projectKey);
     running = running
-      .then(() => (stopped ? undefined : foldPending(storage, projectKey, { repair: true, onRepaired: () => indexLater(projectKey) })))
+      .then(() => (stopped ? undefined : foldInBackground(storage, projectKey, { repair: true, onRepaired: () => indexLater(projectKey) })))
       .catch((error: unknown) => logger.warn({ err: error, projectKey }, 'repairing analytics visits failed; the next sweep retries'));
   };
   // Visit doubts are repaired once folds have been quiet for a moment, or at the latest every few seconds.
@@ -113,7 +113,7 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
     running = running
       .then(async () => {
         if (stopped) return;
-        if ((await foldPending(storage, projectKey, { repair: false })) > 0) indexLater(projectKey);
+        if ((await foldInBackground(storage, projectKey, { repair: false })) > 0) indexLater(projectKey);
         repairLater(projectKey);
       })
       .catch((error: unknown) => logger.warn({ err: error, projectKey }, 'folding analytics batches failed; the next sweep retries'));

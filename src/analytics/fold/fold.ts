@@ -236,6 +236,27 @@ export async function foldPending(storage: Storage, projectKey: number, options:
   }
 }
 
+/** `foldPending` on the writing thread (Storage.writer), with an answer that crosses threads as data. */
+export async function foldOnThread(storage: Storage, projectKey: number, repair: boolean): Promise<{ folded: number; repaired: boolean }> {
+  let repaired = false;
+  const folded = await foldPending(storage, projectKey, { repair, onRepaired: () => (repaired = true) });
+  return { folded, repaired };
+}
+
+/**
+ * `foldPending` for the background loop: on the storage's writing thread where it has one (SQLite),
+ * whose connection takes write turns with the serving thread's, so that decoding batches and day sets,
+ * unioning and encoding them, and the fold's statements run beside the event loop, not on it.
+ */
+export async function foldInBackground(storage: Storage, projectKey: number, options: { repair: boolean; onRepaired?: () => void }): Promise<number> {
+  const { folded, repaired } =
+    storage.writer === null
+      ? await foldOnThread(storage, projectKey, options.repair)
+      : await storage.writer.run<{ folded: number; repaired: boolean }>(new URL(import.meta.url), 'foldOnThread', [projectKey, options.repair]);
+  if (repaired) options.onRepaired?.();
+  return folded;
+}
+
 /** Folds one project's pending batches now (after an import, say), by its id; nothing to do for a project that recorded nothing. */
 export async function foldProject(analytics: Pick<IngestState, 'storage' | 'ids'>, projectId: string): Promise<number> {
   const key = await existingProjectKey(analytics.storage.db, analytics.ids, projectId);

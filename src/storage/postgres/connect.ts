@@ -49,6 +49,7 @@ export function openPostgres(options: PostgresOptions): Storage {
     },
     changeClock: null,
     readers: null,
+    writer: null,
     poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     deferDurability: async (work) => ({ value: await work(), durable: Promise.resolve() }),
     async close() {

@@ -6,6 +6,7 @@ import { Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnec
 import { SqliteReaders } from './readers.ts';
 import { StatementCache, wrapStatement } from './statements.ts';
 import { WalSync } from './wal-sync.ts';
+import { WriteTurns } from './write-turns.ts';
 import { dialectProfiles, type Storage } from '../dialect.ts';
 import type { Database } from '../schema.ts';
 
@@ -142,6 +143,10 @@ function openIfExists(path: string): number | null {
 export interface SqliteOptions {
   /** Database file, or `:memory:`. */
   path: string;
+  /** Reading threads and a writing thread for a database file (default true); the writing thread's own connection has none. */
+  threads?: boolean;
+  /** The write turns this connection shares with the process's others (write-turns.ts); default its own. */
+  turns?: SharedArrayBuffer;
 }
 
 /**
@@ -160,14 +165,49 @@ const deferred = new AsyncLocalStorage<{ commit: number }>();
 class DurableSqliteDriver extends SqliteDriver {
   readonly #connection: NodeSqliteDatabase;
   readonly #wal: WalSync | null;
+  readonly #turns: WriteTurns;
   #queue: Promise<void> = Promise.resolve();
   #commitsAtAcquire = 0;
   #unlock: (() => void) | null = null;
+  /** Whether this connection holds a write turn (from `begin` to its commit or rollback). */
+  #inTurn = false;
 
-  constructor(connection: NodeSqliteDatabase, wal: WalSync | null) {
+  constructor(connection: NodeSqliteDatabase, wal: WalSync | null, turns: WriteTurns) {
     super({ database: connection });
     this.#connection = connection;
     this.#wal = wal;
+    this.#turns = turns;
+  }
+
+  // Every transaction writes (`begin immediate`): it waits for its turn without blocking the thread, not in SQLite's busy handler.
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await this.#turns.take();
+    this.#inTurn = true;
+    try {
+      await super.beginTransaction(connection);
+    } catch (error) {
+      this.#endTurn();
+      throw error;
+    }
+  }
+
+  override async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await super.commitTransaction(connection);
+    this.#endTurn();
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await super.rollbackTransaction(connection);
+    } finally {
+      this.#endTurn();
+    }
+  }
+
+  #endTurn(): void {
+    if (!this.#inTurn) return;
+    this.#inTurn = false;
+    this.#turns.give();
   }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
@@ -228,8 +268,19 @@ export function openSqlite(options: SqliteOptions): Storage {
   database.exec('pragma foreign_keys = on');
   const connection = new NodeSqliteDatabase(database, options.path);
   const wal = memory ? null : new WalSync(options.path, () => connection.commits);
-  const db = new Kysely<Database>({ dialect: new DurableSqliteDialect(new DurableSqliteDriver(connection, wal), connection) });
-  const readers = memory ? null : new SqliteReaders(options.path);
+  const turns = new WriteTurns(options.turns);
+  const db = new Kysely<Database>({ dialect: new DurableSqliteDialect(new DurableSqliteDriver(connection, wal, turns), connection) });
+  const threads = !memory && (options.threads ?? true);
+  const readers = threads ? new SqliteReaders(options.path) : null;
+  // One writing thread: SQLite has one writer at a time, which it takes turns with (write-turns.ts). Should it
+  // fail, maybe in its turn, turns are off and SQLite's own lock serializes the two connections.
+  const writer = threads
+    ? new SqliteReaders(options.path, 1, {
+        script: new URL('./writer-thread.ts', import.meta.url),
+        data: { turns: turns.buffer },
+        onFailure: () => turns.stop(),
+      })
+    : null;
   return {
     db,
     profile: dialectProfiles.sqlite,
@@ -239,6 +290,7 @@ export function openSqlite(options: SqliteOptions): Storage {
     changeClock: () => connection.changeClock(),
     poolUse: null,
     readers,
+    writer,
     async deferDurability(work) {
       const commits = { commit: 0 };
       const value = await deferred.run(commits, work);
@@ -253,6 +305,7 @@ export function openSqlite(options: SqliteOptions): Storage {
     },
     async close() {
       await readers?.close();
+      await writer?.close();
       await db.destroy();
       await wal?.close();
     },

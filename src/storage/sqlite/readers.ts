@@ -17,6 +17,16 @@ export interface ReadAnswer {
   error?: { message: string; unavailable: boolean };
 }
 
+/** Another kind of thread on the same protocol (the writing thread, writer-thread.ts). */
+export interface ThreadOptions {
+  /** The thread's module (default reader-thread.ts). */
+  script?: URL;
+  /** More of the thread's `workerData`, beside `path`. */
+  data?: Record<string, unknown>;
+  /** Heard when a thread fails or stops, before its unanswered calls are failed. */
+  onFailure?: () => void;
+}
+
 interface ReadThread {
   worker: Worker;
   pending: Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>;
@@ -35,18 +45,20 @@ interface ReadThread {
 export class SqliteReaders implements Readers {
   readonly #path: string;
   readonly #size: number;
+  readonly #thread: ThreadOptions;
   readonly #threads: ReadThread[] = [];
   #next = 0;
   #closed = false;
 
-  constructor(path: string, size = Math.max(1, Math.min(4, availableParallelism()))) {
+  constructor(path: string, size = Math.max(1, Math.min(4, availableParallelism())), thread: ThreadOptions = {}) {
     this.#path = path;
     this.#size = size;
+    this.#thread = thread;
   }
 
   run<T>(module: URL, name: string, args: unknown[]): Promise<T> {
     if (this.#closed) return Promise.reject(new Error('The database is closed'));
-    const thread = this.#thread();
+    const thread = this.#leastBusy();
     const id = this.#next++;
     return new Promise<T>((resolve, reject) => {
       thread.pending.set(id, { resolve: resolve as (value: unknown) => void, reject });
@@ -58,13 +70,14 @@ export class SqliteReaders implements Readers {
    * The least busy thread. All of them start at the first call: a thread takes hundreds of milliseconds
    * to load its modules, and one started only once the others are busy kept the calls sent to it waiting.
    */
-  #thread(): ReadThread {
+  #leastBusy(): ReadThread {
     while (this.#threads.length < this.#size) this.#threads.push(this.#start());
     return this.#threads.reduce((best, thread) => (thread.pending.size < best.pending.size ? thread : best));
   }
 
   #start(): ReadThread {
-    const worker = new Worker(new URL('./reader-thread.ts', import.meta.url), { workerData: { path: this.#path } });
+    const { script = new URL('./reader-thread.ts', import.meta.url), data, onFailure } = this.#thread;
+    const worker = new Worker(script, { workerData: { ...data, path: this.#path } });
     const thread: ReadThread = { worker, pending: new Map() };
     worker.unref();
     worker.on('message', ({ id, value, error }: ReadAnswer) => {
@@ -76,6 +89,7 @@ export class SqliteReaders implements Readers {
     const fail = (error?: Error) => {
       const index = this.#threads.indexOf(thread);
       if (index !== -1) this.#threads.splice(index, 1);
+      onFailure?.();
       for (const { reject } of thread.pending.values()) reject(error ?? new Error('A reading thread stopped'));
       thread.pending.clear();
     };

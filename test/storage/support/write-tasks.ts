@@ -1,0 +1,18 @@
+/** Functions the writing-thread test runs on the thread's own connection (Storage.writer). */
+import type { Storage } from '../../../src/storage/dialect.ts';
+
+/** Adds `count` docs states `prefix0`, `prefix1`, …, each in a transaction of its own. */
+export async function addStates(storage: Storage, prefix: string, count: number): Promise<number> {
+  for (let index = 0; index < count; index++)
+    await storage.db.transaction().execute((trx) =>
+      trx
+        .insertInto('docs_state')
+        .values({ project_id: `${prefix}${index}`, generation: 1, status: 'ready', pages: 0, sections: 0, started_generation: 1 })
+        .execute(),
+    );
+  return count;
+}
+
+export async function fail(): Promise<never> {
+  throw new Error('failed on the writing thread');
+}
