@@ -528,7 +528,10 @@ describe.each(testDatabases)('dimensions, filters and comparisons on $dialect', 
         .execute();
     await refreshDimensionIndexes(context.analytics, Number(otherKey), 400);
     await newVersion();
+    const rankedByClass = vi.spyOn(RangeIndex.prototype, 'rankClass');
     await check();
+    expect(rankedByClass, 'whole-day breakdowns are the dimension index’s cells').toHaveBeenCalled();
+    rankedByClass.mockRestore();
     // A rebuild recomputes the records from the raw events: the same answers, from the records until the indexes are rebuilt.
     await rebuildProject(context.analytics, other.project.id);
     await check();

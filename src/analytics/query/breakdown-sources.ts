@@ -54,6 +54,28 @@ export async function rawBreakdowns(trx: Kysely<Database>, dictionary: Dictionar
   return entries;
 }
 
+/** A breakdown day's key and revision, without its set. */
+export type BreakdownRevision = Pick<BreakdownDay, 'day' | 'kind' | 'revision'>;
+
+/** The keys and revisions of the breakdown days of `kinds` in [firstDay, endDay), from the key's covering index. */
+export async function breakdownRevisions(
+  trx: Kysely<Database>,
+  projectKey: number,
+  firstDay: number,
+  endDay: number,
+  kinds: readonly BreakdownKind[],
+): Promise<BreakdownRevision[]> {
+  const rows = await trx
+    .selectFrom('analytics_breakdown_days')
+    .select(['day', 'kind', 'revision'])
+    .where('project_key', '=', projectKey)
+    .where('day', '>=', firstDay)
+    .where('day', '<', endDay)
+    .where('kind', 'in', [...kinds])
+    .execute();
+  return rows.map((row) => ({ day: Number(row.day), kind: Number(row.kind) as BreakdownKind, revision: Number(row.revision) }));
+}
+
 /** The breakdown days of `kinds` in [firstDay, endDay), decoding only those whose revision is not cached. */
 export async function loadBreakdownDays(
   trx: Kysely<Database>,
@@ -63,21 +85,14 @@ export async function loadBreakdownDays(
   endDay: number,
   kinds: readonly BreakdownKind[],
 ): Promise<BreakdownDay[]> {
-  const revisions = await trx
-    .selectFrom('analytics_breakdown_days')
-    .select(['day', 'kind', 'revision'])
-    .where('project_key', '=', projectKey)
-    .where('day', '>=', firstDay)
-    .where('day', '<', endDay)
-    .where('kind', 'in', [...kinds])
-    .execute();
+  const revisions = await breakdownRevisions(trx, projectKey, firstDay, endDay, kinds);
   const days: BreakdownDay[] = [];
   const stale = new Map<string, number>();
   for (const row of revisions) {
     const cacheKey = `${projectKey}:breakdown:${row.day}:${row.kind}`;
-    const set = caches.cachedDay(cacheKey, Number(row.revision));
-    if (set) days.push({ day: Number(row.day), kind: Number(row.kind) as BreakdownKind, revision: Number(row.revision), set });
-    else stale.set(cacheKey, Number(row.revision));
+    const set = caches.cachedDay(cacheKey, row.revision);
+    if (set) days.push({ ...row, set });
+    else stale.set(cacheKey, row.revision);
   }
   const staleDays = [...new Set([...stale.keys()].map((key) => Number(key.split(':')[2])))];
   for (let start = 0; start < staleDays.length; start += 100) {
@@ -115,6 +130,27 @@ export async function warmBreakdownDays(state: Pick<QueryState, 'storage' | 'cac
   });
 }
 
+/** Breakdown entries of `kinds` of committed batches not yet folded, in [firstDay, endDay). */
+export async function pendingBreakdowns(
+  trx: Kysely<Database>,
+  projectKey: number,
+  firstDay: number,
+  endDay: number,
+  kinds: readonly BreakdownKind[],
+): Promise<BreakdownEntry[]> {
+  const wanted = new Set(kinds);
+  const entries: BreakdownEntry[] = [];
+  const pending = await trx
+    .selectFrom('analytics_pending')
+    .select('breakdowns')
+    .where('project_key', '=', projectKey)
+    .where('breakdowns', 'is not', null)
+    .execute();
+  for (const batch of pending)
+    for (const entry of decodeBreakdownBatch(batch.breakdowns)) if (entry.day >= firstDay && entry.day < endDay && wanted.has(entry.kind)) entries.push(entry);
+  return entries;
+}
+
 /** Reads the breakdown sources of `kinds` over [from, to) inside `trx`. */
 export async function readBreakdownSources(
   trx: Kysely<Database>,
@@ -130,15 +166,7 @@ export async function readBreakdownSources(
   const sources: BreakdownSources = { days: [], loose: [] };
   if (endDay > firstDay) {
     sources.days = await loadBreakdownDays(trx, caches, projectKey, firstDay, endDay, kinds);
-    const pending = await trx
-      .selectFrom('analytics_pending')
-      .select('breakdowns')
-      .where('project_key', '=', projectKey)
-      .where('breakdowns', 'is not', null)
-      .execute();
-    for (const batch of pending)
-      for (const entry of decodeBreakdownBatch(batch.breakdowns))
-        if (entry.day >= firstDay && entry.day < endDay && wanted.has(entry.kind)) sources.loose.push(entry);
+    sources.loose = await pendingBreakdowns(trx, projectKey, firstDay, endDay, kinds);
   }
   for (const [start, end] of partial)
     for (const entry of await rawBreakdowns(trx, dictionary, projectKey, start, end)) if (wanted.has(entry.kind)) sources.loose.push(entry);

@@ -14,8 +14,9 @@ import { unknownValue } from '../ingest/dimensions/user-agents.ts';
 import { referrerHosts } from '../ingest/referrers.ts';
 import { BreakdownKind, countryKey, countryOfKey } from '../model/breakdown-batch.ts';
 import { countGroups } from './breakdown-counts.ts';
-import { loadBreakdownDays, readBreakdownSources, type BreakdownSources } from './breakdown-sources.ts';
-import { buildDimensionIndex, indexRevisions, type DimensionIndex } from './dimension-index.ts';
+import { breakdownRevisions, loadBreakdownDays, pendingBreakdowns, readBreakdownSources, type BreakdownSources } from './breakdown-sources.ts';
+import { buildDimensionIndex, indexRevisions, slotViews, type DimensionIndex } from './dimension-index.ts';
+import { ClassCode, classCodes, CountClass } from '../model/class-codes.ts';
 import { splitRange } from '../model/days.ts';
 import { inSnapshot } from '../../storage/snapshot.ts';
 import type { QueryState } from './caches.ts';
@@ -153,8 +154,8 @@ export async function dayBreakdown(
 /**
  * A whole dimension breakdown of [from, to) from the property's dimension index (dimension-index.ts),
  * when the index serves the range: whole days only, no pending entries in it, and every breakdown day
- * of the range at the revision the index was built from. Visitors come from the index, views from
- * summing the (cached) breakdown days. Null otherwise.
+ * of the range at the revision the index was built from (read from the revisions' covering index,
+ * without decoding a day). Visitors of the asked class and views both come from the index. Null otherwise.
  */
 async function indexedBreakdown(
   trx: Kysely<Database>,
@@ -169,25 +170,24 @@ async function indexedBreakdown(
   const { firstDay, endDay, partial } = splitRange(from, to);
   if (dimension === undefined || partial.length > 0 || endDay <= firstDay) return null;
   const { human, ai } = kindsOf[property];
-  const sources = await readBreakdownSources(trx, state.caches, state.ids, projectKey, from, to, [human, ai]);
-  if (sources.loose.length > 0 || !dimension.index.covers(firstDay, endDay, indexRevisions(sources.days, human))) return null;
-  const { slotOf } = dimension;
-  const slots = dimension.values.length + 1;
-  const views = new Float64Array(slots);
+  const revisions = indexRevisions(await breakdownRevisions(trx, projectKey, firstDay, endDay, [human, ai]), human);
+  if (!dimension.index.covers(firstDay, endDay, revisions) || (await pendingBreakdowns(trx, projectKey, firstDay, endDay, [human, ai])).length > 0) return null;
+  const classes: readonly ClassCode[] = viewClass === 'human' ? [ClassCode.human] : viewClass === 'ai' ? [ClassCode.ai] : classCodes;
+  const views = (slot: number) => {
+    let sum = 0;
+    for (const classCode of classes) sum += slotViews(dimension, classCode, slot, firstDay, endDay);
+    return sum;
+  };
   let totalViews = 0;
-  for (const { kind, set } of sources.days) {
-    if ((kind === human ? 'ai' : 'human') === viewClass) continue;
-    for (let index = 0; index < set.paths.length; index++) {
-      views[slotOf(kind, set.paths[index])] += set.views[index];
-      totalViews += set.views[index];
-    }
+  for (let slot = 0; slot <= dimension.values.length; slot++) totalViews += views(slot);
+  const ranked = dimension.index.rankClass(firstDay, endDay, viewClass === 'all' ? CountClass.either : CountClass[viewClass]);
+  const rows: DayBreakdown['rows'] = [];
+  for (const { pathId: slot, visitors } of ranked.rows) {
+    if (slot >= dimension.values.length) continue;
+    const slotViewCount = views(slot);
+    if (slotViewCount > 0) rows.push({ value: dimension.values[slot], visitors, views: slotViewCount });
   }
-  const column = viewClass === 'all' ? 'total' : viewClass;
-  const ranked = dimension.index.rank(firstDay, endDay);
-  const rows = ranked.rows
-    .filter((row) => row.pathId < dimension.values.length && views[row.pathId] > 0)
-    .map((row) => ({ value: dimension.values[row.pathId], visitors: row[column], views: views[row.pathId] }));
-  return { totals: { visitors: ranked.totals[column], views: totalViews }, rows: rows.sort(byVisitors) };
+  return { totals: { visitors: ranked.site, views: totalViews }, rows: rows.sort(byVisitors) };
 }
 
 /**

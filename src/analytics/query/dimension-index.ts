@@ -1,6 +1,6 @@
-import { ClassCode } from '../model/class-codes.ts';
+import { ClassCode, classCodes } from '../model/class-codes.ts';
 import type { BreakdownKind } from '../model/breakdown-batch.ts';
-import type { BreakdownDay } from './breakdown-sources.ts';
+import type { BreakdownDay, BreakdownRevision } from './breakdown-sources.ts';
 import { buildRangeIndex } from './range-index-build.ts';
 import type { RangeIndex } from './range-index.ts';
 
@@ -17,10 +17,25 @@ export interface DimensionIndex {
   /** The slot of a breakdown day's key, as the index was built. */
   slotOf: (kind: BreakdownKind, key: number) => number;
   index: RangeIndex;
+  /**
+   * Views per (class code, slot) before each day of the span: `(classCode * slots + slot) * (span + 1) + day`
+   * holds the views of the span's days before `day`, so a range's views are one subtraction and a
+   * breakdown needs no decoded breakdown day (those may have left the query cache).
+   */
+  viewsBefore: Float64Array;
+}
+
+/** Views of [firstDay, endDay) of one slot and class code (0 outside the span). */
+export function slotViews(dimension: DimensionIndex, classCode: ClassCode, slot: number, firstDay: number, endDay: number): number {
+  const { spanStart, span } = dimension.index;
+  const first = Math.min(Math.max(firstDay - spanStart, 0), span);
+  const end = Math.min(Math.max(endDay - spanStart, 0), span);
+  const base = (classCode * (dimension.values.length + 1) + slot) * (span + 1);
+  return dimension.viewsBefore[base + end] - dimension.viewsBefore[base + first];
 }
 
 /** Revisions of breakdown days as an index over them records them, `day:class`. */
-export function indexRevisions(days: BreakdownDay[], humanKind: BreakdownKind): Map<string, number> {
+export function indexRevisions(days: BreakdownRevision[], humanKind: BreakdownKind): Map<string, number> {
   return new Map(days.map(({ day, kind, revision }) => [`${day}:${kind === humanKind ? ClassCode.human : ClassCode.ai}`, revision]));
 }
 
@@ -42,5 +57,13 @@ export async function buildDimensionIndex(
     revision,
     set: { ...set, paths: set.paths.map((key) => slotOf(kind, key)) },
   }));
-  return { values, slotOf, index: await buildRangeIndex(indexed, spanStart, span) };
+  const slots = values.length + 1;
+  const viewsBefore = new Float64Array(classCodes.length * slots * (span + 1));
+  for (const { day, classCode, set } of indexed)
+    for (let index = 0; index < set.paths.length; index++)
+      viewsBefore[(classCode * slots + set.paths[index]) * (span + 1) + day - spanStart + 1] += set.views[index];
+  // Each (class, slot)'s views per day become running sums.
+  for (let row = 0; row < classCodes.length * slots; row++)
+    for (let day = 1; day <= span; day++) viewsBefore[row * (span + 1) + day] += viewsBefore[row * (span + 1) + day - 1];
+  return { values, slotOf, index: await buildRangeIndex(indexed, spanStart, span), viewsBefore };
 }

@@ -1,5 +1,5 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { countClasses, CountClass, type ClassCode } from '../model/class-codes.ts';
+import { classCodes, countClasses, CountClass, type ClassCode } from '../model/class-codes.ts';
 import { RangeIndex } from './range-index.ts';
 import type { IndexedDay } from './types.ts';
 
@@ -134,5 +134,7 @@ export async function buildRangeIndex(days: IndexedDay[], spanStart: number, spa
     await pause();
   }
   const revisions = new Map(sorted.map((entry) => [`${entry.day}:${entry.classCode}`, entry.revision]));
-  return new RangeIndex(spanStart, span, pathIds, revisions, cellEnds, previous.finish(), cumulative.finish());
+  const siteViews = new Float64Array(classCodes.length * span);
+  for (const { day: setDay, classCode, set } of sorted) for (const views of set.views) siteViews[classCode * span + setDay - spanStart] += views;
+  return new RangeIndex(spanStart, span, pathIds, revisions, cellEnds, previous.finish(), cumulative.finish(), siteViews);
 }

@@ -1,4 +1,4 @@
-import { CountClass, countClasses } from '../model/class-codes.ts';
+import { ClassCode, CountClass, countClasses } from '../model/class-codes.ts';
 import type { Counts, Ranking } from './types.ts';
 
 /**
@@ -21,6 +21,8 @@ export class RangeIndex {
   /** Per bucket: previous day + 1 (0 for none), ascending within a cell, and the running count of entries. */
   readonly #previous: Uint16Array;
   readonly #cumulative: Uint32Array;
+  /** Site-wide views per (class code, day of the span): `classCode * span + day`. */
+  readonly #siteViews: Float64Array;
 
   constructor(
     spanStart: number,
@@ -30,6 +32,7 @@ export class RangeIndex {
     cellEnds: Uint32Array,
     previous: Uint16Array,
     cumulative: Uint32Array,
+    siteViews: Float64Array,
   ) {
     this.spanStart = spanStart;
     this.span = span;
@@ -38,6 +41,7 @@ export class RangeIndex {
     this.#cellEnds = cellEnds;
     this.#previous = previous;
     this.#cumulative = cumulative;
+    this.#siteViews = siteViews;
   }
 
   /**
@@ -69,6 +73,19 @@ export class RangeIndex {
       const count = (countClass: number) => (offset < 0 || offset >= this.span ? 0 : this.#counted((countClass * slots + slot) * this.span + offset, offset));
       const [human, ai, total] = countClasses.map(count);
       result.push({ human, ai, total });
+    }
+    return result;
+  }
+
+  /** Site-wide views of each day of [firstDay, endDay), summed when the index was built; `covers` must hold. */
+  siteDayViews(firstDay: number, endDay: number): Counts[] {
+    const result: Counts[] = [];
+    for (let day = firstDay; day < endDay; day++) {
+      const offset = day - this.spanStart;
+      const inSpan = offset >= 0 && offset < this.span;
+      const human = inSpan ? this.#siteViews[ClassCode.human * this.span + offset] : 0;
+      const ai = inSpan ? this.#siteViews[ClassCode.ai * this.span + offset] : 0;
+      result.push({ human, ai, total: human + ai });
     }
     return result;
   }
@@ -135,6 +152,21 @@ export class RangeIndex {
       if (total > 0) rows.push({ pathId: this.pathIds[slot], human: -1, ai: -1, total });
     }
     return { totals: this.siteTotals(firstDay, endDay), rows };
+  }
+
+  /**
+   * Unique visitors of [firstDay, endDay) of one count class, per slot that has any and site-wide: `rank`'s
+   * cells of that class alone, for an answer that shows one class. `covers` must hold.
+   */
+  rankClass(firstDay: number, endDay: number, countClass: CountClass): { site: number; rows: { pathId: number; visitors: number }[] } {
+    const slots = this.pathIds.length + 1;
+    const sums = this.#sums(firstDay, endDay, [countClass]);
+    const rows: { pathId: number; visitors: number }[] = [];
+    for (let slot = 0; slot < slots - 1; slot++) {
+      const visitors = sums[countClass * slots + slot];
+      if (visitors > 0) rows.push({ pathId: this.pathIds[slot], visitors });
+    }
+    return { site: sums[countClass * slots + slots - 1], rows };
   }
 
   /** Fills a row of `rankByTotal` of the same range with its human and AI visitors (once). */

@@ -14,7 +14,7 @@ export interface DayCounts extends Counts {
 /**
  * Counts per UTC day overlapping [from, to), oldest first, zeros included: unique visitors within
  * each day (a visitor seen as human and AI counts once in `total`), or views. One snapshot read of
- * the whole range. Visitors of whole days come from the range index when it serves them; otherwise
+ * the whole range. Visitors and views of whole days come from the range index when it serves them; otherwise
  * each visitor entry is walked once, stamped with its day and the classes seen.
  */
 export async function dailySeries(state: QueryState, projectId: string, measure: Measure, from: number, to: number): Promise<DayCounts[]> {
@@ -26,9 +26,10 @@ export async function dailySeries(state: QueryState, projectId: string, measure:
   const sources = await inSnapshot(state.storage, async (trx) => {
     // Whole days the range index serves are counted there, one day at a time; partial days from raw events.
     const { firstDay, endDay, partial } = splitRange(from, to);
-    const index = measure === 'visitors' && endDay > firstDay ? await freshIndex(trx, state, key, firstDay, endDay) : null;
+    const index = endDay > firstDay ? await freshIndex(trx, state, key, firstDay, endDay) : null;
     if (!index) return readSources(trx, state, key, from, to);
-    index.siteDays(firstDay, endDay).forEach((counts, offset) => Object.assign(days[firstDay + offset - days[0].day], counts));
+    const counted = measure === 'visitors' ? index.siteDays(firstDay, endDay) : index.siteDayViews(firstDay, endDay);
+    counted.forEach((counts, offset) => Object.assign(days[firstDay + offset - days[0].day], counts));
     const loose = [];
     for (const [start, end] of partial) loose.push(...(await rawViews(trx, state.ids, key, start, end)));
     return { days: [], loose };
