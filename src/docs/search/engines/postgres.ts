@@ -23,6 +23,9 @@ const weights = sql`'{0, 0.1, 0.5, 1.0}'::float4[]`;
  */
 const phraseBonus = 8;
 
+/** Sections ranked on titles and headings alone of which the phrase may lift the best, per candidate wanted. */
+const headingsRankedPerCandidate = 4;
+
 /**
  * Every word (AND) or any of them (OR), the last one also as a prefix (`conf:*`), in the title and
  * heading only (labels A and B: `word:AB`) or anywhere. The words hold only letters and digits (see
@@ -47,8 +50,8 @@ function anyOf(words: string[], prefix: string | null): string {
  * as a prefix): counted on the tsvector the rank reads anyway, so the candidates' text, megabytes
  * over the connection for a hundred sections of a large site, is never sent.
  */
-function wordsFound(request: MatchRequest) {
-  const each = request.words.map((word) => sql`(c.vector @@ to_tsquery(${language}, ${anyOf([word], request.prefix)}))::int`);
+function wordsFound(request: MatchRequest, vector = sql.ref('c.vector')) {
+  const each = request.words.map((word) => sql`(${vector} @@ to_tsquery(${language}, ${anyOf([word], request.prefix)}))::int`);
   return sql.join(each, sql` + `);
 }
 
@@ -96,6 +99,30 @@ export const postgresFullText: FullTextIndex = {
         : sql`f.vector @@ (${selected} && ${project})`;
     // The words are counted after the limit, on the best sections only: in the ranked select they would
     // be computed for every matching section before the sort.
+    if (request.headingsOnly) {
+      // Ranked on `headings`, a few words per section, rather than on `vector`, which ts_rank() reads and
+      // decompresses whole for every matching section (a common word's thousands): the query's labels
+      // (`:AB`) did not keep ts_rank() from weighing the body's positions too, so the rank differs a
+      // little, and on the quality corpus (bench/docs-quality-quire.ts) it ranked as well or slightly
+      // better. The phrase, looked for in the whole text, then lifts the best sections only, chosen
+      // from several times as many as wanted.
+      const result = await sql<Candidate>`
+        select c.path, c.route, c.title, c."group", c.position, c.id, c.ordinal, c.anchor, c.heading, ${wordsFound(request, sql.ref('f.vector'))} as found, c.rank * ${bonus} as rank
+        from (
+          select p.path, p.route, p.title, p.group_name as "group", p.position, s.id, s.ordinal, s.anchor, s.heading, f.section_id,
+            ts_rank(${weights}, f.headings, ${query}) as rank
+          from docs_search f
+          join docs_sections s on s.id = f.section_id
+          join docs_pages p on p.id = s.page_id
+          where ${matched} and f.project_id = ${request.projectId} and ${request.visible} ${groups}
+          order by rank desc, p.position, s.ordinal
+          limit ${request.limit * headingsRankedPerCandidate}
+        ) c
+        join docs_search f on f.section_id = c.section_id
+        order by rank desc, c.position, c.ordinal
+        limit ${request.limit}`.execute(db);
+      return result.rows;
+    }
     const result = await sql<Candidate>`
       select c.path, c.route, c.title, c."group", c.position, c.id, c.ordinal, c.anchor, c.heading, ${wordsFound(request)} as found, c.rank
       from (
