@@ -29,3 +29,32 @@ export function acceptsMarkdownFirst(accept: string | undefined): boolean {
   });
   return quality(ranges, 'text/markdown') > quality(ranges, 'text/html');
 }
+
+/** The content codings a surface keeps its larger files in, in the order it prefers them. */
+export type ContentCoding = 'br' | 'gzip';
+
+/**
+ * The coding to answer with for an Accept-Encoding header, among those kept (the first of `available`
+ * the client accepts, its q-values ranking them first), or null for the file as it is. A coding the
+ * header names with `q=0`, or leaves to a `*;q=0`, is never chosen.
+ */
+export function preferredCoding(acceptEncoding: string | undefined, available: readonly ContentCoding[]): ContentCoding | null {
+  if (!acceptEncoding) return null;
+  const q = new Map<string, number>();
+  for (const part of acceptEncoding.split(',')) {
+    const [coding, ...parameters] = part.trim().toLowerCase().split(';');
+    const weight = parameters.map((parameter) => parameter.trim()).find((parameter) => parameter.startsWith('q='));
+    const value = weight === undefined ? 1 : Number(weight.slice(2));
+    if (coding.trim()) q.set(coding.trim(), Number.isFinite(value) ? value : 0);
+  }
+  let best: ContentCoding | null = null;
+  let bestQ = 0;
+  for (const coding of available) {
+    const weight = q.get(coding) ?? q.get('*') ?? 0;
+    if (weight > bestQ) {
+      best = coding;
+      bestQ = weight;
+    }
+  }
+  return best;
+}

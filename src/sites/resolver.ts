@@ -74,6 +74,8 @@ export class Resolver {
   }
 
   #page(path: string, site?: Site): string | null {
+    // Most entries name their file as it is: the first candidate, found without building the others.
+    if (this.#files.has(path)) return path;
     for (const candidate of pageCandidates(path)) if (this.#files.has(candidate)) return candidate;
     // A path may name a doc by id: in the linking page's site, else in the site whose pages it points into.
     const byIds = site && this.#docIds.has(site) ? site : this.#sites.find((each) => this.#docIds.has(each) && inside(each.contentRoot, path) !== null);

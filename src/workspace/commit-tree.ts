@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import { posix } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join, posix } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import type { FileEntry } from '../lib/readable-files.ts';
 import { changesBetween, type CommitChanges } from './changes.ts';
@@ -193,15 +194,13 @@ function parseTree(output: string): Map<string, TreeBlob> {
 }
 
 /**
- * In a partial mirror, fetches the blobs of `commit`'s tree that it lacks, in batches, as git's own
+ * In a partial mirror (its config marks origin a promisor), fetches the blobs of `commit`'s tree that it lacks, in batches, as git's own
  * lazy fetch asks for them (no negotiation, no tags); a complete mirror has nothing missing.
  */
 async function fetchMissingBlobs(git: GitOptions, commit: string): Promise<void> {
-  const promisor = await runGit(['config', '--get', 'remote.origin.promisor'], git).then(
-    (value) => value.trim() === 'true',
-    () => false,
-  );
-  if (!promisor) return;
+  // The mirror's own config, as createMirror wrote it: reading the file saves a `git config` process per build.
+  const config = await readFile(join(git.cwd, 'config'), 'utf8').catch(() => '');
+  if (!/^\s*promisor\s*=\s*true\s*$/im.test(config)) return;
   const listed = await runGit(['rev-list', '--objects', '--no-walk', '--missing=print', commit], git);
   const missing = listed
     .split('\n')

@@ -27,7 +27,7 @@ const header = (value: string | string[] | undefined) => (Array.isArray(value) ?
 /** Writes a surface file: its body for GET, only its headers (with the body's length) for HEAD. */
 function serveFile(request: IncomingMessage, response: ServerResponse, file: SurfaceFile): void {
   if (response.destroyed) return;
-  const body = Buffer.from(file.body);
+  const body = typeof file.body === 'string' ? Buffer.from(file.body) : file.body;
   response.writeHead(file.status, { ...file.headers, 'content-length': body.length });
   response.end(request.method === 'HEAD' ? undefined : body);
 }
@@ -77,12 +77,14 @@ export function createSurfaceRouter({ surface, forward, recorder, logger, trustP
 
   function forwardFile(request: IncomingMessage, response: ServerResponse, served: ServedSurface, kind: 'file' | 'negotiated', path: string): void {
     const accept = header(request.headers.accept);
+    const acceptEncoding = header(request.headers['accept-encoding']);
+    const ifNoneMatch = header(request.headers['if-none-match']);
     forward(request, response, {
       link: served.link,
       wrap: (handler, arrival) =>
         withFallback(handler, {
           wins: (status, headers) => upstreamWins(kind, status, header(headers['content-type'])),
-          answer: () => served.answer({ path, accept }),
+          answer: () => served.answer({ path, accept, acceptEncoding, ifNoneMatch }),
           serve(file) {
             recordSurface(recorder, request, arrival, file);
             serveFile(request, response, file);

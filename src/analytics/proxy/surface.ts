@@ -10,7 +10,7 @@ import { acceptsMarkdownFirst } from '../../lib/accept.ts';
 export interface SurfaceFile {
   status: number;
   headers: Record<string, string>;
-  body: string;
+  body: string | Buffer;
   /** `/guides/setup.md` counts for the page `/guides/setup` as a Markdown read. */
   viewPath: string;
 }
@@ -43,7 +43,7 @@ export interface ServedSurface {
   /** The `link` header HTML pages gain: `<{siteUrl}/llms.txt>; rel="llms-txt"`. */
   link: string;
   /** The surface's answer to a path (decoded, without the query), or null when it has none. */
-  answer(request: { path: string; accept: string | undefined }): Promise<SurfaceFile | null>;
+  answer(request: { path: string; accept: string | undefined; acceptEncoding?: string; ifNoneMatch?: string }): Promise<SurfaceFile | null>;
   mcp(request: SurfaceMcpRequest): Promise<SurfaceMcpAnswer>;
 }
 

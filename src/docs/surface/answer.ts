@@ -1,7 +1,7 @@
-import { acceptsMarkdownFirst } from '../../lib/accept.ts';
+import { acceptsMarkdownFirst, preferredCoding } from '../../lib/accept.ts';
 import type { Storage } from '../../storage/dialect.ts';
 import { getPage } from '../index/pages.ts';
-import { llmsFullText, viewPath, type LlmsTextCache, type SiteInfo } from './site-files.ts';
+import { llmsCodings, llmsFullText, viewPath, type LlmsFile, type LlmsTextCache, type SiteInfo } from './site-files.ts';
 
 /** Where the surface is served and how: Quire's `/sites/{projectId}` or a site's root behind `quire proxy`. */
 export interface SurfacePlace {
@@ -14,16 +14,18 @@ export interface SurfacePlace {
   anonymous: boolean;
 }
 
-/** A request to the surface: its path relative to the base, decoded, and its Accept header. */
+/** A request to the surface: its path relative to the base, decoded, and its Accept header (and those of revalidation and compression). */
 export interface SurfaceRequest {
   path: string;
   accept: string | undefined;
+  acceptEncoding?: string | undefined;
+  ifNoneMatch?: string | undefined;
 }
 
 export interface SurfaceAnswer {
   status: number;
   headers: Record<string, string>;
-  body: string;
+  body: string | Buffer;
   /** The path the analytics counts a view of (`/guides/setup.md` counts for `/guides/setup`). */
   viewPath: string;
 }
@@ -39,6 +41,30 @@ const text = (body: string, type: string, viewPath: string): SurfaceAnswer => ({
   body,
   viewPath,
 });
+
+/** Whether an If-None-Match header names `etag` (or `*`); a weak form of it matches too (RFC 9110's weak comparison). */
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag;
+  });
+}
+
+/**
+ * llms.txt from the bytes kept for the current generation: compressed when the client takes a
+ * coding whose copy is made (each coding with its own strong ETag), and 304 without a body when the
+ * client already holds that copy. Counted as a view either way.
+ */
+function llmsAnswer(file: LlmsFile, request: SurfaceRequest): SurfaceAnswer {
+  const coding = preferredCoding(request.acceptEncoding, llmsCodings);
+  const coded = coding ? file.coded(coding) : null;
+  const etag = coded ? `${file.etag.slice(0, -1)}-${coding}"` : file.etag;
+  const headers: Record<string, string> = { 'content-type': 'text/plain; charset=utf-8', etag, vary: 'accept-encoding' };
+  if (matches(request.ifNoneMatch, etag)) return { status: 304, headers, body: '', viewPath: '/llms.txt' };
+  if (coded) headers['content-encoding'] = coding!;
+  return { status: 200, headers, body: coded ?? file.body, viewPath: '/llms.txt' };
+}
 
 /** Routes a `.md` path may stand for: `/index.md` is the root page; `/cli/index.md` is `/cli/index`, else the folder's index `/cli`. */
 function markdownRoutes(path: string): string[] {
@@ -82,7 +108,7 @@ export async function answerSurface(place: SurfacePlace, request: SurfaceRequest
   switch (path) {
     case '/llms.txt':
     case '/.well-known/llms.txt':
-      return text(await place.llmsText.get(place.storage, place.site), 'text/plain', '/llms.txt');
+      return llmsAnswer(await place.llmsText.get(place.storage, place.site), request);
     case '/llms-full.txt':
       return text(await llmsFullText(place.storage, place.site), 'text/plain', '/llms-full.txt');
     case '/.well-known/mcp':

@@ -42,7 +42,12 @@ export async function siteSurfaceRoutes(app: FastifyInstance, { context }: { con
       base: quireSurfaceBase(project, context.config),
       anonymous: project.docs_public === 1,
     };
-    const answer = await answerSurface(place, { path, accept: header(request.headers.accept) });
+    const answer = await answerSurface(place, {
+      path,
+      accept: header(request.headers.accept),
+      acceptEncoding: header(request.headers['accept-encoding']),
+      ifNoneMatch: header(request.headers['if-none-match']),
+    });
     if (!answer) {
       counter.view(request, project, { path, status: 404 });
       throw new ApiError('not_found', `The site has no ${path}: ask for /llms.txt, a page's Markdown (/{route}.md), or a route with Accept: text/markdown.`);

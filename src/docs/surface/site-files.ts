@@ -1,7 +1,14 @@
+import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip as gzipCallback } from 'node:zlib';
 import { readDocsState } from '../index/state.ts';
 import { currentGeneration, visibleAt } from '../index/visible.ts';
+import type { ContentCoding } from '../../lib/accept.ts';
 import { TtlCache } from '../../lib/ttl-cache.ts';
 import type { Storage } from '../../storage/dialect.ts';
+
+const brotli = promisify(brotliCompress);
+const gzip = promisify(gzipCallback);
 
 /** What llms.txt and llms-full.txt say of the site: its name and description, and where its pages are. */
 export interface SiteInfo {
@@ -59,17 +66,56 @@ export async function llmsFullText(storage: Storage, site: SiteInfo): Promise<st
   return pages.map((page) => `# ${page.title}\n\nSource: ${pageUrl(site.siteUrl, page.route)}\n\n${page.markdown.trim()}\n`).join('\n');
 }
 
+/** llms.txt as it is served: its bytes, its strong ETag, and its compressed copies once made. */
+export class LlmsFile {
+  readonly body: Buffer;
+  /** Strong, one per generation of the index and site settings: `"{generation}-{digest}"`. */
+  readonly etag: string;
+  readonly #coded = new Map<ContentCoding, Buffer | Promise<unknown>>();
+
+  constructor(text: string, etag: string) {
+    this.body = Buffer.from(text);
+    this.etag = etag;
+  }
+
+  /**
+   * The file in `coding`, or null until its copy is made: the first request for a coding starts
+   * compressing on libuv's threads and is answered uncompressed meanwhile, so no request waits for it.
+   */
+  coded(coding: ContentCoding): Buffer | null {
+    const kept = this.#coded.get(coding);
+    if (kept instanceof Buffer) return kept;
+    if (!kept) {
+      const made = coding === 'br' ? brotli(this.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }) : gzip(this.body);
+      this.#coded.set(
+        coding,
+        made.then((bytes) => this.#coded.set(coding, bytes)),
+      );
+    }
+    return null;
+  }
+}
+
+/** Codings llms.txt is kept in besides its plain text, best first. */
+export const llmsCodings: readonly ContentCoding[] = ['br', 'gzip'];
+
 /**
  * llms.txt per project, built once per generation of its index (and per site name and address) and
- * kept in memory, so a site of 10,000 pages answers from memory after the first request. Bounded:
- * the least recently built go first.
+ * kept in memory as bytes, so a site of 10,000 pages answers from memory after the first request,
+ * in a compressed copy when the client takes one. Requests that arrive while it is being built wait
+ * for the same build. Bounded: the least recently built go first.
  */
 export class LlmsTextCache {
-  readonly #cache = new TtlCache<string>(60 * 60 * 1000, { maxEntries: 256 });
+  readonly #cache = new TtlCache<{ file: Promise<LlmsFile> }>(60 * 60 * 1000, { maxEntries: 256 });
 
-  async get(storage: Storage, site: SiteInfo): Promise<string> {
+  async get(storage: Storage, site: SiteInfo): Promise<LlmsFile> {
     const { generation } = await readDocsState(storage, site.projectId);
     const key = JSON.stringify([site.projectId, generation, site.name, site.description, site.siteUrl]);
-    return (await this.#cache.get(key, () => buildLlmsText(storage, site)))!;
+    const etag = `"${generation}-${createHash('sha256').update(key).digest('base64url').slice(0, 16)}"`;
+    const { file } = (await this.#cache.get(key, async () => ({ file: buildLlmsText(storage, site).then((text) => new LlmsFile(text, etag)) })))!;
+    return file.catch((error: unknown) => {
+      this.#cache.delete(key);
+      throw error;
+    });
   }
 }

@@ -1,11 +1,12 @@
 import { request as httpRequest } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../../src/accounts/keys.ts';
 import type { Storage } from '../../../src/storage/dialect.ts';
 import { createTenant, type Tenant } from '../../support/app.ts';
 import { testDatabases } from '../../support/storage.ts';
-import { browserAccept, fillIndex, startService } from './support.ts';
+import { browserAccept, fillIndex, page, sitePages, startService } from './support.ts';
 
 describe.each(testDatabases)('the site surface on $dialect', (database) => {
   let storage: Storage;
@@ -65,6 +66,65 @@ describe.each(testDatabases)('the site surface on $dialect', (database) => {
       ].join('\n'),
     );
     expect(await (await get(open, '/.well-known/llms.txt')).text()).toBe(text);
+  });
+
+  /** A GET sent with exactly these headers (fetch adds its own Accept-Encoding and decodes the body). */
+  const rawGet = (path: string, headers: Record<string, string>) =>
+    new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
+      const request = httpRequest(new URL(path, base), { method: 'GET', headers }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body: Buffer.concat(chunks) }));
+      });
+      request.on('error', reject).end();
+    });
+
+  it('keeps llms.txt per build: a strong ETag that answers 304, compressed copies, and the next build’s file at once', async () => {
+    const tenant = await createTenant(storage, { project: { name: 'Kept', docsPublic: true, siteUrl: 'https://docs.kept.test' } });
+    await fillIndex(storage, tenant.project.id);
+    const path = `/sites/${tenant.project.id}/llms.txt`;
+    const plain = await rawGet(path, {});
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers.vary).toBe('accept-encoding');
+    const etag = plain.headers.etag as string;
+    expect(etag).toMatch(/^"[^"]+"$/);
+    expect(plain.body.toString()).toContain('- [Setup](https://docs.kept.test/guides/setup.md): Install and configure');
+    const revalidated = await rawGet(path, { 'if-none-match': etag });
+    expect(revalidated.status).toBe(304);
+    expect(revalidated.body.length).toBe(0);
+    expect((await rawGet(path, { 'if-none-match': '"other"' })).status).toBe(200);
+
+    // The first request for a coding is answered as it is while its copy is made; later ones get the copy.
+    const coded = async (acceptEncoding: string) => {
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const answer = await rawGet(path, { 'accept-encoding': acceptEncoding });
+        if (answer.headers['content-encoding']) return answer;
+        expect(answer.body.equals(plain.body)).toBe(true);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      throw new Error(`no ${acceptEncoding} copy was made`);
+    };
+    const brotli = await coded('gzip, deflate, br');
+    expect(brotli.headers['content-encoding']).toBe('br');
+    expect(brotliDecompressSync(brotli.body).equals(plain.body)).toBe(true);
+    expect(brotli.headers.etag).not.toBe(etag);
+    expect((await rawGet(path, { 'accept-encoding': 'br', 'if-none-match': brotli.headers.etag as string })).status).toBe(304);
+    const gzip = await coded('gzip, br;q=0');
+    expect(gzip.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(gzip.body).equals(plain.body)).toBe(true);
+    expect((await rawGet(path, { 'accept-encoding': 'identity, *;q=0' })).headers['content-encoding']).toBeUndefined();
+
+    // A new build: the old ETag no longer matches and the new pages are listed at once.
+    await fillIndex(storage, tenant.project.id, [
+      ...sitePages.filter((each) => each.path !== 'guides/setup.mdx'),
+      page('guides/setup.mdx', 'Installation', 'Install the CLI.', { group: 'Get started', position: 1 }),
+    ]);
+    const rebuilt = await rawGet(path, { 'if-none-match': etag });
+    expect(rebuilt.status).toBe(200);
+    expect(rebuilt.headers.etag).not.toBe(etag);
+    expect(rebuilt.body.toString()).toContain('- [Installation](https://docs.kept.test/guides/setup.md)');
+    expect(rebuilt.body.toString()).not.toContain('[Setup]');
   });
 
   it('serves llms-full.txt: every listed page with its title, source and Markdown', async () => {

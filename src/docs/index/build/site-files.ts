@@ -37,9 +37,11 @@ export function buildFiles(tree: Pick<CommitTree, 'files' | 'blobId'>, maxPageBy
   let listing: Promise<Map<string, FileEntry>> | undefined;
   const entries = () =>
     (listing ??= files.list().then((listed) => new Map(listed.filter((entry) => entry.type === 'file').map((entry) => [entry.path, entry]))));
+  // One set for every caller: finding and reading a site asks for the listing several times.
+  let paths: Promise<ReadonlySet<string>> | undefined;
   const read = (path: string) => files.read(path).catch(() => null);
   return {
-    listFiles: async () => new Set((await entries()).keys()),
+    listFiles: () => (paths ??= entries().then((listed) => new Set(listed.keys()))),
     read,
     async frontMatter(path) {
       const id = tree.blobId(path);
