@@ -46,6 +46,12 @@ const candidateCount = 100;
  */
 const rankedSectionsBudget = 1500;
 
+/**
+ * Where a search reads: a database, or one connection of its pool (`db`) with the database it belongs
+ * to (`database`), under which what the search keeps between searches is kept.
+ */
+export type SearchStorage = ReadStorage & { database?: object };
+
 /** How many sections hold each word, per database, kept per (project, generation, word). */
 const frequencyCaches = new WeakMap<object, AnswerCache<number>>();
 
@@ -55,16 +61,17 @@ const frequencyCaches = new WeakMap<object, AnswerCache<number>>();
  * right until the next.
  */
 async function wordFrequencies(
-  storage: ReadStorage,
+  storage: SearchStorage,
   projectId: string,
   generation: number,
   words: string[],
   prefix: string | null,
 ): Promise<Map<string, number>> {
-  let cache = frequencyCaches.get(storage.db);
+  const owner = storage.database ?? storage.db;
+  let cache = frequencyCaches.get(owner);
   if (!cache) {
     cache = new AnswerCache<number>(() => 1, { entries: 65_536, characters: 65_536 });
-    frequencyCaches.set(storage.db, cache);
+    frequencyCaches.set(owner, cache);
   }
   const keyOf = (word: string) => JSON.stringify([projectId, generation, word, word === prefix]);
   const counts = new Map<string, number>();
@@ -95,7 +102,7 @@ const wholeWordSections = candidateCount;
  * The query's terms with its last word as a prefix only when the project's sections hold it whole too
  * rarely (see wholeWordSections), on an engine that counts cheaply (FullTextIndex's `countsCheaply`).
  */
-async function prefixWhenUnfinished(storage: ReadStorage, projectId: string, generation: number, terms: SearchTerms): Promise<SearchTerms> {
+async function prefixWhenUnfinished(storage: SearchStorage, projectId: string, generation: number, terms: SearchTerms): Promise<SearchTerms> {
   if (terms.prefix === null || !fullTextIndexes[storage.profile.name].countsCheaply) return terms;
   const whole = (await wordFrequencies(storage, projectId, generation, [terms.prefix], null)).get(terms.prefix)!;
   return whole >= wholeWordSections ? { ...terms, prefix: null } : terms;
@@ -124,7 +131,7 @@ function rarestWords(terms: SearchTerms, counts: Map<string, number>): string[] 
  * the first retired), the answer would miss those rows and be kept under a generation no one asks for.
  */
 export async function searchGeneration(
-  storage: ReadStorage,
+  storage: SearchStorage,
   projectId: string,
   generation: number,
   query: SearchTerms,

@@ -45,10 +45,12 @@ export async function searchDocsShared(storage: Storage, projectId: string, quer
   const cached = cache.get(key);
   if (cached) return cached;
   // On SQLite the ranking runs on a reading thread, so that the event loop serves other requests meanwhile.
+  // Elsewhere its statements (one to five) share one connection of the pool, taken once: taken for each, a
+  // search waited in the pool's queue as many times while other searches and writes held the connections.
   const args = [projectId, state.generation, terms, limit, threshold, options.groups ?? null] as const;
   const found = storage.readers
     ? await storage.readers.run<SearchHit[]>(generationModule, 'searchGeneration', [...args])
-    : await searchGeneration(storage, ...args);
+    : await storage.db.connection().execute((db) => searchGeneration({ db, profile: storage.profile, database: storage.db }, ...args));
   const hits = Object.freeze(found.map((hit) => Object.freeze(hit)));
   cache.set(key, hits);
   return hits;

@@ -40,11 +40,17 @@ class TakeQueue {
     while (this.#waiting.length > 0) {
       const turns = this.#waiting.splice(0, maxTurns);
       try {
-        const states = await db.transaction().execute((trx) =>
-          takeRateLimitsInTurn(
-            trx,
-            profile,
-            turns.map((turn) => turn.buckets),
+        // Answered once committed, not once on disk (see Storage.deferDurability): on SQLite a flush of the
+        // log per take, ahead of every answer (an assistant message's model call waits for it), 2 ms at the
+        // median and tens while the disk is busy. A crash may forget the last takes' hits, which only lets
+        // those clients ask that many more times, as the analytics read limit allows (analytics/http/read-limit.ts).
+        const { value: states } = await this.#storage.deferDurability(() =>
+          db.transaction().execute((trx) =>
+            takeRateLimitsInTurn(
+              trx,
+              profile,
+              turns.map((turn) => turn.buckets),
+            ),
           ),
         );
         turns.forEach((turn, index) => turn.resolve(states[index]));
