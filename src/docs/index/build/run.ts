@@ -1,5 +1,4 @@
 import { availableParallelism } from 'node:os';
-import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { findProject } from '../../../accounts/projects.ts';
 import type { Config } from '../../../config/config.ts';
@@ -89,7 +88,6 @@ export async function runBuild(context: BuildContext, projectId: string, signal:
     await removePages(storage, build, plan.remove);
     errors.push(...(await writePlan(storage, build, plan, analyzer)));
     await finishBuild(storage, build);
-    if (plan.parse.length >= analyzeAfterPages) await analyzeIndex(context);
     if (context.afterBuild) {
       const built = tree;
       await context.afterBuild(projectId, built).catch((error: unknown) => context.logger.warn({ err: error, projectId }, 'after-build step failed'));
@@ -112,21 +110,6 @@ export async function runBuild(context: BuildContext, projectId: string, signal:
   } finally {
     await Promise.all([tree?.dispose(), analyzer.close()]);
   }
-}
-
-/** Pages written by one build from which PostgreSQL's planner statistics of the index are refreshed at once. */
-const analyzeAfterPages = 500;
-
-/**
- * Refreshes the planner statistics of the index tables after a build that wrote many pages, as PostgreSQL's manual
- * advises after loading data: until autovacuum comes round, the planner would guess that a common word matches a
- * handful of sections and choose plans for that. Readers already see the new build; a failure is only logged.
- */
-async function analyzeIndex({ storage, logger }: BuildContext): Promise<void> {
-  if (!storage.profile.analyzeAfterBulkWrites) return;
-  await sql`analyze docs_pages, docs_sections, docs_search`
-    .execute(storage.db)
-    .catch((error: unknown) => logger.warn({ err: error }, 'refreshing the docs index statistics failed'));
 }
 
 function tooManyPages(count: number, limit: number): string {
