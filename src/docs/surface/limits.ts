@@ -1,7 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { clientAddressResolver, clientNetwork } from '../../http/client-address.ts';
 import type { AppContext } from '../../http/context.ts';
-import { rateLimited, rateLimitHeaders, takeRateLimitsInTurn, type RateLimitRequest, type RateLimitRule, type RateLimitState } from '../../http/rate-limit.ts';
+import {
+  rateLimited,
+  rateLimitHeaders,
+  takeOnceCommitted,
+  takeRateLimitsInTurn,
+  type RateLimitRequest,
+  type RateLimitRule,
+  type RateLimitState,
+} from '../../http/rate-limit.ts';
 import type { Storage } from '../../storage/dialect.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
 
@@ -36,21 +44,16 @@ class TakeQueue {
 
   async #drain(): Promise<void> {
     this.#running = true;
-    const { db, profile } = this.#storage;
+    const { profile } = this.#storage;
     while (this.#waiting.length > 0) {
       const turns = this.#waiting.splice(0, maxTurns);
       try {
-        // Answered once committed, not once on disk (see Storage.deferDurability): on SQLite a flush of the
-        // log per take, ahead of every answer (an assistant message's model call waits for it), 2 ms at the
-        // median and tens while the disk is busy. A crash may forget the last takes' hits, which only lets
-        // those clients ask that many more times, as the analytics read limit allows (analytics/http/read-limit.ts).
-        const { value: states } = await this.#storage.deferDurability(() =>
-          db.transaction().execute((trx) =>
-            takeRateLimitsInTurn(
-              trx,
-              profile,
-              turns.map((turn) => turn.buckets),
-            ),
+        // Answered once committed (takeOnceCommitted): an assistant message's model call would wait for a flush.
+        const states = await takeOnceCommitted(this.#storage, (trx) =>
+          takeRateLimitsInTurn(
+            trx,
+            profile,
+            turns.map((turn) => turn.buckets),
           ),
         );
         turns.forEach((turn, index) => turn.resolve(states[index]));
