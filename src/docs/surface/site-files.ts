@@ -87,9 +87,13 @@ export class LlmsFile {
     if (kept instanceof Buffer) return kept;
     if (!kept) {
       const made = coding === 'br' ? brotli(this.body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }) : gzip(this.body);
+      // A copy that could not be made is tried again by a later request; meanwhile the plain file is served.
       this.#coded.set(
         coding,
-        made.then((bytes) => this.#coded.set(coding, bytes)),
+        made.then(
+          (bytes) => this.#coded.set(coding, bytes),
+          () => this.#coded.delete(coding),
+        ),
       );
     }
     return null;
@@ -111,8 +115,10 @@ export class LlmsTextCache {
   async get(storage: Storage, site: SiteInfo): Promise<LlmsFile> {
     const { generation } = await readDocsState(storage, site.projectId);
     const key = JSON.stringify([site.projectId, generation, site.name, site.description, site.siteUrl]);
-    const etag = `"${generation}-${createHash('sha256').update(key).digest('base64url').slice(0, 16)}"`;
-    const { file } = (await this.#cache.get(key, async () => ({ file: buildLlmsText(storage, site).then((text) => new LlmsFile(text, etag)) })))!;
+    const { file } = (await this.#cache.get(key, async () => {
+      const etag = `"${generation}-${createHash('sha256').update(key).digest('base64url').slice(0, 16)}"`;
+      return { file: buildLlmsText(storage, site).then((text) => new LlmsFile(text, etag)) };
+    }))!;
     return file.catch((error: unknown) => {
       this.#cache.delete(key);
       throw error;
