@@ -4,12 +4,12 @@ import { BuildSupersededError, type Build } from './types.ts';
 
 /**
  * Rows of `table` that `generation` holds beside the current generation's, counted from the build's
- * own rows alone: those it wrote (and did not take out again) less those it retired. Earlier builds
+ * own rows alone: those it wrote (and did not take out again) less the earlier rows it retired. Earlier builds
  * that never finished were rolled back when this one began, so no other generation lies between.
  */
 const countChange = (table: 'docs_pages' | 'docs_sections', projectId: string, generation: number) =>
   sql<number>`((select count(*) from ${sql.table(table)} where project_id = ${projectId} and first_generation = ${generation} and retired_generation is null)
-    - (select count(*) from ${sql.table(table)} where project_id = ${projectId} and retired_generation = ${generation}))`;
+    - (select count(*) from ${sql.table(table)} where project_id = ${projectId} and retired_generation = ${generation} and first_generation < ${generation}))`;
 
 /**
  * Switches the project's readers to `build`'s generation, in one statement that also records the
