@@ -1,3 +1,5 @@
+import Negotiator from 'negotiator';
+
 /**
  * Content negotiation between Markdown and HTML, one rule for every part of Quire: the docs site
  * surface answers Markdown exactly when the analytics counts the request as asking for it.
@@ -18,7 +20,11 @@ function quality(ranges: { type: string; q: number }[], type: string): number {
   return Math.max(best, 0);
 }
 
-/** True when an Accept header ranks `text/markdown` above `text/html`. */
+/**
+ * True when an Accept header ranks `text/markdown` above `text/html`. Written here rather than with
+ * `negotiator`: the contract's rule is strictly above (equal q-values answer HTML), where negotiator
+ * breaks ties by the order the client listed the types in.
+ */
 export function acceptsMarkdownFirst(accept: string | undefined): boolean {
   if (!accept || !/markdown/i.test(accept)) return false;
   const ranges = accept.split(',').map((part) => {
@@ -34,27 +40,16 @@ export function acceptsMarkdownFirst(accept: string | undefined): boolean {
 export type ContentCoding = 'br' | 'gzip';
 
 /**
- * The coding to answer with for an Accept-Encoding header, among those kept (the first of `available`
- * the client accepts, its q-values ranking them first), or null for the file as it is. A coding the
- * header names with `q=0`, or leaves to a `*;q=0`, is never chosen.
+ * The coding to answer with for an Accept-Encoding header, among those kept, or null for the file as it
+ * is: the client's q-values first (a coding it names with `q=0`, or leaves to a `*;q=0`, is never
+ * chosen, and `identity` ranked above every kept coding means the file as it is), then the order of
+ * `available` (`negotiator`'s `preferred`, rather than the order the client happened to list them in).
  */
 export function preferredCoding(acceptEncoding: string | undefined, available: readonly ContentCoding[]): ContentCoding | null {
   if (!acceptEncoding) return null;
-  const q = new Map<string, number>();
-  for (const part of acceptEncoding.split(',')) {
-    const [coding, ...parameters] = part.trim().toLowerCase().split(';');
-    const weight = parameters.map((parameter) => parameter.trim()).find((parameter) => parameter.startsWith('q='));
-    const value = weight === undefined ? 1 : Number(weight.slice(2));
-    if (coding.trim()) q.set(coding.trim(), Number.isFinite(value) ? value : 0);
-  }
-  let best: ContentCoding | null = null;
-  let bestQ = 0;
-  for (const coding of available) {
-    const weight = q.get(coding) ?? q.get('*') ?? 0;
-    if (weight > bestQ) {
-      best = coding;
-      bestQ = weight;
-    }
-  }
-  return best;
+  const negotiator = new Negotiator({ headers: { 'accept-encoding': acceptEncoding } });
+  // negotiator 1.x takes the server's order for ties; the published types describe 0.6, without it.
+  const encodings = negotiator.encodings as (available: readonly string[], options: { preferred: readonly string[] }) => string[];
+  const [best] = encodings.call(negotiator, [...available, 'identity'], { preferred: available });
+  return best === undefined || best === 'identity' ? null : (best as ContentCoding);
 }
