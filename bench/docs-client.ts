@@ -1,6 +1,7 @@
 /** What the docs benchmark asks a running Quire over HTTP: settings, builds, searches, files and MCP calls. */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { request } from 'undici';
 import { percentile } from './report.ts';
 
 export interface DocsServer {
@@ -100,4 +101,16 @@ export async function mcpClient(server: DocsServer): Promise<{ search(query: str
 
 export async function fetchText(server: DocsServer, path: string): Promise<string> {
   return (await call(server, 'GET', path)).text();
+}
+
+/**
+ * Fetches `path` as an agent asks for a large file (`accept-encoding: br, gzip`) and reads every byte of the
+ * answer as sent, without decoding it: the figure is the serving of the file, not this client's brotli and
+ * UTF-8 decoding of megabytes on the cores it shares with the server. The bytes received and their coding.
+ */
+export async function fetchBytes(server: DocsServer, path: string): Promise<{ bytes: number; coding: string }> {
+  const response = await request(`${server.url}${path}`, { headers: { authorization: `Bearer ${server.key}`, 'accept-encoding': 'br, gzip' } });
+  const body = Buffer.from(await response.body.arrayBuffer());
+  if (response.statusCode !== 200) throw new Error(`GET ${path} answered ${response.statusCode}: ${body.toString('utf8', 0, 300)}`);
+  return { bytes: body.length, coding: String(response.headers['content-encoding'] ?? 'identity') };
 }
