@@ -91,6 +91,33 @@ describe.each(testDatabases)('docs index and search on $dialect', (database) => 
     expect((await searchDocs(storage, 'prj_incremental', 'stays')).map((hit) => hit.path)).toEqual(['keep.md']);
   });
 
+  it('counts pages and sections at the switch from what the build left, when it wrote a page twice and took out one it wrote', async () => {
+    const twoSections = (path: string, title: string, body: string) => ({
+      ...page(path, title, body),
+      sections: [
+        { anchor: '', heading: title, level: 1, markdown: body, text: body },
+        { anchor: 'more', heading: 'More', level: 2, markdown: `more ${body}`, text: `more ${body}` },
+      ],
+    });
+    await build(storage, 'prj_counts', [page('keep.md', 'Keep', 'stays'), twoSections('twice.md', 'Twice', 'first'), page('gone.md', 'Gone', 'old')]);
+    expect(await readDocsState(storage, 'prj_counts')).toMatchObject({ pages: 3, sections: 4 });
+    const next = await beginBuild(storage, 'prj_counts', 'c2');
+    // A page written again in the same build (a resumed or repeated write), a page written then taken out
+    // again, and an earlier page removed: only the rows the build leaves behind count.
+    await writePages(storage, next, [twoSections('twice.md', 'Twice', 'second'), twoSections('brief.md', 'Brief', 'short lived')]);
+    await writePages(storage, next, [page('twice.md', 'Twice', 'third')]);
+    await removePages(storage, next, ['brief.md', 'gone.md']);
+    await finishBuild(storage, next);
+    const listed = await listPages(storage, 'prj_counts', { limit: 250, offset: 0 });
+    const sections = await Promise.all(listed.pages.map(async (listedPage) => (await getPage(storage, 'prj_counts', listedPage.path))!.sections.length));
+    expect(listed.pages.map((listedPage) => listedPage.path).sort()).toEqual(['keep.md', 'twice.md']);
+    expect(await readDocsState(storage, 'prj_counts')).toMatchObject({
+      pages: listed.pages.length,
+      sections: sections.reduce((sum, count) => sum + count, 0),
+    });
+    expect(await readDocsState(storage, 'prj_counts')).toMatchObject({ pages: 2, sections: 2 });
+  });
+
   it('restores the previous generation when a build is abandoned, and rolls back one left unfinished', async () => {
     await build(storage, 'prj_abandon', [page('a.md', 'Alpha', 'original'), page('b.md', 'Beta', 'kept')]);
     const failed = await beginBuild(storage, 'prj_abandon', 'c2');
