@@ -47,7 +47,9 @@ export function processesCpuSeconds(name: string): number {
 
 /** Starts a benchmark server process and waits for the JSON line it prints when ready. */
 export async function startBenchProcess(script: string, args: string[], env: Record<string, string>): Promise<BenchProcess> {
-  const child = spawn(process.execPath, [script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // QUIRE_BENCH_CPU_PROF=DIR writes a CPU profile of the process (each of its threads) into DIR when it stops.
+  const profile = process.env.QUIRE_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.QUIRE_BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once('line', resolve);

@@ -89,8 +89,10 @@ export function packBatch({ events, end }: ParsedBatch, countryOf?: (ip: string 
     packed.markdown[index] = event.markdown;
     packed.verification[index] = event.verification;
     packed.path[index] = text(event.path);
-    packed.userAgent[index] = text(event.userAgent);
-    packed.visitorAgent[index] = text(event.visitorKey.userAgent);
+    const userAgent = text(event.userAgent);
+    packed.userAgent[index] = userAgent;
+    // Nearly always the same string: no second lookup of a long text.
+    packed.visitorAgent[index] = event.visitorKey.userAgent === event.userAgent ? userAgent : text(event.visitorKey.userAgent);
     packed.referrer[index] = text(event.referrer);
     packed.utmSource[index] = text(event.utmSource);
     packed.ip[index] = event.visitorKey.ip;

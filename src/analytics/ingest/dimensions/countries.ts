@@ -4,8 +4,8 @@
  * sapics; data CC BY 4.0 by the NRO, see docs/analytics.md), shipped as the npm package
  * `@ip-location-db/geo-whois-asn-country`. `quire analytics update-countries` downloads newer files
  * into `ip-country/` beside this file, which are then preferred. The tables load on first use (IPv6
- * only once an IPv6 address comes), and each address's answer is cached, so a lookup of a known
- * address is one map read and of a new one a binary search.
+ * only once an IPv6 address comes), and a lookup is a table read and a binary search of a handful
+ * of ranges (IPv6 answers are cached by address).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -301,26 +301,29 @@ function parseIPv6(ip: string): Uint32Array | number {
   return result;
 }
 
-/** Private and reserved IPv4 blocks (RFC 1918, loopback, link-local, shared, multicast and above): no country, whatever a file says. */
-const privateBlocks: [number, number][] = [
-  [0x00000000, 8],
-  [0x0a000000, 8],
-  [0x64400000, 10],
-  [0x7f000000, 8],
-  [0xa9fe0000, 16],
-  [0xac100000, 12],
-  [0xc0a80000, 16],
-  [0xe0000000, 3],
-];
+/**
+ * Private and reserved IPv4 blocks (RFC 1918, loopback, link-local, shared, multicast and above): no country, whatever a file
+ * says. Plain comparisons: a loop over a table of blocks with destructuring cost as much as the range search itself.
+ */
 function privateV4(address: number): boolean {
-  for (const [block, bits] of privateBlocks) if (address >>> (32 - bits) === block >>> (32 - bits)) return true;
-  return false;
+  const first = address >>> 24;
+  return (
+    first === 0 ||
+    first === 10 ||
+    first === 127 ||
+    first >= 224 ||
+    address >>> 22 === 0x64400000 >>> 22 ||
+    address >>> 16 === 0xa9fe ||
+    address >>> 20 === 0xac100000 >>> 20 ||
+    address >>> 16 === 0xc0a8
+  );
 }
 
 /** The database of one directory (the updated copy or the package's), loaded as lookups need it. */
 export class CountryDatabase {
   #v4: (V4Table & { below: Uint32Array }) | undefined;
   #v6: V6Table | undefined;
+  /** IPv6 answers by address text (bounded): an IPv6 lookup compares four words a step. */
   readonly #cache = new Map<string, string | null>();
   readonly #directory: URL | undefined;
 
@@ -331,6 +334,10 @@ export class CountryDatabase {
   /** The country of `ip` (ISO 3166-1 alpha-2), or null when the address is not valid or in no range (private, reserved). */
   country(ip: string | undefined): string | null {
     if (ip === undefined || ip === '') return null;
+    // An IPv4 address is searched every time (about 0.15 µs): a map of answers by address text cost more, hashing
+    // each text and, past its bound, being cleared and grown again (1.2 µs a lookup with a million visitors).
+    const v4 = dottedQuad(ip);
+    if (v4 !== null) return this.#inV4(v4);
     const cached = this.#cache.get(ip);
     if (cached !== undefined) return cached;
     const found = this.#lookup(ip);
