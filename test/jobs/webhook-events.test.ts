@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEndpoint } from '../../src/jobs/webhooks/endpoints.ts';
 import { claimDeliveries } from '../../src/jobs/webhooks/claim.ts';
 import { DeliveryLoop } from '../../src/jobs/webhooks/loop.ts';
-import { JobFailure } from '../../src/jobs/runner.ts';
+import { JobFailure, type JobRun } from '../../src/jobs/runner.ts';
 import { archiveJob, createJob, followUp } from '../../src/jobs/service.ts';
 import { cancelJob } from '../../src/jobs/cancel.ts';
 import { startService, type RunningService } from '../../src/server/service.ts';
@@ -28,12 +28,12 @@ describe.each(testDatabases)('job events as webhooks on $dialect', (database) =>
   let tenant: Tenant;
   let receiver: WebhookReceiver;
   let secret: string;
-  const outcomes: (() => Promise<{ prLink: string | null }>)[] = [];
+  const outcomes: ((run: JobRun) => Promise<{ prLink: string | null }>)[] = [];
 
   beforeAll(async () => {
     storage = await database.open();
     const config = testConfig({ webhooksAllowPrivate: true, webhookPollMs: 50, workerPollMs: 50 });
-    const agent = scriptedAgent({ run: () => (outcomes.shift() ?? (async () => ({ prLink: null })))() });
+    const agent = scriptedAgent({ run: (run) => (outcomes.shift() ?? (async () => ({ prLink: null })))(run) });
     service = await startService({ config, api: false, worker: true, storage, agent, logger: pino({ level: 'silent' }) });
     tenant = await createTenant(storage);
     receiver = await startWebhookReceiver();
@@ -88,10 +88,11 @@ describe.each(testDatabases)('job events as webhooks on $dialect', (database) =>
   it('announces job.cancelled, and no job.failed, when a running job is cancelled', async () => {
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
-    outcomes.push(async () => {
+    // Runs until the cancel reaches it, as an agent does: one that ignored it would hold the worker's stop for its grace period.
+    outcomes.push(async ({ signal }) => {
       started();
-      await new Promise((resolve) => setTimeout(resolve, 60_000));
-      return { prLink: null };
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      throw signal.reason;
     });
     const before = receiver.received.length;
     const { job } = await createJob(service.context, tenant.project, { prompt: 'Run until cancelled' });
