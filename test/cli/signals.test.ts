@@ -154,5 +154,7 @@ describe('stop signals sent to the process a supervisor started', () => {
         }
       }
     },
+    // Two whole starts and stops of the service through two Nodes: about 5 s on an idle machine, past 30 s at a load of 9.
+    90_000,
   );
 });
