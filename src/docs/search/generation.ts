@@ -151,13 +151,17 @@ export async function searchGeneration(
     within: null,
   };
   const engine = fullTextIndexes[storage.profile.name];
+  // The words' counts, which the any-word tier reads anyway, are read first: a word no section holds
+  // (a version number, a name the docs never use) leaves nothing for the tiers that need every word,
+  // so they are not asked. Each tier is a ranked statement while the search holds its connection.
+  const counts = terms.distinct.length > 1 ? await wordFrequencies(storage, projectId, generation, terms.distinct, terms.prefix) : null;
+  const everyWordFound = counts === null || terms.distinct.every((word) => counts.get(word)! > 0);
   let candidates: Candidate[] = [];
   /** Sections that hold one of the rarest words, when the any-word match required them. */
   let rare: Set<number> | null = null;
   let asked: (typeof tiers)[number] | null = null;
-  for (const tier of tiers.filter((tier) => engine.headingsIndexed || !tier.oneInHeadings)) {
-    const within =
-      !tier.every && terms.distinct.length > 1 ? rarestWords(terms, await wordFrequencies(storage, projectId, generation, terms.distinct, terms.prefix)) : null;
+  for (const tier of tiers.filter((tier) => (engine.headingsIndexed || !tier.oneInHeadings) && (everyWordFound || !tier.every))) {
+    const within = !tier.every && counts ? rarestWords(terms, counts) : null;
     // The sections a wider tier finds again keep the rank the narrower one gave them: a rank that needs
     // every word weighs how they occur together (PostgreSQL's ts_rank() of an AND query), which ranked
     // better on the quality corpus than the any-word rank, and the wider tier's best hundred may

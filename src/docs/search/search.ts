@@ -38,22 +38,36 @@ export async function searchDocsShared(storage: Storage, projectId: string, quer
   if (!terms || options.groups?.length === 0) return [];
   const limit = Math.min(50, Math.max(1, options.limit ?? 10));
   const threshold = options.scoreThreshold ?? 0;
-  const state = await storage.db.selectFrom('docs_state').select(['generation', 'built_at']).where('project_id', '=', projectId).executeTakeFirst();
-  if (!state || state.built_at === null) return [];
-  const cache = cacheFor<readonly SearchHit[]>(storage.db, answerSize);
-  const key = JSON.stringify([projectId, state.generation, state.built_at, terms, limit, threshold, options.groups ?? null]);
-  const cached = cache.get(key);
-  if (cached) return cached;
   // On SQLite the ranking runs on a reading thread, so that the event loop serves other requests meanwhile.
-  // Elsewhere its statements (one to five) share one connection of the pool, taken once: taken for each, a
-  // search waited in the pool's queue as many times while other searches and writes held the connections.
-  const args = [projectId, state.generation, terms, limit, threshold, options.groups ?? null] as const;
-  const found = storage.readers
-    ? await storage.readers.run<SearchHit[]>(generationModule, 'searchGeneration', [...args])
-    : await storage.db.connection().execute((db) => searchGeneration({ db, profile: storage.profile, database: storage.db }, ...args));
-  const hits = Object.freeze(found.map((hit) => Object.freeze(hit)));
-  cache.set(key, hits);
-  return hits;
+  // Elsewhere the project's state and the search's statements (one to five) share one connection of the
+  // pool, taken once: taken for each, a search waited in the pool's queue as many times while other
+  // searches and writes held the connections.
+  if (storage.readers) {
+    const readers = storage.readers;
+    return answer(storage.db, (generation) =>
+      readers.run<SearchHit[]>(generationModule, 'searchGeneration', [projectId, generation, terms, limit, threshold, options.groups ?? null]),
+    );
+  }
+  return storage.db
+    .connection()
+    .execute((db) =>
+      answer(db, (generation) =>
+        searchGeneration({ db, profile: storage.profile, database: storage.db }, projectId, generation, terms, limit, threshold, options.groups ?? null),
+      ),
+    );
+
+  /** The answer for the project's current generation, kept or found with `search`. */
+  async function answer(db: Storage['db'], search: (generation: number) => Promise<SearchHit[]>): Promise<readonly SearchHit[]> {
+    const state = await db.selectFrom('docs_state').select(['generation', 'built_at']).where('project_id', '=', projectId).executeTakeFirst();
+    if (!state || state.built_at === null) return [];
+    const cache = cacheFor<readonly SearchHit[]>(storage.db, answerSize);
+    const key = JSON.stringify([projectId, state.generation, state.built_at, terms, limit, threshold, options.groups ?? null]);
+    const cached = cache.get(key);
+    if (cached) return cached;
+    const hits = Object.freeze((await search(state.generation)).map((hit) => Object.freeze(hit)));
+    cache.set(key, hits);
+    return hits;
+  }
 }
 
 /** Characters an answer holds, for the cache's bound. */
