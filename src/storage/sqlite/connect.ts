@@ -3,7 +3,6 @@ import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase, type SqliteStatement } from 'kysely';
-import { fallbackFrames, WalCheckpoints } from './checkpoints.ts';
 import { SqliteReaders } from './readers.ts';
 import { StatementCache, wrapStatement } from './statements.ts';
 import { WalSync } from './wal-sync.ts';
@@ -67,10 +66,6 @@ class NodeSqliteDatabase implements SqliteDatabase {
     });
   }
 }
-
-/** Bytes of the WAL file's header and of each frame's (https://www.sqlite.org/walformat.html). */
-const walHeaderBytes = 32;
-const walFrameHeaderBytes = 24;
 
 /** Bytes of the first copy of the WAL-index header (https://www.sqlite.org/walformat.html#the_wal_index_file_format). */
 const walIndexHeaderBytes = 48;
@@ -176,8 +171,6 @@ class DurableSqliteDriver extends SqliteDriver {
   #unlock: (() => void) | null = null;
   /** Whether this connection holds a write turn (from `begin` to its commit or rollback). */
   #inTurn = false;
-  /** Heard after a holder's commits, before their flush is awaited (the WAL's checkpoints). */
-  afterCommit: (() => void) | null = null;
 
   constructor(connection: NodeSqliteDatabase, wal: WalSync | null, turns: WriteTurns) {
     super({ database: connection });
@@ -233,9 +226,7 @@ class DurableSqliteDriver extends SqliteDriver {
     const unlock = this.#unlock!;
     this.#unlock = null;
     unlock();
-    if (committed === 0) return;
-    this.afterCommit?.();
-    if (this.#wal === null) return;
+    if (committed === 0 || this.#wal === null) return;
     const deferring = deferred.getStore();
     if (deferring) deferring.commit = Math.max(deferring.commit, committed);
     else await this.#wal.through(committed);
@@ -275,17 +266,10 @@ export function openSqlite(options: SqliteOptions): Storage {
   const memory = options.path === ':memory:';
   database.exec(memory ? 'pragma synchronous = full' : 'pragma synchronous = normal');
   database.exec('pragma foreign_keys = on');
-  if (!memory) {
-    // After a burst that outgrew the checkpoints (a long read holds frames back), the log shrinks back to the
-    // fallback bound when SQLite next rewinds it, instead of keeping its largest size on disk for good.
-    const { page_size: pageBytes } = database.prepare('pragma page_size').get() as { page_size: number };
-    database.exec(`pragma journal_size_limit = ${walHeaderBytes + fallbackFrames * (walFrameHeaderBytes + pageBytes)}`);
-  }
   const connection = new NodeSqliteDatabase(database, options.path);
   const wal = memory ? null : new WalSync(options.path, () => connection.commits);
   const turns = new WriteTurns(options.turns);
-  const driver = new DurableSqliteDriver(connection, wal, turns);
-  const db = new Kysely<Database>({ dialect: new DurableSqliteDialect(driver, connection) });
+  const db = new Kysely<Database>({ dialect: new DurableSqliteDialect(new DurableSqliteDriver(connection, wal, turns), connection) });
   const threads = !memory && (options.threads ?? true);
   const readers = threads ? new SqliteReaders(options.path) : null;
   // One writing thread: SQLite has one writer at a time, which it takes turns with (write-turns.ts). Should it
@@ -294,15 +278,9 @@ export function openSqlite(options: SqliteOptions): Storage {
     ? new SqliteReaders(options.path, 1, {
         script: new URL('./writer-thread.ts', import.meta.url),
         data: { turns: turns.buffer },
-        onFailure: () => {
-          turns.stop();
-          checkpoints?.fallBack();
-        },
+        onFailure: () => turns.stop(),
       })
     : null;
-  // The writing thread checkpoints the log, off the event loop; without one SQLite checkpoints in the commit.
-  const checkpoints = writer ? new WalCheckpoints(database, options.path, writer) : null;
-  if (checkpoints) driver.afterCommit = () => checkpoints.committed();
   return {
     db,
     profile: dialectProfiles.sqlite,
@@ -328,7 +306,6 @@ export function openSqlite(options: SqliteOptions): Storage {
     async close() {
       await readers?.close();
       await writer?.close();
-      checkpoints?.close();
       await db.destroy();
       await wal?.close();
     },

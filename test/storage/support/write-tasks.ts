@@ -16,8 +16,3 @@ export async function addStates(storage: Storage, prefix: string, count: number)
 export async function fail(): Promise<never> {
   throw new Error('failed on the writing thread');
 }
-
-/** Ends the writing thread, as a crash would. */
-export async function exitThread(): Promise<never> {
-  process.exit(1);
-}
