@@ -340,7 +340,7 @@ export class CountryDatabase {
     if (v4 !== null) return this.#inV4(v4);
     const cached = this.#cache.get(ip);
     if (cached !== undefined) return cached;
-    const found = this.#lookup(ip);
+    const found = this.#notDottedQuad(ip);
     // Bounded: a flood of distinct addresses costs lookups again, never memory.
     if (this.#cache.size >= 200_000) this.#cache.clear();
     this.#cache.set(ip, found);
@@ -354,7 +354,11 @@ export class CountryDatabase {
 
   #lookup(ip: string): string | null {
     const v4 = dottedQuad(ip);
-    if (v4 !== null) return this.#inV4(v4);
+    return v4 !== null ? this.#inV4(v4) : this.#notDottedQuad(ip);
+  }
+
+  /** An address that is not a dotted quad: IPv6 (an IPv4-mapped one included), else none. */
+  #notDottedQuad(ip: string): string | null {
     if (!isIPv6(ip)) return null;
     const address = parseIPv6(ip);
     if (typeof address === 'number') return this.#inV4(address);
