@@ -151,9 +151,12 @@ export async function searchGeneration(
     within: null,
   };
   const engine = fullTextIndexes[storage.profile.name];
-  // The words' counts, which the any-word tier reads anyway, are read first: a word no section holds
-  // (a version number, a name the docs never use) leaves nothing for the tiers that need every word,
-  // so they are not asked. Each tier is a ranked statement while the search holds its connection.
+  // The words' counts (which the any-word tier needs) are read first, once per word and generation (see
+  // wordFrequencies): a word no section holds (a version number, a name the docs never use) leaves nothing
+  // for the tiers that need every word, so they are not asked; each tier is a ranked statement while the
+  // search holds its connection. On PostgreSQL, whose count visits every section holding the word
+  // (FullTextIndex's `countsCheaply`), a common word's first count in a generation is paid even when the
+  // every-word tiers fill the answer.
   const counts = terms.distinct.length > 1 ? await wordFrequencies(storage, projectId, generation, terms.distinct, terms.prefix) : null;
   const everyWordFound = counts === null || terms.distinct.every((word) => counts.get(word)! > 0);
   let candidates: Candidate[] = [];
