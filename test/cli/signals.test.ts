@@ -116,11 +116,14 @@ describe('stop signals sent to the process a supervisor started', () => {
       const port = Number(new URL((JSON.parse(started.ready.line) as { listen: string[] }).listen[0]).port);
       let stdout = '';
       started.parent.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      // The pipe ends once npm and the proxy, which shares it, have both closed it: what they wrote has then arrived.
+      const stdoutEnded = new Promise((resolve) => started!.parent.stdout!.once('end', resolve));
       const parentExit = new Promise<number | null>((resolve) => started!.parent.once('exit', resolve));
       process.kill(started.parent.pid!, 'SIGINT');
       await parentExit;
       expect(await waitFor(() => !running(started!.ready.pid), 5000)).toBe(true);
       expect(await portIsFree(port)).toBe(true);
+      await stdoutEnded;
       expect(stdout).toContain('"dropped":0');
     } finally {
       killAll(started);
