@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -256,7 +256,10 @@ async function run(report: Report): Promise<void> {
     const cpuBefore = server.cpuSeconds();
     // The event loop's share: the thread every request and statement waits for.
     const loopBefore = mainThreadCpuSeconds(server.child.pid!);
+    // The client's own CPU (this process: building the bodies and sending them) shares the cores with the server.
+    const clientBefore = process.cpuUsage();
     const { rate, aiShare } = await shipEvents(url, projectId, key, shape);
+    const clientUsage = process.cpuUsage(clientBefore);
     const cpuIngesting = server.cpuSeconds() - cpuBefore;
     const loopIngesting = mainThreadCpuSeconds(server.child.pid!) - loopBefore;
     report.add({
@@ -270,6 +273,16 @@ async function run(report: Report): Promise<void> {
     const cpuSettled = server.cpuSeconds() - cpuBefore;
     report.add({ name: 'server CPU per view while ingesting (all threads, folds beside)', value: (cpuIngesting * 1e6) / shape.views, unit: 'µs' });
     report.add({ name: 'server event-loop CPU per view while ingesting (main thread, folds beside)', value: (loopIngesting * 1e6) / shape.views, unit: 'µs' });
+    const clientPerView = (clientUsage.user + clientUsage.system) / shape.views;
+    report.add({ name: 'client CPU per view (building and sending the bodies, same cores)', value: clientPerView, unit: 'µs' });
+    // What the cores allow: every core busy with nothing but the client and the server, at this run's CPU per view.
+    const cores = availableParallelism();
+    report.add({
+      name: `events/s the ${cores} cores allow at this run's CPU per view (client and server, every core busy)`,
+      value: Math.round(cores / ((cpuIngesting * 1e6) / shape.views + clientPerView) / 1e-6),
+      unit: 'events/s',
+      reference: { name: 'measured', value: Math.round(rate) },
+    });
     report.add({
       name: 'server CPU per view until every view is folded and every doubted visit repaired (all threads)',
       value: (cpuSettled * 1e6) / shape.views,

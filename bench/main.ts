@@ -1,4 +1,5 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
+import { machineReferences } from './machine.ts';
 import { Report } from './report.ts';
 import { suites } from './suites.ts';
 
@@ -13,6 +14,7 @@ const report = new Report();
 process.stdout.write(`Quire benchmarks on Node ${process.versions.node}, ${new Date().toISOString()}\n`);
 for (const suite of selected) {
   report.section(`${suite.name}: ${suite.description}`);
+  machineReferences(report);
   await suite.run(report);
 }
 mkdirSync('test-results', { recursive: true });
