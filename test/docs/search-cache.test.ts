@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AnswerCache } from '../../src/docs/search/cache.ts';
+import { AnswerCache } from '../../src/lib/answer-cache.ts';
 
 describe('the search answer cache', () => {
   it('keeps the most recently used answers within its count', () => {

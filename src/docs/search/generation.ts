@@ -1,6 +1,6 @@
 import type { ReadStorage } from '../../storage/dialect.ts';
 import { visibleAt } from '../index/visible.ts';
-import { AnswerCache } from './cache.ts';
+import { AnswerCache } from '../../lib/answer-cache.ts';
 import type { Candidate, MatchRequest } from './engines/engine.ts';
 import { fullTextIndexes } from './engines/engines.ts';
 import { scoreCandidates } from './score.ts';
@@ -134,6 +134,7 @@ export async function searchGeneration(
   storage: SearchStorage,
   projectId: string,
   generation: number,
+  builtAt: number,
   query: SearchTerms,
   limit: number,
   threshold: number,
@@ -146,6 +147,7 @@ export async function searchGeneration(
     prefix: terms.prefix,
     phrase: terms.sequence.length > 1 ? terms.sequence : null,
     visible: visibleAt('s', generation),
+    index: { owner: storage.database ?? storage.db, generation, builtAt },
     groups,
     limit: candidateCount,
     within: null,

@@ -44,27 +44,36 @@ export async function searchDocsShared(storage: Storage, projectId: string, quer
   // searches and writes held the connections.
   if (storage.readers) {
     const readers = storage.readers;
-    return answer(storage.db, (generation) =>
-      readers.run<SearchHit[]>(generationModule, 'searchGeneration', [projectId, generation, terms, limit, threshold, options.groups ?? null]),
+    return answer(storage.db, (generation, builtAt) =>
+      readers.run<SearchHit[]>(generationModule, 'searchGeneration', [projectId, generation, builtAt, terms, limit, threshold, options.groups ?? null]),
     );
   }
   return storage.db
     .connection()
     .execute((db) =>
-      answer(db, (generation) =>
-        searchGeneration({ db, profile: storage.profile, database: storage.db }, projectId, generation, terms, limit, threshold, options.groups ?? null),
+      answer(db, (generation, builtAt) =>
+        searchGeneration(
+          { db, profile: storage.profile, database: storage.db },
+          projectId,
+          generation,
+          builtAt,
+          terms,
+          limit,
+          threshold,
+          options.groups ?? null,
+        ),
       ),
     );
 
   /** The answer for the project's current generation, kept or found with `search`. */
-  async function answer(db: Storage['db'], search: (generation: number) => Promise<SearchHit[]>): Promise<readonly SearchHit[]> {
+  async function answer(db: Storage['db'], search: (generation: number, builtAt: number) => Promise<SearchHit[]>): Promise<readonly SearchHit[]> {
     const state = await db.selectFrom('docs_state').select(['generation', 'built_at']).where('project_id', '=', projectId).executeTakeFirst();
     if (!state || state.built_at === null) return [];
     const cache = cacheFor<readonly SearchHit[]>(storage.db, answerSize);
     const key = JSON.stringify([projectId, state.generation, state.built_at, terms, limit, threshold, options.groups ?? null]);
     const cached = cache.get(key);
     if (cached) return cached;
-    const hits = Object.freeze((await search(state.generation)).map((hit) => Object.freeze(hit)));
+    const hits = Object.freeze((await search(state.generation, Number(state.built_at))).map((hit) => Object.freeze(hit)));
     cache.set(key, hits);
     return hits;
   }

@@ -39,6 +39,12 @@ export interface MatchRequest {
   phrase: string[] | null;
   /** Which docs_sections rows are visible (the project's current generation). */
   visible: Expression<SqlBool>;
+  /**
+   * The index the search reads: the project's generation and the time it was switched to, which name its
+   * rows for as long as it is current (see ../cache.ts), and the database handle under which an engine may
+   * keep what it read of them between searches.
+   */
+  index: { owner: object; generation: number; builtAt: number };
   /** Only pages of these navigation groups; null for all. */
   groups: string[] | null;
   limit: number;

@@ -1,5 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../../storage/schema.ts';
 import type { Candidate, FullTextIndex, MatchRequest } from './engine.ts';
+import { anyWordFromTermRanks } from './postgres-term-ranks.ts';
 import { projectToken } from './project-token.ts';
 
 /** Entries per insert statement, well under PostgreSQL's 65,535 bound parameters. */
@@ -36,7 +38,10 @@ function wordsQuery(request: MatchRequest): string {
   const labels = request.headingsOnly ? 'AB' : '';
   const labelled = (word: string) => (labels ? `${word}:${labels}` : word);
   const terms = words.filter((word) => word !== prefix).map(labelled);
-  if (prefix) terms.push(`(${labelled(prefix)} | ${prefix}:*${labels})`);
+  // Any word: the prefix alone, which matches the whole word too. ts_rank() counts a term once however often
+  // the query names it, ignoring `:*`, so `word | word:*` was ranked as one of the two, whichever its sort
+  // kept; as the prefix alone it is always the prefix, as the ranks kept per term sum it (postgres-term-ranks.ts).
+  if (prefix) terms.push(request.every ? `(${labelled(prefix)} | ${prefix}:*${labels})` : `${prefix}:*${labels}`);
   return terms.join(request.every ? ' & ' : ' | ');
 }
 
@@ -77,66 +82,8 @@ export const postgresFullText: FullTextIndex = {
   },
 
   async match(db, request) {
-    const query = sql`to_tsquery(${language}, ${wordsQuery(request)})`;
-    const project = sql`cast(${projectToken(request.projectId)} as tsquery)`;
-    const phrase = request.phrase ? sql`phraseto_tsquery(${language}, ${request.phrase.join(' ')})` : null;
-    const bonus = phrase ? sql`case when f.vector @@ ${phrase} then ${sql.lit(phraseBonus)} else 1 end` : sql`1`;
-    const groups = request.groups ? sql`and p.group_name in (${sql.join(request.groups)})` : sql``;
-    // With `within`, the index selects only the sections holding one of the rarer words, and
-    // ts_rank() runs on those alone, still over every word of the query.
-    const selected = request.within && !request.every ? sql`to_tsquery(${language}, ${anyOf(request.within, request.prefix)})` : query;
-    // Words in titles and headings are looked up in `headings` (see the 042 migration), where the
-    // index match is exact: the same sections as the labels `:AB` select in `vector`.
-    const inHeadings = request.headingsOnly
-      ? wordsQuery({ ...request, headingsOnly: false })
-      : request.oneInHeadings
-        ? anyOf(request.words, request.prefix)
-        : null;
-    const matched = request.headingsOnly
-      ? sql`f.headings @@ (to_tsquery(${language}, ${inHeadings}) && ${project})`
-      : inHeadings !== null
-        ? sql`f.headings @@ (to_tsquery(${language}, ${inHeadings}) && ${project}) and f.vector @@ (${selected} && ${project})`
-        : sql`f.vector @@ (${selected} && ${project})`;
-    // The words are counted after the limit, on the best sections only: in the ranked select they would
-    // be computed for every matching section before the sort.
-    if (request.headingsOnly) {
-      // Ranked on `headings`, a few words per section, rather than on `vector`, which ts_rank() reads and
-      // decompresses whole for every matching section (a common word's thousands): the query's labels
-      // (`:AB`) did not keep ts_rank() from weighing the body's positions too, so the rank differs a
-      // little, and on the quality corpus (bench/docs-quality-quire.ts) it ranked as well or slightly
-      // better. The phrase, looked for in the whole text, then lifts the best sections only, chosen
-      // from several times as many as wanted.
-      const result = await sql<Candidate>`
-        select c.path, c.route, c.title, c."group", c.position, c.id, c.ordinal, c.anchor, c.heading, ${wordsFound(request, sql.ref('f.vector'))} as found, c.rank * ${bonus} as rank
-        from (
-          select p.path, p.route, p.title, p.group_name as "group", p.position, s.id, s.ordinal, s.anchor, s.heading, f.section_id,
-            ts_rank(${weights}, f.headings, ${query}) as rank
-          from docs_search f
-          join docs_sections s on s.id = f.section_id
-          join docs_pages p on p.id = s.page_id
-          where ${matched} and f.project_id = ${request.projectId} and ${request.visible} ${groups}
-          order by rank desc, p.position, s.ordinal
-          limit ${request.limit * headingsRankedPerCandidate}
-        ) c
-        join docs_search f on f.section_id = c.section_id
-        order by rank desc, c.position, c.ordinal
-        limit ${request.limit}`.execute(db);
-      return result.rows;
-    }
-    const result = await sql<Candidate>`
-      select c.path, c.route, c.title, c."group", c.position, c.id, c.ordinal, c.anchor, c.heading, ${wordsFound(request)} as found, c.rank
-      from (
-        select p.path, p.route, p.title, p.group_name as "group", p.position, s.id, s.ordinal, s.anchor, s.heading, f.vector,
-          ts_rank(${weights}, f.vector, ${query}) * ${bonus} as rank
-        from docs_search f
-        join docs_sections s on s.id = f.section_id
-        join docs_pages p on p.id = s.page_id
-        where ${matched} and f.project_id = ${request.projectId} and ${request.visible} ${groups}
-        order by rank desc, p.position, s.ordinal
-        limit ${request.limit}
-      ) c
-      order by c.rank desc, c.position, c.ordinal`.execute(db);
-    return result.rows;
+    // The any-word tier from the ranks kept per term (postgres-term-ranks.ts), where it can answer.
+    return (await anyWordFromTermRanks(db, request, language, weights)) ?? matchByStatement(db, request);
   },
 
   async frequencies(db, projectId, words, prefix) {
@@ -151,3 +98,67 @@ export const postgresFullText: FullTextIndex = {
     return words.map((_, index) => Number(row[`c${index}`]));
   },
 };
+
+/** The match as one ranked statement: every tier, and the any-word tier when its ranks cannot be summed from the kept ones. */
+export async function matchByStatement(db: Kysely<Database>, request: MatchRequest): Promise<Candidate[]> {
+  const query = sql`to_tsquery(${language}, ${wordsQuery(request)})`;
+  const project = sql`cast(${projectToken(request.projectId)} as tsquery)`;
+  const phrase = request.phrase ? sql`phraseto_tsquery(${language}, ${request.phrase.join(' ')})` : null;
+  const bonus = phrase ? sql`case when f.vector @@ ${phrase} then ${sql.lit(phraseBonus)} else 1 end` : sql`1`;
+  const groups = request.groups ? sql`and p.group_name in (${sql.join(request.groups)})` : sql``;
+  // With `within`, the index selects only the sections holding one of the rarer words, and
+  // ts_rank() runs on those alone, still over every word of the query.
+  const selected = request.within && !request.every ? sql`to_tsquery(${language}, ${anyOf(request.within, request.prefix)})` : query;
+  // Words in titles and headings are looked up in `headings` (see the 042 migration), where the
+  // index match is exact: the same sections as the labels `:AB` select in `vector`.
+  const inHeadings = request.headingsOnly
+    ? wordsQuery({ ...request, headingsOnly: false })
+    : request.oneInHeadings
+      ? anyOf(request.words, request.prefix)
+      : null;
+  const matched = request.headingsOnly
+    ? sql`f.headings @@ (to_tsquery(${language}, ${inHeadings}) && ${project})`
+    : inHeadings !== null
+      ? sql`f.headings @@ (to_tsquery(${language}, ${inHeadings}) && ${project}) and f.vector @@ (${selected} && ${project})`
+      : sql`f.vector @@ (${selected} && ${project})`;
+  // The words are counted after the limit, on the best sections only: in the ranked select they would
+  // be computed for every matching section before the sort.
+  if (request.headingsOnly) {
+    // Ranked on `headings`, a few words per section, rather than on `vector`, which ts_rank() reads and
+    // decompresses whole for every matching section (a common word's thousands): the query's labels
+    // (`:AB`) did not keep ts_rank() from weighing the body's positions too, so the rank differs a
+    // little, and on the quality corpus (bench/docs-quality-quire.ts) it ranked as well or slightly
+    // better. The phrase, looked for in the whole text, then lifts the best sections only, chosen
+    // from several times as many as wanted.
+    const result = await sql<Candidate>`
+        select c.path, c.route, c.title, c."group", c.position, c.id, c.ordinal, c.anchor, c.heading, ${wordsFound(request, sql.ref('f.vector'))} as found, c.rank * ${bonus} as rank
+        from (
+          select p.path, p.route, p.title, p.group_name as "group", p.position, s.id, s.ordinal, s.anchor, s.heading, f.section_id,
+            ts_rank(${weights}, f.headings, ${query}) as rank
+          from docs_search f
+          join docs_sections s on s.id = f.section_id
+          join docs_pages p on p.id = s.page_id
+          where ${matched} and f.project_id = ${request.projectId} and ${request.visible} ${groups}
+          order by rank desc, p.position, s.ordinal
+          limit ${request.limit * headingsRankedPerCandidate}
+        ) c
+        join docs_search f on f.section_id = c.section_id
+        order by rank desc, c.position, c.ordinal
+        limit ${request.limit}`.execute(db);
+    return result.rows;
+  }
+  const result = await sql<Candidate>`
+      select c.path, c.route, c.title, c."group", c.position, c.id, c.ordinal, c.anchor, c.heading, ${wordsFound(request)} as found, c.rank
+      from (
+        select p.path, p.route, p.title, p.group_name as "group", p.position, s.id, s.ordinal, s.anchor, s.heading, f.vector,
+          ts_rank(${weights}, f.vector, ${query}) * ${bonus} as rank
+        from docs_search f
+        join docs_sections s on s.id = f.section_id
+        join docs_pages p on p.id = s.page_id
+        where ${matched} and f.project_id = ${request.projectId} and ${request.visible} ${groups}
+        order by rank desc, p.position, s.ordinal
+        limit ${request.limit}
+      ) c
+      order by c.rank desc, c.position, c.ordinal`.execute(db);
+  return result.rows;
+}

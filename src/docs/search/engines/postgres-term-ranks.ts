@@ -1,0 +1,192 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Database } from '../../../storage/schema.ts';
+import { AnswerCache } from '../../../lib/answer-cache.ts';
+import type { Candidate, MatchRequest } from './engine.ts';
+import { projectToken } from './project-token.ts';
+
+/**
+ * The any-word match on PostgreSQL from ranks kept per query term, so that a term's sections are ranked
+ * once per generation instead of at every search.
+ *
+ * ts_rank() of an OR query is a sum over its distinct terms: each term present in a section adds what
+ * the section's positions of it give, and the sum is divided by the number of distinct terms (PostgreSQL's
+ * `calc_rank_or`, without normalization). So the rank of a section for any words is the sum of its
+ * ranks for each term alone, divided by the terms' count: a term's ranks, read once for the project's
+ * generation (which never changes once readers see it), serve every later query that holds the term.
+ * The any-word statement ranked every section holding one of the rarer words on every search (ts_rank()
+ * reads the section's whole vector), about 15 ms of the database's time per question in the assistant
+ * benchmark; here it is a sum over the kept ranks and one statement for the best sections' fields.
+ *
+ * Terms of which a section must hold one (the rarer words, `within`) are kept whole: every section
+ * holding them, up to `wholeTermSections`. A more common term only adds to the rank of those sections, so
+ * only its ranks in the sections asked about are read and kept. A request this cannot answer exactly (a
+ * group filter, a word the text search configuration does not read as one term, a required term held by
+ * too many sections) is left to the engine's statement (null).
+ */
+
+/** Sections a required term may have for its ranks to be kept whole; beyond, the statement ranks them. */
+const wholeTermSections = 4000;
+/** Ranks kept per database, all terms together (about 40 bytes each). */
+const maxKeptRanks = 2_000_000;
+
+/** One term's ranks in the sections of one generation of a project. */
+interface TermRanks {
+  /** Every section holding the term (`whole`), or only those asked about so far. */
+  whole: boolean;
+  /** Section id → rank; 0 for a section asked about that does not hold the term. */
+  ranks: Map<number, number>;
+  /** Each section's page position and ordinal (whole terms only), the order of equal ranks. */
+  order: Map<number, [number, number]>;
+}
+
+interface Kept {
+  /** A word as `to_tsquery` reads it (`'execut'`, `'conf':*`), or null when it is not one term. */
+  terms: AnswerCache<string | null>;
+  ranks: AnswerCache<TermRanks>;
+}
+
+const kept = new WeakMap<object, Kept>();
+
+function keptFor(owner: object): Kept {
+  let found = kept.get(owner);
+  if (!found) {
+    found = {
+      terms: new AnswerCache<string | null>(() => 1, { entries: 65_536, characters: 65_536 }),
+      ranks: new AnswerCache<TermRanks>((ranks) => ranks.ranks.size + 1, { entries: 65_536, characters: maxKeptRanks }),
+    };
+    kept.set(owner, found);
+  }
+  return found;
+}
+
+/** One term, as the text of a tsquery: a quoted lexeme, maybe a prefix (`:*`), nothing else. */
+const singleTerm = /^'(?:[^']|'')+'(?::\*)?$/;
+
+/** A term's lexeme: its text without the quotes and the prefix mark. */
+const lexemeOf = (term: string) => term.replace(/:\*$/, '').slice(1, -1).replaceAll("''", "'");
+
+/** Each of `operands` (a word, or a word and `:*`) as the tsquery term it reads as, or null. */
+async function termsOf(db: Kysely<Database>, keptTerms: AnswerCache<string | null>, language: RawBuilder<unknown>, operands: string[]) {
+  const terms = new Map<string, string | null>();
+  const missing: string[] = [];
+  for (const operand of operands) {
+    const known = keptTerms.get(operand);
+    if (known === undefined) missing.push(operand);
+    else terms.set(operand, known);
+  }
+  if (missing.length > 0) {
+    const rows = await sql<{ operand: string; term: string }>`
+      select operand, to_tsquery(${language}, operand)::text as term from unnest(${missing}::text[]) as operand`.execute(db);
+    for (const { operand, term } of rows.rows) {
+      const single = singleTerm.test(term) ? term : null;
+      keptTerms.set(operand, single);
+      terms.set(operand, single);
+    }
+  }
+  return terms;
+}
+
+/**
+ * The any-word candidates of `request` (its `every` false), ranked as the engine's statement ranks them,
+ * or null when that statement must answer. `language` and `weights` are the engine's.
+ */
+export async function anyWordFromTermRanks(
+  db: Kysely<Database>,
+  request: MatchRequest,
+  language: RawBuilder<unknown>,
+  weights: RawBuilder<unknown>,
+): Promise<Candidate[] | null> {
+  if (request.groups !== null || request.every || request.headingsOnly || request.oneInHeadings) return null;
+  const { words, prefix, index } = request;
+  const keep = keptFor(index.owner);
+  // The last word as a prefix only: it matches the whole word too, and the statement's query names it so (postgres.ts).
+  const operandsOf = (word: string) => (word === prefix ? [`${word}:*`] : [word]);
+  const terms = await termsOf(db, keep.terms, language, words.flatMap(operandsOf));
+  if ([...terms.values()].some((term) => term === null)) return null;
+  const termOf = (operand: string) => terms.get(operand)!;
+  const distinct = [...new Set(words.flatMap(operandsOf).map(termOf))];
+  // ts_rank() counts a lexeme once, prefix or not (its terms are told apart by their text alone): a word and the
+  // prefix that stem to one lexeme are a single term there, whichever of the two its sort kept. Left to it.
+  const lexemes = new Set(distinct.map(lexemeOf));
+  if (lexemes.size < distinct.length) return null;
+  const required = new Set((request.within ?? words).flatMap(operandsOf).map(termOf));
+  const keyOf = (term: string) => JSON.stringify([request.projectId, index.generation, index.builtAt, term]);
+  const visible = request.visible;
+  const project = sql`cast(${projectToken(request.projectId)} as tsquery)`;
+
+  // Every section of each required term, read once per generation (ranked by the engine, as alone in a query).
+  const ranksOf = new Map<string, TermRanks>();
+  for (const term of required) {
+    let ranks = keep.ranks.get(keyOf(term));
+    if (!ranks?.whole) {
+      const rows = await sql<{ id: number | string; position: number; ordinal: number; rank: number }>`
+        select s.id, p.position, s.ordinal, ts_rank(${weights}, f.vector, cast(${term} as tsquery)) as rank
+        from docs_search f
+        join docs_sections s on s.id = f.section_id
+        join docs_pages p on p.id = s.page_id
+        where f.vector @@ (cast(${term} as tsquery) && ${project}) and f.project_id = ${request.projectId} and ${visible}
+        limit ${wholeTermSections + 1}`.execute(db);
+      if (rows.rows.length > wholeTermSections) return null;
+      ranks = { whole: true, ranks: new Map(), order: new Map() };
+      for (const row of rows.rows) {
+        ranks.ranks.set(Number(row.id), Math.fround(Number(row.rank)));
+        ranks.order.set(Number(row.id), [Number(row.position), Number(row.ordinal)]);
+      }
+      keep.ranks.set(keyOf(term), ranks);
+    }
+    ranksOf.set(term, ranks);
+  }
+  const candidates = new Set<number>();
+  for (const term of required) for (const id of ranksOf.get(term)!.ranks.keys()) candidates.add(id);
+  if (candidates.size === 0) return [];
+
+  // The other terms' ranks in those sections: only the sections not asked about before are read.
+  for (const term of distinct) {
+    if (required.has(term)) continue;
+    let ranks = keep.ranks.get(keyOf(term));
+    if (!ranks) ranks = { whole: false, ranks: new Map(), order: new Map() };
+    const unknown = ranks.whole ? [] : [...candidates].filter((id) => !ranks.ranks.has(id));
+    if (unknown.length > 0) {
+      const rows = await sql<{ id: number | string; rank: number }>`
+        select f.section_id as id, ts_rank(${weights}, f.vector, cast(${term} as tsquery)) as rank
+        from docs_search f
+        where f.section_id = any(${unknown}::bigint[]) and f.vector @@ cast(${term} as tsquery)`.execute(db);
+      for (const id of unknown) ranks.ranks.set(id, 0);
+      for (const row of rows.rows) ranks.ranks.set(Number(row.id), Math.fround(Number(row.rank)));
+    }
+    // Set again after growing, so the cache counts what it now holds.
+    keep.ranks.set(keyOf(term), ranks);
+    ranksOf.set(term, ranks);
+  }
+
+  const orderOf = (id: number) => {
+    for (const term of required) {
+      const order = ranksOf.get(term)!.order.get(id);
+      if (order) return order;
+    }
+    return [0, 0] as [number, number];
+  };
+  // Summed as calc_rank_or() sums: in single precision, term by term in the order of their lexemes' bytes,
+  // then divided by the terms' count; so sections that tie there (ordered by page position) tie here too.
+  const summed = [...distinct].sort((a, b) => Buffer.compare(Buffer.from(lexemeOf(a)), Buffer.from(lexemeOf(b))));
+  const scored = [...candidates].map((id) => {
+    let sum = 0;
+    for (const term of summed) sum = Math.fround(sum + (ranksOf.get(term)!.ranks.get(id) ?? 0));
+    const [position, ordinal] = orderOf(id);
+    return { id, rank: Math.fround(sum / summed.length), position, ordinal };
+  });
+  scored.sort((a, b) => b.rank - a.rank || a.position - b.position || a.ordinal - b.ordinal);
+  const best = scored.slice(0, request.limit);
+  const fields = await sql<Omit<Candidate, 'rank' | 'found'>>`
+    select p.path, p.route, p.title, p.group_name as "group", p.position, s.id, s.ordinal, s.anchor, s.heading
+    from docs_sections s
+    join docs_pages p on p.id = s.page_id
+    where s.id = any(${best.map((entry) => entry.id)}::bigint[])`.execute(db);
+  const fieldsOf = new Map(fields.rows.map((row) => [Number(row.id), row]));
+  /** How many of the words a section holds, each as a word or (the last) as a prefix, as the statement counts them. */
+  const found = (id: number) => words.filter((word) => operandsOf(word).some((operand) => (ranksOf.get(termOf(operand))!.ranks.get(id) ?? 0) > 0)).length;
+  return best.flatMap((entry) => {
+    const row = fieldsOf.get(entry.id);
+    return row ? [{ ...row, found: found(entry.id), rank: entry.rank }] : [];
+  });
+}

@@ -1,0 +1,53 @@
+/**
+ * A map bounded by its count of entries and by the sum of their sizes, least recently used leaving
+ * first: what a flood of distinct keys costs is bounded, and it pushes out only what it displaced. The
+ * docs search keeps its answers in one (docs/search/cache.ts), and what its engines read per term.
+ */
+
+/** Answers kept per database. */
+const maxEntries = 4096;
+/** Characters of Markdown and text kept per database (about twice as many bytes). */
+const maxCharacters = 32 * 1024 * 1024;
+
+export class AnswerCache<T> {
+  readonly #entries = new Map<string, { value: T; size: number }>();
+  #characters = 0;
+
+  readonly limits: { entries: number; characters: number };
+  readonly sizeOf: (value: T) => number;
+
+  constructor(sizeOf: (value: T) => number, limits = { entries: maxEntries, characters: maxCharacters }) {
+    this.sizeOf = sizeOf;
+    this.limits = limits;
+  }
+
+  get(key: string): T | undefined {
+    const entry = this.#entries.get(key);
+    if (!entry) return undefined;
+    // Map keeps insertion order: taking the entry out and back in makes it the most recent.
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    return entry.value;
+  }
+
+  set(key: string, value: T): void {
+    const size = this.sizeOf(value);
+    if (size > this.limits.characters) return;
+    const earlier = this.#entries.get(key);
+    if (earlier) {
+      this.#entries.delete(key);
+      this.#characters -= earlier.size;
+    }
+    this.#entries.set(key, { value, size });
+    this.#characters += size;
+    for (const [oldest, entry] of this.#entries) {
+      if (this.#entries.size <= this.limits.entries && this.#characters <= this.limits.characters) break;
+      this.#entries.delete(oldest);
+      this.#characters -= entry.size;
+    }
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+}

@@ -1,0 +1,171 @@
+import { RawNode, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { qualityCorpus } from '../../bench/docs-corpus.ts';
+import { indexCorpusPages } from '../../bench/docs-quire-index.ts';
+import { beginBuild } from '../../src/docs/index/begin.ts';
+import { finishBuild } from '../../src/docs/index/finish.ts';
+import { visibleAt } from '../../src/docs/index/visible.ts';
+import { writePages } from '../../src/docs/index/write.ts';
+import type { MatchRequest } from '../../src/docs/search/engines/engine.ts';
+import { matchByStatement, postgresFullText } from '../../src/docs/search/engines/postgres.ts';
+import { anyWordFromTermRanks } from '../../src/docs/search/engines/postgres-term-ranks.ts';
+import { searchDocs } from '../../src/docs/search/search.ts';
+import { searchTerms } from '../../src/docs/search/terms.ts';
+import type { Storage } from '../../src/storage/dialect.ts';
+import { testDatabases } from '../support/storage.ts';
+
+const postgres = testDatabases.filter((database) => database.dialect === 'postgres');
+const language = sql.lit('docs_english');
+const weights = sql`'{0, 0.1, 0.5, 1.0}'::float4[]`;
+
+/**
+ * The any-word match from ranks kept per term (postgres-term-ranks.ts) must rank as PostgreSQL's own
+ * ts_rank() of the whole OR query does: the same sections in the same order, the same counts of words
+ * found, ranks equal to float precision. Checked over real docs (the Temporal pages of the quality corpus)
+ * and the corpus's own queries, with and without the rarer words required.
+ */
+describe.skipIf(postgres.length === 0).each(postgres)('the any-word match from kept term ranks on $dialect', (database) => {
+  let storage: Storage;
+  const projectId = 'prj_term_ranks';
+  const { pages, queries } = qualityCorpus();
+  /** Queries of two words or more, spread over the corpus's list. */
+  const asked = queries.filter((query) => (searchTerms(query.query)?.distinct.length ?? 0) > 1).filter((_, index) => index % 7 === 0);
+
+  beforeAll(async () => {
+    storage = await database.open();
+    await indexCorpusPages(storage, projectId, pages.slice(0, 160));
+  }, 120_000);
+  afterAll(async () => {
+    await storage.close();
+  });
+
+  const generationNow = async () => {
+    const state = await storage.db.selectFrom('docs_state').select(['generation', 'built_at']).where('project_id', '=', projectId).executeTakeFirstOrThrow();
+    return { generation: state.generation, builtAt: Number(state.built_at) };
+  };
+
+  async function requestFor(query: string, within: 'none' | 'rarest'): Promise<MatchRequest> {
+    const terms = searchTerms(query)!;
+    const { generation, builtAt } = await generationNow();
+    let chosen: string[] | null = null;
+    if (within === 'rarest') {
+      const counts = await postgresFullText.frequencies(storage.db, projectId, terms.distinct, terms.prefix);
+      // The rarer half of the words, at least one: the others then only add to those sections' ranks.
+      const byRarity = terms.distinct.map((word, index) => ({ word, count: counts[index] })).sort((a, b) => a.count - b.count);
+      chosen = byRarity.slice(0, Math.max(1, Math.floor(byRarity.length / 2))).map((entry) => entry.word);
+    }
+    return {
+      projectId,
+      words: terms.distinct,
+      prefix: terms.prefix,
+      phrase: null,
+      every: false,
+      headingsOnly: false,
+      oneInHeadings: false,
+      within: chosen,
+      visible: visibleAt('s', generation),
+      index: { owner: storage, generation, builtAt },
+      groups: null,
+      limit: 100,
+    };
+  }
+
+  const plain = (candidates: { id: unknown; found?: number; rank: number }[]) =>
+    candidates.map((candidate) => ({ id: Number(candidate.id), found: candidate.found, rank: Number(candidate.rank) }));
+
+  /**
+   * The same ranks at every place, to float4 precision, and the same sections with the same words found
+   * wherever no two ranks are within that precision: ts_rank() sums in single precision from values this
+   * path only sees rounded, so two sections whose ranks differ by a unit in the last place may swap.
+   */
+  function expectSameRanking(kept: ReturnType<typeof plain>, statement: ReturnType<typeof plain>, query: string) {
+    expect(kept.length, query).toBe(statement.length);
+    let same = 0;
+    kept.forEach((entry, index) => {
+      const expected = statement[index];
+      expect(Math.abs(entry.rank - expected.rank), `${query}: place ${index}`).toBeLessThanOrEqual(1e-6 * Math.max(1, expected.rank));
+      if (entry.id !== expected.id) return;
+      same++;
+      expect(entry.found, `${query}: section ${entry.id}`).toBe(expected.found);
+    });
+    return same;
+  }
+
+  it('ranks every word of real queries as ts_rank() of the OR query does', async () => {
+    expect(asked.length).toBeGreaterThan(100);
+    let places = 0;
+    let same = 0;
+    for (const query of asked) {
+      const request = await requestFor(query.query, 'none');
+      const kept = await anyWordFromTermRanks(storage.db, request, language, weights);
+      expect(kept, query.query).not.toBeNull();
+      places += kept!.length;
+      same += expectSameRanking(plain(kept!), plain(await matchByStatement(storage.db, request)), query.query);
+    }
+    expect(places).toBeGreaterThan(1000);
+    expect(same / places).toBeGreaterThan(0.99);
+  });
+
+  it('ranks the sections of the rarer words by every word, reading the common words’ ranks only there', async () => {
+    let places = 0;
+    let same = 0;
+    for (const query of asked) {
+      const request = await requestFor(query.query, 'rarest');
+      const kept = await anyWordFromTermRanks(storage.db, request, language, weights);
+      expect(kept, query.query).not.toBeNull();
+      places += kept!.length;
+      same += expectSameRanking(plain(kept!), plain(await matchByStatement(storage.db, request)), query.query);
+    }
+    expect(places).toBeGreaterThan(1000);
+    expect(same / places).toBeGreaterThan(0.99);
+  });
+
+  it('answers from kept ranks again without ranking any section, and leaves a group filter to the statement', async () => {
+    const request = await requestFor('workflow execution history replay', 'rarest');
+    // The statements each call sends, as their SQL text (every one is a raw statement).
+    const sent: string[] = [];
+    const counted = storage.db.withPlugin({
+      transformQuery: ({ node }) => {
+        if (RawNode.is(node)) sent.push(node.sqlFragments.join('?'));
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    });
+    const first = await anyWordFromTermRanks(counted, request, language, weights);
+    expect(sent.filter((text) => text.includes('ts_rank')).length).toBeGreaterThan(0);
+    sent.length = 0;
+    const again = await anyWordFromTermRanks(counted, request, language, weights);
+    expect(plain(again!)).toEqual(plain(first!));
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).not.toContain('ts_rank');
+    expect(await anyWordFromTermRanks(storage.db, { ...request, groups: ['develop'] }, language, weights)).toBeNull();
+  });
+
+  it('reads a new generation’s ranks, not the last one’s', async () => {
+    const before = await requestFor('zanzibar quokka workflow', 'rarest');
+    expect(before.within).toEqual(['zanzibar']);
+    expect(await anyWordFromTermRanks(storage.db, before, language, weights)).toEqual([]);
+    const build = await beginBuild(storage, projectId, 'next');
+    const body = 'A quokka in Zanzibar keeps every Workflow Execution it sees.';
+    await writePages(storage, build, [
+      {
+        path: 'docs/zoo.md',
+        route: '/docs/zoo',
+        title: 'Zoo',
+        description: null,
+        keywords: [],
+        group: 'docs',
+        position: 10_000,
+        hidden: false,
+        markdown: `# Zoo\n\n${body}`,
+        sections: [{ anchor: '', heading: 'Zoo', level: 1, markdown: body, text: body }],
+        sourceHash: 'zoo',
+      },
+    ]);
+    await finishBuild(storage, build);
+    const after = await requestFor('zanzibar quokka workflow', 'rarest');
+    const found = await anyWordFromTermRanks(storage.db, after, language, weights);
+    expect(found?.map((candidate) => [candidate.path, candidate.found])).toEqual([['docs/zoo.md', 3]]);
+    expect((await searchDocs(storage, projectId, 'zanzibar quokka'))[0]?.path).toBe('docs/zoo.md');
+  });
+});
