@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { updateProject, waitForBuild, type DocsServer } from './docs-client.ts';
 import { qualityCorpus } from './docs-corpus.ts';
 import { temporalRepository, type BenchRepository } from './docs-repositories.ts';
-import { benchDatabaseNames, freshDatabase } from './databases.ts';
-import { startBenchProcess, type BenchProcess } from './processes.ts';
+import { benchDatabaseNames, freshDatabase, type BenchDatabase } from './databases.ts';
+import { processesCpuSeconds, startBenchProcess, type BenchProcess } from './processes.ts';
 import { percentile, type BenchSuite, type Report } from './report.ts';
 
 const sequential = Number(process.env.QUIRE_BENCH_ASSISTANT_REQUESTS ?? '200');
@@ -151,15 +151,29 @@ function figures(report: Report, prefix: string, label: string, measured: Map<st
   }
 }
 
-async function runOn(
+async function runOn(report: Report, name: 'sqlite' | 'postgres', folder: string, repository: BenchRepository, model: BenchProcess): Promise<void> {
+  const database = await freshDatabase(name);
+  // A pass-through of its own per database, as Quire is: shared, it came to the second database's phase warmed by the
+  // first's hundreds of answers while Quire started anew, and its CPU per answer there was about a third lower.
+  const passthrough = await startBenchProcess('bench/assistant-passthrough-server.ts', [], { OPENAI_BASE_URL: model.info.url });
+  try {
+    await measureOn(report, name, folder, repository, model, passthrough, database);
+  } finally {
+    await passthrough.stop();
+    await database.drop();
+  }
+}
+
+/** runOn's measurements, with the database and the pass-through it started. */
+async function measureOn(
   report: Report,
   name: 'sqlite' | 'postgres',
   folder: string,
   repository: BenchRepository,
   model: BenchProcess,
   passthrough: BenchProcess,
+  database: BenchDatabase,
 ): Promise<void> {
-  const database = await freshDatabase(name);
   const quire = await startBenchProcess('bench/assistant-server.ts', [], {
     ...database.env,
     QUIRE_BENCH_REPOSITORIES: folder,
@@ -182,11 +196,15 @@ async function runOn(
     const concurrent = new Map<string, Timing[]>();
     // CPU per answer of the process that answers: unlike wall-clock times, it holds on a machine busy with other work.
     const cpu = new Map<string, number>();
+    /** PostgreSQL's own processes, per answer of Quire's phase: the database's share of an answer, beside Quire's process. */
+    let databaseCpu: number | null = null;
     for (const target of all) {
       const before = target.cpuSeconds();
+      const databaseBefore = name === 'postgres' ? processesCpuSeconds('postgres') : 0;
       const timings = await atOnce(target, concurrency, concurrentSeconds);
       concurrent.set(target.name, timings);
       cpu.set(target.name, ((target.cpuSeconds() - before) * 1000) / timings.length);
+      if (name === 'postgres' && target.name === 'Quire') databaseCpu = ((processesCpuSeconds('postgres') - databaseBefore) * 1000) / timings.length;
     }
     const counts = [...concurrent.values()].map((timings) => timings.length).join('/');
     const label = `${concurrency} at once (${concurrentSeconds} s, ${counts} answers)`;
@@ -198,9 +216,11 @@ async function runOn(
       unit: 'ms',
       reference: { name: 'the pass-through’s process', value: Number(bare.toFixed(2)) },
     });
+    if (databaseCpu !== null) {
+      report.add({ name: `${prefix} ${label}: CPU time per answer, PostgreSQL's processes`, value: Number(databaseCpu.toFixed(2)), unit: 'ms' });
+    }
   } finally {
     await quire.stop();
-    await database.drop();
   }
 }
 
@@ -210,13 +230,11 @@ export const assistantBench: BenchSuite = {
   async run(report) {
     const folder = mkdtempSync(join(tmpdir(), 'quire-bench-assistant-'));
     const model = await startBenchProcess('bench/assistant-model-server.ts', [], {});
-    const passthrough = await startBenchProcess('bench/assistant-passthrough-server.ts', [], { OPENAI_BASE_URL: model.info.url });
     try {
       const databases = await benchDatabaseNames();
       const repository = temporalRepository(folder, qualityCorpus().pages);
-      for (const name of databases) await runOn(report, name, folder, repository, model, passthrough);
+      for (const name of databases) await runOn(report, name, folder, repository, model);
     } finally {
-      await passthrough.stop();
       await model.stop();
       rmSync(folder, { recursive: true, force: true });
     }
