@@ -136,8 +136,16 @@ describe.skipIf(postgres.length === 0).each(postgres)('the any-word match from k
     sent.length = 0;
     const again = await anyWordFromTermRanks(counted, request, language, weights);
     expect(plain(again!)).toEqual(plain(first!));
-    expect(sent).toHaveLength(1);
-    expect(sent[0]).not.toContain('ts_rank');
+    // The ranks, the words' terms and the sections' fields are all kept: nothing is read.
+    expect(sent).toEqual([]);
+    // A word the search counted in no section is not matched on its own: only its term is read.
+    const counts = new Map([
+      ['qwzx', 0],
+      ['workflow', 50],
+    ]);
+    const none = await anyWordFromTermRanks(counted, { ...(await requestFor('workflow qwzx', 'none')), within: ['qwzx'], counts }, language, weights);
+    expect(none).toEqual([]);
+    expect(sent.filter((text) => text.includes('ts_rank'))).toEqual([]);
     expect(await anyWordFromTermRanks(storage.db, { ...request, groups: ['develop'] }, language, weights)).toBeNull();
   });
 

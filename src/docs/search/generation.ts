@@ -175,12 +175,15 @@ export async function searchGeneration(
     const earlier = asked?.headingsOnly ? [] : candidates;
     asked = tier;
     const seen = new Set(earlier.map((candidate) => Number(candidate.id)));
-    candidates = [...earlier, ...(await engine.match(storage.db, { ...request, ...tier, within })).filter((candidate) => !seen.has(Number(candidate.id)))];
+    candidates = [
+      ...earlier,
+      ...(await engine.match(storage.db, { ...request, ...tier, within, counts })).filter((candidate) => !seen.has(Number(candidate.id))),
+    ];
     if (within && candidates.length < limit) {
       // Too few sections hold the rare words: sections of the common words alone fill the answer, after them.
       rare = new Set(candidates.map((candidate) => Number(candidate.id)));
       const known = rare;
-      const more = await engine.match(storage.db, { ...request, ...tier, within: null });
+      const more = await engine.match(storage.db, { ...request, ...tier, within: null, counts });
       candidates = [...candidates, ...more.filter((candidate) => !known.has(Number(candidate.id)))];
     }
     if (candidates.length >= limit) break;

@@ -45,6 +45,11 @@ export interface MatchRequest {
    * keep what it read of them between searches.
    */
   index: { owner: object; generation: number; builtAt: number };
+  /**
+   * How many of the project's indexed sections hold each word (the last also as a prefix), where the
+   * search has read them (see wordFrequencies in ../generation.ts): a word in none needs no match of its own.
+   */
+  counts?: Map<string, number> | null;
   /** Only pages of these navigation groups; null for all. */
   groups: string[] | null;
   limit: number;

@@ -39,10 +39,15 @@ interface TermRanks {
   order: Map<number, [number, number]>;
 }
 
+/** What a candidate is besides its rank and words found: its section's and page's fields. */
+type SectionFields = Omit<Candidate, 'rank' | 'found'>;
+
 interface Kept {
   /** A word as `to_tsquery` reads it (`'execut'`, `'conf':*`), or null when it is not one term. */
   terms: AnswerCache<string | null>;
   ranks: AnswerCache<TermRanks>;
+  /** Sections' fields by id. */
+  fields: AnswerCache<SectionFields>;
 }
 
 const kept = new WeakMap<object, Kept>();
@@ -53,6 +58,10 @@ function keptFor(owner: object): Kept {
     found = {
       terms: new AnswerCache<string | null>(() => 1, { entries: 65_536, characters: 65_536 }),
       ranks: new AnswerCache<TermRanks>((ranks) => ranks.ranks.size + 1, { entries: 65_536, characters: maxKeptRanks }),
+      fields: new AnswerCache<SectionFields>((row) => row.path.length + row.route.length + row.title.length + row.anchor.length + row.heading.length + 64, {
+        entries: 262_144,
+        characters: 32 * 1024 * 1024,
+      }),
     };
     kept.set(owner, found);
   }
@@ -115,9 +124,17 @@ export async function anyWordFromTermRanks(
   const project = sql`cast(${projectToken(request.projectId)} as tsquery)`;
 
   // Every section of each required term, read once per generation (ranked by the engine, as alone in a query).
+  // A word the search counted in no section (a version number, a name the docs never use) holds none: not read.
+  const inNoSection = new Set(
+    words
+      .filter((word) => request.counts?.get(word) === 0)
+      .flatMap(operandsOf)
+      .map(termOf),
+  );
   const ranksOf = new Map<string, TermRanks>();
   for (const term of required) {
     let ranks = keep.ranks.get(keyOf(term));
+    if (!ranks?.whole && inNoSection.has(term)) ranks = { whole: true, ranks: new Map(), order: new Map() };
     if (!ranks?.whole) {
       const rows = await sql<{ id: number | string; position: number; ordinal: number; rank: number }>`
         select s.id, p.position, s.ordinal, ts_rank(${weights}, f.vector, cast(${term} as tsquery)) as rank
@@ -177,12 +194,18 @@ export async function anyWordFromTermRanks(
   });
   scored.sort((a, b) => b.rank - a.rank || a.position - b.position || a.ordinal - b.ordinal);
   const best = scored.slice(0, request.limit);
-  const fields = await sql<Omit<Candidate, 'rank' | 'found'>>`
-    select p.path, p.route, p.title, p.group_name as "group", p.position, s.id, s.ordinal, s.anchor, s.heading
-    from docs_sections s
-    join docs_pages p on p.id = s.page_id
-    where s.id = any(${best.map((entry) => entry.id)}::bigint[])`.execute(db);
-  const fieldsOf = new Map(fields.rows.map((row) => [Number(row.id), row]));
+  // A section's fields never change once written (a build writes new rows, and ids are never used again), so they
+  // are kept by id: only the sections not asked about before are read.
+  const unread = best.map((entry) => entry.id).filter((id) => keep.fields.get(String(id)) === undefined);
+  if (unread.length > 0) {
+    const fields = await sql<SectionFields>`
+      select p.path, p.route, p.title, p.group_name as "group", p.position, s.id, s.ordinal, s.anchor, s.heading
+      from docs_sections s
+      join docs_pages p on p.id = s.page_id
+      where s.id = any(${unread}::bigint[])`.execute(db);
+    for (const row of fields.rows) keep.fields.set(String(Number(row.id)), row);
+  }
+  const fieldsOf = new Map(best.map((entry) => [entry.id, keep.fields.get(String(entry.id))]));
   /** How many of the words a section holds, each as a word or (the last) as a prefix, as the statement counts them. */
   const found = (id: number) => words.filter((word) => operandsOf(word).some((operand) => (ranksOf.get(termOf(operand))!.ranks.get(id) ?? 0) > 0)).length;
   return best.flatMap((entry) => {
