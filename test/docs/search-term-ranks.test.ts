@@ -8,7 +8,10 @@ import { visibleAt } from '../../src/docs/index/visible.ts';
 import { writePages } from '../../src/docs/index/write.ts';
 import type { MatchRequest } from '../../src/docs/search/engines/engine.ts';
 import { matchByStatement, postgresFullText } from '../../src/docs/search/engines/postgres.ts';
+import { matchByStatement as sqliteStatement, sqliteFullText } from '../../src/docs/search/engines/sqlite.ts';
+import { anyWordFromPhraseRanks } from '../../src/docs/search/engines/sqlite-term-ranks.ts';
 import { anyWordFromTermRanks } from '../../src/docs/search/engines/postgres-term-ranks.ts';
+import { projectToken } from '../../src/docs/search/engines/project-token.ts';
 import { searchDocs } from '../../src/docs/search/search.ts';
 import { searchTerms } from '../../src/docs/search/terms.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
@@ -175,5 +178,86 @@ describe.skipIf(postgres.length === 0).each(postgres)('the any-word match from k
     const found = await anyWordFromTermRanks(storage.db, after, language, weights);
     expect(found?.map((candidate) => [candidate.path, candidate.found])).toEqual([['docs/zoo.md', 3]]);
     expect((await searchDocs(storage, projectId, 'zanzibar quokka'))[0]?.path).toBe('docs/zoo.md');
+  });
+});
+
+const sqliteDatabases = testDatabases.filter((database) => database.dialect === 'sqlite');
+
+/**
+ * The same on SQLite: the any-word match from ranks kept per FTS5 phrase (sqlite-term-ranks.ts) against
+ * bm25() of the whole expression, over the same pages and queries.
+ */
+describe.each(sqliteDatabases)('the any-word match from kept phrase ranks on $dialect', (database) => {
+  let storage: Storage;
+  const projectId = 'prj_phrase_ranks';
+  const { pages, queries } = qualityCorpus();
+  const asked = queries.filter((query) => (searchTerms(query.query)?.distinct.length ?? 0) > 1).filter((_, index) => index % 7 === 0);
+  const syntax = {
+    phrase: (word: string, asPrefix: boolean) => (asPrefix ? `"${word}"*` : `"${word}"`),
+    inProject: (id: string, phrase: string) => `project : "${projectToken(id)}" AND {title heading body} : (${phrase})`,
+    weights: sql.join([0, 10, 5, 1].map((weight) => sql.lit(weight))),
+  };
+
+  beforeAll(async () => {
+    storage = await database.open();
+    await indexCorpusPages(storage, projectId, pages.slice(0, 160));
+  }, 120_000);
+  afterAll(async () => {
+    await storage.close();
+  });
+
+  async function requestFor(query: string, rarest: boolean): Promise<MatchRequest> {
+    const terms = searchTerms(query)!;
+    const state = await storage.db.selectFrom('docs_state').select(['generation', 'built_at']).where('project_id', '=', projectId).executeTakeFirstOrThrow();
+    let within: string[] | null = null;
+    if (rarest) {
+      const counts = await sqliteFullText.frequencies(storage.db, projectId, terms.distinct, terms.prefix);
+      const byRarity = terms.distinct.map((word, index) => ({ word, count: counts[index] })).sort((a, b) => a.count - b.count);
+      within = byRarity.slice(0, Math.max(1, Math.floor(byRarity.length / 2))).map((entry) => entry.word);
+    }
+    return {
+      projectId,
+      words: terms.distinct,
+      prefix: terms.prefix,
+      phrase: null,
+      every: false,
+      headingsOnly: false,
+      oneInHeadings: false,
+      within,
+      visible: visibleAt('s', state.generation),
+      index: { owner: storage, generation: state.generation, builtAt: Number(state.built_at) },
+      groups: null,
+      limit: 100,
+    };
+  }
+
+  it.each([false, true])('ranks real queries as bm25() of the whole expression does (rarer words required: %s)', async (rarest) => {
+    let places = 0;
+    let same = 0;
+    for (const query of asked) {
+      const request = await requestFor(query.query, rarest);
+      const kept = await anyWordFromPhraseRanks(storage.db, request, syntax);
+      expect(kept, query.query).not.toBeNull();
+      const statement = await sqliteStatement(storage.db, request);
+      expect(kept!.length, query.query).toBe(statement.length);
+      kept!.forEach((entry, index) => {
+        expect(Math.abs(entry.rank - statement[index].rank), `${query.query}: place ${index}`).toBeLessThanOrEqual(1e-9 * Math.max(1, statement[index].rank));
+        if (Number(entry.id) === Number(statement[index].id)) same++;
+      });
+      places += kept!.length;
+    }
+    expect(places).toBeGreaterThan(1000);
+    expect(same / places).toBeGreaterThan(0.99);
+  });
+
+  it('reads ranks anew once the index changes', async () => {
+    const request = await requestFor('workflow history', false);
+    const first = await anyWordFromPhraseRanks(storage.db, request, syntax);
+    await indexCorpusPages(storage, 'prj_other_project', pages.slice(160, 200));
+    const again = await anyWordFromPhraseRanks(storage.db, request, syntax);
+    const statement = await sqliteStatement(storage.db, request);
+    // Another project's pages change every word's frequency in the index, so bm25() of the same sections changes too.
+    expect(again!.map((entry) => entry.rank)).not.toEqual(first!.map((entry) => entry.rank));
+    again!.forEach((entry, index) => expect(entry.rank).toBeCloseTo(statement[index].rank, 9));
   });
 });

@@ -1,5 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../../storage/schema.ts';
 import type { Candidate, FullTextIndex, MatchRequest } from './engine.ts';
+import { anyWordFromPhraseRanks, type PhraseSyntax } from './sqlite-term-ranks.ts';
 import { projectToken } from './project-token.ts';
 import { literal, stem } from './stem.ts';
 
@@ -103,24 +105,11 @@ export const sqliteFullText: FullTextIndex = {
   },
 
   async match(db, request) {
-    const expression = matchExpression(request);
-    const groups = request.groups ? sql`and p.group_name in (${sql.join(request.groups)})` : sql``;
-    const rows = request.groups ? sql`` : sql`limit ${request.limit * rowsPerCandidate}`;
-    const result = await sql<Candidate>`
-      select p.path, p.route, p.title, p.group_name as "group", p.position, s.id, s.ordinal, s.anchor, s.heading, s.text, m.rank
-      from (
-        select rowid as id, -bm25(docs_search, ${columnWeights}) as rank
-        from docs_search where docs_search match ${expression}
-        order by rank desc, rowid ${rows}
-      ) m
-      cross join docs_sections s on s.id = m.id
-      cross join docs_pages p on p.id = s.page_id
-      where s.project_id = ${request.projectId} and ${request.visible} ${groups}
-      order by m.rank desc, p.position, s.ordinal
-      limit ${request.limit}`.execute(db);
+    // The any-word tier from the ranks kept per phrase (sqlite-term-ranks.ts), where it can answer.
+    const rows = (await anyWordFromPhraseRanks(db, request, phraseSyntax)) ?? (await matchByStatement(db, request));
     const holdsPhrase = request.phrase ? phraseFinder(request.phrase) : null;
-    if (holdsPhrase) for (const row of result.rows) if (holdsPhrase(row)) row.rank *= phraseBonus;
-    return result.rows;
+    if (holdsPhrase) for (const row of rows) if (holdsPhrase(row)) row.rank *= phraseBonus;
+    return rows;
   },
 
   async frequencies(db, projectId, words, prefix) {
@@ -134,4 +123,31 @@ export const sqliteFullText: FullTextIndex = {
     const row = result.rows[0]!;
     return words.map((_, index) => Number(row[`c${index}`]));
   },
+};
+
+/** The match as one ranked statement: every tier, and the any-word tier when its ranks cannot be summed from the kept ones. */
+export async function matchByStatement(db: Kysely<Database>, request: MatchRequest): Promise<Candidate[]> {
+  const expression = matchExpression(request);
+  const groups = request.groups ? sql`and p.group_name in (${sql.join(request.groups)})` : sql``;
+  const rows = request.groups ? sql`` : sql`limit ${request.limit * rowsPerCandidate}`;
+  const result = await sql<Candidate>`
+      select p.path, p.route, p.title, p.group_name as "group", p.position, s.id, s.ordinal, s.anchor, s.heading, s.text, m.rank
+      from (
+        select rowid as id, -bm25(docs_search, ${columnWeights}) as rank
+        from docs_search where docs_search match ${expression}
+        order by rank desc, rowid ${rows}
+      ) m
+      cross join docs_sections s on s.id = m.id
+      cross join docs_pages p on p.id = s.page_id
+      where s.project_id = ${request.projectId} and ${request.visible} ${groups}
+      order by m.rank desc, p.position, s.ordinal
+      limit ${request.limit}`.execute(db);
+  return result.rows;
+}
+
+/** FTS5's syntax for the ranks kept per phrase. */
+const phraseSyntax: PhraseSyntax = {
+  phrase: (word, asPrefix) => (asPrefix ? `${quoted(word)}*` : quoted(word)),
+  inProject: (projectId, phrase) => inProject(projectId, `{title heading body} : (${phrase})`),
+  weights: columnWeights,
 };
