@@ -6,7 +6,7 @@ import { beginBuild } from '../../src/docs/index/begin.ts';
 import { finishBuild } from '../../src/docs/index/finish.ts';
 import { visibleAt } from '../../src/docs/index/visible.ts';
 import { writePages } from '../../src/docs/index/write.ts';
-import type { MatchRequest } from '../../src/docs/search/engines/engine.ts';
+import type { FullTextIndex, MatchRequest } from '../../src/docs/search/engines/engine.ts';
 import { matchByStatement, postgresFullText } from '../../src/docs/search/engines/postgres.ts';
 import { matchByStatement as sqliteStatement, sqliteFullText } from '../../src/docs/search/engines/sqlite.ts';
 import { anyWordFromPhraseRanks } from '../../src/docs/search/engines/sqlite-term-ranks.ts';
@@ -16,6 +16,35 @@ import { searchDocs } from '../../src/docs/search/search.ts';
 import { searchTerms } from '../../src/docs/search/terms.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { testDatabases } from '../support/storage.ts';
+
+/**
+ * The any-word request the search would make of `query` on the project's current build, without the phrase;
+ * with `rarest`, the rarer half of the words (at least one) required, the others then only adding to the rank.
+ */
+async function anyWordRequest(storage: Storage, engine: FullTextIndex, projectId: string, query: string, rarest: boolean): Promise<MatchRequest> {
+  const terms = searchTerms(query)!;
+  const state = await storage.db.selectFrom('docs_state').select(['generation', 'built_at']).where('project_id', '=', projectId).executeTakeFirstOrThrow();
+  let within: string[] | null = null;
+  if (rarest) {
+    const counts = await engine.frequencies(storage.db, projectId, terms.distinct, terms.prefix);
+    const byRarity = terms.distinct.map((word, index) => ({ word, count: counts[index] })).sort((a, b) => a.count - b.count);
+    within = byRarity.slice(0, Math.max(1, Math.floor(byRarity.length / 2))).map((entry) => entry.word);
+  }
+  return {
+    projectId,
+    words: terms.distinct,
+    prefix: terms.prefix,
+    phrase: null,
+    every: false,
+    headingsOnly: false,
+    oneInHeadings: false,
+    within,
+    visible: visibleAt('s', state.generation),
+    index: { owner: storage, generation: state.generation, builtAt: Number(state.built_at) },
+    groups: null,
+    limit: 100,
+  };
+}
 
 const postgres = testDatabases.filter((database) => database.dialect === 'postgres');
 const language = sql.lit('docs_english');
@@ -42,36 +71,7 @@ describe.skipIf(postgres.length === 0).each(postgres)('the any-word match from k
     await storage.close();
   });
 
-  const generationNow = async () => {
-    const state = await storage.db.selectFrom('docs_state').select(['generation', 'built_at']).where('project_id', '=', projectId).executeTakeFirstOrThrow();
-    return { generation: state.generation, builtAt: Number(state.built_at) };
-  };
-
-  async function requestFor(query: string, within: 'none' | 'rarest'): Promise<MatchRequest> {
-    const terms = searchTerms(query)!;
-    const { generation, builtAt } = await generationNow();
-    let chosen: string[] | null = null;
-    if (within === 'rarest') {
-      const counts = await postgresFullText.frequencies(storage.db, projectId, terms.distinct, terms.prefix);
-      // The rarer half of the words, at least one: the others then only add to those sections' ranks.
-      const byRarity = terms.distinct.map((word, index) => ({ word, count: counts[index] })).sort((a, b) => a.count - b.count);
-      chosen = byRarity.slice(0, Math.max(1, Math.floor(byRarity.length / 2))).map((entry) => entry.word);
-    }
-    return {
-      projectId,
-      words: terms.distinct,
-      prefix: terms.prefix,
-      phrase: null,
-      every: false,
-      headingsOnly: false,
-      oneInHeadings: false,
-      within: chosen,
-      visible: visibleAt('s', generation),
-      index: { owner: storage, generation, builtAt },
-      groups: null,
-      limit: 100,
-    };
-  }
+  const requestFor = (query: string, within: 'none' | 'rarest') => anyWordRequest(storage, postgresFullText, projectId, query, within === 'rarest');
 
   const plain = (candidates: { id: unknown; found?: number; rank: number }[]) =>
     candidates.map((candidate) => ({ id: Number(candidate.id), found: candidate.found, rank: Number(candidate.rank) }));
@@ -94,12 +94,12 @@ describe.skipIf(postgres.length === 0).each(postgres)('the any-word match from k
     return same;
   }
 
-  it('ranks every word of real queries as ts_rank() of the OR query does', async () => {
-    expect(asked.length).toBeGreaterThan(100);
+  /** Every asked query both ways: the same ranking, and the same section at more than 99% of places. */
+  async function expectSameOverQueries(within: 'none' | 'rarest') {
     let places = 0;
     let same = 0;
     for (const query of asked) {
-      const request = await requestFor(query.query, 'none');
+      const request = await requestFor(query.query, within);
       const kept = await anyWordFromTermRanks(storage.db, request, language, weights);
       expect(kept, query.query).not.toBeNull();
       places += kept!.length;
@@ -107,20 +107,15 @@ describe.skipIf(postgres.length === 0).each(postgres)('the any-word match from k
     }
     expect(places).toBeGreaterThan(1000);
     expect(same / places).toBeGreaterThan(0.99);
+  }
+
+  it('ranks every word of real queries as ts_rank() of the OR query does', async () => {
+    expect(asked.length).toBeGreaterThan(100);
+    await expectSameOverQueries('none');
   });
 
   it('ranks the sections of the rarer words by every word, reading the common words’ ranks only there', async () => {
-    let places = 0;
-    let same = 0;
-    for (const query of asked) {
-      const request = await requestFor(query.query, 'rarest');
-      const kept = await anyWordFromTermRanks(storage.db, request, language, weights);
-      expect(kept, query.query).not.toBeNull();
-      places += kept!.length;
-      same += expectSameRanking(plain(kept!), plain(await matchByStatement(storage.db, request)), query.query);
-    }
-    expect(places).toBeGreaterThan(1000);
-    expect(same / places).toBeGreaterThan(0.99);
+    await expectSameOverQueries('rarest');
   });
 
   it('answers from kept ranks again without ranking any section, and leaves a group filter to the statement', async () => {
@@ -206,30 +201,7 @@ describe.each(sqliteDatabases)('the any-word match from kept phrase ranks on $di
     await storage.close();
   });
 
-  async function requestFor(query: string, rarest: boolean): Promise<MatchRequest> {
-    const terms = searchTerms(query)!;
-    const state = await storage.db.selectFrom('docs_state').select(['generation', 'built_at']).where('project_id', '=', projectId).executeTakeFirstOrThrow();
-    let within: string[] | null = null;
-    if (rarest) {
-      const counts = await sqliteFullText.frequencies(storage.db, projectId, terms.distinct, terms.prefix);
-      const byRarity = terms.distinct.map((word, index) => ({ word, count: counts[index] })).sort((a, b) => a.count - b.count);
-      within = byRarity.slice(0, Math.max(1, Math.floor(byRarity.length / 2))).map((entry) => entry.word);
-    }
-    return {
-      projectId,
-      words: terms.distinct,
-      prefix: terms.prefix,
-      phrase: null,
-      every: false,
-      headingsOnly: false,
-      oneInHeadings: false,
-      within,
-      visible: visibleAt('s', state.generation),
-      index: { owner: storage, generation: state.generation, builtAt: Number(state.built_at) },
-      groups: null,
-      limit: 100,
-    };
-  }
+  const requestFor = (query: string, rarest: boolean) => anyWordRequest(storage, sqliteFullText, projectId, query, rarest);
 
   it.each([false, true])('ranks real queries as bm25() of the whole expression does (rarer words required: %s)', async (rarest) => {
     let places = 0;

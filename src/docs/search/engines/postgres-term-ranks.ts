@@ -1,12 +1,13 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../storage/schema.ts';
-import { AnswerCache } from '../../../lib/answer-cache.ts';
+import type { AnswerCache } from '../../../lib/answer-cache.ts';
 import type { Candidate, MatchRequest } from './engine.ts';
+import { bestCandidates, keptRanksFor, wholeRanks, wholeTermSections, withFields, type SectionFields, type TermRanks } from './kept-ranks.ts';
 import { projectToken } from './project-token.ts';
 
 /**
- * The any-word match on PostgreSQL from ranks kept per query term, so that a term's sections are ranked
- * once per generation instead of at every search.
+ * The any-word match on PostgreSQL from ranks kept per query term (kept-ranks.ts), so that a term's
+ * sections are ranked once per generation instead of at every search.
  *
  * ts_rank() of an OR query is a sum over its distinct terms: each term present in a section adds what
  * the section's positions of it give, and the sum is divided by the number of distinct terms (PostgreSQL's
@@ -15,7 +16,7 @@ import { projectToken } from './project-token.ts';
  * generation (which never changes once readers see it), serve every later query that holds the term.
  * The any-word statement ranked every section holding one of the rarer words on every search (ts_rank()
  * reads the section's whole vector), about 15 ms of the database's time per question in the assistant
- * benchmark; here it is a sum over the kept ranks and one statement for the best sections' fields.
+ * benchmark; here it is a sum over the kept ranks.
  *
  * Terms of which a section must hold one (the rarer words, `within`) are kept whole: every section
  * holding them, up to `wholeTermSections`. A more common term only adds to the rank of those sections, so
@@ -23,50 +24,6 @@ import { projectToken } from './project-token.ts';
  * group filter, a word the text search configuration does not read as one term, a required term held by
  * too many sections) is left to the engine's statement (null).
  */
-
-/** Sections a required term may have for its ranks to be kept whole; beyond, the statement ranks them. */
-const wholeTermSections = 4000;
-/** Ranks kept per database, all terms together (about 40 bytes each). */
-const maxKeptRanks = 2_000_000;
-
-/** One term's ranks in the sections of one generation of a project. */
-interface TermRanks {
-  /** Every section holding the term (`whole`), or only those asked about so far. */
-  whole: boolean;
-  /** Section id → rank; 0 for a section asked about that does not hold the term. */
-  ranks: Map<number, number>;
-  /** Each section's page position and ordinal (whole terms only), the order of equal ranks. */
-  order: Map<number, [number, number]>;
-}
-
-/** What a candidate is besides its rank and words found: its section's and page's fields. */
-type SectionFields = Omit<Candidate, 'rank' | 'found'>;
-
-interface Kept {
-  /** A word as `to_tsquery` reads it (`'execut'`, `'conf':*`), or null when it is not one term. */
-  terms: AnswerCache<string | null>;
-  ranks: AnswerCache<TermRanks>;
-  /** Sections' fields by id. */
-  fields: AnswerCache<SectionFields>;
-}
-
-const kept = new WeakMap<object, Kept>();
-
-function keptFor(owner: object): Kept {
-  let found = kept.get(owner);
-  if (!found) {
-    found = {
-      terms: new AnswerCache<string | null>(() => 1, { entries: 65_536, characters: 65_536 }),
-      ranks: new AnswerCache<TermRanks>((ranks) => ranks.ranks.size + 1, { entries: 65_536, characters: maxKeptRanks }),
-      fields: new AnswerCache<SectionFields>((row) => row.path.length + row.route.length + row.title.length + row.anchor.length + row.heading.length + 64, {
-        entries: 262_144,
-        characters: 32 * 1024 * 1024,
-      }),
-    };
-    kept.set(owner, found);
-  }
-  return found;
-}
 
 /** One term, as the text of a tsquery: a quoted lexeme, maybe a prefix (`:*`), nothing else. */
 const singleTerm = /^'(?:[^']|'')+'(?::\*)?$/;
@@ -107,7 +64,7 @@ export async function anyWordFromTermRanks(
 ): Promise<Candidate[] | null> {
   if (request.groups !== null || request.every || request.headingsOnly || request.oneInHeadings) return null;
   const { words, prefix, index } = request;
-  const keep = keptFor(index.owner);
+  const keep = keptRanksFor(index.owner);
   // The last word as a prefix only: it matches the whole word too, and the statement's query names it so (postgres.ts).
   const operandsOf = (word: string) => (word === prefix ? [`${word}:*`] : [word]);
   const terms = await termsOf(db, keep.terms, language, words.flatMap(operandsOf));
@@ -120,7 +77,6 @@ export async function anyWordFromTermRanks(
   if (lexemes.size < distinct.length) return null;
   const required = new Set((request.within ?? words).flatMap(operandsOf).map(termOf));
   const keyOf = (term: string) => JSON.stringify([request.projectId, index.generation, index.builtAt, term]);
-  const visible = request.visible;
   const project = sql`cast(${projectToken(request.projectId)} as tsquery)`;
 
   // Every section of each required term, read once per generation (ranked by the engine, as alone in a query).
@@ -134,21 +90,18 @@ export async function anyWordFromTermRanks(
   const ranksOf = new Map<string, TermRanks>();
   for (const term of required) {
     let ranks = keep.ranks.get(keyOf(term));
-    if (!ranks?.whole && inNoSection.has(term)) ranks = { whole: true, ranks: new Map(), order: new Map() };
+    if (!ranks?.whole && inNoSection.has(term)) ranks = wholeRanks([]);
     if (!ranks?.whole) {
       const rows = await sql<{ id: number | string; position: number; ordinal: number; rank: number }>`
         select s.id, p.position, s.ordinal, ts_rank(${weights}, f.vector, cast(${term} as tsquery)) as rank
         from docs_search f
         join docs_sections s on s.id = f.section_id
         join docs_pages p on p.id = s.page_id
-        where f.vector @@ (cast(${term} as tsquery) && ${project}) and f.project_id = ${request.projectId} and ${visible}
+        where f.vector @@ (cast(${term} as tsquery) && ${project}) and f.project_id = ${request.projectId} and ${request.visible}
         limit ${wholeTermSections + 1}`.execute(db);
       if (rows.rows.length > wholeTermSections) return null;
-      ranks = { whole: true, ranks: new Map(), order: new Map() };
-      for (const row of rows.rows) {
-        ranks.ranks.set(Number(row.id), Math.fround(Number(row.rank)));
-        ranks.order.set(Number(row.id), [Number(row.position), Number(row.ordinal)]);
-      }
+      // Read as float4, as ts_rank() returns it.
+      ranks = wholeRanks(rows.rows, Math.fround);
       keep.ranks.set(keyOf(term), ranks);
     }
     ranksOf.set(term, ranks);
@@ -160,8 +113,7 @@ export async function anyWordFromTermRanks(
   // The other terms' ranks in those sections: only the sections not asked about before are read.
   for (const term of distinct) {
     if (required.has(term)) continue;
-    let ranks = keep.ranks.get(keyOf(term));
-    if (!ranks) ranks = { whole: false, ranks: new Map(), order: new Map() };
+    const ranks: TermRanks = keep.ranks.get(keyOf(term)) ?? { whole: false, ranks: new Map(), order: new Map() };
     const unknown = ranks.whole ? [] : [...candidates].filter((id) => !ranks.ranks.has(id));
     if (unknown.length > 0) {
       const rows = await sql<{ id: number | string; rank: number }>`
@@ -176,40 +128,28 @@ export async function anyWordFromTermRanks(
     ranksOf.set(term, ranks);
   }
 
-  const orderOf = (id: number) => {
-    for (const term of required) {
-      const order = ranksOf.get(term)!.order.get(id);
-      if (order) return order;
-    }
-    return [0, 0] as [number, number];
-  };
   // Summed as calc_rank_or() sums: in single precision, term by term in the order of their lexemes' bytes,
   // then divided by the terms' count; so sections that tie there (ordered by page position) tie here too.
   const summed = [...distinct].sort((a, b) => Buffer.compare(Buffer.from(lexemeOf(a)), Buffer.from(lexemeOf(b))));
-  const scored = [...candidates].map((id) => {
+  const rankOf = (id: number) => {
     let sum = 0;
     for (const term of summed) sum = Math.fround(sum + (ranksOf.get(term)!.ranks.get(id) ?? 0));
-    const [position, ordinal] = orderOf(id);
-    return { id, rank: Math.fround(sum / summed.length), position, ordinal };
-  });
-  scored.sort((a, b) => b.rank - a.rank || a.position - b.position || a.ordinal - b.ordinal);
-  const best = scored.slice(0, request.limit);
-  // A section's fields never change once written (a build writes new rows, and ids are never used again), so they
-  // are kept by id: only the sections not asked about before are read.
-  const unread = best.map((entry) => entry.id).filter((id) => keep.fields.get(String(id)) === undefined);
-  if (unread.length > 0) {
-    const fields = await sql<SectionFields>`
-      select p.path, p.route, p.title, p.group_name as "group", p.position, s.id, s.ordinal, s.anchor, s.heading
-      from docs_sections s
-      join docs_pages p on p.id = s.page_id
-      where s.id = any(${unread}::bigint[])`.execute(db);
-    for (const row of fields.rows) keep.fields.set(String(Number(row.id)), row);
-  }
-  const fieldsOf = new Map(best.map((entry) => [entry.id, keep.fields.get(String(entry.id))]));
+    return Math.fround(sum / summed.length);
+  };
+  const best = bestCandidates(candidates, required, ranksOf, rankOf, request.limit);
+  const rows = await withFields(
+    keep,
+    best,
+    async (ids) =>
+      (
+        await sql<SectionFields>`
+        select p.path, p.route, p.title, p.group_name as "group", p.position, s.id, s.ordinal, s.anchor, s.heading
+        from docs_sections s
+        join docs_pages p on p.id = s.page_id
+        where s.id = any(${ids}::bigint[])`.execute(db)
+      ).rows,
+  );
   /** How many of the words a section holds, each as a word or (the last) as a prefix, as the statement counts them. */
   const found = (id: number) => words.filter((word) => operandsOf(word).some((operand) => (ranksOf.get(termOf(operand))!.ranks.get(id) ?? 0) > 0)).length;
-  return best.flatMap((entry) => {
-    const row = fieldsOf.get(entry.id);
-    return row ? [{ ...row, found: found(entry.id), rank: entry.rank }] : [];
-  });
+  return rows.map((row) => ({ ...row, found: found(Number(row.id)) }));
 }

@@ -1,0 +1,94 @@
+import { AnswerCache } from '../../../lib/answer-cache.ts';
+import type { Candidate } from './engine.ts';
+
+/**
+ * What the engines keep between searches to sum the any-word match from each term's ranks instead of
+ * ranking the sections at every search (postgres-term-ranks.ts, sqlite-term-ranks.ts): per term (or FTS5
+ * phrase) and build, the sections holding it with their ranks, and each section's fields by id.
+ */
+
+/** Sections a required term may have for its ranks to be kept whole; beyond, the engine's statement ranks them. */
+export const wholeTermSections = 4000;
+/** Ranks kept per database handle, all terms together (about 40 bytes each). */
+const maxKeptRanks = 2_000_000;
+
+/** One term's ranks in the sections of one build of a project. */
+export interface TermRanks {
+  /** Every visible section holding the term (`whole`), or only those asked about so far. */
+  whole: boolean;
+  /** Section id → its rank for the term alone; 0 for a section asked about that does not hold it. */
+  ranks: Map<number, number>;
+  /** Each section's page position and ordinal (whole terms only): the order of equal ranks. */
+  order: Map<number, [number, number]>;
+}
+
+/** A candidate's fields: all but its rank and the words found (the text too, where the engine returns it). */
+export type SectionFields = Omit<Candidate, 'rank' | 'found'>;
+
+export interface KeptRanks {
+  /** A word as the engine reads it as a term (PostgreSQL's `to_tsquery`), or null when it is not one. */
+  terms: AnswerCache<string | null>;
+  ranks: AnswerCache<TermRanks>;
+  /** Sections' fields by id: they never change once written (a build writes new rows; ids are not used again). */
+  fields: AnswerCache<SectionFields>;
+}
+
+const kept = new WeakMap<object, KeptRanks>();
+
+/** What is kept under `owner` (a database handle), made on first use. */
+export function keptRanksFor(owner: object): KeptRanks {
+  let found = kept.get(owner);
+  if (!found) {
+    found = {
+      terms: new AnswerCache<string | null>(() => 1, { entries: 65_536, characters: 65_536 }),
+      ranks: new AnswerCache<TermRanks>((ranks) => ranks.ranks.size + 1, { entries: 65_536, characters: maxKeptRanks }),
+      fields: new AnswerCache<SectionFields>(
+        (row) => row.path.length + row.route.length + row.title.length + row.anchor.length + row.heading.length + (row.text?.length ?? 0) + 64,
+        { entries: 262_144, characters: 64 * 1024 * 1024 },
+      ),
+    };
+    kept.set(owner, found);
+  }
+  return found;
+}
+
+/** A term's ranks when every section holding it was read (`rows`, the term alone ranked by the engine). */
+export function wholeRanks(rows: { id: number | string; rank: number; position: number; ordinal: number }[], rank = (value: number) => value): TermRanks {
+  const ranks: TermRanks = { whole: true, ranks: new Map(), order: new Map() };
+  for (const row of rows) {
+    ranks.ranks.set(Number(row.id), rank(Number(row.rank)));
+    ranks.order.set(Number(row.id), [Number(row.position), Number(row.ordinal)]);
+  }
+  return ranks;
+}
+
+/** The candidates (sections holding a required term) best first, as the statements order them: rank, then page position and ordinal. */
+export function bestCandidates(
+  candidates: Set<number>,
+  required: Iterable<string>,
+  ranksOf: Map<string, TermRanks>,
+  rankOf: (id: number) => number,
+  limit: number,
+) {
+  const requiredRanks = [...new Set(required)].map((term) => ranksOf.get(term)!);
+  const scored = [...candidates].map((id) => {
+    const [position, ordinal] = requiredRanks.map((ranks) => ranks.order.get(id)).find((order) => order !== undefined) ?? [0, 0];
+    return { id, rank: rankOf(id), position, ordinal };
+  });
+  scored.sort((a, b) => b.rank - a.rank || a.position - b.position || a.ordinal - b.ordinal);
+  return scored.slice(0, limit);
+}
+
+/** `best` with their fields, read only for the sections not kept yet (`read`). */
+export async function withFields(
+  keep: KeptRanks,
+  best: { id: number; rank: number }[],
+  read: (ids: number[]) => Promise<SectionFields[]>,
+): Promise<(SectionFields & { rank: number })[]> {
+  const unread = best.map((entry) => entry.id).filter((id) => keep.fields.get(String(id)) === undefined);
+  if (unread.length > 0) for (const row of await read(unread)) keep.fields.set(String(Number(row.id)), row);
+  return best.flatMap((entry) => {
+    const row = keep.fields.get(String(entry.id));
+    return row ? [{ ...row, rank: entry.rank }] : [];
+  });
+}
