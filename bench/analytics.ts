@@ -279,7 +279,7 @@ async function run(report: Report): Promise<void> {
     const cores = availableParallelism();
     report.add({
       name: `events/s the ${cores} cores allow at this run's CPU per view (client and server, every core busy)`,
-      value: Math.round(cores / ((cpuIngesting * 1e6) / shape.views + clientPerView) / 1e-6),
+      value: Math.round((cores * 1e6) / ((cpuIngesting * 1e6) / shape.views + clientPerView)),
       unit: 'events/s',
       reference: { name: 'measured', value: Math.round(rate) },
     });

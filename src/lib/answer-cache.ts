@@ -1,13 +1,8 @@
 /**
- * A map bounded by its count of entries and by the sum of their sizes, least recently used leaving
+ * A map bounded by its count of entries and by the sum of their sizes (`sizeOf`, in characters or any unit), least recently used leaving
  * first: what a flood of distinct keys costs is bounded, and it pushes out only what it displaced. The
  * docs search keeps its answers in one (docs/search/cache.ts), and what its engines read per term.
  */
-
-/** Answers kept per database. */
-const maxEntries = 4096;
-/** Characters of Markdown and text kept per database (about twice as many bytes). */
-const maxCharacters = 32 * 1024 * 1024;
 
 export class AnswerCache<T> {
   readonly #entries = new Map<string, { value: T; size: number }>();
@@ -16,7 +11,7 @@ export class AnswerCache<T> {
   readonly limits: { entries: number; characters: number };
   readonly sizeOf: (value: T) => number;
 
-  constructor(sizeOf: (value: T) => number, limits = { entries: maxEntries, characters: maxCharacters }) {
+  constructor(sizeOf: (value: T) => number, limits: { entries: number; characters: number }) {
     this.sizeOf = sizeOf;
     this.limits = limits;
   }

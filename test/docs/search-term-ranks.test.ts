@@ -17,6 +17,23 @@ import { searchTerms } from '../../src/docs/search/terms.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { testDatabases } from '../support/storage.ts';
 
+const { pages, queries } = qualityCorpus();
+/** Queries of two words or more, spread over the corpus's list. */
+const asked = queries.filter((query) => (searchTerms(query.query)?.distinct.length ?? 0) > 1).filter((_, index) => index % 7 === 0);
+
+/** A fresh database of `database`'s kind with 160 real pages as the docs of `projectId`, for the describe block it is called in. */
+function indexedCorpus(database: (typeof testDatabases)[number], projectId: string) {
+  let storage: Storage | undefined;
+  beforeAll(async () => {
+    storage = await database.open();
+    await indexCorpusPages(storage, projectId, pages.slice(0, 160));
+  }, 120_000);
+  afterAll(async () => {
+    await storage?.close();
+  });
+  return { storage: () => storage! };
+}
+
 /**
  * The any-word request the search would make of `query` on the project's current build, without the phrase;
  * with `rarest`, the rarer half of the words (at least one) required, the others then only adding to the rank.
@@ -43,6 +60,7 @@ async function anyWordRequest(storage: Storage, engine: FullTextIndex, projectId
     index: { owner: storage, generation: state.generation, builtAt: Number(state.built_at) },
     groups: null,
     limit: 100,
+    counts: null,
   };
 }
 
@@ -57,18 +75,11 @@ const weights = sql`'{0, 0.1, 0.5, 1.0}'::float4[]`;
  * and the corpus's own queries, with and without the rarer words required.
  */
 describe.skipIf(postgres.length === 0).each(postgres)('the any-word match from kept term ranks on $dialect', (database) => {
-  let storage: Storage;
   const projectId = 'prj_term_ranks';
-  const { pages, queries } = qualityCorpus();
-  /** Queries of two words or more, spread over the corpus's list. */
-  const asked = queries.filter((query) => (searchTerms(query.query)?.distinct.length ?? 0) > 1).filter((_, index) => index % 7 === 0);
-
-  beforeAll(async () => {
-    storage = await database.open();
-    await indexCorpusPages(storage, projectId, pages.slice(0, 160));
-  }, 120_000);
-  afterAll(async () => {
-    await storage.close();
+  const indexed = indexedCorpus(database, projectId);
+  let storage: Storage;
+  beforeAll(() => {
+    storage = indexed.storage();
   });
 
   const requestFor = (query: string, within: 'none' | 'rarest') => anyWordRequest(storage, postgresFullText, projectId, query, within === 'rarest');
@@ -119,7 +130,9 @@ describe.skipIf(postgres.length === 0).each(postgres)('the any-word match from k
   });
 
   it('answers from kept ranks again without ranking any section, and leaves a group filter to the statement', async () => {
-    const request = await requestFor('workflow execution history replay', 'rarest');
+    // Kept under an owner of its own, so the first call starts with nothing kept whatever the tests before it asked.
+    const cold = await requestFor('workflow execution history replay', 'rarest');
+    const request = { ...cold, index: { ...cold.index, owner: {} } };
     // The statements each call sends, as their SQL text (every one is a raw statement).
     const sent: string[] = [];
     const counted = storage.db.withPlugin({
@@ -183,23 +196,17 @@ const sqliteDatabases = testDatabases.filter((database) => database.dialect === 
  * bm25() of the whole expression, over the same pages and queries.
  */
 describe.each(sqliteDatabases)('the any-word match from kept phrase ranks on $dialect', (database) => {
-  let storage: Storage;
   const projectId = 'prj_phrase_ranks';
-  const { pages, queries } = qualityCorpus();
-  const asked = queries.filter((query) => (searchTerms(query.query)?.distinct.length ?? 0) > 1).filter((_, index) => index % 7 === 0);
+  const indexed = indexedCorpus(database, projectId);
+  let storage: Storage;
+  beforeAll(() => {
+    storage = indexed.storage();
+  });
   const syntax = {
     phrase: (word: string, asPrefix: boolean) => (asPrefix ? `"${word}"*` : `"${word}"`),
     inProject: (id: string, phrase: string) => `project : "${projectToken(id)}" AND {title heading body} : (${phrase})`,
     weights: sql.join([0, 10, 5, 1].map((weight) => sql.lit(weight))),
   };
-
-  beforeAll(async () => {
-    storage = await database.open();
-    await indexCorpusPages(storage, projectId, pages.slice(0, 160));
-  }, 120_000);
-  afterAll(async () => {
-    await storage.close();
-  });
 
   const requestFor = (query: string, rarest: boolean) => anyWordRequest(storage, sqliteFullText, projectId, query, rarest);
 

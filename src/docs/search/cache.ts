@@ -12,13 +12,18 @@
 
 import { AnswerCache } from '../../lib/answer-cache.ts';
 
+/** Answers kept per database. */
+const maxEntries = 4096;
+/** Characters of Markdown and text kept per database (about twice as many bytes). */
+const maxCharacters = 32 * 1024 * 1024;
+
 const caches = new WeakMap<object, AnswerCache<unknown>>();
 
 /** The cache of answers read from `owner` (a database handle), made on first use. */
 export function cacheFor<T>(owner: object, sizeOf: (value: T) => number): AnswerCache<T> {
   let cache = caches.get(owner) as AnswerCache<T> | undefined;
   if (!cache) {
-    cache = new AnswerCache<T>(sizeOf);
+    cache = new AnswerCache<T>(sizeOf, { entries: maxEntries, characters: maxCharacters });
     caches.set(owner, cache as AnswerCache<unknown>);
   }
   return cache;

@@ -151,6 +151,7 @@ export async function searchGeneration(
     groups,
     limit: candidateCount,
     within: null,
+    counts: null,
   };
   const engine = fullTextIndexes[storage.profile.name];
   // The words' counts (which the any-word tier needs) are read first, once per word and generation (see

@@ -47,9 +47,9 @@ export interface MatchRequest {
   index: { owner: object; generation: number; builtAt: number };
   /**
    * How many of the project's indexed sections hold each word (the last also as a prefix), where the
-   * search has read them (see wordFrequencies in ../generation.ts): a word in none needs no match of its own.
+   * search has read them (see wordFrequencies in ../generation.ts), else null: a word in none needs no match of its own.
    */
-  counts?: Map<string, number> | null;
+  counts: Map<string, number> | null;
   /** Only pages of these navigation groups; null for all. */
   groups: string[] | null;
   limit: number;

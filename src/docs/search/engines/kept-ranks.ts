@@ -71,8 +71,15 @@ export function bestCandidates(
   limit: number,
 ) {
   const requiredRanks = [...new Set(required)].map((term) => ranksOf.get(term)!);
+  const orderOf = (id: number): [number, number] => {
+    for (const ranks of requiredRanks) {
+      const order = ranks.order.get(id);
+      if (order) return order;
+    }
+    return [0, 0];
+  };
   const scored = [...candidates].map((id) => {
-    const [position, ordinal] = requiredRanks.map((ranks) => ranks.order.get(id)).find((order) => order !== undefined) ?? [0, 0];
+    const [position, ordinal] = orderOf(id);
     return { id, rank: rankOf(id), position, ordinal };
   });
   scored.sort((a, b) => b.rank - a.rank || a.position - b.position || a.ordinal - b.ordinal);
