@@ -43,7 +43,7 @@ async function anyWordRequest(storage: Storage, engine: FullTextIndex, projectId
   const state = await storage.db.selectFrom('docs_state').select(['generation', 'built_at']).where('project_id', '=', projectId).executeTakeFirstOrThrow();
   let within: string[] | null = null;
   if (rarest) {
-    const counts = await engine.frequencies(storage.db, projectId, terms.distinct, terms.prefix);
+    const counts = await engine.frequencies(storage.db, storage, projectId, terms.distinct, terms.prefix);
     const byRarity = terms.distinct.map((word, index) => ({ word, count: counts[index] })).sort((a, b) => a.count - b.count);
     within = byRarity.slice(0, Math.max(1, Math.floor(byRarity.length / 2))).map((entry) => entry.word);
   }
@@ -158,6 +158,26 @@ describe.skipIf(postgres.length === 0).each(postgres)('the any-word match from k
     expect(none).toEqual([]);
     expect(sent.filter((text) => text.includes('ts_rank'))).toEqual([]);
     expect(await anyWordFromTermRanks(storage.db, { ...request, groups: ['develop'] }, language, weights)).toBeNull();
+  });
+
+  it('takes the words’ terms from the word counts’ statement, so the match asks for none', async () => {
+    const asked = await requestFor('workflow execution history replay', 'none');
+    const request = { ...asked, index: { ...asked.index, owner: {} } };
+    const sent: string[] = [];
+    const counted = storage.db.withPlugin({
+      transformQuery: ({ node }) => {
+        if (RawNode.is(node)) sent.push(node.sqlFragments.join('?'));
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    });
+    await postgresFullText.frequencies(counted, request.index.owner, projectId, request.words, request.prefix);
+    sent.length = 0;
+    expect(await anyWordFromTermRanks(counted, request, language, weights)).not.toEqual([]);
+    expect(sent.filter((text) => text.includes('unnest'))).toEqual([]);
+    // Under another owner the terms are read by the match itself.
+    await anyWordFromTermRanks(counted, { ...request, index: { ...request.index, owner: {} } }, language, weights);
+    expect(sent.filter((text) => text.includes('unnest')).length).toBe(1);
   });
 
   it('reads a new generation’s ranks, not the last one’s', async () => {

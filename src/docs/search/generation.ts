@@ -81,7 +81,7 @@ async function wordFrequencies(
     if (known === undefined) missing.push(word);
     else counts.set(word, known);
   }
-  const read = await fullTextIndexes[storage.profile.name].frequencies(storage.db, projectId, missing, prefix);
+  const read = await fullTextIndexes[storage.profile.name].frequencies(storage.db, owner, projectId, missing, prefix);
   missing.forEach((word, index) => {
     cache.set(keyOf(word), read[index]!);
     counts.set(word, read[index]!);
@@ -123,6 +123,42 @@ function rarestWords(terms: SearchTerms, counts: Map<string, number>): string[] 
     sections += count;
   }
   return within.length < byRarity.length ? within : null;
+}
+
+/** Sections' Markdown per database, by build and id (see withFields in engines/kept-ranks.ts for why the build is in the key). */
+const markdownCaches = new WeakMap<object, AnswerCache<string>>();
+
+/**
+ * The Markdown of the sections `ids`, read only for those not kept: the sections a search answers with
+ * recur (the pages a question's words point to), and each read was a round trip of its own on PostgreSQL.
+ */
+async function sectionsMarkdown(
+  storage: SearchStorage,
+  build: { projectId: string; generation: number; builtAt: number },
+  ids: number[],
+): Promise<Map<number, string>> {
+  const keyOf = (id: number) => JSON.stringify([build.projectId, build.generation, build.builtAt, id]);
+  const owner = storage.database ?? storage.db;
+  let cache = markdownCaches.get(owner);
+  if (!cache) {
+    cache = new AnswerCache<string>((text) => text.length + 64, { entries: 65_536, characters: 16 * 1024 * 1024 });
+    markdownCaches.set(owner, cache);
+  }
+  const markdown = new Map<number, string>();
+  const missing: number[] = [];
+  for (const id of ids) {
+    const kept = cache.get(keyOf(id));
+    if (kept === undefined) missing.push(id);
+    else markdown.set(id, kept);
+  }
+  if (missing.length > 0) {
+    const rows = await storage.db.selectFrom('docs_sections').select(['id', 'markdown']).where('id', 'in', missing).execute();
+    for (const row of rows) {
+      cache.set(keyOf(Number(row.id)), row.markdown);
+      markdown.set(Number(row.id), row.markdown);
+    }
+  }
+  return markdown;
 }
 
 /**
@@ -194,12 +230,11 @@ export async function searchGeneration(
     .filter((hit) => hit.score >= threshold)
     .sort((a, b) => holdsRare(a.id) - holdsRare(b.id) || b.score - a.score || a.position - b.position || a.ordinal - b.ordinal)
     .slice(0, limit);
-  const ids = best.map((hit) => hit.id);
-  const markdown = new Map<number, string>();
-  if (ids.length > 0) {
-    const rows = await storage.db.selectFrom('docs_sections').select(['id', 'markdown']).where('id', 'in', ids).execute();
-    for (const row of rows) markdown.set(Number(row.id), row.markdown);
-  }
+  const markdown = await sectionsMarkdown(
+    storage,
+    { projectId, generation, builtAt },
+    best.map((hit) => Number(hit.id)),
+  );
   return best.map(({ id, path, route, title, group, anchor, heading, score }) => ({
     path,
     route,

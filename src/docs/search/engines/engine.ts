@@ -105,7 +105,8 @@ export interface FullTextIndex {
   /**
    * How many of the project's indexed sections hold each of `words` (`prefix` also as a prefix),
    * in the order given. Sections of other generations still in the index count too: the figure only
-   * tells rare words from common ones.
+   * tells rare words from common ones. `owner` is the database handle under which the engine may keep
+   * what it reads beside the counts (MatchRequest's `index.owner`).
    */
-  frequencies(db: Kysely<Database>, projectId: string, words: string[], prefix: string | null): Promise<number[]>;
+  frequencies(db: Kysely<Database>, owner: object, projectId: string, words: string[], prefix: string | null): Promise<number[]>;
 }

@@ -1,5 +1,5 @@
 import { AnswerCache } from '../../../lib/answer-cache.ts';
-import type { Candidate } from './engine.ts';
+import type { Candidate, MatchRequest } from './engine.ts';
 
 /**
  * What the engines keep between searches to sum the any-word match from each term's ranks instead of
@@ -29,7 +29,7 @@ export interface KeptRanks {
   /** A word as the engine reads it as a term (PostgreSQL's `to_tsquery`), or null when it is not one. */
   terms: AnswerCache<string | null>;
   ranks: AnswerCache<TermRanks>;
-  /** Sections' fields by id: they never change once written (a build writes new rows; ids are not used again). */
+  /** Sections' fields by build and id (see withFields). */
   fields: AnswerCache<SectionFields>;
 }
 
@@ -86,16 +86,22 @@ export function bestCandidates(
   return scored.slice(0, limit);
 }
 
-/** `best` with their fields, read only for the sections not kept yet (`read`). */
+/**
+ * `best` with their fields, read only for the sections not kept yet (`read`). They are kept per build
+ * (`build`: the project, its generation and switch time, as the ranks are): a row never changes once
+ * written, but SQLite may give a purged row's id (the largest) to a later row of any project.
+ */
 export async function withFields(
   keep: KeptRanks,
+  build: MatchRequest['index'] & { projectId: string },
   best: { id: number; rank: number }[],
   read: (ids: number[]) => Promise<SectionFields[]>,
 ): Promise<(SectionFields & { rank: number })[]> {
-  const unread = best.map((entry) => entry.id).filter((id) => keep.fields.get(String(id)) === undefined);
-  if (unread.length > 0) for (const row of await read(unread)) keep.fields.set(String(Number(row.id)), row);
+  const keyOf = (id: number) => JSON.stringify([build.projectId, build.generation, build.builtAt, id]);
+  const unread = best.map((entry) => entry.id).filter((id) => keep.fields.get(keyOf(id)) === undefined);
+  if (unread.length > 0) for (const row of await read(unread)) keep.fields.set(keyOf(Number(row.id)), row);
   return best.flatMap((entry) => {
-    const row = keep.fields.get(String(entry.id));
+    const row = keep.fields.get(keyOf(entry.id));
     return row ? [{ ...row, rank: entry.rank }] : [];
   });
 }

@@ -1,6 +1,5 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../../storage/schema.ts';
-import type { AnswerCache } from '../../../lib/answer-cache.ts';
 import type { Candidate, MatchRequest } from './engine.ts';
 import { bestCandidates, keptRanksFor, wholeRanks, wholeTermSections, withFields, type SectionFields, type TermRanks } from './kept-ranks.ts';
 import { projectToken } from './project-token.ts';
@@ -31,23 +30,37 @@ const singleTerm = /^'(?:[^']|'')+'(?::\*)?$/;
 /** A term's lexeme: its text without the quotes and the prefix mark. */
 const lexemeOf = (term: string) => term.replace(/:\*$/, '').slice(1, -1).replaceAll("''", "'");
 
-/** Each of `operands` (a word, or a word and `:*`) as the tsquery term it reads as, or null. */
-async function termsOf(db: Kysely<Database>, keptTerms: AnswerCache<string | null>, language: RawBuilder<unknown>, operands: string[]) {
+/** The tsquery operand a query word is matched as in the any-word match: the last word (`prefix`) as a prefix only. */
+export const operandOf = (word: string, prefix: string | null) => (word === prefix ? `${word}:*` : word);
+
+/** Keeps, under `owner` (a database handle), what `to_tsquery` made of each operand: its term, or null when it is not one. */
+export function keepTerms(owner: object, read: { operand: string; term: string }[]): Map<string, string | null> {
+  const { terms } = keptRanksFor(owner);
+  const made = new Map<string, string | null>();
+  for (const { operand, term } of read) {
+    const single = singleTerm.test(term) ? term : null;
+    terms.set(operand, single);
+    made.set(operand, single);
+  }
+  return made;
+}
+
+/**
+ * Each of `operands` as the tsquery term it reads as, or null. The search's word counts have usually
+ * read them already, in their own statement (postgres.ts's frequencies); the others are read here.
+ */
+async function termsOf(db: Kysely<Database>, owner: object, language: RawBuilder<unknown>, operands: string[]) {
   const terms = new Map<string, string | null>();
   const missing: string[] = [];
   for (const operand of operands) {
-    const known = keptTerms.get(operand);
+    const known = keptRanksFor(owner).terms.get(operand);
     if (known === undefined) missing.push(operand);
     else terms.set(operand, known);
   }
   if (missing.length > 0) {
     const rows = await sql<{ operand: string; term: string }>`
       select operand, to_tsquery(${language}, operand)::text as term from unnest(${missing}::text[]) as operand`.execute(db);
-    for (const { operand, term } of rows.rows) {
-      const single = singleTerm.test(term) ? term : null;
-      keptTerms.set(operand, single);
-      terms.set(operand, single);
-    }
+    for (const [operand, term] of keepTerms(owner, rows.rows)) terms.set(operand, term);
   }
   return terms;
 }
@@ -66,8 +79,8 @@ export async function anyWordFromTermRanks(
   const { words, prefix, index } = request;
   const keep = keptRanksFor(index.owner);
   // The last word as a prefix only: it matches the whole word too, and the statement's query names it so (postgres.ts).
-  const operandsOf = (word: string) => (word === prefix ? [`${word}:*`] : [word]);
-  const terms = await termsOf(db, keep.terms, language, words.flatMap(operandsOf));
+  const operandsOf = (word: string) => [operandOf(word, prefix)];
+  const terms = await termsOf(db, index.owner, language, words.flatMap(operandsOf));
   if ([...terms.values()].some((term) => term === null)) return null;
   const termOf = (operand: string) => terms.get(operand)!;
   const distinct = [...new Set(words.flatMap(operandsOf).map(termOf))];
@@ -139,6 +152,7 @@ export async function anyWordFromTermRanks(
   const best = bestCandidates(candidates, required, ranksOf, rankOf, request.limit);
   const rows = await withFields(
     keep,
+    { ...index, projectId: request.projectId },
     best,
     async (ids) =>
       (

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../../storage/schema.ts';
 import type { Candidate, FullTextIndex, MatchRequest } from './engine.ts';
-import { anyWordFromTermRanks } from './postgres-term-ranks.ts';
+import { anyWordFromTermRanks, keepTerms, operandOf } from './postgres-term-ranks.ts';
 import { projectToken } from './project-token.ts';
 
 /** Entries per insert statement, well under PostgreSQL's 65,535 bound parameters. */
@@ -86,15 +86,22 @@ export const postgresFullText: FullTextIndex = {
     return (await anyWordFromTermRanks(db, request, language, weights)) ?? matchByStatement(db, request);
   },
 
-  async frequencies(db, projectId, words, prefix) {
+  async frequencies(db, owner, projectId, words, prefix) {
     if (words.length === 0) return [];
     const project = sql`cast(${projectToken(projectId)} as tsquery)`;
     const counts = words.map(
       (word, index) =>
         sql`(select count(*) from docs_search f where f.vector @@ (to_tsquery(${language}, ${anyOf([word], prefix)}) && ${project}) and f.project_id = ${projectId}) as ${sql.ref(`c${index}`)}`,
     );
-    const result = await sql<Record<string, number | string>>`select ${sql.join(counts)}`.execute(db);
+    // Each word's term as the any-word match names it, read in the same round trip: that match needs it next (postgres-term-ranks.ts).
+    const operands = words.map((word) => operandOf(word, prefix));
+    const terms = operands.map((operand, index) => sql`to_tsquery(${language}, ${operand})::text as ${sql.ref(`t${index}`)}`);
+    const result = await sql<Record<string, number | string>>`select ${sql.join([...counts, ...terms])}`.execute(db);
     const row = result.rows[0]!;
+    keepTerms(
+      owner,
+      operands.map((operand, index) => ({ operand, term: String(row[`t${index}`]) })),
+    );
     return words.map((_, index) => Number(row[`c${index}`]));
   },
 };

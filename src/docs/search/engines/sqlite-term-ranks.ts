@@ -93,6 +93,7 @@ export async function anyWordFromPhraseRanks(db: Kysely<Database>, request: Matc
   const best = bestCandidates(candidates, required, ranksOf, rankOf, request.limit);
   return withFields(
     keep,
+    { ...index, projectId: request.projectId },
     best,
     async (ids) =>
       (

@@ -112,7 +112,7 @@ export const sqliteFullText: FullTextIndex = {
     return rows;
   },
 
-  async frequencies(db, projectId, words, prefix) {
+  async frequencies(db, _owner, projectId, words, prefix) {
     if (words.length === 0) return [];
     // Counting walks each word's list of rows without ranking them: far cheaper than bm25().
     const counts = words.map(
