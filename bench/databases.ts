@@ -24,9 +24,16 @@ export async function postgresReachable(): Promise<boolean> {
   }
 }
 
-/** The databases a bench runs on: SQLite, and PostgreSQL when it answers. */
+/** QUIRE_BENCH_DATABASES=sqlite or =postgres runs the benches on that one alone. */
+const chosen = process.env.QUIRE_BENCH_DATABASES?.split(',').map((name) => name.trim());
+
+/** The databases a bench runs on: SQLite, and PostgreSQL when it answers (or those QUIRE_BENCH_DATABASES names). */
 export async function benchDatabaseNames(): Promise<BenchDatabase['name'][]> {
-  return (await postgresReachable()) ? ['sqlite', 'postgres'] : ['sqlite'];
+  const all: BenchDatabase['name'][] = (await postgresReachable()) ? ['sqlite', 'postgres'] : ['sqlite'];
+  if (!chosen) return all;
+  const unknown = chosen.filter((name) => !all.includes(name as BenchDatabase['name']));
+  if (unknown.length > 0) throw new Error(`QUIRE_BENCH_DATABASES names ${unknown.join(', ')}: the databases here are ${all.join(', ')}.`);
+  return all.filter((name) => chosen.includes(name));
 }
 
 /** Runs `work` on a fresh database of each of `benchDatabaseNames`, dropping each afterwards. */

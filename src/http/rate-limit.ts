@@ -33,11 +33,14 @@ const pruneShare = 1 / 16;
  * statement: every Quire transaction begins with BEGIN IMMEDIATE (sqlite/connect.ts), which already
  * holds the database's one write lock until commit, so a write here would only add a page to the log.
  */
+/** The distinct buckets in the one order every take locks them. */
+const lockOrder = (buckets: string[]) => [...new Set(buckets)].sort();
+
 export async function lockRateLimitBucket(trx: Kysely<Database>, profile: DialectProfile, ...buckets: string[]): Promise<void> {
-  if (!profile.rowLocks) return;
+  if (!profile.rowLocks || buckets.length === 0) return;
   await trx
     .insertInto('rate_limit_buckets')
-    .values([...new Set(buckets)].sort().map((bucket) => ({ bucket })))
+    .values(lockOrder(buckets).map((bucket) => ({ bucket })))
     .onConflict((conflict) => conflict.column('bucket').doUpdateSet((eb) => ({ bucket: eb.ref('excluded.bucket') })))
     .execute();
 }
@@ -79,11 +82,14 @@ export async function takeRateLimitsInTurn(
   const distinct = [...windows.values()];
   await lockRateLimitBucket(trx, profile, ...distinct.map((request) => request.bucket));
   if (Math.random() < pruneShare) {
-    for (const { bucket, rule } of distinct)
+    // Out of every window the take asks of the bucket.
+    const widest = new Map<string, number>();
+    for (const { bucket, rule } of distinct) widest.set(bucket, Math.max(widest.get(bucket) ?? 0, rule.windowMs));
+    for (const [bucket, windowMs] of widest)
       await trx
         .deleteFrom('rate_limit_hits')
         .where('bucket', '=', bucket)
-        .where('at', '<=', now - rule.windowMs)
+        .where('at', '<=', now - windowMs)
         .execute();
   }
   // One row per bucket and window: the same bucket under two windows is counted apart. The windows are
@@ -110,26 +116,73 @@ export async function takeRateLimitsInTurn(
   const taken = new Map<string, number>();
   const hits: { bucket: string; at: number }[] = [];
   const answers = calls.map((requests) => {
-    const states = requests.map((request) => {
+    const counted = requests.map((request) => {
       const known = found.get(windowKey(request));
-      return { rule: request.rule, used: (known?.used ?? 0) + (taken.get(request.bucket) ?? 0), oldest: known?.oldest ?? now };
+      return { used: (known?.used ?? 0) + (taken.get(request.bucket) ?? 0), oldest: known?.oldest ?? now };
     });
-    const allowed = states.every((state) => state.used < state.rule.limit);
-    const consume = (options.consume ?? true) && allowed;
-    if (consume)
+    const states = statesOf(requests, counted, now, options.consume ?? true);
+    if (states.every((state) => state.allowed) && (options.consume ?? true))
       for (const { bucket } of requests) {
         taken.set(bucket, (taken.get(bucket) ?? 0) + 1);
         hits.push({ bucket, at: now });
       }
-    return states.map(({ rule, used, oldest }) => ({
-      limit: rule.limit,
-      remaining: Math.max(0, rule.limit - used - (consume ? 1 : 0)),
-      resetSeconds: Math.max(1, Math.ceil((oldest + rule.windowMs - now) / 1000)),
-      allowed: used < rule.limit,
-    }));
+    return states;
   });
   if (hits.length > 0) await trx.insertInto('rate_limit_hits').values(hits).execute();
   return answers;
+}
+
+/**
+ * One call's states from each bucket's hits in its window (`used`, the calls' before it included) and its
+ * oldest hit's time: allowed when every bucket has room, and then (with `consume`) one hit taken from each.
+ */
+function statesOf(requests: RateLimitRequest[], counted: { used: number; oldest: number }[], now: number, consume: boolean): RateLimitState[] {
+  const allowed = counted.every(({ used }, index) => used < requests[index].rule.limit);
+  const taking = consume && allowed;
+  return counted.map(({ used, oldest }, index) => {
+    const { rule } = requests[index];
+    return {
+      limit: rule.limit,
+      remaining: Math.max(0, rule.limit - used - (taking ? 1 : 0)),
+      resetSeconds: Math.max(1, Math.ceil((oldest + rule.windowMs - now) / 1000)),
+      allowed: used < rule.limit,
+    };
+  });
+}
+
+/**
+ * takeRateLimitsInTurn in a transaction of its own, answered once committed without waiting for the disk
+ * (see takeOnceCommitted). On PostgreSQL it is one statement, the `rate_limit_take` function (the 045
+ * migration), which locks, counts and records as that transaction does, and commits with
+ * `synchronous_commit` off: one round trip instead of five, and no wait for the log's flush, where each
+ * round trip of a busy server waits for its event loop's turn while other takes queue behind it.
+ */
+export async function takeRateLimitsCommitted(
+  storage: Pick<Storage, 'db' | 'deferDurability' | 'profile'>,
+  calls: RateLimitRequest[][],
+  options: { consume?: boolean; now?: number } = {},
+): Promise<RateLimitState[][]> {
+  if (storage.profile.name !== 'postgres') return takeOnceCommitted(storage, (trx) => takeRateLimitsInTurn(trx, storage.profile, calls, options));
+  const now = options.now ?? Date.now();
+  const consume = options.consume ?? true;
+  const requests = calls.flatMap((requests, call) => requests.map((request) => ({ call, ...request })));
+  const { rows } = await sql<{ used_hits: string | number; oldest_hit: string | number }>`
+    select used_hits, oldest_hit from rate_limit_take(
+      ${requests.map((request) => request.call)}::integer[],
+      ${requests.map((request) => request.bucket)}::text[],
+      ${requests.map((request) => request.rule.windowMs)}::bigint[],
+      ${requests.map((request) => request.rule.limit)}::bigint[],
+      ${lockOrder(requests.map((request) => request.bucket))}::text[],
+      ${now}::bigint, ${consume}, ${Math.random() < pruneShare}
+    )`.execute(storage.db);
+  let next = 0;
+  return calls.map((requests) => {
+    const counted = requests.map(() => {
+      const row = rows[next++]!;
+      return { used: Number(row.used_hits), oldest: Number(row.oldest_hit) };
+    });
+    return statesOf(requests, counted, now, consume);
+  });
 }
 
 /**
@@ -138,7 +191,7 @@ export async function takeRateLimitsInTurn(
  * median and tens of milliseconds while the disk is busy. A crash may forget the last takes' hits, which only lets
  * those clients ask that many more times. For limits on reads and answers, not on work that outlasts a crash.
  */
-export async function takeOnceCommitted<T>(storage: Pick<Storage, 'db' | 'deferDurability'>, take: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+async function takeOnceCommitted<T>(storage: Pick<Storage, 'db' | 'deferDurability'>, take: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
   return (await storage.deferDurability(() => storage.db.transaction().execute(take))).value;
 }
 

@@ -21,12 +21,30 @@ export function loadMigrations(dialect: Storage['profile']['name']): Migration[]
     .map((file) => ({
       version: Number(file.slice(0, 3)),
       name: file.slice(4, -4),
-      // node:sqlite prepares one statement at a time, so files are split at line-ending semicolons.
-      statements: readFileSync(join(folder, file), 'utf8')
-        .split(/;\s*$/m)
-        .map((statement) => statement.replace(/^\s*--.*$/gm, '').trim())
-        .filter(Boolean),
+      statements: statementsOf(readFileSync(join(folder, file), 'utf8')),
     }));
+}
+
+/**
+ * A migration file's statements, without their comment lines. node:sqlite prepares one statement at a
+ * time, so files are split at line-ending semicolons, except inside a dollar-quoted body (`$$ … $$`, a
+ * PostgreSQL function's), whose own statements end so.
+ */
+export function statementsOf(text: string): string[] {
+  const statements: string[] = [];
+  let lines: string[] = [];
+  let quoted = false;
+  for (const line of text.split('\n')) {
+    if (!quoted && /^\s*--/.test(line)) continue;
+    lines.push(line);
+    if ((line.split('$$').length - 1) % 2 === 1) quoted = !quoted;
+    if (!quoted && /;\s*$/.test(line)) {
+      statements.push(lines.join('\n').replace(/;\s*$/, ''));
+      lines = [];
+    }
+  }
+  statements.push(lines.join('\n'));
+  return statements.map((statement) => statement.trim()).filter(Boolean);
 }
 
 /**

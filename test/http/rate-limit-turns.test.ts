@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { takeRateLimits, takeRateLimitsInTurn } from '../../src/http/rate-limit.ts';
+import { takeRateLimits, takeRateLimitsCommitted, takeRateLimitsInTurn, type RateLimitRequest } from '../../src/http/rate-limit.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { testDatabases } from '../support/storage.ts';
 
@@ -62,5 +62,53 @@ describe.each(testDatabases)('rate limits taken in turn on $dialect', (database)
       .where('at', '=', now)
       .execute();
     expect(hits.map((hit) => hit.bucket).sort()).toEqual(['turns-a', 'turns-b', 'turns-b']);
+  });
+
+  it('answers in one statement of its own as the transaction does, whatever the calls', async () => {
+    // Seeded, so a failure replays; buckets with the characters an array literal escapes.
+    let seed = 7;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
+    const names = ['plain', 'quote"d', "it's", 'comma,brace{}', 'back\\slash', 'naïve ✓', 'null', ''];
+    const rules = [
+      { limit: 1, windowMs: 10_000 },
+      { limit: 3, windowMs: 60_000 },
+      { limit: 5, windowMs: 3_600_000 },
+    ];
+    const now = 50_000_000;
+    for (const side of ['turn', 'once']) {
+      await storage.db
+        .insertInto('rate_limit_hits')
+        .values(names.flatMap((name, index) => [0, 1, 2].slice(0, index % 3).map((back) => ({ bucket: `${side}:${name}`, at: now - 5_000 - back * 30_000 }))))
+        .execute();
+    }
+    for (let round = 0; round < 12; round++) {
+      const calls: RateLimitRequest[][] = Array.from({ length: 1 + Math.floor(random() * 6) }, () =>
+        Array.from({ length: Math.floor(random() * 3) }, () => {
+          const index = Math.floor(random() * names.length);
+          // One window per bucket: a take now and then prunes the hits out of its windows, which a wider one would still count.
+          return { bucket: names[index], rule: rules[index % rules.length] };
+        }),
+      );
+      const on = (side: string) => calls.map((requests) => requests.map((request) => ({ ...request, bucket: `${side}:${request.bucket}` })));
+      const consume = round % 4 !== 3;
+      const inTurn = await storage.db.transaction().execute((trx) => takeRateLimitsInTurn(trx, storage.profile, on('turn'), { now: now + round, consume }));
+      const once = await takeRateLimitsCommitted(storage, on('once'), { now: now + round, consume });
+      expect(once, `round ${round}`).toEqual(inTurn);
+    }
+    const left = async (side: string) =>
+      (await storage.db.selectFrom('rate_limit_hits').select(['bucket', 'at']).where('bucket', 'like', `${side}:%`).execute())
+        .map((hit) => `${hit.bucket.slice(side.length)} ${Number(hit.at)}`)
+        .sort();
+    // The same hits recorded (pruning aside, which only deletes hits out of every window).
+    const inWindow = (hits: string[]) => hits.filter((hit) => Number(hit.split(' ').at(-1)) > now - 10_000);
+    expect(inWindow(await left('once'))).toEqual(inWindow(await left('turn')));
+  });
+
+  it('allows exactly the limit to takes racing on one bucket', async () => {
+    const limit = { limit: 7, windowMs: 60_000 };
+    const states = await Promise.all(Array.from({ length: 30 }, () => takeRateLimitsCommitted(storage, [[{ bucket: 'race', rule: limit }]])));
+    expect(states.filter(([[state]]) => state!.allowed).length).toBe(7);
+    const [[after]] = await takeRateLimitsCommitted(storage, [[{ bucket: 'race', rule: limit }]], { consume: false });
+    expect(after).toMatchObject({ allowed: false, remaining: 0 });
   });
 });

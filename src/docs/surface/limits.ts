@@ -4,8 +4,7 @@ import type { AppContext } from '../../http/context.ts';
 import {
   rateLimited,
   rateLimitHeaders,
-  takeOnceCommitted,
-  takeRateLimitsInTurn,
+  takeRateLimitsCommitted,
   type RateLimitRequest,
   type RateLimitRule,
   type RateLimitState,
@@ -44,17 +43,13 @@ class TakeQueue {
 
   async #drain(): Promise<void> {
     this.#running = true;
-    const { profile } = this.#storage;
     while (this.#waiting.length > 0) {
       const turns = this.#waiting.splice(0, maxTurns);
       try {
-        // Answered once committed (takeOnceCommitted): an assistant message's model call would wait for a flush.
-        const states = await takeOnceCommitted(this.#storage, (trx) =>
-          takeRateLimitsInTurn(
-            trx,
-            profile,
-            turns.map((turn) => turn.buckets),
-          ),
+        // Answered once committed, not once flushed (takeRateLimitsCommitted): an assistant message's model call would wait for a flush.
+        const states = await takeRateLimitsCommitted(
+          this.#storage,
+          turns.map((turn) => turn.buckets),
         );
         turns.forEach((turn, index) => turn.resolve(states[index]));
       } catch (error) {
