@@ -78,9 +78,15 @@ export function bestCandidates(
     }
     return [0, 0];
   };
-  const scored = [...candidates].map((id) => {
+  const ids = [...candidates];
+  const ranks = Float64Array.from(ids, rankOf);
+  // Only the sections ranked at least as high as the limit-th best can be among the best (ties with it included).
+  const lowest = ids.length > limit ? Float64Array.from(ranks).sort()[ids.length - limit]! : -Infinity;
+  const scored: { id: number; rank: number; position: number; ordinal: number }[] = [];
+  ids.forEach((id, index) => {
+    if (ranks[index]! < lowest) return;
     const [position, ordinal] = orderOf(id);
-    return { id, rank: rankOf(id), position, ordinal };
+    scored.push({ id, rank: ranks[index]!, position, ordinal });
   });
   scored.sort((a, b) => b.rank - a.rank || a.position - b.position || a.ordinal - b.ordinal);
   return scored.slice(0, limit);
@@ -97,7 +103,8 @@ export async function withFields(
   best: { id: number; rank: number }[],
   read: (ids: number[]) => Promise<SectionFields[]>,
 ): Promise<(SectionFields & { rank: number })[]> {
-  const keyOf = (id: number) => JSON.stringify([build.projectId, build.generation, build.builtAt, id]);
+  const scope = JSON.stringify([build.projectId, build.generation, build.builtAt]);
+  const keyOf = (id: number) => `${scope}${id}`;
   const unread = best.map((entry) => entry.id).filter((id) => keep.fields.get(keyOf(id)) === undefined);
   if (unread.length > 0) for (const row of await read(unread)) keep.fields.set(keyOf(Number(row.id)), row);
   return best.flatMap((entry) => {

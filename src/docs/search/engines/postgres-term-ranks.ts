@@ -144,10 +144,11 @@ export async function anyWordFromTermRanks(
   // Summed as calc_rank_or() sums: in single precision, term by term in the order of their lexemes' bytes,
   // then divided by the terms' count; so sections that tie there (ordered by page position) tie here too.
   const summed = [...distinct].sort((a, b) => Buffer.compare(Buffer.from(lexemeOf(a)), Buffer.from(lexemeOf(b))));
+  const summedRanks = summed.map((term) => ranksOf.get(term)!.ranks);
   const rankOf = (id: number) => {
     let sum = 0;
-    for (const term of summed) sum = Math.fround(sum + (ranksOf.get(term)!.ranks.get(id) ?? 0));
-    return Math.fround(sum / summed.length);
+    for (const ranks of summedRanks) sum = Math.fround(sum + (ranks.get(id) ?? 0));
+    return Math.fround(sum / summedRanks.length);
   };
   const best = bestCandidates(candidates, required, ranksOf, rankOf, request.limit);
   const rows = await withFields(

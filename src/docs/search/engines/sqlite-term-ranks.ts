@@ -85,9 +85,10 @@ export async function anyWordFromPhraseRanks(db: Kysely<Database>, request: Matc
     ranksOf.set(phrase, ranks);
   }
 
+  const weighted = [...times].map(([phrase, count]) => ({ count, ranks: ranksOf.get(phrase)!.ranks }));
   const rankOf = (id: number) => {
     let rank = 0;
-    for (const [phrase, count] of times) rank += count * (ranksOf.get(phrase)!.ranks.get(id) ?? 0);
+    for (const { count, ranks } of weighted) rank += count * (ranks.get(id) ?? 0);
     return rank;
   };
   const best = bestCandidates(candidates, required, ranksOf, rankOf, request.limit);
