@@ -19,6 +19,28 @@ export interface AssistantToolOptions {
 const listedPagesLimit = 500;
 
 /**
+ * Characters of a section's Markdown a search result gives the model (about a thousand tokens); read_page
+ * gives the whole page. A model reads its prompt in time and money in proportion to its length: five whole
+ * sections of real docs were 40,000 characters and more (long code samples), sent again at every step.
+ */
+export const sectionExcerptLimit = 4000;
+
+/**
+ * `markdown` cut to about `limit` characters at a paragraph's (else a line's) end, a code block it leaves
+ * open closed, and a note of what was left out that names the page to read for the rest.
+ */
+export function sectionExcerpt(markdown: string, path: string, limit = sectionExcerptLimit): string {
+  if (markdown.length <= limit) return markdown;
+  const paragraph = markdown.lastIndexOf('\n\n', limit);
+  const line = markdown.lastIndexOf('\n', limit);
+  const end = paragraph >= limit / 2 ? paragraph : line >= limit / 2 ? line : limit;
+  let excerpt = markdown.slice(0, end).trimEnd();
+  const fences = excerpt.split('\n').flatMap((text) => /^\s*(```|~~~)/.exec(text)?.[1] ?? []);
+  if (fences.length % 2 === 1) excerpt += `\n${fences.at(-1)}`;
+  return `${excerpt}\n\n[${markdown.length - end} more characters of this section: read_page "${path}" for the whole page]`;
+}
+
+/**
  * The tools' inputs, made once: the SDK turns a schema into the JSON Schema the model is sent at every
  * step, and keeps it only on a schema object it is given again (a new `z.object` per message would be
  * converted anew for each step of each message).
@@ -52,7 +74,9 @@ export function assistantTools(options: AssistantToolOptions, reading: Reading) 
         const hits = await searchDocs(storage, projectId, query, { limit: options.pageSize, groups: options.groups });
         if (hits.length === 0) return `No sections match "${query}". Try other words, or list_pages to see what the docs cover.`;
         for (const hit of hits) reading.noteSection(hit);
-        const sections = hits.map((hit) => `## ${hit.title}${hit.anchor ? `: ${hit.heading}` : ''}\npath: ${hit.path}\n\n${hit.markdown.trim()}`);
+        const sections = hits.map(
+          (hit) => `## ${hit.title}${hit.anchor ? `: ${hit.heading}` : ''}\npath: ${hit.path}\n\n${sectionExcerpt(hit.markdown.trim(), hit.path)}`,
+        );
         return cap(sections.join('\n\n---\n\n'), resultLimit);
       },
     }),
