@@ -16,7 +16,9 @@ import { processesCpuSeconds, startBenchProcess, type BenchProcess } from './pro
 import { percentile, type BenchSuite, type Report } from './report.ts';
 
 const sequential = Number(process.env.QUIRE_BENCH_ASSISTANT_REQUESTS ?? '200');
-const concurrentSeconds = Number(process.env.QUIRE_BENCH_SECONDS ?? '5');
+const concurrentSeconds = Number(process.env.QUIRE_BENCH_SECONDS ?? '6');
+/** Turns each target takes at 20 at once, alternating with the others (QUIRE_BENCH_ASSISTANT_TURNS). */
+const concurrentTurns = Math.max(1, Number(process.env.QUIRE_BENCH_ASSISTANT_TURNS ?? '3'));
 const concurrency = 20;
 /** How every answer's text begins, whichever way it is streamed (assistant-model-server.ts). */
 const firstText = 'Answer: ';
@@ -102,11 +104,11 @@ async function oneAtATime(target: Target, count: number): Promise<Timing[]> {
   return timings;
 }
 
-async function atOnce(target: Target, clients: number, seconds: number): Promise<Timing[]> {
+async function atOnce(target: Target, clients: number, seconds: number, firstRound: number): Promise<Timing[]> {
   const timings: Timing[] = [];
   const until = performance.now() + seconds * 1000;
-  // Questions of their own, numbered past the one-at-a-time rounds: none is answered from the search cache those filled.
-  let round = 1_000_000;
+  // Questions of their own, numbered past the one-at-a-time rounds and every earlier turn: none is answered from the search cache.
+  let round = firstRound;
   await Promise.all(
     Array.from({ length: clients }, async () => {
       while (performance.now() < until) timings.push(await target.ask(round++));
@@ -198,16 +200,24 @@ async function measureOn(
     const cpu = new Map<string, number>();
     /** PostgreSQL's own processes, per answer of Quire's phase: the database's share of an answer, beside Quire's process. */
     let databaseCpu: number | null = null;
-    for (const target of all) {
-      const before = target.cpuSeconds();
-      const databaseBefore = name === 'postgres' ? processesCpuSeconds('postgres') : 0;
-      const timings = await atOnce(target, concurrency, concurrentSeconds);
-      concurrent.set(target.name, timings);
-      cpu.set(target.name, ((target.cpuSeconds() - before) * 1000) / timings.length);
-      if (name === 'postgres' && target.name === 'Quire') databaseCpu = ((processesCpuSeconds('postgres') - databaseBefore) * 1000) / timings.length;
+    // The targets take turns, each several times: the machine's pace drifts (other guests of the host), and a
+    // drift during one target's only turn once moved the reference's CPU per answer by half.
+    const cpuSeconds = new Map<string, number>();
+    let databaseSeconds = 0;
+    for (let turn = 0; turn < concurrentTurns; turn++) {
+      for (const target of all) {
+        const before = target.cpuSeconds();
+        const databaseBefore = name === 'postgres' ? processesCpuSeconds('postgres') : 0;
+        const timings = await atOnce(target, concurrency, concurrentSeconds / concurrentTurns, 1_000_000 * (turn + 1));
+        concurrent.set(target.name, [...(concurrent.get(target.name) ?? []), ...timings]);
+        cpuSeconds.set(target.name, (cpuSeconds.get(target.name) ?? 0) + target.cpuSeconds() - before);
+        if (name === 'postgres' && target.name === 'Quire') databaseSeconds += processesCpuSeconds('postgres') - databaseBefore;
+      }
     }
+    for (const target of all) cpu.set(target.name, (cpuSeconds.get(target.name)! * 1000) / concurrent.get(target.name)!.length);
+    if (name === 'postgres') databaseCpu = (databaseSeconds * 1000) / concurrent.get('Quire')!.length;
     const counts = [...concurrent.values()].map((timings) => timings.length).join('/');
-    const label = `${concurrency} at once (${concurrentSeconds} s, ${counts} answers)`;
+    const label = `${concurrency} at once (${concurrentSeconds} s in ${concurrentTurns} turns each, ${counts} answers)`;
     figures(report, prefix, label, concurrent, true);
     const [, bare, ours] = [...cpu.values()];
     report.add({
@@ -226,7 +236,7 @@ async function measureOn(
 
 export const assistantBench: BenchSuite = {
   name: 'assistant',
-  description: `the docs assistant's streaming overhead with a scripted model that answers at once: time to first byte and first text, p50 and p99, 1 at a time and ${concurrency} at once, beside the model called directly and a bare AI SDK streamText pass-through (QUIRE_BENCH_ASSISTANT_REQUESTS, QUIRE_BENCH_SECONDS)`,
+  description: `the docs assistant's streaming overhead with a scripted model that answers at once: time to first byte and first text, p50 and p99, 1 at a time and ${concurrency} at once, beside the model called directly and a bare AI SDK streamText pass-through (QUIRE_BENCH_ASSISTANT_REQUESTS, QUIRE_BENCH_SECONDS, QUIRE_BENCH_ASSISTANT_TURNS)`,
   async run(report) {
     const folder = mkdtempSync(join(tmpdir(), 'quire-bench-assistant-'));
     const model = await startBenchProcess('bench/assistant-model-server.ts', [], {});
