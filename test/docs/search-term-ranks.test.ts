@@ -160,6 +160,34 @@ describe.skipIf(postgres.length === 0).each(postgres)('the any-word match from k
     expect(await anyWordFromTermRanks(storage.db, { ...request, groups: ['develop'] }, language, weights)).toBeNull();
   });
 
+  it('reads the index’s state and the new words’ counts and terms in one statement before the search’s own', async () => {
+    const sent: string[] = [];
+    // A handle of its own, so nothing kept by the tests before counts here.
+    const counted = storage.db.withPlugin({
+      transformQuery: ({ node }) => {
+        // Nested fragments (sql.join's columns) included.
+        sent.push(JSON.stringify(node));
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    });
+    const search = (query: string) => searchDocs({ ...storage, db: counted }, projectId, query);
+    const first = await search('workflow replay history');
+    expect(first.length).toBeGreaterThan(0);
+    const stateReads = () => sent.filter((text) => text.includes('docs_state'));
+    // The first search of the process: the state with every word's count and term, and no statement of its own for either.
+    expect(stateReads().length).toBe(1);
+    expect(stateReads()[0]).toContain('count(*)');
+    expect(sent.filter((text) => text.includes('unnest'))).toEqual([]);
+    sent.length = 0;
+    // Known words and one new one: the state again, with the new word's count alone.
+    await search('workflow replay zanzibarian');
+    expect(stateReads().length).toBe(1);
+    expect(stateReads()[0]!.split('count(*)').length - 1).toBe(1);
+    expect(sent.filter((text) => text.includes('count(*)')).length).toBe(1);
+    expect(await search('workflow replay history')).toEqual(first);
+  });
+
   it('takes the words’ terms from the word counts’ statement, so the match asks for none', async () => {
     const asked = await requestFor('workflow execution history replay', 'none');
     const request = { ...asked, index: { ...asked.index, owner: {} } };

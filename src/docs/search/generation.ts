@@ -55,6 +55,35 @@ export type SearchStorage = ReadStorage & { database?: object };
 /** How many sections hold each word, per database, kept per (project, generation, word). */
 const frequencyCaches = new WeakMap<object, AnswerCache<number>>();
 
+function frequencyCache(owner: object): AnswerCache<number> {
+  let cache = frequencyCaches.get(owner);
+  if (!cache) {
+    cache = new AnswerCache<number>(() => 1, { entries: 65_536, characters: 65_536 });
+    frequencyCaches.set(owner, cache);
+  }
+  return cache;
+}
+
+const frequencyKey = (projectId: string, generation: number, word: string, prefix: string | null) =>
+  JSON.stringify([projectId, generation, word, word === prefix]);
+
+/** The counts kept for the project's `generation` (under `owner`, a database handle) of those of `words` that have one. */
+export function keptFrequencies(owner: object, projectId: string, generation: number, words: string[], prefix: string | null): Map<string, number> {
+  const cache = frequencyCache(owner);
+  const kept = new Map<string, number>();
+  for (const word of words) {
+    const count = cache.get(frequencyKey(projectId, generation, word, prefix));
+    if (count !== undefined) kept.set(word, count);
+  }
+  return kept;
+}
+
+/** Keeps the counts of `words` (as FullTextIndex.frequencies reads them) for the project's `generation`. */
+export function keepFrequencies(owner: object, projectId: string, generation: number, words: string[], prefix: string | null, counts: number[]): void {
+  const cache = frequencyCache(owner);
+  words.forEach((word, index) => cache.set(frequencyKey(projectId, generation, word, prefix), counts[index]!));
+}
+
 /**
  * How many of the project's sections hold each of `words` (`prefix` also as a prefix), read from the
  * index once per generation: a generation's rows never change once readers see it, so its counts stay
@@ -68,24 +97,11 @@ async function wordFrequencies(
   prefix: string | null,
 ): Promise<Map<string, number>> {
   const owner = storage.database ?? storage.db;
-  let cache = frequencyCaches.get(owner);
-  if (!cache) {
-    cache = new AnswerCache<number>(() => 1, { entries: 65_536, characters: 65_536 });
-    frequencyCaches.set(owner, cache);
-  }
-  const keyOf = (word: string) => JSON.stringify([projectId, generation, word, word === prefix]);
-  const counts = new Map<string, number>();
-  const missing: string[] = [];
-  for (const word of words) {
-    const known = cache.get(keyOf(word));
-    if (known === undefined) missing.push(word);
-    else counts.set(word, known);
-  }
+  const counts = keptFrequencies(owner, projectId, generation, words, prefix);
+  const missing = words.filter((word) => !counts.has(word));
   const read = await fullTextIndexes[storage.profile.name].frequencies(storage.db, owner, projectId, missing, prefix);
-  missing.forEach((word, index) => {
-    cache.set(keyOf(word), read[index]!);
-    counts.set(word, read[index]!);
-  });
+  keepFrequencies(owner, projectId, generation, missing, prefix, read);
+  missing.forEach((word, index) => counts.set(word, read[index]!));
   return counts;
 }
 

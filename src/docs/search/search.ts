@@ -1,6 +1,8 @@
 import type { Storage } from '../../storage/dialect.ts';
 import { cacheFor } from './cache.ts';
-import { searchGeneration, type SearchHit } from './generation.ts';
+import { AnswerCache } from '../../lib/answer-cache.ts';
+import { fullTextIndexes } from './engines/engines.ts';
+import { keepFrequencies, keptFrequencies, searchGeneration, type SearchHit } from './generation.ts';
 import { searchTerms } from './terms.ts';
 
 export type { SearchHit } from './generation.ts';
@@ -67,16 +69,48 @@ export async function searchDocsShared(storage: Storage, projectId: string, quer
 
   /** The answer for the project's current generation, kept or found with `search`. */
   async function answer(db: Storage['db'], search: (generation: number, builtAt: number) => Promise<SearchHit[]>): Promise<readonly SearchHit[]> {
-    const state = await db.selectFrom('docs_state').select(['generation', 'built_at']).where('project_id', '=', projectId).executeTakeFirst();
-    if (!state || state.built_at === null) return [];
+    const state = await currentIndex(db);
+    if (!state || state.builtAt === null) return [];
     const cache = cacheFor<readonly SearchHit[]>(storage.db, answerSize);
-    const key = JSON.stringify([projectId, state.generation, state.built_at, terms, limit, threshold, options.groups ?? null]);
+    const key = JSON.stringify([projectId, state.generation, state.builtAt, terms, limit, threshold, options.groups ?? null]);
     const cached = cache.get(key);
     if (cached) return cached;
-    const hits = Object.freeze((await search(state.generation, Number(state.built_at))).map((hit) => Object.freeze(hit)));
+    const hits = Object.freeze((await search(state.generation, state.builtAt)).map((hit) => Object.freeze(hit)));
     cache.set(key, hits);
     return hits;
   }
+
+  /**
+   * The project's current generation and switch time. Where the engine can (PostgreSQL), the counts of the
+   * query's words that the search will need are read in the same statement, for the generation this process
+   * last saw: a build switch in between only leaves them to be read by the search, as without it.
+   */
+  async function currentIndex(db: Storage['db']): Promise<{ generation: number; builtAt: number | null } | undefined> {
+    const combined = fullTextIndexes[storage.profile.name].stateWithFrequencies;
+    if (!combined || !terms || terms.distinct.length < 2) {
+      const row = await db.selectFrom('docs_state').select(['generation', 'built_at']).where('project_id', '=', projectId).executeTakeFirst();
+      return row && { generation: row.generation, builtAt: row.built_at === null ? null : Number(row.built_at) };
+    }
+    const owner = storage.db;
+    const seen = lastGenerations(owner).get(projectId);
+    const kept = seen === undefined ? new Map<string, number>() : keptFrequencies(owner, projectId, seen, terms.distinct, terms.prefix);
+    const words = terms.distinct.filter((word) => !kept.has(word));
+    const read = await combined(db, owner, projectId, words, terms.prefix);
+    if (!read) return undefined;
+    // A section count covers every generation still in the index (FullTextIndex.frequencies): right for the one read.
+    keepFrequencies(owner, projectId, read.generation, words, terms.prefix, read.counts);
+    lastGenerations(owner).set(projectId, read.generation);
+    return read;
+  }
+}
+
+/** The generation each project's search last read, per database: which words' counts to read with the next one's state. */
+const seenGenerations = new WeakMap<object, AnswerCache<number>>();
+
+function lastGenerations(owner: object): AnswerCache<number> {
+  let kept = seenGenerations.get(owner);
+  if (!kept) seenGenerations.set(owner, (kept = new AnswerCache<number>(() => 1, { entries: 65_536, characters: 65_536 })));
+  return kept;
 }
 
 /** Characters an answer holds, for the cache's bound. */

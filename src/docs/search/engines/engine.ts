@@ -109,4 +109,16 @@ export interface FullTextIndex {
    * what it reads beside the counts (MatchRequest's `index.owner`).
    */
   frequencies(db: Kysely<Database>, owner: object, projectId: string, words: string[], prefix: string | null): Promise<number[]>;
+  /**
+   * The project's current index (its docs_state row; null without one) and, in the same round trip, what
+   * `frequencies` gives for `words`: where each statement is a round trip to a server (PostgreSQL), a
+   * search with words not counted yet starts with one instead of two.
+   */
+  stateWithFrequencies?(
+    db: Kysely<Database>,
+    owner: object,
+    projectId: string,
+    words: string[],
+    prefix: string | null,
+  ): Promise<{ generation: number; builtAt: number | null; counts: number[] } | null>;
 }

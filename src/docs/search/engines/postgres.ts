@@ -60,6 +60,30 @@ function wordsFound(request: MatchRequest, vector = sql.ref('c.vector')) {
   return sql.join(each, sql` + `);
 }
 
+/**
+ * The columns that count the project's sections holding each of `words` (`c0`, `c1`, …) and give each word's
+ * term as the any-word match names it (`t0`, `t1`, …): that match needs the terms next (postgres-term-ranks.ts),
+ * so they come in the same round trip.
+ */
+function frequencyColumns(projectId: string, words: string[], prefix: string | null) {
+  const project = sql`cast(${projectToken(projectId)} as tsquery)`;
+  const counts = words.map(
+    (word, index) =>
+      sql`(select count(*) from docs_search f where f.vector @@ (to_tsquery(${language}, ${anyOf([word], prefix)}) && ${project}) and f.project_id = ${projectId}) as ${sql.ref(`c${index}`)}`,
+  );
+  const terms = words.map((word, index) => sql`to_tsquery(${language}, ${operandOf(word, prefix)})::text as ${sql.ref(`t${index}`)}`);
+  return [...counts, ...terms];
+}
+
+/** The counts of a row with frequencyColumns, the words' terms kept under `owner` on the way. */
+function countsOfRow(owner: object, row: Record<string, unknown>, words: string[], prefix: string | null): number[] {
+  keepTerms(
+    owner,
+    words.map((word, index) => ({ operand: operandOf(word, prefix), term: String(row[`t${index}`]) })),
+  );
+  return words.map((_, index) => Number(row[`c${index}`]));
+}
+
 /** tsvector over sections, in `docs_search` beside them (deleted with them through the foreign key). */
 export const postgresFullText: FullTextIndex = {
   headingsIndexed: true,
@@ -88,21 +112,21 @@ export const postgresFullText: FullTextIndex = {
 
   async frequencies(db, owner, projectId, words, prefix) {
     if (words.length === 0) return [];
-    const project = sql`cast(${projectToken(projectId)} as tsquery)`;
-    const counts = words.map(
-      (word, index) =>
-        sql`(select count(*) from docs_search f where f.vector @@ (to_tsquery(${language}, ${anyOf([word], prefix)}) && ${project}) and f.project_id = ${projectId}) as ${sql.ref(`c${index}`)}`,
-    );
-    // Each word's term as the any-word match names it, read in the same round trip: that match needs it next (postgres-term-ranks.ts).
-    const operands = words.map((word) => operandOf(word, prefix));
-    const terms = operands.map((operand, index) => sql`to_tsquery(${language}, ${operand})::text as ${sql.ref(`t${index}`)}`);
-    const result = await sql<Record<string, number | string>>`select ${sql.join([...counts, ...terms])}`.execute(db);
-    const row = result.rows[0]!;
-    keepTerms(
-      owner,
-      operands.map((operand, index) => ({ operand, term: String(row[`t${index}`]) })),
-    );
-    return words.map((_, index) => Number(row[`c${index}`]));
+    const result = await sql<Record<string, unknown>>`select ${sql.join(frequencyColumns(projectId, words, prefix))}`.execute(db);
+    return countsOfRow(owner, result.rows[0]!, words, prefix);
+  },
+
+  async stateWithFrequencies(db, owner, projectId, words, prefix) {
+    const columns = words.length > 0 ? sql`, ${sql.join(frequencyColumns(projectId, words, prefix))}` : sql``;
+    const result = await sql<Record<string, unknown>>`
+      select s.generation, s.built_at ${columns} from docs_state s where s.project_id = ${projectId}`.execute(db);
+    const row = result.rows[0];
+    if (!row) return null;
+    return {
+      generation: Number(row.generation),
+      builtAt: row.built_at === null ? null : Number(row.built_at),
+      counts: words.length > 0 ? countsOfRow(owner, row, words, prefix) : [],
+    };
   },
 };
 
