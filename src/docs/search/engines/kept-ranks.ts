@@ -105,10 +105,21 @@ export async function withFields(
 ): Promise<(SectionFields & { rank: number })[]> {
   const scope = JSON.stringify([build.projectId, build.generation, build.builtAt]);
   const keyOf = (id: number) => `${scope}${id}`;
-  const unread = best.map((entry) => entry.id).filter((id) => keep.fields.get(keyOf(id)) === undefined);
-  if (unread.length > 0) for (const row of await read(unread)) keep.fields.set(keyOf(Number(row.id)), row);
+  // Each looked up once: a lookup also makes the entry the most recently used, a reordering of the cache's map.
+  const found = new Map<number, SectionFields>();
+  const unread: number[] = [];
+  for (const { id } of best) {
+    const row = keep.fields.get(keyOf(id));
+    if (row) found.set(id, row);
+    else unread.push(id);
+  }
+  if (unread.length > 0)
+    for (const row of await read(unread)) {
+      keep.fields.set(keyOf(Number(row.id)), row);
+      found.set(Number(row.id), row);
+    }
   return best.flatMap((entry) => {
-    const row = keep.fields.get(keyOf(entry.id));
+    const row = found.get(entry.id);
     return row ? [{ ...row, rank: entry.rank }] : [];
   });
 }
