@@ -1,4 +1,4 @@
-import { RawNode, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { qualityCorpus } from '../../bench/docs-corpus.ts';
 import { indexCorpusPages } from '../../bench/docs-quire-index.ts';
@@ -62,6 +62,22 @@ async function anyWordRequest(storage: Storage, engine: FullTextIndex, projectId
     limit: 100,
     counts: null,
   };
+}
+
+/**
+ * A handle on `storage`'s database that records each statement it sends, as the JSON of its query tree: that holds
+ * every fragment of the statement's SQL, nested ones (sql.join's) included.
+ */
+function recordingHandle(storage: Storage) {
+  const sent: string[] = [];
+  const handle = storage.db.withPlugin({
+    transformQuery: ({ node }) => {
+      sent.push(JSON.stringify(node));
+      return node;
+    },
+    transformResult: async ({ result }) => result,
+  });
+  return { handle, sent };
 }
 
 const postgres = testDatabases.filter((database) => database.dialect === 'postgres');
@@ -133,15 +149,7 @@ describe.skipIf(postgres.length === 0).each(postgres)('the any-word match from k
     // Kept under an owner of its own, so the first call starts with nothing kept whatever the tests before it asked.
     const cold = await requestFor('workflow execution history replay', 'rarest');
     const request = { ...cold, index: { ...cold.index, owner: {} } };
-    // The statements each call sends, as their SQL text (every one is a raw statement).
-    const sent: string[] = [];
-    const counted = storage.db.withPlugin({
-      transformQuery: ({ node }) => {
-        if (RawNode.is(node)) sent.push(node.sqlFragments.join('?'));
-        return node;
-      },
-      transformResult: async ({ result }) => result,
-    });
+    const { handle: counted, sent } = recordingHandle(storage);
     const first = await anyWordFromTermRanks(counted, request, language, weights);
     expect(sent.filter((text) => text.includes('ts_rank')).length).toBeGreaterThan(0);
     sent.length = 0;
@@ -161,16 +169,8 @@ describe.skipIf(postgres.length === 0).each(postgres)('the any-word match from k
   });
 
   it('reads the index’s state and the new words’ counts and terms in one statement before the search’s own', async () => {
-    const sent: string[] = [];
     // A handle of its own, so nothing kept by the tests before counts here.
-    const counted = storage.db.withPlugin({
-      transformQuery: ({ node }) => {
-        // Nested fragments (sql.join's columns) included.
-        sent.push(JSON.stringify(node));
-        return node;
-      },
-      transformResult: async ({ result }) => result,
-    });
+    const { handle: counted, sent } = recordingHandle(storage);
     const search = (query: string) => searchDocs({ ...storage, db: counted }, projectId, query);
     const first = await search('workflow replay history');
     expect(first.length).toBeGreaterThan(0);
@@ -191,14 +191,7 @@ describe.skipIf(postgres.length === 0).each(postgres)('the any-word match from k
   it('takes the words’ terms from the word counts’ statement, so the match asks for none', async () => {
     const asked = await requestFor('workflow execution history replay', 'none');
     const request = { ...asked, index: { ...asked.index, owner: {} } };
-    const sent: string[] = [];
-    const counted = storage.db.withPlugin({
-      transformQuery: ({ node }) => {
-        if (RawNode.is(node)) sent.push(node.sqlFragments.join('?'));
-        return node;
-      },
-      transformResult: async ({ result }) => result,
-    });
+    const { handle: counted, sent } = recordingHandle(storage);
     await postgresFullText.frequencies(counted, request.index.owner, projectId, request.words, request.prefix);
     sent.length = 0;
     expect(await anyWordFromTermRanks(counted, request, language, weights)).not.toEqual([]);
