@@ -26,6 +26,9 @@ export interface RateLimitRequest {
 /** Share of calls that also delete their buckets' expired hits; the count ignores them meanwhile, so this is only housekeeping. */
 const pruneShare = 1 / 16;
 
+/** The distinct buckets in the one order every take locks them. */
+const lockOrder = (buckets: string[]) => [...new Set(buckets)].sort();
+
 /**
  * Makes concurrent transactions on these buckets take turns until commit. On PostgreSQL an upsert
  * that changes the bucket's row takes its row lock (buckets are locked in one order, so two callers
@@ -33,9 +36,6 @@ const pruneShare = 1 / 16;
  * statement: every Quire transaction begins with BEGIN IMMEDIATE (sqlite/connect.ts), which already
  * holds the database's one write lock until commit, so a write here would only add a page to the log.
  */
-/** The distinct buckets in the one order every take locks them. */
-const lockOrder = (buckets: string[]) => [...new Set(buckets)].sort();
-
 export async function lockRateLimitBucket(trx: Kysely<Database>, profile: DialectProfile, ...buckets: string[]): Promise<void> {
   if (!profile.rowLocks || buckets.length === 0) return;
   await trx

@@ -4,6 +4,19 @@
  * docs search keeps its answers in one (docs/search/cache.ts), and what its engines read per term.
  */
 
+/**
+ * `make`'s value for each owner (a database handle), made on first use and gone with the owner: what a
+ * process keeps per database, such as the caches below.
+ */
+export function perOwner<T>(make: () => T): (owner: object) => T {
+  const made = new WeakMap<object, T>();
+  return (owner) => {
+    let value = made.get(owner);
+    if (value === undefined) made.set(owner, (value = make()));
+    return value;
+  };
+}
+
 export class AnswerCache<T> {
   readonly #entries = new Map<string, { value: T; size: number }>();
   #characters = 0;

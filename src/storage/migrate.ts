@@ -30,7 +30,7 @@ export function loadMigrations(dialect: Storage['profile']['name']): Migration[]
  * time, so files are split at line-ending semicolons, except inside a dollar-quoted body (`$$ … $$`, a
  * PostgreSQL function's), whose own statements end so.
  */
-export function statementsOf(text: string): string[] {
+function statementsOf(text: string): string[] {
   const statements: string[] = [];
   let lines: string[] = [];
   let quoted = false;

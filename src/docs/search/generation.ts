@@ -1,6 +1,7 @@
 import type { ReadStorage } from '../../storage/dialect.ts';
 import { visibleAt } from '../index/visible.ts';
-import { AnswerCache } from '../../lib/answer-cache.ts';
+import { AnswerCache, perOwner } from '../../lib/answer-cache.ts';
+import { keptSections, type Build } from './engines/kept-ranks.ts';
 import type { Candidate, MatchRequest } from './engines/engine.ts';
 import { fullTextIndexes } from './engines/engines.ts';
 import { scoreCandidates } from './score.ts';
@@ -53,16 +54,7 @@ const rankedSectionsBudget = 1500;
 export type SearchStorage = ReadStorage & { database?: object };
 
 /** How many sections hold each word, per database, kept per (project, generation, word). */
-const frequencyCaches = new WeakMap<object, AnswerCache<number>>();
-
-function frequencyCache(owner: object): AnswerCache<number> {
-  let cache = frequencyCaches.get(owner);
-  if (!cache) {
-    cache = new AnswerCache<number>(() => 1, { entries: 65_536, characters: 65_536 });
-    frequencyCaches.set(owner, cache);
-  }
-  return cache;
-}
+const frequencyCache = perOwner(() => new AnswerCache<number>(() => 1, { entries: 65_536, characters: 65_536 }));
 
 const frequencyKey = (projectId: string, generation: number, word: string, prefix: string | null) =>
   JSON.stringify([projectId, generation, word, word === prefix]);
@@ -141,40 +133,20 @@ function rarestWords(terms: SearchTerms, counts: Map<string, number>): string[] 
   return within.length < byRarity.length ? within : null;
 }
 
-/** Sections' Markdown per database, by build and id (see withFields in engines/kept-ranks.ts for why the build is in the key). */
-const markdownCaches = new WeakMap<object, AnswerCache<string>>();
+/** Sections' Markdown per database, by build and id (engines/kept-ranks.ts's keptSections). */
+const markdownCache = perOwner(() => new AnswerCache<string>((text) => text.length + 64, { entries: 65_536, characters: 16 * 1024 * 1024 }));
 
 /**
  * The Markdown of the sections `ids`, read only for those not kept: the sections a search answers with
  * recur (the pages a question's words point to), and each read was a round trip of its own on PostgreSQL.
  */
-async function sectionsMarkdown(
-  storage: SearchStorage,
-  build: { projectId: string; generation: number; builtAt: number },
-  ids: number[],
-): Promise<Map<number, string>> {
-  const keyOf = (id: number) => JSON.stringify([build.projectId, build.generation, build.builtAt, id]);
-  const owner = storage.database ?? storage.db;
-  let cache = markdownCaches.get(owner);
-  if (!cache) {
-    cache = new AnswerCache<string>((text) => text.length + 64, { entries: 65_536, characters: 16 * 1024 * 1024 });
-    markdownCaches.set(owner, cache);
-  }
-  const markdown = new Map<number, string>();
-  const missing: number[] = [];
-  for (const id of ids) {
-    const kept = cache.get(keyOf(id));
-    if (kept === undefined) missing.push(id);
-    else markdown.set(id, kept);
-  }
-  if (missing.length > 0) {
-    const rows = await storage.db.selectFrom('docs_sections').select(['id', 'markdown']).where('id', 'in', missing).execute();
-    for (const row of rows) {
-      cache.set(keyOf(Number(row.id)), row.markdown);
-      markdown.set(Number(row.id), row.markdown);
-    }
-  }
-  return markdown;
+async function sectionsMarkdown(storage: SearchStorage, build: Build, ids: number[]): Promise<Map<number, string>> {
+  return keptSections(markdownCache(storage.database ?? storage.db), build, ids, async (unread) =>
+    (await storage.db.selectFrom('docs_sections').select(['id', 'markdown']).where('id', 'in', unread).execute()).map((row): [number, string] => [
+      Number(row.id),
+      row.markdown,
+    ]),
+  );
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Storage } from '../../storage/dialect.ts';
 import { cacheFor } from './cache.ts';
-import { AnswerCache } from '../../lib/answer-cache.ts';
+import { AnswerCache, perOwner } from '../../lib/answer-cache.ts';
 import { fullTextIndexes } from './engines/engines.ts';
 import { keepFrequencies, keptFrequencies, searchGeneration, type SearchHit } from './generation.ts';
 import { searchTerms } from './terms.ts';
@@ -105,13 +105,7 @@ export async function searchDocsShared(storage: Storage, projectId: string, quer
 }
 
 /** The generation each project's search last read, per database: which words' counts to read with the next one's state. */
-const seenGenerations = new WeakMap<object, AnswerCache<number>>();
-
-function lastGenerations(owner: object): AnswerCache<number> {
-  let kept = seenGenerations.get(owner);
-  if (!kept) seenGenerations.set(owner, (kept = new AnswerCache<number>(() => 1, { entries: 65_536, characters: 65_536 })));
-  return kept;
-}
+const lastGenerations = perOwner(() => new AnswerCache<number>(() => 1, { entries: 65_536, characters: 65_536 }));
 
 /** Characters an answer holds, for the cache's bound. */
 function answerSize(hits: readonly SearchHit[]): number {

@@ -1,10 +1,10 @@
-import { AnswerCache } from '../../../lib/answer-cache.ts';
-import type { Candidate, MatchRequest } from './engine.ts';
+import { AnswerCache, perOwner } from '../../../lib/answer-cache.ts';
+import type { Candidate } from './engine.ts';
 
 /**
  * What the engines keep between searches to sum the any-word match from each term's ranks instead of
  * ranking the sections at every search (postgres-term-ranks.ts, sqlite-term-ranks.ts): per term (or FTS5
- * phrase) and build, the sections holding it with their ranks, and each section's fields by id.
+ * phrase) and build, the sections holding it with their ranks, and each section's fields by build and id.
  */
 
 /** Sections a required term may have for its ranks to be kept whole; beyond, the engine's statement ranks them. */
@@ -33,24 +33,15 @@ export interface KeptRanks {
   fields: AnswerCache<SectionFields>;
 }
 
-const kept = new WeakMap<object, KeptRanks>();
-
 /** What is kept under `owner` (a database handle), made on first use. */
-export function keptRanksFor(owner: object): KeptRanks {
-  let found = kept.get(owner);
-  if (!found) {
-    found = {
-      terms: new AnswerCache<string | null>(() => 1, { entries: 65_536, characters: 65_536 }),
-      ranks: new AnswerCache<TermRanks>((ranks) => ranks.ranks.size + 1, { entries: 65_536, characters: maxKeptRanks }),
-      fields: new AnswerCache<SectionFields>(
-        (row) => row.path.length + row.route.length + row.title.length + row.anchor.length + row.heading.length + (row.text?.length ?? 0) + 64,
-        { entries: 262_144, characters: 64 * 1024 * 1024 },
-      ),
-    };
-    kept.set(owner, found);
-  }
-  return found;
-}
+export const keptRanksFor = perOwner((): KeptRanks => ({
+  terms: new AnswerCache<string | null>(() => 1, { entries: 65_536, characters: 65_536 }),
+  ranks: new AnswerCache<TermRanks>((ranks) => ranks.ranks.size + 1, { entries: 65_536, characters: maxKeptRanks }),
+  fields: new AnswerCache<SectionFields>(
+    (row) => row.path.length + row.route.length + row.title.length + row.anchor.length + row.heading.length + (row.text?.length ?? 0) + 64,
+    { entries: 262_144, characters: 64 * 1024 * 1024 },
+  ),
+}));
 
 /** A term's ranks when every section holding it was read (`rows`, the term alone ranked by the engine). */
 export function wholeRanks(rows: { id: number | string; rank: number; position: number; ordinal: number }[], rank = (value: number) => value): TermRanks {
@@ -92,34 +83,57 @@ export function bestCandidates(
   return scored.slice(0, limit);
 }
 
+/** A project's build: its generation and the time it was switched to, which name its rows while it is current. */
+export interface Build {
+  projectId: string;
+  generation: number;
+  builtAt: number;
+}
+
 /**
- * `best` with their fields, read only for the sections not kept yet (`read`). They are kept per build
- * (`build`: the project, its generation and switch time, as the ranks are): a row never changes once
- * written, but SQLite may give a purged row's id (the largest) to a later row of any project.
+ * What `cache` keeps of each of the sections `ids` in `build`, read (`read`, as [id, value] pairs) only for the
+ * sections not kept yet. Kept per build, not by id alone: a row never changes once written, but SQLite gives a
+ * purged row's id, when it was the largest, to the next row written, of any project.
  */
-export async function withFields(
-  keep: KeptRanks,
-  build: MatchRequest['index'] & { projectId: string },
-  best: { id: number; rank: number }[],
-  read: (ids: number[]) => Promise<SectionFields[]>,
-): Promise<(SectionFields & { rank: number })[]> {
+export async function keptSections<T>(
+  cache: AnswerCache<T>,
+  build: Build,
+  ids: number[],
+  read: (ids: number[]) => Promise<[number, T][]>,
+): Promise<Map<number, T>> {
   const scope = JSON.stringify([build.projectId, build.generation, build.builtAt]);
   const keyOf = (id: number) => `${scope}${id}`;
   // Each looked up once: a lookup also makes the entry the most recently used, a reordering of the cache's map.
-  const found = new Map<number, SectionFields>();
+  const found = new Map<number, T>();
   const unread: number[] = [];
-  for (const { id } of best) {
-    const row = keep.fields.get(keyOf(id));
-    if (row) found.set(id, row);
-    else unread.push(id);
+  for (const id of ids) {
+    const value = cache.get(keyOf(id));
+    if (value === undefined) unread.push(id);
+    else found.set(id, value);
   }
   if (unread.length > 0)
-    for (const row of await read(unread)) {
-      keep.fields.set(keyOf(Number(row.id)), row);
-      found.set(Number(row.id), row);
+    for (const [id, value] of await read(unread)) {
+      cache.set(keyOf(id), value);
+      found.set(id, value);
     }
+  return found;
+}
+
+/** `best` with their fields (kept by keptSections), in order. */
+export async function withFields(
+  keep: KeptRanks,
+  build: Build,
+  best: { id: number; rank: number }[],
+  read: (ids: number[]) => Promise<SectionFields[]>,
+): Promise<(SectionFields & { rank: number })[]> {
+  const fields = await keptSections(
+    keep.fields,
+    build,
+    best.map((entry) => entry.id),
+    async (ids) => (await read(ids)).map((row): [number, SectionFields] => [Number(row.id), row]),
+  );
   return best.flatMap((entry) => {
-    const row = found.get(entry.id);
+    const row = fields.get(entry.id);
     return row ? [{ ...row, rank: entry.rank }] : [];
   });
 }

@@ -52,8 +52,9 @@ export function keepTerms(owner: object, read: { operand: string; term: string }
 async function termsOf(db: Kysely<Database>, owner: object, language: RawBuilder<unknown>, operands: string[]) {
   const terms = new Map<string, string | null>();
   const missing: string[] = [];
+  const kept = keptRanksFor(owner).terms;
   for (const operand of operands) {
-    const known = keptRanksFor(owner).terms.get(operand);
+    const known = kept.get(operand);
     if (known === undefined) missing.push(operand);
     else terms.set(operand, known);
   }
@@ -79,27 +80,27 @@ export async function anyWordFromTermRanks(
   const { words, prefix, index } = request;
   const keep = keptRanksFor(index.owner);
   // The last word as a prefix only: it matches the whole word too, and the statement's query names it so (postgres.ts).
-  const operandsOf = (word: string) => [operandOf(word, prefix)];
-  const terms = await termsOf(db, index.owner, language, words.flatMap(operandsOf));
+  const terms = await termsOf(
+    db,
+    index.owner,
+    language,
+    words.map((word) => operandOf(word, prefix)),
+  );
   if ([...terms.values()].some((term) => term === null)) return null;
-  const termOf = (operand: string) => terms.get(operand)!;
-  const distinct = [...new Set(words.flatMap(operandsOf).map(termOf))];
+  /** The term a query word reads as. */
+  const termOf = (word: string) => terms.get(operandOf(word, prefix))!;
+  const distinct = [...new Set(words.map(termOf))];
   // ts_rank() counts a lexeme once, prefix or not (its terms are told apart by their text alone): a word and the
   // prefix that stem to one lexeme are a single term there, whichever of the two its sort kept. Left to it.
   const lexemes = new Set(distinct.map(lexemeOf));
   if (lexemes.size < distinct.length) return null;
-  const required = new Set((request.within ?? words).flatMap(operandsOf).map(termOf));
+  const required = new Set((request.within ?? words).map(termOf));
   const keyOf = (term: string) => JSON.stringify([request.projectId, index.generation, index.builtAt, term]);
   const project = sql`cast(${projectToken(request.projectId)} as tsquery)`;
 
   // Every section of each required term, read once per generation (ranked by the engine, as alone in a query).
   // A word the search counted in no section (a version number, a name the docs never use) holds none: not read.
-  const inNoSection = new Set(
-    words
-      .filter((word) => request.counts?.get(word) === 0)
-      .flatMap(operandsOf)
-      .map(termOf),
-  );
+  const inNoSection = new Set(words.filter((word) => request.counts?.get(word) === 0).map(termOf));
   const ranksOf = new Map<string, TermRanks>();
   for (const term of required) {
     let ranks = keep.ranks.get(keyOf(term));
@@ -165,6 +166,6 @@ export async function anyWordFromTermRanks(
       ).rows,
   );
   /** How many of the words a section holds, each as a word or (the last) as a prefix, as the statement counts them. */
-  const found = (id: number) => words.filter((word) => operandsOf(word).some((operand) => (ranksOf.get(termOf(operand))!.ranks.get(id) ?? 0) > 0)).length;
+  const found = (id: number) => words.filter((word) => (ranksOf.get(termOf(word))!.ranks.get(id) ?? 0) > 0).length;
   return rows.map((row) => ({ ...row, found: found(Number(row.id)) }));
 }
