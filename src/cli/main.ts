@@ -5,6 +5,7 @@ import { ConfigError } from '../config/parsers.ts';
 import { commandDescriptions, type CommandName } from './commands.ts';
 import { loadSettingsFile } from './environment.ts';
 import { CliError } from './output.ts';
+import { useBundledKysely } from '../lib/bundled-kysely.ts';
 
 type Register = (program: Command, settingsFile: () => EnvFile | null) => void;
 
@@ -41,6 +42,9 @@ function commandNamed(args: string[]): string | undefined {
 // Worker threads (an import's reading thread, parse threads) and child processes find the cache in the environment.
 const compileCache = enableCompileCache();
 if (compileCache.directory) process.env.NODE_COMPILE_CACHE ??= compileCache.directory;
+
+// Before any verb's module loads: Kysely as one file starts ~0.2 s faster (lib/bundled-kysely.ts).
+useBundledKysely();
 
 const program = new Command()
   .name('quire')
