@@ -18,6 +18,8 @@ export interface DocsAccessDependencies {
   /** The process's key and project caches (AppContext's `accounts`), when the caller has them. */
   keys?: TtlCache<ApiKeyRow>;
   projects?: TtlCache<ProjectRow>;
+  /** The storage's `deferDurability`: a key's last-used time is recorded without waiting for the disk (see VerifyOptions). */
+  deferDurability?: (work: () => Promise<unknown>) => Promise<unknown>;
 }
 
 export type DocsAccess =
@@ -67,7 +69,7 @@ async function decide(dependencies: DocsAccessDependencies, request: DocsRequest
   if (!match) return unauthorized('The Authorization header must be "Bearer " followed by an assistant key or an admin key.');
   const token = match[1];
   const kind: KeyKind = hasKeyForm(token, 'assistant') ? 'assistant' : 'admin';
-  const check = await verifyKey(db, token, { kind, from: request.from, cache: dependencies.keys });
+  const check = await verifyKey(db, token, { kind, from: request.from, cache: dependencies.keys, deferDurability: dependencies.deferDurability });
   if (!check.ok)
     return check.code === 'forbidden' ? { ok: false, status: 403, code: 'forbidden', message: check.reason, headers: {} } : unauthorized(check.reason);
   const key = check.key;

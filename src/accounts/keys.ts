@@ -122,6 +122,12 @@ export interface VerifyOptions {
   now?: number;
   /** The kind of key the caller takes (default `admin`): a key of another kind is refused as unknown. */
   kind?: KeyKind;
+  /**
+   * The storage's `deferDurability`, to record the last-used time without waiting for it to reach the disk: it is a
+   * hint for the dashboard, not an acknowledged write, and on SQLite the flush made the first request of each minute
+   * about 25 ms slower than the next ones. Without it the request waits for the flush.
+   */
+  deferDurability?: (work: () => Promise<unknown>) => Promise<unknown>;
 }
 
 /** Whether `token` has the form of a key of `kind`: its prefix, then exactly its number of base62 characters. */
@@ -159,7 +165,8 @@ export async function verifyKey(db: Kysely<Database>, token: string, options: Ve
   }
   if (key.last_used_at === null || now - key.last_used_at > lastUsedResolutionMs) {
     key.last_used_at = now;
-    await db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', key.id).execute();
+    const record = () => db.updateTable('api_keys').set({ last_used_at: now }).where('id', '=', key.id).execute();
+    await (options.deferDurability ? options.deferDurability(record) : record());
   }
   return { ok: true, key };
 }
