@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { createWriteStream, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
@@ -10,12 +10,17 @@ import { breakdownFigures, dimensionFigures } from './analytics-breakdowns.ts';
 import { countries } from '../src/analytics/ingest/dimensions/countries.ts';
 import { agentTraits } from '../src/analytics/ingest/dimensions/user-agents.ts';
 import { agentName, benchStart, combinedLine, datasetShape, eventOf, generateViews, ipOf, pathName, userAgentOf, type DatasetShape } from './analytics-data.ts';
-import { mainThreadCpuSeconds, startBenchProcess, waitUntilIdle } from './processes.ts';
+import { mainThreadCpuSeconds, startBenchProcess, waitUntilIdle, type BenchProcess } from './processes.ts';
 import type { BenchSuite, Report } from './report.ts';
 
 const scale = Number(process.env.QUIRE_BENCH_SCALE ?? '1');
 /** `QUIRE_BENCH_ANALYTICS=ingest` measures only ingestion and the server's CPU until every view is folded. */
 const ingestOnly = process.env.QUIRE_BENCH_ANALYTICS === 'ingest';
+/**
+ * `QUIRE_BENCH_ANALYTICS_DATA=DIR` keeps the loaded database in DIR, and a later run given the same DIR (and scale)
+ * skips ingestion and measures the queries on it: a full-scale load takes minutes, a query change is measured in one.
+ */
+const keptData = process.env.QUIRE_BENCH_ANALYTICS_DATA;
 const batchSize = 1000;
 /** Requests in flight, as several sites or log shippers would send at once. */
 const concurrency = 8;
@@ -243,54 +248,71 @@ async function importLog(shape: DatasetShape, dataDir: string, projectId: string
   return (shape.views / (performance.now() - started)) * 1000;
 }
 
+/** Ingests the whole dataset with the log-shipper client and reports its rate and the server's CPU per view. */
+async function ingestionFigures(
+  report: Report,
+  server: BenchProcess,
+  { url, projectId, key }: { url: string; projectId: string; key: string },
+  shape: DatasetShape,
+  dataDir: string,
+): Promise<void> {
+  // CPU of the server process (all threads): unlike events/s, it holds on a machine busy with other work.
+  const cpuBefore = server.cpuSeconds();
+  // The event loop's share: the thread every request and statement waits for.
+  const loopBefore = mainThreadCpuSeconds(server.child.pid!);
+  // The client's own CPU (this process: building the bodies and sending them) shares the cores with the server.
+  const clientBefore = process.cpuUsage();
+  const { rate, aiShare } = await shipEvents(url, projectId, key, shape);
+  const clientUsage = process.cpuUsage(clientBefore);
+  const cpuIngesting = server.cpuSeconds() - cpuBefore;
+  const loopIngesting = mainThreadCpuSeconds(server.child.pid!) - loopBefore;
+  report.add({
+    name: `ingestion, all views (${(aiShare * 100).toFixed(0)}% by AI), JSON batches of 1,000 built while sending, ${shipperConcurrency} in flight, acknowledged after commit`,
+    value: rate,
+    unit: 'events/s',
+    target: { text: '≥ 140,000', met: rate >= 140_000 },
+  });
+
+  await waitForFolds({ QUIRE_DATA_DIR: dataDir });
+  const cpuSettled = server.cpuSeconds() - cpuBefore;
+  report.add({ name: 'server CPU per view while ingesting (all threads, folds beside)', value: (cpuIngesting * 1e6) / shape.views, unit: 'µs' });
+  report.add({ name: 'server event-loop CPU per view while ingesting (main thread, folds beside)', value: (loopIngesting * 1e6) / shape.views, unit: 'µs' });
+  const clientPerView = (clientUsage.user + clientUsage.system) / shape.views;
+  report.add({ name: 'client CPU per view (building and sending the bodies, same cores)', value: clientPerView, unit: 'µs' });
+  // What the cores allow: every core busy with nothing but the client and the server, at this run's CPU per view.
+  const cores = availableParallelism();
+  report.add({
+    name: `events/s the ${cores} cores allow at this run's CPU per view (client and server, every core busy)`,
+    value: Math.round((cores * 1e6) / ((cpuIngesting * 1e6) / shape.views + clientPerView)),
+    unit: 'events/s',
+    reference: { name: 'measured', value: Math.round(rate) },
+  });
+  report.add({
+    name: 'server CPU per view until every view is folded and every doubted visit repaired (all threads)',
+    value: (cpuSettled * 1e6) / shape.views,
+    unit: 'µs',
+  });
+  report.add({ name: 'disk per ingested view (SQLite, events + sets + dictionaries)', value: directoryBytes(dataDir) / shape.views, unit: 'bytes' });
+}
+
 async function run(report: Report): Promise<void> {
   const shape = datasetShape(scale);
   process.stdout.write(
     `  dataset: ${shape.views.toLocaleString('en-US')} views, ${shape.days} days, ${shape.paths} paths, ${shape.visitors.toLocaleString('en-US')} visitors (QUIRE_BENCH_SCALE=${scale})\n`,
   );
-  const dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-analytics-'));
+  const dataDir = keptData ?? mkdtempSync(join(tmpdir(), 'quire-bench-analytics-'));
+  if (keptData) mkdirSync(keptData, { recursive: true });
+  const keptFile = join(dataDir, 'bench-tenant.json');
+  const kept = keptData && existsSync(keptFile) ? (JSON.parse(readFileSync(keptFile, 'utf8')) as { scale: number; projectId: string; key: string }) : null;
+  if (kept && kept.scale !== scale) throw new Error(`${keptData} holds the dataset of QUIRE_BENCH_SCALE=${kept.scale}: give that scale, or another directory`);
   const server = await startBenchProcess('bench/analytics-server.ts', [], { QUIRE_DATA_DIR: dataDir });
   try {
-    const { url, projectId, key } = server.info as { url: string; projectId: string; key: string };
-    // CPU of the server process (all threads): unlike events/s, it holds on a machine busy with other work.
-    const cpuBefore = server.cpuSeconds();
-    // The event loop's share: the thread every request and statement waits for.
-    const loopBefore = mainThreadCpuSeconds(server.child.pid!);
-    // The client's own CPU (this process: building the bodies and sending them) shares the cores with the server.
-    const clientBefore = process.cpuUsage();
-    const { rate, aiShare } = await shipEvents(url, projectId, key, shape);
-    const clientUsage = process.cpuUsage(clientBefore);
-    const cpuIngesting = server.cpuSeconds() - cpuBefore;
-    const loopIngesting = mainThreadCpuSeconds(server.child.pid!) - loopBefore;
-    report.add({
-      name: `ingestion, all views (${(aiShare * 100).toFixed(0)}% by AI), JSON batches of 1,000 built while sending, ${shipperConcurrency} in flight, acknowledged after commit`,
-      value: rate,
-      unit: 'events/s',
-      target: { text: '≥ 140,000', met: rate >= 140_000 },
-    });
-
-    await waitForFolds({ QUIRE_DATA_DIR: dataDir });
-    const cpuSettled = server.cpuSeconds() - cpuBefore;
-    report.add({ name: 'server CPU per view while ingesting (all threads, folds beside)', value: (cpuIngesting * 1e6) / shape.views, unit: 'µs' });
-    report.add({ name: 'server event-loop CPU per view while ingesting (main thread, folds beside)', value: (loopIngesting * 1e6) / shape.views, unit: 'µs' });
-    const clientPerView = (clientUsage.user + clientUsage.system) / shape.views;
-    report.add({ name: 'client CPU per view (building and sending the bodies, same cores)', value: clientPerView, unit: 'µs' });
-    // What the cores allow: every core busy with nothing but the client and the server, at this run's CPU per view.
-    const cores = availableParallelism();
-    report.add({
-      name: `events/s the ${cores} cores allow at this run's CPU per view (client and server, every core busy)`,
-      value: Math.round((cores * 1e6) / ((cpuIngesting * 1e6) / shape.views + clientPerView)),
-      unit: 'events/s',
-      reference: { name: 'measured', value: Math.round(rate) },
-    });
-    report.add({
-      name: 'server CPU per view until every view is folded and every doubted visit repaired (all threads)',
-      value: (cpuSettled * 1e6) / shape.views,
-      unit: 'µs',
-    });
-    report.add({ name: 'disk per ingested view (SQLite, events + sets + dictionaries)', value: directoryBytes(dataDir) / shape.views, unit: 'bytes' });
+    const { url } = server.info as { url: string };
+    const { projectId, key } = kept ?? (server.info as { projectId: string; key: string });
+    if (kept) process.stdout.write(`  the dataset loaded before in ${keptData}: ingestion not measured\n`);
+    else await ingestionFigures(report, server, { url, projectId, key }, shape, dataDir);
+    if (keptData) writeFileSync(keptFile, JSON.stringify({ scale, projectId, key }));
     if (ingestOnly) return;
-
     const connection = await duckdbViews(shape);
     const reference = duckdbReference(connection);
     // Queries are measured once the server's background work after the load (range and dimension indexes,
@@ -341,7 +363,7 @@ async function run(report: Report): Promise<void> {
     rmSync(importDir, { recursive: true, force: true });
   } finally {
     await server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!keptData) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
