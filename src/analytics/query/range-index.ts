@@ -95,13 +95,8 @@ export class RangeIndex {
     const first = Math.max(firstDay - this.spanStart, 0);
     const end = Math.min(endDay - this.spanStart, this.span);
     const slots = this.pathIds.length + 1;
-    const [human, ai, total] = countClasses.map((countClass) => {
-      const base = (countClass * slots + slot) * this.span;
-      let sum = 0;
-      for (let day = first; day < end; day++) sum += this.#counted(base + day, first);
-      return sum;
-    });
-    return { human, ai, total };
+    const sum = (countClass: CountClass) => this.#cellsSum((countClass * slots + slot) * this.span, first, end);
+    return { human: sum(CountClass.human), ai: sum(CountClass.ai), total: sum(CountClass.either) };
   }
 
   /** Site-wide unique visitors of [firstDay, endDay), without the per-path counts `rank` makes; `covers` must hold. */
@@ -182,24 +177,28 @@ export class RangeIndex {
     const first = Math.max(firstDay - this.spanStart, 0);
     const end = Math.min(endDay - this.spanStart, this.span);
     const slots = this.pathIds.length + 1;
+    const sums = new Uint32Array(countClasses.length * slots);
+    for (const countClass of wanted)
+      for (let slot = 0; slot < slots; slot++) sums[countClass * slots + slot] = this.#cellsSum((countClass * slots + slot) * this.span, first, end);
+    return sums;
+  }
+
+  /**
+   * Unique visitors of one (class, slot) over the span's days [first, end), its cells starting at `base`. The one loop
+   * every count runs through: `rank` warms it up for the rows a page then splits into human and AI.
+   */
+  #cellsSum(base: number, first: number, end: number): number {
     const cellEnds = this.#cellEnds;
     const previous = this.#previous;
     const cumulative = this.#cumulative;
-    const sums = new Uint32Array(countClasses.length * slots);
-    for (const countClass of wanted) {
-      for (let slot = 0; slot < slots; slot++) {
-        const base = (countClass * slots + slot) * this.span;
-        let start = base + first === 0 ? 0 : cellEnds[base + first - 1];
-        let sum = 0;
-        for (let cell = base + first; cell < base + end; cell++) {
-          const cellEnd = cellEnds[cell];
-          sum += countedIn(previous, cumulative, start, cellEnd, first);
-          start = cellEnd;
-        }
-        sums[countClass * slots + slot] = sum;
-      }
+    let start = base + first === 0 ? 0 : cellEnds[base + first - 1];
+    let sum = 0;
+    for (let cell = base + first; cell < base + end; cell++) {
+      const cellEnd = cellEnds[cell];
+      sum += countedIn(previous, cumulative, start, cellEnd, first);
+      start = cellEnd;
     }
-    return sums;
+    return sum;
   }
 }
 
