@@ -1,11 +1,13 @@
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { foldPending } from '../../src/analytics/fold/fold.ts';
 import { rebuildProject } from '../../src/analytics/fold/rebuild.ts';
 import { importLog } from '../../src/analytics/importers/run.ts';
 import { existingProjectKey } from '../../src/analytics/ingest/dense-ids.ts';
+import { refreshReferrerIndex } from '../../src/analytics/query/breakdowns.ts';
+import { RangeIndex } from '../../src/analytics/query/range-index.ts';
 import { createProject } from '../../src/accounts/projects.ts';
 import { prepareAll, storeEvents } from '../../src/analytics/ingest/ingest.ts';
 import type { AppContext } from '../../src/http/context.ts';
@@ -213,6 +215,22 @@ describe.each(testDatabases)('agents, referrers and series on $dialect', (databa
           await check();
           await rebuildProject(context.analytics, tenant.project.id);
           await check();
+          // Whole days with the referrers index built (and a new version, so nothing cached answers): the index's answer.
+          const projectKey = await existingProjectKey(storage.db, context.analytics.ids, tenant.project.id);
+          if (projectKey === undefined) return;
+          await foldPending(storage, projectKey);
+          await refreshReferrerIndex(context.analytics, projectKey, 400);
+          await storage.db
+            .updateTable('analytics_projects')
+            .set((eb) => ({ version: eb('version', '+', 1) }))
+            .where('project_key', '=', projectKey)
+            .execute();
+          const wholeDays = `dateFrom=2026-07-01&dateTo=2026-07-05&limit=250`;
+          const ranked = vi.spyOn(RangeIndex.prototype, 'rankClass');
+          expect((await get(tenant, 'referrers', wholeDays)).json()).toEqual({ ...expected([...folded, ...pending], start, to).referrers, hasMore: false });
+          if (context.analytics.caches.dimensionIndex(`${projectKey}:referrers`) !== undefined)
+            expect(ranked, 'whole days are the referrers index’s cells').toHaveBeenCalled();
+          ranked.mockRestore();
         },
       ),
       { numRuns: 12 },

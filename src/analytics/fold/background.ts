@@ -5,6 +5,7 @@ import { indexSpanDays, refreshIndex } from '../query/range-index-refresh.ts';
 import { refreshValuePages } from '../query/value-pages-build.ts';
 import { refreshValueIndexes } from '../query/value-index-build.ts';
 import { refreshDimensionIndexes } from '../query/dimension-days.ts';
+import { refreshReferrerIndex } from '../query/breakdowns.ts';
 import { foldInBackground, projectsWithPending } from './fold.ts';
 import { reclassifyIfChanged } from './reclassify.ts';
 import { purgeExpiredEvents } from './retention.ts';
@@ -62,6 +63,7 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
       .then(() => (stopped ? undefined : refreshIndex(state, projectKey)))
       .then(() => (stopped ? undefined : warmBreakdownDays(state, projectKey, indexSpanDays)))
       .then(() => (stopped ? undefined : refreshDimensionIndexes(state, projectKey, indexSpanDays)))
+      .then(() => (stopped ? undefined : refreshReferrerIndex(state, projectKey, indexSpanDays)))
       .then(() => pagesLater(projectKey))
       .catch((error: unknown) => logger.warn({ err: error, projectKey }, 'building the analytics range index failed; queries count from day sets meanwhile'));
   };

@@ -6,9 +6,12 @@ import type { AgentCategory } from '../ingest/agents/load.ts';
 import { existingProjectKey } from '../ingest/dense-ids.ts';
 import { referrerCategory, referrerHosts, type ReferrerCategory } from '../ingest/referrers.ts';
 import { agentKinds, BreakdownKind } from '../model/breakdown-batch.ts';
+import { ClassCode, CountClass } from '../model/class-codes.ts';
+import { splitRange } from '../model/days.ts';
 import { countGroups } from './breakdown-counts.ts';
-import { readBreakdownSources, type BreakdownSources } from './breakdown-sources.ts';
+import { breakdownRevisions, loadBreakdownDays, pendingBreakdowns, readBreakdownSources, type BreakdownSources } from './breakdown-sources.ts';
 import type { QueryState } from './caches.ts';
+import { buildDimensionIndex, indexRevisions, slotViews, type DimensionIndex } from './dimension-index.ts';
 import { userAgents } from './read-sources.ts';
 
 export interface AgentRow {
@@ -111,6 +114,78 @@ async function referrerBreakdown(trx: Kysely<Database>, state: QueryState, sourc
   };
 }
 
+/** The referrers' dimension index in the query caches (`refreshReferrerIndex`). */
+const referrerIndexKey = (projectKey: number) => `${projectKey}:referrers`;
+
+/**
+ * The referrers of [from, to) from the referrers' dimension index (dimension-index.ts, one slot per referring host),
+ * when it serves the range: whole days only, none of them pending, every breakdown day at the revision the index was
+ * built from. A host's visitors are then a search per day instead of a walk over its visitor lists. Null otherwise.
+ */
+async function indexedReferrers(
+  trx: Kysely<Database>,
+  state: QueryState,
+  projectKey: number,
+  from: number,
+  to: number,
+): Promise<Breakdown<ReferrerRow> | null> {
+  const dimension = state.caches.dimensionIndex<DimensionIndex>(referrerIndexKey(projectKey));
+  const { firstDay, endDay, partial } = splitRange(from, to);
+  if (dimension === undefined || partial.length > 0 || endDay <= firstDay) return null;
+  const kinds = [BreakdownKind.referrer];
+  const revisions = indexRevisions(await breakdownRevisions(trx, projectKey, firstDay, endDay, kinds), BreakdownKind.referrer);
+  if (!dimension.index.covers(firstDay, endDay, revisions) || (await pendingBreakdowns(trx, projectKey, firstDay, endDay, kinds)).length > 0) return null;
+  // Referrer entries are human views only (ingest/breakdown-entries.ts): the index's human class.
+  const ranked = dimension.index.rankClass(firstDay, endDay, CountClass.human);
+  const rows: ReferrerRow[] = [];
+  let views = 0;
+  for (const { pathId: slot, visitors } of ranked.rows) {
+    if (slot >= dimension.values.length) continue;
+    const slotViewCount = slotViews(dimension, ClassCode.human, slot, firstDay, endDay);
+    views += slotViewCount;
+    const host = dimension.values[slot];
+    if (slotViewCount > 0) rows.push({ referrer: host, category: referrerCategory(host), visitors, views: slotViewCount });
+  }
+  return {
+    totals: { visitors: ranked.site, views },
+    rows: ordered(rows, (row) => row.referrer),
+  };
+}
+
+/**
+ * Rebuilds a project's referrers index from the referrer breakdown days of the newest `spanDays` days with data, in one
+ * snapshot (run by the background loop after the dimension indexes).
+ */
+export async function refreshReferrerIndex(state: QueryState, projectKey: number, spanDays: number): Promise<void> {
+  const kinds = [BreakdownKind.referrer];
+  const read = await inSnapshot(state.storage, async (trx) => {
+    const bounds = await trx
+      .selectFrom('analytics_breakdown_days')
+      .select((eb) => [eb.fn.min('day').as('first'), eb.fn.max('day').as('last')])
+      .where('project_key', '=', projectKey)
+      .where('kind', '=', BreakdownKind.referrer)
+      .executeTakeFirstOrThrow();
+    if (bounds.first === null || bounds.last === null) return null;
+    const endDay = Number(bounds.last) + 1;
+    const spanStart = Math.max(Number(bounds.first), endDay - spanDays);
+    const days = await loadBreakdownDays(trx, state.caches, projectKey, spanStart, endDay, kinds);
+    const ids = [...new Set(days.flatMap((day) => [...day.set.paths]))].sort((a, b) => a - b);
+    return { spanStart, span: endDay - spanStart, days, ids, hosts: await referrerHosts(trx, state.ids, ids) };
+  });
+  if (read === null) return;
+  const slotOfId = new Map(read.ids.map((id, slot) => [id, slot]));
+  const values = read.ids.map((id) => read.hosts.get(id)!);
+  const index = await buildDimensionIndex(
+    read.days,
+    BreakdownKind.referrer,
+    values,
+    (_kind, id) => slotOfId.get(id) ?? values.length,
+    read.spanStart,
+    read.span,
+  );
+  state.caches.storeDimensionIndex(referrerIndexKey(projectKey), index);
+}
+
 export type BreakdownRequest = { breakdown: 'agents'; category?: AgentCategory } | { breakdown: 'referrers' };
 
 /**
@@ -125,6 +200,13 @@ export async function breakdown<Row>(state: QueryState, projectId: string, reque
     const cacheKey = `${key}:${request.breakdown}:${request.breakdown === 'agents' ? (request.category ?? '') : ''}:${from}:${to}`;
     const cached = state.caches.cachedRanking<Breakdown<Row>>(cacheKey, Number(version));
     if (cached) return cached;
+    if (request.breakdown === 'referrers') {
+      const indexed = await indexedReferrers(trx, state, key, from, to);
+      if (indexed !== null) {
+        state.caches.storeRanking(cacheKey, Number(version), indexed);
+        return indexed as Breakdown<Row>;
+      }
+    }
     const kinds = request.breakdown === 'agents' ? agentKinds : [BreakdownKind.referrer];
     const sources = await readBreakdownSources(trx, state.caches, state.ids, key, from, to, kinds);
     const computed = (
