@@ -3,7 +3,6 @@ import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase, type SqliteStatement } from 'kysely';
-import { OffloadedCheckpoints } from './checkpoints.ts';
 import { SqliteReaders } from './readers.ts';
 import { StatementCache, wrapStatement } from './statements.ts';
 import { WalSync } from './wal-sync.ts';
@@ -148,8 +147,6 @@ export interface SqliteOptions {
   threads?: boolean;
   /** The write turns this connection shares with the process's others (write-turns.ts); default its own. */
   turns?: SharedArrayBuffer;
-  /** How soon after a commit the writing thread checkpoints the log (checkpoints.ts); default 1 s. */
-  checkpointIntervalMs?: number;
 }
 
 /**
@@ -281,13 +278,9 @@ export function openSqlite(options: SqliteOptions): Storage {
     ? new SqliteReaders(options.path, 1, {
         script: new URL('./writer-thread.ts', import.meta.url),
         data: { turns: turns.buffer },
-        onFailure: () => {
-          turns.stop();
-          checkpoints?.fallBack();
-        },
+        onFailure: () => turns.stop(),
       })
     : null;
-  const checkpoints = writer === null ? null : new OffloadedCheckpoints(database, writer, () => connection.commits, options.checkpointIntervalMs);
   return {
     db,
     profile: dialectProfiles.sqlite,
@@ -311,7 +304,6 @@ export function openSqlite(options: SqliteOptions): Storage {
       return async () => {};
     },
     async close() {
-      checkpoints?.stop();
       await readers?.close();
       await writer?.close();
       await db.destroy();
