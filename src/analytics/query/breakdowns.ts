@@ -7,11 +7,10 @@ import { existingProjectKey } from '../ingest/dense-ids.ts';
 import { referrerCategory, referrerHosts, type ReferrerCategory } from '../ingest/referrers.ts';
 import { agentKinds, BreakdownKind } from '../model/breakdown-batch.ts';
 import { ClassCode, CountClass } from '../model/class-codes.ts';
-import { splitRange } from '../model/days.ts';
 import { countGroups } from './breakdown-counts.ts';
-import { breakdownRevisions, loadBreakdownDays, pendingBreakdowns, readBreakdownSources, type BreakdownSources } from './breakdown-sources.ts';
+import { readBreakdownSources, type BreakdownSources } from './breakdown-sources.ts';
 import type { QueryState } from './caches.ts';
-import { buildDimensionIndex, indexRevisions, slotViews, type DimensionIndex } from './dimension-index.ts';
+import { buildDimensionIndex, indexSpan, servedDays, slotViews, type DimensionIndex } from './dimension-index.ts';
 import { userAgents } from './read-sources.ts';
 
 export interface AgentRow {
@@ -119,8 +118,8 @@ const referrerIndexKey = (projectKey: number) => `${projectKey}:referrers`;
 
 /**
  * The referrers of [from, to) from the referrers' dimension index (dimension-index.ts, one slot per referring host),
- * when it serves the range: whole days only, none of them pending, every breakdown day at the revision the index was
- * built from. A host's visitors are then a search per day instead of a walk over its visitor lists. Null otherwise.
+ * when it serves the range (`servedDays`): a host's visitors are then a search per day instead of a walk over its
+ * visitor lists. Null otherwise.
  */
 async function indexedReferrers(
   trx: Kysely<Database>,
@@ -130,11 +129,9 @@ async function indexedReferrers(
   to: number,
 ): Promise<Breakdown<ReferrerRow> | null> {
   const dimension = state.caches.dimensionIndex<DimensionIndex>(referrerIndexKey(projectKey));
-  const { firstDay, endDay, partial } = splitRange(from, to);
-  if (dimension === undefined || partial.length > 0 || endDay <= firstDay) return null;
-  const kinds = [BreakdownKind.referrer];
-  const revisions = indexRevisions(await breakdownRevisions(trx, projectKey, firstDay, endDay, kinds), BreakdownKind.referrer);
-  if (!dimension.index.covers(firstDay, endDay, revisions) || (await pendingBreakdowns(trx, projectKey, firstDay, endDay, kinds)).length > 0) return null;
+  const served = dimension && (await servedDays(trx, dimension, projectKey, [BreakdownKind.referrer], from, to));
+  if (!served) return null;
+  const { firstDay, endDay } = served;
   // Referrer entries are human views only (ingest/breakdown-entries.ts): the index's human class.
   const ranked = dimension.index.rankClass(firstDay, endDay, CountClass.human);
   const rows: ReferrerRow[] = [];
@@ -153,37 +150,30 @@ async function indexedReferrers(
 }
 
 /**
- * Rebuilds a project's referrers index from the referrer breakdown days of the newest `spanDays` days with data, in one
- * snapshot (run by the background loop after the dimension indexes).
+ * Rebuilds a project's referrers index from the referrer breakdown days of the newest `spanDays` days with data (run by
+ * the background loop after the dimension indexes).
  */
 export async function refreshReferrerIndex(state: QueryState, projectKey: number, spanDays: number): Promise<void> {
-  const kinds = [BreakdownKind.referrer];
-  const read = await inSnapshot(state.storage, async (trx) => {
-    const bounds = await trx
-      .selectFrom('analytics_breakdown_days')
-      .select((eb) => [eb.fn.min('day').as('first'), eb.fn.max('day').as('last')])
-      .where('project_key', '=', projectKey)
-      .where('kind', '=', BreakdownKind.referrer)
-      .executeTakeFirstOrThrow();
-    if (bounds.first === null || bounds.last === null) return null;
-    const endDay = Number(bounds.last) + 1;
-    const spanStart = Math.max(Number(bounds.first), endDay - spanDays);
-    const days = await loadBreakdownDays(trx, state.caches, projectKey, spanStart, endDay, kinds);
+  const source = await indexSpan(state, projectKey, [BreakdownKind.referrer], spanDays, async (trx, days) => {
     const ids = [...new Set(days.flatMap((day) => [...day.set.paths]))].sort((a, b) => a - b);
-    return { spanStart, span: endDay - spanStart, days, ids, hosts: await referrerHosts(trx, state.ids, ids) };
+    return { ids, hosts: await referrerHosts(trx, state.ids, ids) };
   });
-  if (read === null) return;
-  const slotOfId = new Map(read.ids.map((id, slot) => [id, slot]));
-  const values = read.ids.map((id) => read.hosts.get(id)!);
-  const index = await buildDimensionIndex(
-    read.days,
-    BreakdownKind.referrer,
-    values,
-    (_kind, id) => slotOfId.get(id) ?? values.length,
-    read.spanStart,
-    read.span,
+  if (source === null) return;
+  const { ids, hosts } = source.values;
+  const slotOfId = new Map(ids.map((id, slot) => [id, slot]));
+  const values = ids.map((id) => hosts.get(id)!);
+  const slotOf = (_kind: BreakdownKind, id: number) => slotOfId.get(id) ?? values.length;
+  state.caches.storeDimensionIndex(
+    referrerIndexKey(projectKey),
+    await buildDimensionIndex(source.days, BreakdownKind.referrer, values, slotOf, source.spanStart, source.span),
   );
-  state.caches.storeDimensionIndex(referrerIndexKey(projectKey), index);
+}
+
+/** A breakdown counted from its breakdown days' visitor lists, pending entries and the raw events of partial days. */
+async function countedBreakdown(trx: Kysely<Database>, state: QueryState, request: BreakdownRequest, key: number, from: number, to: number) {
+  const kinds = request.breakdown === 'agents' ? agentKinds : [BreakdownKind.referrer];
+  const sources = await readBreakdownSources(trx, state.caches, state.ids, key, from, to, kinds);
+  return request.breakdown === 'agents' ? agentBreakdown(trx, state, sources, request.category) : referrerBreakdown(trx, state, sources);
 }
 
 export type BreakdownRequest = { breakdown: 'agents'; category?: AgentCategory } | { breakdown: 'referrers' };
@@ -200,18 +190,8 @@ export async function breakdown<Row>(state: QueryState, projectId: string, reque
     const cacheKey = `${key}:${request.breakdown}:${request.breakdown === 'agents' ? (request.category ?? '') : ''}:${from}:${to}`;
     const cached = state.caches.cachedRanking<Breakdown<Row>>(cacheKey, Number(version));
     if (cached) return cached;
-    if (request.breakdown === 'referrers') {
-      const indexed = await indexedReferrers(trx, state, key, from, to);
-      if (indexed !== null) {
-        state.caches.storeRanking(cacheKey, Number(version), indexed);
-        return indexed as Breakdown<Row>;
-      }
-    }
-    const kinds = request.breakdown === 'agents' ? agentKinds : [BreakdownKind.referrer];
-    const sources = await readBreakdownSources(trx, state.caches, state.ids, key, from, to, kinds);
-    const computed = (
-      request.breakdown === 'agents' ? await agentBreakdown(trx, state, sources, request.category) : await referrerBreakdown(trx, state, sources)
-    ) as Breakdown<Row>;
+    const computed = ((request.breakdown === 'referrers' ? await indexedReferrers(trx, state, key, from, to) : null) ??
+      (await countedBreakdown(trx, state, request, key, from, to))) as Breakdown<Row>;
     state.caches.storeRanking(cacheKey, Number(version), computed);
     return computed;
   });

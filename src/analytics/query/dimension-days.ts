@@ -14,11 +14,9 @@ import { unknownValue } from '../ingest/dimensions/user-agents.ts';
 import { referrerHosts } from '../ingest/referrers.ts';
 import { BreakdownKind, countryKey, countryOfKey } from '../model/breakdown-batch.ts';
 import { countGroups } from './breakdown-counts.ts';
-import { breakdownRevisions, loadBreakdownDays, pendingBreakdowns, readBreakdownSources, type BreakdownSources } from './breakdown-sources.ts';
-import { buildDimensionIndex, indexRevisions, slotViews, type DimensionIndex } from './dimension-index.ts';
+import { readBreakdownSources, type BreakdownSources } from './breakdown-sources.ts';
+import { buildDimensionIndex, indexSpan, servedDays, slotViews, type DimensionIndex } from './dimension-index.ts';
 import { ClassCode, classCodes, CountClass } from '../model/class-codes.ts';
-import { splitRange } from '../model/days.ts';
-import { inSnapshot } from '../../storage/snapshot.ts';
 import type { QueryState } from './caches.ts';
 import type { Counts, Measure } from './types.ts';
 
@@ -152,10 +150,9 @@ export async function dayBreakdown(
 }
 
 /**
- * A whole dimension breakdown of [from, to) from the property's dimension index (dimension-index.ts),
- * when the index serves the range: whole days only, no pending entries in it, and every breakdown day
- * of the range at the revision the index was built from (read from the revisions' covering index,
- * without decoding a day). Visitors of the asked class and views both come from the index. Null otherwise.
+ * A whole dimension breakdown of [from, to) from the property's dimension index (dimension-index.ts), when
+ * the index serves the range (`servedDays`). Visitors of the asked class and views both come from the index.
+ * Null otherwise.
  */
 async function indexedBreakdown(
   trx: Kysely<Database>,
@@ -167,11 +164,10 @@ async function indexedBreakdown(
   to: number,
 ): Promise<DayBreakdown | null> {
   const dimension = state.caches.dimensionIndex<DimensionIndex>(`${projectKey}:${property}`);
-  const { firstDay, endDay, partial } = splitRange(from, to);
-  if (dimension === undefined || partial.length > 0 || endDay <= firstDay) return null;
   const { human, ai } = kindsOf[property];
-  const revisions = indexRevisions(await breakdownRevisions(trx, projectKey, firstDay, endDay, [human, ai]), human);
-  if (!dimension.index.covers(firstDay, endDay, revisions) || (await pendingBreakdowns(trx, projectKey, firstDay, endDay, [human, ai])).length > 0) return null;
+  const served = dimension && (await servedDays(trx, dimension, projectKey, [human, ai], from, to));
+  if (!served) return null;
+  const { firstDay, endDay } = served;
   const classes: readonly ClassCode[] = viewClass === 'human' ? [ClassCode.human] : viewClass === 'ai' ? [ClassCode.ai] : classCodes;
   const views = (slot: number) => {
     let sum = 0;
@@ -210,24 +206,14 @@ function dimensionSlots(property: Property, values: string[], byValue: Map<strin
 export async function refreshDimensionIndexes(state: QueryState, projectKey: number, spanDays: number): Promise<void> {
   for (const property of Object.keys(kindsOf) as Property[]) {
     const { human, ai } = kindsOf[property];
-    const read = await inSnapshot(state.storage, async (trx) => {
-      const bounds = await trx
-        .selectFrom('analytics_breakdown_days')
-        .select((eb) => [eb.fn.min('day').as('first'), eb.fn.max('day').as('last')])
-        .where('project_key', '=', projectKey)
-        .where('kind', 'in', [human, ai])
-        .executeTakeFirstOrThrow();
-      if (bounds.first === null || bounds.last === null) return null;
-      const endDay = Number(bounds.last) + 1;
-      const spanStart = Math.max(Number(bounds.first), endDay - spanDays);
-      const days = await loadBreakdownDays(trx, state.caches, projectKey, spanStart, endDay, [human, ai]);
-      return { spanStart, span: endDay - spanStart, days, byValue: await valuesOf(trx, state, projectKey, property, keysOf({ days, loose: [] })) };
-    });
-    if (read === null) continue;
-    const values = [...read.byValue.keys()];
+    const source = await indexSpan(state, projectKey, [human, ai], spanDays, (trx, days) =>
+      valuesOf(trx, state, projectKey, property, keysOf({ days, loose: [] })),
+    );
+    if (source === null) continue;
+    const values = [...source.values.keys()];
     if (property === 'device' && !values.includes('bot')) values.push('bot');
-    const slotOf = dimensionSlots(property, values, read.byValue);
-    const index = await buildDimensionIndex(read.days, human, values, slotOf, read.spanStart, read.span);
+    const slotOf = dimensionSlots(property, values, source.values);
+    const index = await buildDimensionIndex(source.days, human, values, slotOf, source.spanStart, source.span);
     state.caches.storeDimensionIndex(`${projectKey}:${property}`, index);
   }
 }

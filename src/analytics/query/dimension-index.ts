@@ -1,6 +1,11 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../storage/schema.ts';
+import { inSnapshot } from '../../storage/snapshot.ts';
 import { ClassCode, classCodes } from '../model/class-codes.ts';
 import type { BreakdownKind } from '../model/breakdown-batch.ts';
-import type { BreakdownDay, BreakdownRevision } from './breakdown-sources.ts';
+import { splitRange } from '../model/days.ts';
+import { breakdownRevisions, loadBreakdownDays, pendingBreakdowns, type BreakdownDay, type BreakdownRevision } from './breakdown-sources.ts';
+import type { QueryState } from './caches.ts';
 import { buildRangeIndex } from './range-index-build.ts';
 import type { RangeIndex } from './range-index.ts';
 
@@ -32,6 +37,52 @@ export function slotViews(dimension: DimensionIndex, classCode: ClassCode, slot:
   const end = Math.min(Math.max(endDay - spanStart, 0), span);
   const base = (classCode * (dimension.values.length + 1) + slot) * (span + 1);
   return dimension.viewsBefore[base + end] - dimension.viewsBefore[base + first];
+}
+
+/**
+ * The whole days [firstDay, endDay) of [from, to) when `dimension` (over the breakdown days of `kinds`, the first its
+ * human kind) serves them: whole days only, none of them pending, and every breakdown day at the revision the index
+ * was built from (read from the revisions' covering index, without decoding a day). Null otherwise.
+ */
+export async function servedDays(
+  trx: Kysely<Database>,
+  dimension: DimensionIndex,
+  projectKey: number,
+  kinds: readonly BreakdownKind[],
+  from: number,
+  to: number,
+): Promise<{ firstDay: number; endDay: number } | null> {
+  const { firstDay, endDay, partial } = splitRange(from, to);
+  if (partial.length > 0 || endDay <= firstDay) return null;
+  const revisions = indexRevisions(await breakdownRevisions(trx, projectKey, firstDay, endDay, kinds), kinds[0]);
+  if (!dimension.index.covers(firstDay, endDay, revisions)) return null;
+  return (await pendingBreakdowns(trx, projectKey, firstDay, endDay, kinds)).length > 0 ? null : { firstDay, endDay };
+}
+
+/**
+ * What a dimension index is built from: the breakdown days of `kinds` over the newest `spanDays` days with data, and
+ * what `alongside` reads of them (their keys' values), in one snapshot. Null when there are none.
+ */
+export async function indexSpan<T>(
+  state: Pick<QueryState, 'storage' | 'caches'>,
+  projectKey: number,
+  kinds: readonly BreakdownKind[],
+  spanDays: number,
+  alongside: (trx: Kysely<Database>, days: BreakdownDay[]) => Promise<T>,
+): Promise<{ spanStart: number; span: number; days: BreakdownDay[]; values: T } | null> {
+  return inSnapshot(state.storage, async (trx) => {
+    const bounds = await trx
+      .selectFrom('analytics_breakdown_days')
+      .select((eb) => [eb.fn.min('day').as('first'), eb.fn.max('day').as('last')])
+      .where('project_key', '=', projectKey)
+      .where('kind', 'in', [...kinds])
+      .executeTakeFirstOrThrow();
+    if (bounds.first === null || bounds.last === null) return null;
+    const endDay = Number(bounds.last) + 1;
+    const spanStart = Math.max(Number(bounds.first), endDay - spanDays);
+    const days = await loadBreakdownDays(trx, state.caches, projectKey, spanStart, endDay, kinds);
+    return { spanStart, span: endDay - spanStart, days, values: await alongside(trx, days) };
+  });
 }
 
 /** Revisions of breakdown days as an index over them records them, `day:class`. */
