@@ -1,6 +1,5 @@
-import type { Kysely } from 'kysely';
 import type { TtlCache } from '../lib/ttl-cache.ts';
-import type { Database } from '../storage/schema.ts';
+import type { Storage } from '../storage/dialect.ts';
 import type { ApiKeyRow, KeyKind, ProjectRow } from '../storage/tables/accounts.ts';
 import { hasKeyForm, keyCanSeeProject, keyFormats, keyScopes, verifyKey } from './keys.ts';
 import { findProject } from './projects.ts';
@@ -14,12 +13,10 @@ export interface DocsRequest {
 }
 
 export interface DocsAccessDependencies {
-  db: Kysely<Database>;
+  storage: Pick<Storage, 'db' | 'deferDurability'>;
   /** The process's key and project caches (AppContext's `accounts`), when the caller has them. */
   keys?: TtlCache<ApiKeyRow>;
   projects?: TtlCache<ProjectRow>;
-  /** The storage's `deferDurability`: a key's last-used time is recorded without waiting for the disk (see VerifyOptions). */
-  deferDurability?: (work: () => Promise<unknown>) => Promise<unknown>;
 }
 
 export type DocsAccess =
@@ -56,7 +53,7 @@ export function requireDocsKey(dependencies: DocsAccessDependencies, request: Do
 }
 
 async function decide(dependencies: DocsAccessDependencies, request: DocsRequest, projectId: string, keyRequired: boolean): Promise<DocsAccess> {
-  const { db } = dependencies;
+  const { db } = dependencies.storage;
   const load = () => findProject(db, projectId);
   const project = dependencies.projects ? await dependencies.projects.get(projectId, load) : await load();
   if (project && project.docs_public === 1 && !keyRequired) return { ok: true, via: 'public', project };
@@ -69,7 +66,7 @@ async function decide(dependencies: DocsAccessDependencies, request: DocsRequest
   if (!match) return unauthorized('The Authorization header must be "Bearer " followed by an assistant key or an admin key.');
   const token = match[1];
   const kind: KeyKind = hasKeyForm(token, 'assistant') ? 'assistant' : 'admin';
-  const check = await verifyKey(db, token, { kind, from: request.from, cache: dependencies.keys, deferDurability: dependencies.deferDurability });
+  const check = await verifyKey(dependencies.storage, token, { kind, from: request.from, cache: dependencies.keys });
   if (!check.ok)
     return check.code === 'forbidden' ? { ok: false, status: 403, code: 'forbidden', message: check.reason, headers: {} } : unauthorized(check.reason);
   const key = check.key;

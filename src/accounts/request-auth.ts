@@ -47,11 +47,7 @@ export function requireKey(context: AppContext, scope: Scope) {
     if (!header) throw unauthorized('Send an admin API key in the Authorization header: "Authorization: Bearer quire_…".');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw unauthorized('The Authorization header must be "Bearer " followed by an admin API key.');
-    const check = await verifyKey(context.storage.db, match[1], {
-      cache: context.accounts.keys,
-      from: clientAddress(request),
-      deferDurability: (work) => context.storage.deferDurability(work),
-    });
+    const check = await verifyKey(context.storage, match[1], { cache: context.accounts.keys, from: clientAddress(request) });
     if (!check.ok) throw check.code === 'forbidden' ? new ApiError('forbidden', check.reason) : unauthorized(check.reason);
     if (!keyScopes(check.key).includes(scope)) {
       throw new ApiError('forbidden', `This API key lacks the "${scope}" scope this operation needs. Create a key with --scopes including ${scope}.`);

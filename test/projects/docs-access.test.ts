@@ -17,7 +17,7 @@ describe.each(testDatabases)('who may read a project’s docs on $dialect', (dat
   let assistantKey: string;
   let assistantKeyId: string;
   const decide = (authorization: string | undefined, origin?: string, projectId = tenant.project.id) =>
-    decideDocsAccess({ db: storage.db }, { authorization, origin }, projectId);
+    decideDocsAccess({ storage }, { authorization, origin }, projectId);
 
   beforeAll(async () => {
     storage = await database.open();
@@ -37,7 +37,7 @@ describe.each(testDatabases)('who may read a project’s docs on $dialect', (dat
   it('lets an assistant key of the project in from its allowed origins and from servers, and says which key', async () => {
     expect(await decide(bearer(assistantKey), 'https://docs.acme.com')).toMatchObject({ ok: true, via: 'assistant', keyId: assistantKeyId });
     expect(await decide(bearer(assistantKey), undefined)).toMatchObject({ ok: true, via: 'assistant' });
-    expect(await requireDocsKey({ db: storage.db }, { authorization: bearer(assistantKey), origin: undefined }, tenant.project.id)).toMatchObject({ ok: true });
+    expect(await requireDocsKey({ storage }, { authorization: bearer(assistantKey), origin: undefined }, tenant.project.id)).toMatchObject({ ok: true });
   });
 
   it('refuses another origin with 403', async () => {
@@ -74,8 +74,8 @@ describe.each(testDatabases)('who may read a project’s docs on $dialect', (dat
   it('answers public docs without a key, unless a key is required', async () => {
     await updateProject(storage.db, projectB, { docsPublic: true });
     expect(await decide(undefined, 'https://anywhere.example', projectB)).toMatchObject({ ok: true, via: 'public' });
-    expect(failure(await requireDocsKey({ db: storage.db }, { authorization: undefined, origin: undefined }, projectB))).toBe(401);
-    expect(failure(await requireDocsKey({ db: storage.db }, { authorization: tenant.auth.authorization, origin: undefined }, projectB))).toBe('allowed');
+    expect(failure(await requireDocsKey({ storage }, { authorization: undefined, origin: undefined }, projectB))).toBe(401);
+    expect(failure(await requireDocsKey({ storage }, { authorization: tenant.auth.authorization, origin: undefined }, projectB))).toBe('allowed');
   });
 
   it('refuses a revoked assistant key with 401', async () => {

@@ -19,12 +19,7 @@ const header = (value: string | string[] | undefined) => (Array.isArray(value) ?
 export function docsAuthorizer(context: AppContext, options: { keyRequired?: boolean } = {}): DocsAuthorizer {
   const decide = options.keyRequired ? requireDocsKey : decideDocsAccess;
   const clientAddress = clientAddressResolver(context.config.trustedProxies);
-  const dependencies = {
-    db: context.storage.db,
-    keys: context.accounts.keys,
-    projects: context.accounts.projects,
-    deferDurability: (work: () => Promise<unknown>) => context.storage.deferDurability(work),
-  };
+  const dependencies = { storage: context.storage, keys: context.accounts.keys, projects: context.accounts.projects };
   return async (request, projectId) => {
     const access = await decide(
       dependencies,
