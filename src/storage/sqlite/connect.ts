@@ -3,11 +3,12 @@ import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { busyTimeoutMs, CheckpointRounds, restartCheckpoint, type CheckpointingStorage } from './checkpoints.ts';
 import { SqliteReaders } from './readers.ts';
 import { StatementCache, wrapStatement } from './statements.ts';
 import { WalSync } from './wal-sync.ts';
 import { WriteTurns } from './write-turns.ts';
-import { dialectProfiles, type Storage } from '../dialect.ts';
+import { dialectProfiles } from '../dialect.ts';
 import type { Database } from '../schema.ts';
 
 const statementCacheSize = 500;
@@ -257,9 +258,9 @@ class DurableSqliteDialect extends SqliteDialect {
   }
 }
 
-export function openSqlite(options: SqliteOptions): Storage {
+export function openSqlite(options: SqliteOptions): CheckpointingStorage {
   if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
-  const database = new DatabaseSync(options.path, { timeout: 10_000 });
+  const database = new DatabaseSync(options.path, { timeout: busyTimeoutMs });
   database.exec('pragma journal_mode = wal');
   // An acknowledged write survives power loss, not only a killed process: commits are written to the WAL
   // (NORMAL) and answered once the WAL is flushed to disk (DurableSqliteDriver).
@@ -281,6 +282,16 @@ export function openSqlite(options: SqliteOptions): Storage {
         onFailure: () => turns.stop(),
       })
     : null;
+  // The writing thread checkpoints the log in write turns (checkpoints.ts); should it stop, this connection checkpoints again.
+  const checkpoints =
+    writer === null
+      ? null
+      : new CheckpointRounds(
+          writer,
+          () => connection.changeClock(),
+          () => database.exec('pragma wal_autocheckpoint = 1000'),
+        );
+  if (checkpoints !== null) database.exec('pragma wal_autocheckpoint = 0');
   return {
     db,
     profile: dialectProfiles.sqlite,
@@ -303,7 +314,9 @@ export function openSqlite(options: SqliteOptions): Storage {
     async listen() {
       return async () => {};
     },
+    checkpointLog: (waitMs) => restartCheckpoint(database, turns, waitMs),
     async close() {
+      await checkpoints?.stop();
       await readers?.close();
       await writer?.close();
       await db.destroy();

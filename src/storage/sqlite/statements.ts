@@ -56,7 +56,7 @@ export function wrapStatement(statement: StatementSync, onWrite: (() => void) | 
 }
 
 /** SQLITE_BUSY or SQLITE_LOCKED (the primary result code, the low byte): another process held the database past busy_timeout. */
-function busy(error: unknown): boolean {
+export function busy(error: unknown): boolean {
   const code = (error as { errcode?: unknown } | null)?.errcode;
   return typeof code === 'number' && [5, 6].includes(code & 0xff);
 }

@@ -39,6 +39,11 @@ export class WriteTurns {
     Atomics.notify(this.#cells, 0);
   }
 
+  /** Whether turns are off (`stop`). */
+  get stopped(): boolean {
+    return Atomics.load(this.#cells, 2) === 1;
+  }
+
   /** Turns off for good: every waiter goes on, and SQLite's lock alone serializes writers. */
   stop(): void {
     Atomics.store(this.#cells, 2, 1);
