@@ -15,9 +15,21 @@ const foldDelayMs = 250;
 /** Sweep for batches committed by other processes (or left by a crash). */
 const sweepMs = 10_000;
 const retentionMs = 60 * 60 * 1000;
-/** A range index is rebuilt once day sets have been quiet this long, or at the latest after `indexMaxWaitMs`. */
+/**
+ * A range index (and the indexes rebuilt after it) is rebuilt once the project's commits have been quiet this
+ * long, or at the latest after `indexMaxWaitMs`. Quiet is measured from commits, not folds: a fold that takes
+ * longer than this under a load (the writing thread busy) left a gap that started a rebuild, which took the
+ * event loop for seconds at 10,000,000 views, so folds fell further behind and left longer gaps, and one
+ * load ran at half the rate with a rebuild every few seconds.
+ */
 const indexQuietMs = 1_000;
 const indexMaxWaitMs = 5 * 60_000;
+/**
+ * A rebuild starts no sooner than this many times the last one's duration after it ended (unless the
+ * longest wait has passed): on a large project with a view every few seconds, rebuilds would otherwise
+ * follow one another and keep the event loop busy. Four keeps them under a fifth of the time.
+ */
+const indexSpacing = 4;
 /**
  * Visits ingestion doubted are repaired once folds have been quiet this long, or at the latest after
  * `repairMaxWaitMs`: a repair reads whole days of the doubted visitors, once for all the doubts of a day.
@@ -57,13 +69,18 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
   };
 
   const indexing = new Map<number, { timer: NodeJS.Timeout; since: number }>();
+  /** Per project, when its last rebuild ended and how long it took (for `indexSpacing`). */
+  const rebuilt = new Map<number, { endedAt: number; tookMs: number }>();
   const index = (projectKey: number) => {
     indexing.delete(projectKey);
+    let startedAt = 0;
     running = running
+      .then(() => (startedAt = Date.now()))
       .then(() => (stopped ? undefined : refreshIndex(state, projectKey)))
       .then(() => (stopped ? undefined : warmBreakdownDays(state, projectKey, indexSpanDays)))
       .then(() => (stopped ? undefined : refreshDimensionIndexes(state, projectKey, indexSpanDays)))
       .then(() => (stopped ? undefined : refreshReferrerIndex(state, projectKey, indexSpanDays)))
+      .then(() => void rebuilt.set(projectKey, { endedAt: Date.now(), tookMs: Date.now() - startedAt }))
       .then(() => pagesLater(projectKey))
       .catch((error: unknown) => logger.warn({ err: error, projectKey }, 'building the analytics range index failed; queries count from day sets meanwhile'));
   };
@@ -80,15 +97,23 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
   const indexLater = (projectKey: number) => {
     if (stopped) return;
     const waiting = indexing.get(projectKey);
-    const since = waiting?.since ?? Date.now();
+    const now = Date.now();
+    const since = waiting?.since ?? now;
     if (waiting) {
       clearTimeout(waiting.timer);
       timers.delete(waiting.timer);
     }
-    const delay = Math.max(0, Math.min(indexQuietMs, since + indexMaxWaitMs - Date.now()));
+    const last = rebuilt.get(projectKey);
+    const spaced = last === undefined ? 0 : last.endedAt + indexSpacing * last.tookMs - now;
+    const delay = Math.max(0, Math.min(Math.max(indexQuietMs, spaced), since + indexMaxWaitMs - now));
     indexing.set(projectKey, { timer: later(delay, () => index(projectKey)), since });
   };
   signals.on('index-stale', indexLater);
+  // A commit while a rebuild waits for quiet starts the quiet period over.
+  const commitWhileWaiting = (projectKey: number) => {
+    if (indexing.has(projectKey)) indexLater(projectKey);
+  };
+  signals.on('events-committed', commitWhileWaiting);
 
   const repairing = new Map<number, { timer: NodeJS.Timeout; since: number }>();
   const repair = (projectKey: number) => {
@@ -154,6 +179,7 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
       for (const timer of timers) clearTimeout(timer);
       signals.off('events-committed', foldSoon);
       signals.off('index-stale', indexLater);
+      signals.off('events-committed', commitWhileWaiting);
       await Promise.all([running, reclassifying]);
       await paging;
     },
