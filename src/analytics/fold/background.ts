@@ -71,8 +71,11 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
   const indexing = new Map<number, { timer: NodeJS.Timeout; since: number }>();
   /** Per project, when its last rebuild ended and how long it took (for `indexSpacing`). */
   const rebuilt = new Map<number, { endedAt: number; tookMs: number }>();
+  /** Projects whose rebuild is queued or under way, and whether another was asked for meanwhile (scheduled once it ends, spaced by its cost). */
+  const rebuilding = new Map<number, boolean>();
   const index = (projectKey: number) => {
     indexing.delete(projectKey);
+    rebuilding.set(projectKey, false);
     let startedAt = 0;
     running = running
       .then(() => (startedAt = Date.now()))
@@ -82,7 +85,12 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
       .then(() => (stopped ? undefined : refreshReferrerIndex(state, projectKey, indexSpanDays)))
       .then(() => void rebuilt.set(projectKey, { endedAt: Date.now(), tookMs: Date.now() - startedAt }))
       .then(() => pagesLater(projectKey))
-      .catch((error: unknown) => logger.warn({ err: error, projectKey }, 'building the analytics range index failed; queries count from day sets meanwhile'));
+      .catch((error: unknown) => logger.warn({ err: error, projectKey }, 'building the analytics range index failed; queries count from day sets meanwhile'))
+      .finally(() => {
+        const again = rebuilding.get(projectKey);
+        rebuilding.delete(projectKey);
+        if (again) indexLater(projectKey);
+      });
   };
   // Value pages read raw events, a day at a time: on a chain of their own, so folds go on meanwhile.
   let paging: Promise<unknown> = Promise.resolve();
@@ -96,6 +104,10 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
   };
   const indexLater = (projectKey: number) => {
     if (stopped) return;
+    if (rebuilding.has(projectKey)) {
+      rebuilding.set(projectKey, true);
+      return;
+    }
     const waiting = indexing.get(projectKey);
     const now = Date.now();
     const since = waiting?.since ?? now;
