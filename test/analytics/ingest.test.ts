@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { prepareAll, storeEvents } from '../../src/analytics/ingest/ingest.ts';
-import { mergeRecentVisitors } from '../../src/analytics/ingest/visitor-identity.ts';
+import { mergeRecentVisitors, mergeRecentVisitorsBeside } from '../../src/analytics/ingest/visitor-identity.ts';
 import { projectKey } from '../../src/analytics/ingest/dense-ids.ts';
 import { page } from '../../src/analytics/query/query.ts';
 import { GroupWriter } from '../../src/analytics/ingest/group-commit.ts';
@@ -119,6 +119,22 @@ describe.each(testDatabases)('visitor ids on $dialect', (database) => {
     to: number,
     measure: 'visitors' | 'views' = 'visitors',
   ) => (await page(state, projectId, { measure, from, to, limit: 10, offset: 0 })).totals;
+
+  it('merges recent visitors on the writing thread where there is one, keeping their ids', async () => {
+    const tenant = await createTenant(storage);
+    const analytics = createAnalyticsState(storage);
+    const visit = (visitor: string, day: number) => ({ timestamp: Date.UTC(2026, 2, day, 12), path: '/guide', visitorId: visitor, userAgent: chrome });
+    await storeEvents(analytics, tenant.project, prepareAll([visit('m1', 1), visit('m2', 1)]).events);
+    const recent = () => storage.db.selectFrom('analytics_recent_visitors').select('visitor_id').execute();
+    const before = (await recent()).length;
+    // Below the threshold nothing moves; at it, the merge runs (on SQLite's writing thread) and empties the recent table.
+    expect(await mergeRecentVisitorsBeside(storage, 1)).toBe(false);
+    expect(await mergeRecentVisitorsBeside(storage, 50_000)).toBe(database.dialect === 'sqlite');
+    expect((await recent()).length).toBe(database.dialect === 'sqlite' ? 0 : before);
+    analytics.ids.identities.clear();
+    await storeEvents(analytics, tenant.project, prepareAll([visit('m1', 2), visit('m3', 2)]).events);
+    expect(await totals(analytics, tenant.project.id, Date.UTC(2026, 2, 1), Date.UTC(2026, 2, 3))).toEqual({ human: 3, ai: 0, total: 3 });
+  });
 
   it('keeps a visitor id after recent visitors are merged and the identity cache is gone', async () => {
     const tenant = await createTenant(storage);

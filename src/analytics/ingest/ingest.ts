@@ -18,7 +18,7 @@ import type { KeyDirectories } from './verify/key-directories.ts';
 import { referrerIds, referringHost } from './referrers.ts';
 import type { PreparedEvent } from '../model/prepared-event.ts';
 import { checkEach, prepareEvent, type EventError } from './validate.ts';
-import { identityKey, mergeRecentVisitors, visitorHash, visitorIds } from './visitor-identity.ts';
+import { identityKey, mergeRecentVisitorsBeside, visitorHash, visitorIds } from './visitor-identity.ts';
 import { refuseReplays } from './verify/replays.ts';
 import { verifySignatures } from './verify/web-bot-auth.ts';
 
@@ -268,6 +268,7 @@ async function countNotFound(trx: Kysely<Database>, projectKey: number, days: Ma
  */
 export function createEventWriter(storage: Storage, dictionary: Dictionary, signals: AnalyticsSignals, statistics?: StatisticsKeeper): EventWriter {
   let freshVisitors = 0;
+  let merging: Promise<void> | null = null;
   return new GroupWriter({
     async write(calls) {
       const projects = [...new Set(calls.map((call) => call.key))].sort((a, b) => a - b).map((key) => calls.filter((call) => call.key === key));
@@ -322,8 +323,18 @@ export function createEventWriter(storage: Storage, dictionary: Dictionary, sign
     // flush among concurrent commits itself.
     groupKey: storage.profile.concurrentWrites > 1 ? (call) => call.key : undefined,
     async afterGroup() {
-      // A failed merge leaves the visitors in the recent table, where lookups still find them; the next group retries.
-      if (await mergeRecentVisitors(storage, freshVisitors).catch(() => false)) freshVisitors = 0;
+      // One merge at a time. A failed merge leaves the visitors in the recent table, where lookups still find them;
+      // a later group retries. On a writing thread the next groups go on meanwhile (mergeRecentVisitorsBeside).
+      if (merging !== null) return;
+      const added = freshVisitors;
+      freshVisitors = 0;
+      merging = mergeRecentVisitorsBeside(storage, added)
+        .then(
+          (merged) => void (merged || (freshVisitors += added)),
+          () => void (freshVisitors += added),
+        )
+        .finally(() => (merging = null));
+      if (storage.writer === null) await merging;
     },
   });
 }
