@@ -92,7 +92,7 @@ export class CheckpointRounds {
       // Commits during the checkpoint move the clock again: the next round checkpoints them.
       this.#lastClock = clock;
       this.#running = writer
-        .run<CheckpointResult | null>(new URL(import.meta.url), 'checkpointLog', [waitMs])
+        .run<CheckpointResult | null>(new URL(import.meta.url), checkpointLog.name, [waitMs])
         .then(
           (result) => {
             // Null: turns are off (the writing thread failed), so its checkpoints could not be taken in turn.
