@@ -4,11 +4,9 @@
  *
  * By default SQLite checkpoints inside the commit that takes the log past 1,000 pages, on the connection
  * that commits: the serving connection, so the event loop copied pages and synced the database file
- * (66 commits of 768 took over 5 ms in a 1,000,000-view ingestion). And such a checkpoint is PASSIVE: while
- * the serving connection and the writing thread write back to back and reading threads hold snapshots, it
- * never finds every frame copied with no reader in the log, so the log never started over. It grew through a
- * whole load, and every page lookup searched a larger log index: the event loop's CPU per ingested view
- * rose with the data (7 µs at 1,000,000 views, 17 µs at 10,000,000 in one run).
+ * (66 commits of 768 took over 5 ms in a 1,000,000-view ingestion). Checkpoints taken by another connection
+ * outside a turn (PASSIVE, an earlier attempt) never found every frame copied with no writer about, so the
+ * log never started over; it grew through a whole load, and every page lookup searched a larger log index.
  *
  * Here the serving connection does not checkpoint (`wal_autocheckpoint = 0`). While it or the writing
  * thread commits, the writing thread takes a write turn at most every `intervalMs` and runs a RESTART
