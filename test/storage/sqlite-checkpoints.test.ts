@@ -9,7 +9,8 @@ import { openSqlite } from '../../src/storage/sqlite/connect.ts';
 import type { SqliteReaders } from '../../src/storage/sqlite/readers.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 
-const settle = () => new Promise((resolve) => setTimeout(resolve, checkpointIntervalMs * 3));
+// Several rounds: the first one also starts the writing thread, which takes a few hundred milliseconds on a busy machine.
+const settle = () => new Promise((resolve) => setTimeout(resolve, checkpointIntervalMs * 6));
 
 /** Frames in the log now, read by another connection (its PASSIVE checkpoint copies what it can and counts the log). */
 function logFrames(path: string): number {
