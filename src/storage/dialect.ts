@@ -150,6 +150,20 @@ export interface Readers {
 }
 
 /**
+ * Runs `task(storage, ...args)` on the storage's writing thread where it has one (SQLite), with that thread's
+ * storage, and here otherwise. `module` is the file that exports `task` (its `import.meta.url`); `args` and the
+ * value cross threads as plain data.
+ */
+export function onWritingThread<Args extends unknown[], T>(
+  storage: Storage,
+  module: URL,
+  task: (storage: Storage, ...args: Args) => Promise<T>,
+  ...args: Args
+): Promise<T> {
+  return storage.writer === null ? task(storage, ...args) : storage.writer.run<T>(module, task.name, args);
+}
+
+/**
  * The database is out of reach or overloaded; retrying in a few seconds may work (the API answers
  * 503). Each backend raises it where the driver's error is seen, from the driver's own codes: the
  * same errno raised elsewhere (a client hanging up on its upload is ECONNRESET too) is no outage.

@@ -10,7 +10,7 @@ import { testDatabases } from '../support/storage.ts';
 
 const browser = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0';
 const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
-const writerTasks = new URL('./support/writer-tasks.ts', import.meta.url);
+const writerTasks = new URL('../storage/support/write-tasks.ts', import.meta.url);
 
 /** The background loop's range-index rebuilds, on SQLite, whose folds run on the writing thread. */
 describe('range index rebuilds in the background loop', () => {

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { DialectProfile, Storage } from '../../storage/dialect.ts';
+import { onWritingThread, type DialectProfile, type Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
 import { inSnapshot } from '../../storage/snapshot.ts';
 import { existingProjectKey } from '../ingest/dense-ids.ts';
@@ -249,10 +249,7 @@ export async function foldOnThread(storage: Storage, projectKey: number, repair:
  * unioning and encoding them, and the fold's statements run beside the event loop, not on it.
  */
 export async function foldInBackground(storage: Storage, projectKey: number, options: { repair: boolean; onRepaired?: () => void }): Promise<number> {
-  const { folded, repaired } =
-    storage.writer === null
-      ? await foldOnThread(storage, projectKey, options.repair)
-      : await storage.writer.run<{ folded: number; repaired: boolean }>(new URL(import.meta.url), 'foldOnThread', [projectKey, options.repair]);
+  const { folded, repaired } = await onWritingThread(storage, new URL(import.meta.url), foldOnThread, projectKey, options.repair);
   if (repaired) options.onRepaired?.();
   return folded;
 }

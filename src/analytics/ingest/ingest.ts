@@ -18,7 +18,7 @@ import type { KeyDirectories } from './verify/key-directories.ts';
 import { referrerIds, referringHost } from './referrers.ts';
 import type { PreparedEvent } from '../model/prepared-event.ts';
 import { checkEach, prepareEvent, type EventError } from './validate.ts';
-import { identityKey, mergeRecentVisitorsBeside, visitorHash, visitorIds } from './visitor-identity.ts';
+import { identityKey, mergeRecentVisitorsBeside, recentMergeDue, visitorHash, visitorIds } from './visitor-identity.ts';
 import { refuseReplays } from './verify/replays.ts';
 import { verifySignatures } from './verify/web-bot-auth.ts';
 
@@ -325,15 +325,15 @@ export function createEventWriter(storage: Storage, dictionary: Dictionary, sign
     async afterGroup() {
       // One merge at a time. A failed merge leaves the visitors in the recent table, where lookups still find them;
       // a later group retries. On a writing thread the next groups go on meanwhile (mergeRecentVisitorsBeside).
-      if (merging !== null) return;
+      if (merging !== null || !recentMergeDue(storage.profile, freshVisitors)) return;
       const added = freshVisitors;
       freshVisitors = 0;
       merging = mergeRecentVisitorsBeside(storage, added)
-        .then(
-          (merged) => void (merged || (freshVisitors += added)),
-          () => void (freshVisitors += added),
-        )
-        .finally(() => (merging = null));
+        .catch(() => false)
+        .then((merged) => {
+          if (!merged) freshVisitors += added;
+          merging = null;
+        });
       if (storage.writer === null) await merging;
     },
   });

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { DialectProfile, Storage } from '../../storage/dialect.ts';
+import { onWritingThread, type DialectProfile, type Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
 import { insertVisitors, selectVisitors, type VisitorTable } from './bulk-statements.ts';
 import { reserve, type ReserveIds } from './dense-ids.ts';
@@ -137,6 +137,11 @@ export async function visitorIds(
   return { ids, fresh: fresh.length };
 }
 
+/** Whether `added` new visitors since the last merge call for one (only where they go to the recent table first). */
+export function recentMergeDue(profile: DialectProfile, added: number, threshold = mergeThreshold): boolean {
+  return recentFirst(profile) && added >= threshold;
+}
+
 /**
  * `mergeRecentVisitors` beside the event loop where the storage has a writing thread (SQLite): the merge
  * inserts tens of thousands of rows at random places of the large index, which took the event loop for
@@ -144,13 +149,12 @@ export async function visitorIds(
  * for it: lookups read both tables in one transaction, and writers take turns. Resolves to whether it merged.
  */
 export function mergeRecentVisitorsBeside(storage: Storage, added: number): Promise<boolean> {
-  if (storage.writer === null || !recentFirst(storage.profile) || added < mergeThreshold) return mergeRecentVisitors(storage, added);
-  return storage.writer.run<boolean>(new URL(import.meta.url), 'mergeRecentVisitors', [added]);
+  return onWritingThread(storage, new URL(import.meta.url), mergeRecentVisitors, added);
 }
 
 /** Moves recent visitors into the visitor index once `added` reaches `threshold`; returns whether it did. */
 export async function mergeRecentVisitors(storage: Storage, added: number, threshold = mergeThreshold): Promise<boolean> {
-  if (!recentFirst(storage.profile) || added < threshold) return false;
+  if (!recentMergeDue(storage.profile, added, threshold)) return false;
   await storage.db.transaction().execute(async (trx) => {
     await trx
       .insertInto('analytics_visitors')

@@ -1,4 +1,4 @@
-/** Functions the writing-thread test runs on the thread's own connection (Storage.writer). */
+/** Functions tests run on the writing thread's own connection (Storage.writer). */
 import type { Storage } from '../../../src/storage/dialect.ts';
 
 /** Adds `count` docs states `prefix0`, `prefix1`, …, each in a transaction of its own. */
@@ -15,4 +15,10 @@ export async function addStates(storage: Storage, prefix: string, count: number)
 
 export async function fail(): Promise<never> {
   throw new Error('failed on the writing thread');
+}
+
+/** Keeps the writing thread busy for `milliseconds`, as a long fold or repair under a load does: its next tasks wait. */
+export async function occupy(_storage: Storage, milliseconds: number): Promise<void> {
+  const until = Date.now() + milliseconds;
+  while (Date.now() < until);
 }
