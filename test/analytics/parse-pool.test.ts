@@ -52,7 +52,7 @@ describe('parse pool', () => {
     const pending = pool.run({ bytes: Buffer.from(text), ndjson: false, now }, text.length);
     await pool.close();
     const parsed = await pending;
-    expect(parsed).toEqual(parseEventsBody(text, false, now));
+    expect(parsed).toEqual(parseEventsBody(Buffer.from(text), false, now));
   });
 
   it('rejects a fault of the task with its message, in a thread as inline, and keeps the thread serving', async () => {

@@ -1,9 +1,12 @@
 import { nestsTooDeep, parseJsonText, type JsonFailure } from '../../http/json.ts';
+import { ndjsonLines, parseMemberInPieces } from '../../http/json-pieces.ts';
 import type { ParseWork } from '../../lib/parse-pool.ts';
 import { prepareRequest, type PreparedRequest } from './events-request.ts';
 import { maxEventsPerRequest } from '../ingest/ingest.ts';
 import { lookUpCountry } from '../ingest/dimensions/countries.ts';
 import { packBatch, packedBuffers, unpackBatch, type PackedBatch } from '../model/packed-batch.ts';
+
+const utf8 = new TextDecoder();
 
 /**
  * An events API body, parsed and checked: what schema validation sees (`body`: the parsed value with
@@ -17,28 +20,39 @@ export type ParsedEventsBody = EventsBody<PreparedRequest>;
 /** A parsed body as it crosses threads: the page views as columns (see ../model/packed-batch.ts). */
 type PackedEventsBody = EventsBody<Omit<PreparedRequest, 'views'> & { views: PackedBatch }>;
 
-/**
- * NDJSON as `{ events }`: one event per line; a line that is not JSON becomes that event's error, not
- * the request's. Nesting is checked line by line before anything is parsed.
- */
-export function parseNdjsonText(text: string): { value: { events: unknown[] } } | { failure: JsonFailure } {
-  if (nestsTooDeep(text, true)) return { failure: 'too-deep' };
-  const events = text
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => {
-      try {
-        return JSON.parse(line);
-      } catch {
-        return new Error('This line is not valid JSON.');
-      }
-    });
+/** One event per line; a line that is not JSON becomes that event's error, not the request's. */
+function eventsOfLines(lines: string[]): { value: { events: unknown[] } } {
+  const events = lines.map((line) => {
+    try {
+      return JSON.parse(line);
+    } catch {
+      return new Error('This line is not valid JSON.');
+    }
+  });
   return { value: { events } };
 }
 
-/** Parses and checks a JSON (`{"events": [...]}`) or NDJSON body; the same wherever it runs. */
-export function parseEventsBody(text: string, ndjson: boolean, now: number): ParsedEventsBody {
-  const json = ndjson ? parseNdjsonText(text) : parseJsonText(text);
+/** NDJSON text as `{ events }`. Nesting is checked line by line before anything is parsed. */
+export function parseNdjsonText(text: string): { value: { events: unknown[] } } | { failure: JsonFailure } {
+  if (nestsTooDeep(text, true)) return { failure: 'too-deep' };
+  return eventsOfLines(text.split('\n').filter((line) => line.trim() !== ''));
+}
+
+/**
+ * A JSON or NDJSON body's bytes, parsed without a string of the whole body where its shape allows
+ * (see http/json-pieces.ts): the value, or the refusal, that parsing its decoded text gives.
+ */
+function parseEventsBytes(bytes: Uint8Array, ndjson: boolean): { value: unknown } | { failure: JsonFailure } {
+  if (ndjson) {
+    const lines = ndjsonLines(bytes);
+    return 'failure' in lines ? lines : eventsOfLines(lines.lines);
+  }
+  return parseMemberInPieces(bytes, 'events') ?? parseJsonText(utf8.decode(bytes));
+}
+
+/** Parses and checks a JSON (`{"events": [...]}`) or NDJSON body's bytes; the same wherever it runs. */
+export function parseEventsBody(bytes: Uint8Array, ndjson: boolean, now: number): ParsedEventsBody {
+  const json = parseEventsBytes(bytes, ndjson);
   if ('failure' in json) return json;
   const parsed = json.value;
   const events = typeof parsed === 'object' && parsed !== null ? (parsed as { events?: unknown }).events : undefined;
@@ -48,7 +62,6 @@ export function parseEventsBody(text: string, ndjson: boolean, now: number): Par
   return { body, count: events.length, prepared: prepareRequest(events, now) };
 }
 
-/** parseEventsBody as a parse pool's work (lib/parse-pool.ts). */
 /**
  * A body as it reaches the parse: its bytes, not a string. Decoding them is part of the parse, so a body
  * parsed in a thread is decoded there too, and crossing threads is a copy of bytes instead of a string
@@ -60,10 +73,9 @@ export interface EventsBodyInput {
   now: number;
 }
 
-const utf8 = new TextDecoder();
-
+/** parseEventsBody as a parse pool's work (lib/parse-pool.ts). */
 export const eventsBodyWork: ParseWork<EventsBodyInput, ParsedEventsBody, PackedEventsBody> = {
-  task: ({ bytes, ndjson, now }) => parseEventsBody(utf8.decode(bytes), ndjson, now),
+  task: ({ bytes, ndjson, now }) => parseEventsBody(bytes, ndjson, now),
   pack(parsed) {
     if (parsed.failure !== undefined || parsed.prepared === undefined) return { message: parsed as PackedEventsBody, transfer: [] };
     const views = packBatch({ events: parsed.prepared.views, end: 0 }, lookUpCountry);

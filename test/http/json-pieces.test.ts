@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { ndjsonLines, parseMemberInPieces } from '../../src/http/json-pieces.ts';
+import { parseJsonText } from '../../src/http/json.ts';
+
+/** What parsing the decoded text whole gives: the reference every piecewise parse must equal. */
+const whole = (bytes: Uint8Array) => parseJsonText(new TextDecoder().decode(bytes));
+const bytesOf = (text: string) => new TextEncoder().encode(text);
+
+/** Events of about 200 bytes with escapes, quotes, commas and brackets inside strings, and multi-byte text. */
+const events = Array.from({ length: 1500 }, (_, index) => ({
+  path: `/docs/page-${index}`,
+  userAgent: `Mozilla/5.0 ("quoted", [bracketed] {braced}) \\ tail ${index % 7 === 0 ? 'Ü日本' : ''}`,
+  referrer: index % 3 === 0 ? null : `https://example.com/?q=${index},${index}`,
+  nested: { list: [index, [index + 1, { deep: ['a,b', '"]}'] }]] },
+}));
+const body = JSON.stringify({ events });
+
+describe('JSON bodies parsed in pieces', () => {
+  it('gives the value of parsing the whole text, in pieces, for the documented shape with any spacing', () => {
+    for (const text of [body, JSON.stringify({ events }, null, 2), ` \r\n${body}\n\t `]) {
+      const bytes = bytesOf(text);
+      expect(bytes.length).toBeGreaterThan(128 * 1024);
+      const pieces = parseMemberInPieces(bytes, 'events');
+      expect(pieces).toEqual(whole(bytes));
+      expect(pieces).toEqual({ value: { events } });
+    }
+  });
+
+  it('leaves a small body, another shape or a doubtful one to the whole parse', () => {
+    const small = bytesOf(JSON.stringify({ events: events.slice(0, 10) }));
+    const doubtful = [
+      JSON.stringify({ other: 1, events }),
+      JSON.stringify({ events, other: 1 }),
+      `{"events":${JSON.stringify(events)},"events":[]}`,
+      `\uFEFF${body}`,
+      body.replace('"events"', '"\\u0065vents"'),
+      `${body} x`,
+      `${body}}`,
+      JSON.stringify({ items: events }),
+      JSON.stringify(events),
+    ];
+    expect(parseMemberInPieces(small, 'events')).toBeNull();
+    for (const text of doubtful) {
+      expect(parseMemberInPieces(bytesOf(text), 'events')).toBeNull();
+    }
+  });
+
+  it('refuses what the whole parse refuses, however the pieces fall', () => {
+    const inner = JSON.stringify(events).slice(1, -1);
+    const invalid = [
+      `{"events":[${inner},]}`,
+      // A piece cut after a long element, with nothing but spacing after it: alone it would parse as `[]`.
+      `{"events":[${JSON.stringify('x'.repeat(70_000))},  ]}`,
+      `{"events":[,${inner}]}`,
+      `{"events":[${inner.replace('},{', '},,{')}]}`,
+      `{"events":[${inner.replace('},{', '},   \n ,{')}]}`,
+      `{"events":[${inner}, tru]}`,
+      `{"events":[${inner.replace('"path"', "'path'")}]}`,
+      `{"events":[${inner}`,
+      `{"events":[${inner}}`,
+      `{"events":[${inner.replace(/,/g, ' ,')}, 1 2]}`,
+    ];
+    for (const text of invalid) {
+      const bytes = bytesOf(text);
+      const reference = whole(bytes);
+      expect(reference).toEqual({ failure: 'not-json' });
+      expect(parseMemberInPieces(bytes, 'events') ?? reference).toEqual(reference);
+    }
+  });
+
+  it('leaves a body nested too deeply to the whole parse, which refuses it before parsing', () => {
+    const deep = `${'['.repeat(40)}1${']'.repeat(40)}`;
+    const bytes = bytesOf(`{"events":[${JSON.stringify(events).slice(1, -1)},${deep}]}`);
+    expect(parseMemberInPieces(bytes, 'events')).toBeNull();
+    expect(whole(bytes)).toEqual({ failure: 'too-deep' });
+  });
+
+  it('reads an empty array of any length as empty', () => {
+    const bytes = bytesOf(`{"events":[${' '.repeat(100_000)}]}`);
+    expect(parseMemberInPieces(bytes, 'events')).toEqual({ value: { events: [] } });
+  });
+});
+
+describe('NDJSON lines decoded one at a time', () => {
+  it('gives the lines of the decoded text, dropping only a leading byte-order mark, and its nesting check', () => {
+    const text = `\uFEFF{"a":1}\r\n\n  \n{"b":"Ü日本"}\n\uFEFF{"c":[1]}\n{"d":2}`;
+    expect(ndjsonLines(bytesOf(text))).toEqual({ lines: ['{"a":1}\r', '{"b":"Ü日本"}', '\uFEFF{"c":[1]}', '{"d":2}'] });
+    expect(ndjsonLines(bytesOf(`{"a":1}\n${'['.repeat(33)}\n`))).toEqual({ failure: 'too-deep' });
+    expect(ndjsonLines(bytesOf(`"${'['.repeat(40)}\n{"a":1}`))).toEqual({ lines: [`"${'['.repeat(40)}`, '{"a":1}'] });
+  });
+});
