@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { VisitorStates } from './visitor-states.ts';
 
 /**
  * Visits: a visitor's views with no gap over 30 minutes. Ingestion guesses per view whether it begins
@@ -22,15 +23,9 @@ const rememberMs = 4 * visitGapMs;
 /** After another process wrote the project, its visits are loaded again from the raw events at most this often. */
 const reloadMs = 10_000;
 
-/** A visitor's latest view as far as visits are concerned; `certain` when its visit was decided for sure. */
-export interface VisitState {
-  lastAt: number;
-  sourceId: number | null;
-  certain: boolean;
-}
-
 interface ProjectVisits {
-  visitors: Map<number, VisitState>;
+  /** Each visitor's latest view as far as visits are concerned: its time, its visit's source, and whether that visit was decided for sure. */
+  visitors: VisitorStates;
   newest: number;
   /** A visitor not in `visitors` has no view within a gap before a view at or after this time. */
   certainFrom: number;
@@ -60,11 +55,12 @@ export class VisitTracker {
    * views continuing them are doubtful.
    */
   load(projectKey: number, recent: { visitorId: number; at: number; sourceId: number | null }[], newestStored: number | null, now: number): void {
-    const visitors = new Map<number, VisitState>();
+    const visitors = new VisitorStates();
     let newest = newestStored ?? 0;
     for (const view of recent) {
-      const state = visitors.get(view.visitorId);
-      if (state === undefined || view.at >= state.lastAt) visitors.set(view.visitorId, { lastAt: view.at, sourceId: view.sourceId, certain: false });
+      const slot = visitors.find(view.visitorId);
+      if (slot === -1) visitors.add(view.visitorId, view.at, view.sourceId, false);
+      else if (view.at >= visitors.lastAt(slot)) visitors.set(slot, view.at, view.sourceId, false);
       newest = Math.max(newest, view.at);
     }
     this.#projects.set(projectKey, {
@@ -81,8 +77,8 @@ export class VisitTracker {
    * The visit of each view, taken in `order` (time order), learning as it goes: views of one call continue
    * one another's visits. Writes each view's entry flag (1 when it begins a visit), visit source and
    * whether the guess is doubtful into `entry`, `sourceId` and `doubtful`, by view index; returns the
-   * epoch to hand to `committed`. A visitor's state is updated in place: this runs for every ingested
-   * view, and fresh objects per view were a measurable part of ingestion's event loop.
+   * epoch to hand to `committed`. A visitor's state is updated in place (visitor-states.ts): this runs for every
+   * ingested view.
    */
   assign(
     projectKey: number,
@@ -99,42 +95,41 @@ export class VisitTracker {
       const index = order[position];
       const visitorId = views.visitorOf[index];
       const at = views.atOf(index);
-      const previous = visitors.get(visitorId);
-      if (previous === undefined) {
+      const previous = visitors.find(visitorId);
+      if (previous === -1) {
         const source = views.referrerOf[index];
         const sure = inSync && at >= project.certainFrom;
-        visitors.set(visitorId, { lastAt: at, sourceId: source, certain: sure });
+        visitors.add(visitorId, at, source, sure);
         entry[index] = 1;
         sourceId[index] = source;
         doubtful[index] = sure ? 0 : 1;
-      } else if (at >= previous.lastAt) {
-        if (at - previous.lastAt <= visitGapMs) {
+      } else if (at >= visitors.lastAt(previous)) {
+        if (at - visitors.lastAt(previous) <= visitGapMs) {
           entry[index] = 0;
-          sourceId[index] = previous.sourceId;
-          doubtful[index] = inSync && previous.certain ? 0 : 1;
+          sourceId[index] = visitors.source(previous);
+          doubtful[index] = inSync && visitors.certain(previous) ? 0 : 1;
+          visitors.setLastAt(previous, at);
         } else {
           const source = views.referrerOf[index];
           const sure = inSync && at >= project.certainFrom;
-          previous.sourceId = source;
-          previous.certain = sure;
+          visitors.set(previous, at, source, sure);
           entry[index] = 1;
           sourceId[index] = source;
           doubtful[index] = sure ? 0 : 1;
         }
-        previous.lastAt = at;
       } else {
         // Older than a view already seen: it may start, join or split visits. A guess, and the visit it lands in is no longer sure.
-        const joins = previous.lastAt - at <= visitGapMs;
+        const joins = visitors.lastAt(previous) - at <= visitGapMs;
         entry[index] = joins ? 0 : 1;
-        sourceId[index] = joins ? previous.sourceId : views.referrerOf[index];
+        sourceId[index] = joins ? visitors.source(previous) : views.referrerOf[index];
         doubtful[index] = 1;
-        previous.certain = false;
+        visitors.setUncertain(previous);
       }
       if (at > project.newest) project.newest = at;
     }
     if (visitors.size > maxVisitors) {
       const cut = project.newest - rememberMs;
-      for (const [visitor, state] of visitors) if (state.lastAt < cut) visitors.delete(visitor);
+      visitors.dropBefore(cut);
       // A forgotten visitor's last view is before `cut`: a view a gap after it or later starts a visit for sure.
       project.certainFrom = Math.max(project.certainFrom, cut + visitGapMs);
     }
