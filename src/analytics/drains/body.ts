@@ -38,14 +38,30 @@ function parsed(line: string): BatchRecord {
   }
 }
 
+/** Bytes of a body's start decoded to find its first character that is not whitespace. */
+const shapePrefixBytes = 4096;
+
+/** Whether the body's first character that is not whitespace (as `/\S/` finds it in the decoded text) is `[`. */
+function opensArray(bytes: Buffer): boolean {
+  const prefix = bytes.toString('utf8', 0, shapePrefixBytes);
+  const first = prefix.search(/\S/);
+  // A prefix of spacing, or one cut inside a character: the decoded whole decides.
+  if (bytes.length > shapePrefixBytes && (first === -1 || prefix[first] === '\uFFFD')) {
+    const text = bytes.toString('utf8');
+    return text[text.search(/\S/)] === '[';
+  }
+  return prefix[first] === '[';
+}
+
 /**
  * The records of a batch: a JSON array (Vercel's `json` format) or one JSON value per line (NDJSON,
  * Cloudflare Logpush, Netlify). A line that is not JSON is a bad record of its own, never the
- * batch's; an array body is one JSON text, so it is read (or refused) whole.
+ * batch's; an array body is one JSON text, so it is read (or refused) whole. Lines are decoded one at a
+ * time: a string of a whole batch of megabytes is mapped afresh by V8 (see http/json-pieces.ts).
  */
-export function batchRecords(text: string): BatchRecord[] {
-  const start = text.search(/\S/);
-  if (start !== -1 && text[start] === '[') {
+export function batchRecords(bytes: Buffer): BatchRecord[] {
+  if (opensArray(bytes)) {
+    const text = bytes.toString('utf8');
     if (nestsTooDeep(text))
       throw invalidRequest(`The body nests arrays or objects more than ${maxJsonDepth} levels deep; send the host's log records as they are.`);
     let value: unknown;
@@ -57,7 +73,11 @@ export function batchRecords(text: string): BatchRecord[] {
     return (value as unknown[]).map((record) => ({ value: record }));
   }
   const records: BatchRecord[] = [];
-  for (const line of text.split('\n')) {
+  for (let start = 0; start <= bytes.length;) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end === -1) end = bytes.length;
+    const line = bytes.toString('utf8', start, end);
+    start = end + 1;
     if (line.trim() === '') continue;
     const record = parsed(line);
     // Vercel's importer format allows a JSON array per line: its entries are records of their own.

@@ -40,7 +40,7 @@ export type PreparedDrainBatch = DrainBatch<PreparedEvent[]>;
 export function prepareDrainBatch({ kind, drainId, body, gzip, limit, rule, now }: DrainBatchInput): PreparedDrainBatch {
   try {
     const bytes = decompressed(Buffer.from(body.buffer, body.byteOffset, body.byteLength), gzip, limit);
-    const batch = batchEvents(kind, drainId, bytes, batchRecords(bytes.toString('utf8')), rule);
+    const batch = batchEvents(kind, drainId, bytes, batchRecords(bytes), rule);
     const events = prepareKeyed(
       batch.events.map((event) => event.input),
       batch.events.map((event) => event.key),
