@@ -12,7 +12,7 @@ export function sendSerialized(reply: FastifyReply, json: string): FastifyReply 
 /** Deepest nesting of arrays and objects a request body may have; no Quire body needs more than five levels. */
 export const maxJsonDepth = 32;
 
-const [quote, backslash, newline] = [0x22, 0x5c, 0x0a];
+const [quote, backslash] = [0x22, 0x5c];
 const [openBracket, openBrace, closeBracket, closeBrace] = [0x5b, 0x7b, 0x5d, 0x7d];
 
 /** Where the string that opens at `open` ends: the next quote not escaped by an odd run of backslashes, or -1. */
@@ -29,23 +29,17 @@ function stringEnd(text: string, open: number): number {
  * Whether JSON `text` opens more than `maxJsonDepth` arrays or objects at once, found by one linear
  * scan. It runs before parsing: JSON.parse of megabytes of `[` holds the event loop for seconds before
  * it fails. Strings, most of an ingestion body, are skipped with a native search for their closing
- * quote rather than walked character by character. With `lines` (NDJSON) every line counts on its
- * own, and a string never runs past the end of its line.
+ * quote rather than walked character by character. NDJSON is checked a line at a time (http/json-pieces.ts).
  */
-export function nestsTooDeep(text: string, lines = false): boolean {
+export function nestsTooDeep(text: string): boolean {
   let depth = 0;
-  // The end of the current line, found once per line (a search per string would be quadratic on one long line).
-  let lineEnd = lines ? text.indexOf('\n') : -1;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
     if (code === quote) {
-      let end = stringEnd(text, index);
-      // An unterminated string: JSON.parse stops at it, so nothing after it can nest (but the next line can).
-      if (end === -1 || (lineEnd !== -1 && lineEnd < end)) end = lineEnd === -1 ? text.length : lineEnd - 1;
+      const end = stringEnd(text, index);
+      // An unterminated string: JSON.parse stops at it, so nothing after it can nest.
+      if (end === -1) return false;
       index = end;
-    } else if (lines && code === newline) {
-      depth = 0;
-      lineEnd = text.indexOf('\n', index + 1);
     } else if (code === openBracket || code === openBrace) {
       if (++depth > maxJsonDepth) return true;
     } else if ((code === closeBracket || code === closeBrace) && depth > 0) {

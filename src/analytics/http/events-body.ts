@@ -1,4 +1,4 @@
-import { nestsTooDeep, parseJsonText, type JsonFailure } from '../../http/json.ts';
+import { parseJsonText, type JsonFailure } from '../../http/json.ts';
 import { ndjsonLines, parseMemberInPieces } from '../../http/json-pieces.ts';
 import type { ParseWork } from '../../lib/parse-pool.ts';
 import { prepareRequest, type PreparedRequest } from './events-request.ts';
@@ -32,10 +32,13 @@ function eventsOfLines(lines: string[]): { value: { events: unknown[] } } {
   return { value: { events } };
 }
 
-/** NDJSON text as `{ events }`. Nesting is checked line by line before anything is parsed. */
-export function parseNdjsonText(text: string): { value: { events: unknown[] } } | { failure: JsonFailure } {
-  if (nestsTooDeep(text, true)) return { failure: 'too-deep' };
-  return eventsOfLines(text.split('\n').filter((line) => line.trim() !== ''));
+/**
+ * NDJSON bytes as `{ events }`, each line decoded on its own (no string of the whole body, see
+ * http/json-pieces.ts). Nesting is checked line by line before anything is parsed.
+ */
+export function parseNdjsonBytes(bytes: Uint8Array): { value: { events: unknown[] } } | { failure: JsonFailure } {
+  const lines = ndjsonLines(bytes);
+  return 'failure' in lines ? lines : eventsOfLines(lines.lines);
 }
 
 /**
@@ -43,10 +46,7 @@ export function parseNdjsonText(text: string): { value: { events: unknown[] } } 
  * (see http/json-pieces.ts): the value, or the refusal, that parsing its decoded text gives.
  */
 function parseEventsBytes(bytes: Uint8Array, ndjson: boolean): { value: unknown } | { failure: JsonFailure } {
-  if (ndjson) {
-    const lines = ndjsonLines(bytes);
-    return 'failure' in lines ? lines : eventsOfLines(lines.lines);
-  }
+  if (ndjson) return parseNdjsonBytes(bytes);
   return parseMemberInPieces(bytes, 'events') ?? parseJsonText(utf8.decode(bytes));
 }
 

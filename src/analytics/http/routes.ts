@@ -16,7 +16,7 @@ import { parseFilters } from './dimension-schemas.ts';
 import type { Measure } from '../query/types.ts';
 import { ExportQuery, ViewsResult, VisitorsResult } from './schemas.ts';
 import { eventsRoute } from './events-route.ts';
-import { parseNdjsonText } from './events-body.ts';
+import { parseNdjsonBytes } from './events-body.ts';
 
 const errors = errorResponses(['invalid_request', 'unauthorized', 'forbidden', 'not_found', 'payload_too_large', 'rate_limited']);
 const tags = ['Visitor analytics'];
@@ -30,8 +30,8 @@ export const analyticsRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
   // any other key, "__proto__" included, is refused, so those scans would only cost time.
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser());
-  app.addContentTypeParser('application/x-ndjson', { parseAs: 'string', bodyLimit: config.ingestBodyLimitBytes }, (_request, body, done) => {
-    const parsed = parseNdjsonText(body.toString());
+  app.addContentTypeParser('application/x-ndjson', { parseAs: 'buffer', bodyLimit: config.ingestBodyLimitBytes }, (_request, body, done) => {
+    const parsed = parseNdjsonBytes(typeof body === 'string' ? Buffer.from(body) : body);
     if ('failure' in parsed) return done(jsonFailure(parsed.failure), undefined);
     done(null, parsed.value);
   });
