@@ -104,7 +104,7 @@ describe.each(testDatabases)('visitor ids on $dialect', (database) => {
 
   /** The visitor ids a project has stored, in both visitor tables where there are two. */
   const storedVisitorIds = async (key: number) => {
-    const tables = storage.profile.logsWholePages ? (['analytics_visitors', 'analytics_recent_visitors'] as const) : (['analytics_visitors'] as const);
+    const tables = storage.profile.logsWholePages ? (['analytics_visitors', 'analytics_visitor_log'] as const) : (['analytics_visitors'] as const);
     const ids: number[] = [];
     for (const table of tables) {
       for (const row of await storage.db.selectFrom(table).select('visitor_id').where('project_key', '=', key).execute()) ids.push(Number(row.visitor_id));
@@ -129,7 +129,7 @@ describe.each(testDatabases)('visitor ids on $dialect', (database) => {
     // table (PostgreSQL has none: it inserts into the index directly).
     expect(await mergeRecentVisitorsBeside(storage, 1)).toBe(false);
     if (database.dialect === 'sqlite') {
-      const recent = () => storage.db.selectFrom('analytics_recent_visitors').select('visitor_id').execute();
+      const recent = () => storage.db.selectFrom('analytics_visitor_log').select('visitor_id').execute();
       expect((await recent()).length).toBeGreaterThan(0);
       expect(await mergeRecentVisitorsBeside(storage, 50_000)).toBe(true);
       expect(await recent()).toEqual([]);

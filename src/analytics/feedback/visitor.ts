@@ -64,7 +64,7 @@ export async function visitorColumns<T extends { visitor: InteractionVisitor | n
   const columns = new Map<T, VisitorColumns>();
   if (hashes.size === 0) return columns;
   const reserveIds = idReserver(state.storage, state.ids, trx, key);
-  const { ids } = await visitorIds(trx, state.storage.profile, key, [...new Set(hashes.values())], reserveIds);
+  const { ids } = await visitorIds(trx, state.storage.profile, state.ids.visitorLog, key, [...new Set(hashes.values())], reserveIds);
   for (const [event, hash] of hashes) columns.set(event, { visitor_id: ids.get(hash)!, visitor_class: event.visitor!.visitorClass });
   return columns;
 }

@@ -156,7 +156,7 @@ async function insertKeyedInTurn(trx: Kysely<Database>, rows: EventInsert[]): Pr
   return freshOnce(new Set(stored.rows.map((row) => row.event_key!)));
 }
 
-export type VisitorTable = 'analytics_visitors' | 'analytics_recent_visitors';
+export type VisitorTable = 'analytics_visitors' | 'analytics_visitor_log';
 type VisitorRow = { visitor_hash: string; visitor_id: number };
 
 /** Existing ids of visitor hashes in `table`. */
@@ -193,8 +193,8 @@ export async function insertVisitors(
     const text = `${insert} select $1::bigint, hash, id from unnest($2::text[], $3::bigint[]) as fresh (hash, id)${tail}`;
     return (await trx.executeQuery<VisitorRow>(CompiledQuery.raw(text, [key, rows.map((row) => row.visitor_hash), rows.map((row) => row.visitor_id)]))).rows;
   }
-  // Here (SQLite) writers take turns and looked in both tables first, so no hash can be there already;
-  // a plain insert skips building the returned rows (a duplicate would fail the transaction, not count twice).
+  // Here (SQLite) writers take turns and looked in the log and the index first, so no hash can be there already;
+  // a plain insert skips building the returned rows.
   for (const [start, size] of runs(rows.length)) {
     const text = cachedText(`insert ${table} ${size}`, () => `${insert} values ${new Array(size).fill('(?, ?, ?)').join(', ')}`);
     const parameters: unknown[] = [];

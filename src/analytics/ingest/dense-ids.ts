@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
 import { IdentityCache } from './identity-cache.ts';
+import { VisitorLogCopy } from './visitor-log.ts';
 
 /**
  * Maps what views name (projects, paths, user agents, visitor keys) to dense integers, so events and
@@ -19,6 +20,8 @@ export class Dictionary {
   readonly blocks = new IdBlocks();
   /** Visitor ids of visitor keys, per project (see visitor-identity.ts). */
   readonly identities = new IdentityCache();
+  /** This process's copy of the log of new visitors (SQLite; see visitor-log.ts). */
+  readonly visitorLog = new VisitorLogCopy();
 
   learnPaths(projectKey: number, entries: Iterable<[string, number]>): void {
     let byName = this.paths.get(projectKey);

@@ -129,7 +129,7 @@ async function storeCalls(trx: Kysely<Database>, storage: Storage, dictionary: D
   const generation = cache.generation;
   const counterBefore = !sideBySide && hashOf.size > 0 ? await counterValue(trx, key, 'next_visitor') : null;
   const allNew = counterBefore !== null && counterBefore === (cache.completeAt(key) ?? firstId);
-  const assigned = await visitorIds(trx, storage.profile, key, [...hashOf.values()], reserveIds, allNew);
+  const assigned = await visitorIds(trx, storage.profile, dictionary.visitorLog, key, [...hashOf.values()], reserveIds, allNew);
   missed.forEach((index, at) => (visitorOf[index] = assigned.ids.get(missedHashes[at])!));
   const referrerOf = hosts.map((host) => (host === null ? null : referrers.ids.get(host)!));
   const classes = events.map((event) => countedClass(event.userAgent, event.markdown, event.status, event.verification));
@@ -331,7 +331,9 @@ export function createEventWriter(storage: Storage, dictionary: Dictionary, sign
       merging = mergeRecentVisitorsBeside(storage, added)
         .catch(() => false)
         .then((merged) => {
-          if (!merged) freshVisitors += added;
+          // Moved into the index, the logged visitors need no copy here: it is read anew from what the log holds now.
+          if (merged) dictionary.visitorLog.forget();
+          else freshVisitors += added;
           merging = null;
         });
       if (storage.writer === null) await merging;

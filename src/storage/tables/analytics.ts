@@ -33,6 +33,11 @@ export interface AnalyticsVisitorRow {
   visitor_id: number;
 }
 
+export interface AnalyticsVisitorLogRow extends AnalyticsVisitorRow {
+  /** Order of arrival, never given twice. */
+  seq: Generated<number>;
+}
+
 /** One view as it arrived: the source every visitor set can be recomputed from. Epoch ms. */
 export interface AnalyticsEventRow {
   project_key: number;
@@ -214,8 +219,8 @@ export interface AnalyticsTables {
   analytics_paths: AnalyticsPathRow;
   analytics_agents: AnalyticsAgentRow;
   analytics_visitors: AnalyticsVisitorRow;
-  /** New visitors not yet moved into `analytics_visitors` (SQLite only; see identity.ts). */
-  analytics_recent_visitors: AnalyticsVisitorRow;
+  /** New visitors not yet moved into `analytics_visitors`, in arrival order (SQLite only; see visitor-log.ts). */
+  analytics_visitor_log: AnalyticsVisitorLogRow;
   analytics_events: AnalyticsEventRow;
   analytics_pending: AnalyticsPendingRow;
   analytics_visit_doubts: AnalyticsVisitDoubtsRow;
