@@ -204,11 +204,18 @@ async function foldSome(trx: Kysely<Database>, profile: DialectProfile, projectK
  */
 export async function foldPending(storage: Storage, projectKey: number, options: { repair?: boolean; onRepaired?: () => void } = {}): Promise<number> {
   const repair = options.repair ?? true;
-  await storage.db
-    .insertInto('analytics_fold_turns')
-    .values({ project_key: projectKey, turns: 0 })
-    .onConflict((conflict) => conflict.doNothing())
-    .execute();
+  // Written in a transaction, and only when missing (once per project): on SQLite a write outside one takes no
+  // write turn and waits in SQLite's busy handler, which sleeps; under ingestion that was about 20 ms a fold.
+  const turnsRow = await storage.db.selectFrom('analytics_fold_turns').select('project_key').where('project_key', '=', projectKey).executeTakeFirst();
+  if (turnsRow === undefined) {
+    await storage.db.transaction().execute((trx) =>
+      trx
+        .insertInto('analytics_fold_turns')
+        .values({ project_key: projectKey, turns: 0 })
+        .onConflict((conflict) => conflict.doNothing())
+        .execute(),
+    );
+  }
   let folded = 0;
   for (;;) {
     let result: { batches: number; corrected: number };
@@ -224,11 +231,13 @@ export async function foldPending(storage: Storage, projectKey: number, options:
     // Answers changed without a commit of ingestion: cached rankings must not be served again. Outside the
     // fold's snapshot, where ingestion moves the version on concurrently.
     if (result.corrected > 0) {
-      await storage.db
-        .updateTable('analytics_projects')
-        .set((eb) => ({ version: eb('version', '+', 1) }))
-        .where('project_key', '=', projectKey)
-        .execute();
+      await storage.db.transaction().execute((trx) =>
+        trx
+          .updateTable('analytics_projects')
+          .set((eb) => ({ version: eb('version', '+', 1) }))
+          .where('project_key', '=', projectKey)
+          .execute(),
+      );
       options.onRepaired?.();
     }
     folded += result.batches;
