@@ -76,8 +76,12 @@ export function identityKey(event: VisitorKey, agentId: number): string {
  * PostgreSQL logs rows, not pages, and inserts into the index directly.
  */
 const logFirst = (profile: DialectProfile) => profile.logsWholePages;
-/** Logged visitors moved at once: big enough to share pages of the large index, small enough to stay cheap. */
-const mergeThreshold = 50_000;
+/**
+ * Logged visitors moved at once. A move rewrites most pages of the large index whatever its size, so fewer,
+ * larger moves write less; the log's size costs nothing to appends or lookups (each process's copy of it
+ * holds up to twice this many entries, a few tens of megabytes).
+ */
+const mergeThreshold = 200_000;
 
 /**
  * Visitor ids of visitor hashes, assigning new dense ids inside `trx` (reserved through `reserveIds`);

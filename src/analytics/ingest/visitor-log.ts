@@ -24,8 +24,8 @@ interface LogRow {
   visitor_id: number;
 }
 
-/** Entries beyond which the copy is dropped and read again, in case another process moved the log's rows. */
-const maxEntries = 200_000;
+/** Entries beyond which the copy is dropped and read again, in case another process moved the log's rows (twice the moving threshold). */
+const maxEntries = 400_000;
 
 export class VisitorLogCopy {
   readonly #projects = new Map<number, Map<string, number>>();
