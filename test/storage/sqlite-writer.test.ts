@@ -35,6 +35,32 @@ describe('SQLite writing thread', () => {
     await expect(storage.writer!.run(tasks, 'missing', [])).rejects.toThrow(/exports no function missing/);
   });
 
+  it("takes a write turn for a write outside a transaction, so the event loop never sleeps in SQLite's busy handler", async () => {
+    const held = storage.writer!.run(tasks, 'holdWriteTurn', [1_500]);
+    // The writing thread is in its turn by now (its transaction started at once; the thread is warm).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    let longestGap = 0;
+    let last = performance.now();
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      longestGap = Math.max(longestGap, now - last);
+      last = now;
+    }, 5);
+    const started = performance.now();
+    await storage.db
+      .insertInto('docs_state')
+      .values({ project_id: 'prj_outside_turn', generation: 1, status: 'ready', pages: 0, sections: 0, started_generation: 1 })
+      .execute();
+    const waited = performance.now() - started;
+    clearInterval(ticker);
+    await held;
+    // It waited for the other connection's turn, while the event loop went on (timers every 5 ms).
+    expect(waited).toBeGreaterThan(400);
+    expect(longestGap).toBeLessThan(250);
+    const rows = await storage.db.selectFrom('docs_state').select('project_id').where('project_id', 'in', ['prj_held_turn', 'prj_outside_turn']).execute();
+    expect(rows).toHaveLength(2);
+  });
+
   it('is absent for an in-memory database', async () => {
     const memory = openSqlite({ path: ':memory:' });
     expect(memory.writer).toBeNull();

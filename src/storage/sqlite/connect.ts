@@ -160,6 +160,9 @@ export interface SqliteOptions {
  * in the thread pool, while the next holder writes. What is acknowledged has reached the disk, as before.
  * Inside `Storage.deferDurability` the holder is not kept waiting: the work's caller awaits the flush.
  */
+/** A statement that writes, by its first word (a statement starting `with` is taken for a read). */
+const writeStatement = /^\s*(insert|update|delete|replace|analyze)\b/i;
+
 /** Where `Storage.deferDurability` runs: the last commit its work made, which it awaits itself. */
 const deferred = new AsyncLocalStorage<{ commit: number }>();
 
@@ -170,8 +173,10 @@ class DurableSqliteDriver extends SqliteDriver {
   #queue: Promise<void> = Promise.resolve();
   #commitsAtAcquire = 0;
   #unlock: (() => void) | null = null;
-  /** Whether this connection holds a write turn (from `begin` to its commit or rollback). */
+  /** Whether this connection holds a write turn (from `begin` to its commit or rollback, or for a write outside a transaction). */
   #inTurn = false;
+  /** The connection Kysely's driver hands out, and it as this driver hands it out (`#takingTurns`). */
+  #turnTaking: { connection: DatabaseConnection; taking: DatabaseConnection } | undefined;
 
   constructor(connection: NodeSqliteDatabase, wal: WalSync | null, turns: WriteTurns) {
     super({ database: connection });
@@ -219,7 +224,30 @@ class DurableSqliteDriver extends SqliteDriver {
     await previous;
     this.#unlock = unlock;
     this.#commitsAtAcquire = this.#connection.commits;
-    return super.acquireConnection();
+    const connection = await super.acquireConnection();
+    if (this.#turnTaking?.connection !== connection) this.#turnTaking = { connection, taking: this.#takingTurns(connection) };
+    return this.#turnTaking.taking;
+  }
+
+  /**
+   * The connection, with a write outside a transaction taken in a write turn as a transaction is: otherwise
+   * it waits for the other connection's turn in SQLite's busy handler, which sleeps on the calling thread
+   * (the event loop, while the writing thread moves the visitor log, say, for up to 300 ms).
+   */
+  #takingTurns(connection: DatabaseConnection): DatabaseConnection {
+    return {
+      executeQuery: async (query) => {
+        if (this.#inTurn || !writeStatement.test(query.sql)) return connection.executeQuery(query);
+        await this.#turns.take();
+        this.#inTurn = true;
+        try {
+          return await connection.executeQuery(query);
+        } finally {
+          this.#endTurn();
+        }
+      },
+      streamQuery: (query, chunkSize) => connection.streamQuery(query, chunkSize),
+    };
   }
 
   override async releaseConnection(): Promise<void> {

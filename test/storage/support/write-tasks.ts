@@ -22,3 +22,15 @@ export async function occupy(_storage: Storage, milliseconds: number): Promise<v
   const until = Date.now() + milliseconds;
   while (Date.now() < until);
 }
+
+/** Holds a write turn for `milliseconds`, in a transaction that has written a row, as a long move or fold does. */
+export async function holdWriteTurn(storage: Storage, milliseconds: number): Promise<void> {
+  await storage.db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('docs_state')
+      .values({ project_id: 'prj_held_turn', generation: 1, status: 'ready', pages: 0, sections: 0, started_generation: 1 })
+      .execute();
+    const until = Date.now() + milliseconds;
+    while (Date.now() < until);
+  });
+}
