@@ -204,17 +204,15 @@ async function foldSome(trx: Kysely<Database>, profile: DialectProfile, projectK
  */
 export async function foldPending(storage: Storage, projectKey: number, options: { repair?: boolean; onRepaired?: () => void } = {}): Promise<number> {
   const repair = options.repair ?? true;
-  // Written in a transaction, and only when missing (once per project): on SQLite a write outside one takes no
-  // write turn and waits in SQLite's busy handler, which sleeps; under ingestion that was about 20 ms a fold.
+  // Written only when missing (once per project): a write, even one that changes nothing, waits for a write turn
+  // and then for a flush of the log, once per fold.
   const turnsRow = await storage.db.selectFrom('analytics_fold_turns').select('project_key').where('project_key', '=', projectKey).executeTakeFirst();
   if (turnsRow === undefined) {
-    await storage.db.transaction().execute((trx) =>
-      trx
-        .insertInto('analytics_fold_turns')
-        .values({ project_key: projectKey, turns: 0 })
-        .onConflict((conflict) => conflict.doNothing())
-        .execute(),
-    );
+    await storage.db
+      .insertInto('analytics_fold_turns')
+      .values({ project_key: projectKey, turns: 0 })
+      .onConflict((conflict) => conflict.doNothing())
+      .execute();
   }
   let folded = 0;
   for (;;) {
@@ -231,13 +229,11 @@ export async function foldPending(storage: Storage, projectKey: number, options:
     // Answers changed without a commit of ingestion: cached rankings must not be served again. Outside the
     // fold's snapshot, where ingestion moves the version on concurrently.
     if (result.corrected > 0) {
-      await storage.db.transaction().execute((trx) =>
-        trx
-          .updateTable('analytics_projects')
-          .set((eb) => ({ version: eb('version', '+', 1) }))
-          .where('project_key', '=', projectKey)
-          .execute(),
-      );
+      await storage.db
+        .updateTable('analytics_projects')
+        .set((eb) => ({ version: eb('version', '+', 1) }))
+        .where('project_key', '=', projectKey)
+        .execute();
       options.onRepaired?.();
     }
     folded += result.batches;

@@ -13,6 +13,9 @@ import type { Database } from '../schema.ts';
 
 const statementCacheSize = 500;
 
+/** Whether a statement may write: anything but a plain SELECT (it then moves the change clock, and takes a write turn). */
+const mayWrite = (text: string) => !/^\s*select\b/i.test(text);
+
 /**
  * Adapts `node:sqlite` to the small driver interface Kysely's SQLite dialect expects (statements.ts),
  * with statements cached by SQL text.
@@ -60,8 +63,8 @@ class NodeSqliteDatabase implements SqliteDatabase {
     // wait (busy_timeout) instead of failing with SQLITE_BUSY when a read lock is upgraded.
     const text = sql === 'begin' ? 'begin immediate' : sql;
     return this.#statements.get(text, () => {
-      // Anything but a plain SELECT may write; it moves the change clock once it has run.
-      const writes = !/^\s*select\b/i.test(text);
+      // A statement that may write moves the change clock once it has run.
+      const writes = mayWrite(text);
       const kind = /^\s*rollback\b/i.test(text) ? 'rollback' : /^\s*(begin|commit|end|savepoint|release)\b/i.test(text) ? 'control' : 'change';
       return wrapStatement(this.#database.prepare(text), writes ? () => this.#written(kind) : null);
     });
@@ -160,9 +163,6 @@ export interface SqliteOptions {
  * in the thread pool, while the next holder writes. What is acknowledged has reached the disk, as before.
  * Inside `Storage.deferDurability` the holder is not kept waiting: the work's caller awaits the flush.
  */
-/** A statement that writes, by its first word (a statement starting `with` is taken for a read). */
-const writeStatement = /^\s*(insert|update|delete|replace|analyze)\b/i;
-
 /** Where `Storage.deferDurability` runs: the last commit its work made, which it awaits itself. */
 const deferred = new AsyncLocalStorage<{ commit: number }>();
 
@@ -237,7 +237,7 @@ class DurableSqliteDriver extends SqliteDriver {
   #takingTurns(connection: DatabaseConnection): DatabaseConnection {
     return {
       executeQuery: async (query) => {
-        if (this.#inTurn || !writeStatement.test(query.sql)) return connection.executeQuery(query);
+        if (this.#inTurn || !mayWrite(query.sql)) return connection.executeQuery(query);
         await this.#turns.take();
         this.#inTurn = true;
         try {
