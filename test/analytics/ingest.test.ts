@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { prepareAll, storeEvents } from '../../src/analytics/ingest/ingest.ts';
 import { mergeRecentVisitors, mergeRecentVisitorsBeside } from '../../src/analytics/ingest/visitor-identity.ts';
+import { mergeThreshold } from '../../src/analytics/ingest/visitor-log.ts';
 import { projectKey } from '../../src/analytics/ingest/dense-ids.ts';
 import { page } from '../../src/analytics/query/query.ts';
 import { GroupWriter } from '../../src/analytics/ingest/group-commit.ts';
@@ -131,9 +132,9 @@ describe.each(testDatabases)('visitor ids on $dialect', (database) => {
     if (database.dialect === 'sqlite') {
       const recent = () => storage.db.selectFrom('analytics_visitor_log').select('visitor_id').execute();
       expect((await recent()).length).toBeGreaterThan(0);
-      expect(await mergeRecentVisitorsBeside(storage, 200_000)).toBe(true);
+      expect(await mergeRecentVisitorsBeside(storage, mergeThreshold)).toBe(true);
       expect(await recent()).toEqual([]);
-    } else expect(await mergeRecentVisitorsBeside(storage, 200_000)).toBe(false);
+    } else expect(await mergeRecentVisitorsBeside(storage, mergeThreshold)).toBe(false);
     analytics.ids.identities.clear();
     await storeEvents(analytics, tenant.project, prepareAll([visit('m1', 2), visit('m3', 2)]).events);
     expect(await totals(analytics, tenant.project.id, Date.UTC(2026, 2, 1), Date.UTC(2026, 2, 3))).toEqual({ human: 3, ai: 0, total: 3 });

@@ -159,21 +159,15 @@ async function insertKeyedInTurn(trx: Kysely<Database>, rows: EventInsert[]): Pr
 export type VisitorTable = 'analytics_visitors' | 'analytics_visitor_log';
 type VisitorRow = { visitor_hash: string; visitor_id: number };
 
-/** Existing ids of visitor hashes in `table`. */
-export async function selectVisitors(
-  trx: Kysely<Database>,
-  profile: DialectProfile,
-  table: VisitorTable,
-  key: number,
-  hashes: string[],
-): Promise<VisitorRow[]> {
+/** Existing ids of visitor hashes in the visitor index. */
+export async function selectVisitors(trx: Kysely<Database>, profile: DialectProfile, key: number, hashes: string[]): Promise<VisitorRow[]> {
   if (hashes.length === 0) return [];
   const found: VisitorRow[] = [];
-  const select = `select visitor_hash, visitor_id from ${table} where project_key = `;
+  const select = 'select visitor_hash, visitor_id from analytics_visitors where project_key = ';
   if (profile.arrayParameters)
     return (await trx.executeQuery<VisitorRow>(CompiledQuery.raw(`${select}$1 and visitor_hash = any($2::text[])`, [key, hashes]))).rows;
   for (const [start, size] of runs(hashes.length)) {
-    const text = cachedText(`select ${table} ${size}`, () => `${select}? and visitor_hash in (${new Array(size).fill('?').join(', ')})`);
+    const text = cachedText(`select analytics_visitors ${size}`, () => `${select}? and visitor_hash in (${new Array(size).fill('?').join(', ')})`);
     found.push(...(await trx.executeQuery<VisitorRow>(CompiledQuery.raw(text, [key, ...hashes.slice(start, start + size)]))).rows);
   }
   return found;

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { onWritingThread, type DialectProfile, type Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
 import { insertVisitors, selectVisitors, type VisitorTable } from './bulk-statements.ts';
-import type { VisitorLogCopy } from './visitor-log.ts';
+import { mergeThreshold, type VisitorLogCopy } from './visitor-log.ts';
 import { reserve, type ReserveIds } from './dense-ids.ts';
 import type { VisitorKey } from '../model/prepared-event.ts';
 
@@ -76,12 +76,6 @@ export function identityKey(event: VisitorKey, agentId: number): string {
  * PostgreSQL logs rows, not pages, and inserts into the index directly.
  */
 const logFirst = (profile: DialectProfile) => profile.logsWholePages;
-/**
- * Logged visitors moved at once. A move rewrites most pages of the large index whatever its size, so fewer,
- * larger moves write less; the log's size costs nothing to appends or lookups (each process's copy of it
- * holds up to twice this many entries, a few tens of megabytes).
- */
-const mergeThreshold = 200_000;
 
 /**
  * Visitor ids of visitor hashes, assigning new dense ids inside `trx` (reserved through `reserveIds`);
@@ -104,7 +98,7 @@ export async function visitorIds(
   if (!allNew) {
     if (target === 'analytics_visitor_log') await log.find(trx, key, hashes, ids);
     const missing = hashes.filter((hash) => !ids.has(hash));
-    for (const row of await selectVisitors(trx, profile, 'analytics_visitors', key, missing)) ids.set(row.visitor_hash, Number(row.visitor_id));
+    for (const row of await selectVisitors(trx, profile, key, missing)) ids.set(row.visitor_hash, Number(row.visitor_id));
   }
   // Sorted: writers side by side insert in one order, so neither waits on a row the other waits for.
   const fresh = hashes.filter((hash) => !ids.has(hash)).sort();
@@ -120,7 +114,7 @@ export async function visitorIds(
   for (const row of await insertVisitors(trx, profile, target, key, rows)) ids.set(row.visitor_hash, Number(row.visitor_id));
   // A hash another writer stored meanwhile (PostgreSQL, side by side) was not inserted: its id is the stored one.
   const taken = fresh.filter((hash) => !ids.has(hash));
-  for (const row of await selectVisitors(trx, profile, 'analytics_visitors', key, taken)) ids.set(row.visitor_hash, Number(row.visitor_id));
+  for (const row of await selectVisitors(trx, profile, key, taken)) ids.set(row.visitor_hash, Number(row.visitor_id));
   return { ids, fresh: fresh.length };
 }
 

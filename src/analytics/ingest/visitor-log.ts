@@ -24,23 +24,32 @@ interface LogRow {
   visitor_id: number;
 }
 
-/** Entries beyond which the copy is dropped and read again, in case another process moved the log's rows (twice the moving threshold). */
-const maxEntries = 400_000;
+/**
+ * Logged visitors moved into the index at once (visitor-identity.ts). A move rewrites most pages of the index
+ * whatever its size, so fewer, larger moves write less; the log's size costs nothing to appends or lookups.
+ */
+export const mergeThreshold = 200_000;
+
+/** Entries beyond which the copy is dropped and read again, in case another process moved the log's rows: a few tens of megabytes. */
+const maxEntries = 2 * mergeThreshold;
+
+/** What a transaction that appended to the log holds: the log's last `seq` before its first append, and its own rows by project. */
+interface Appending {
+  ceiling: number;
+  appended: Map<number, Map<string, number>>;
+}
 
 export class VisitorLogCopy {
   readonly #projects = new Map<number, Map<string, number>>();
   /** The last `seq` read. */
   #last = 0;
-  #entries = 0;
-  /** Per transaction that appended: the log's last `seq` before its first append, beyond which it reads nothing. */
-  readonly #ceilings = new WeakMap<Kysely<Database>, number>();
-  /** Per transaction, what it appended (by project): found by its later lookups, gone with it. */
-  readonly #appended = new WeakMap<Kysely<Database>, Map<number, Map<string, number>>>();
+  /** Per transaction that appended: it reads nothing past its ceiling, and finds its own rows in `appended`, gone with it. */
+  readonly #appending = new WeakMap<Kysely<Database>, Appending>();
 
   /** Sets ids of `hashes` of project `key` found in the log (as of `trx`, which writes) into `ids`. */
   async find(trx: Kysely<Database>, key: number, hashes: Iterable<string>, ids: Map<string, number>): Promise<void> {
     await this.#catchUp(trx);
-    for (const known of [this.#projects.get(key), this.#appended.get(trx)?.get(key)]) {
+    for (const known of [this.#projects.get(key), this.#appending.get(trx)?.appended.get(key)]) {
       if (known === undefined) continue;
       for (const hash of hashes) {
         const id = known.get(hash);
@@ -51,15 +60,14 @@ export class VisitorLogCopy {
 
   /** Appends visitors of project `key` to the log in `trx` (through `insert`), noting how far the copy may read in it. */
   async append(trx: Kysely<Database>, key: number, rows: { visitor_hash: string; visitor_id: number }[], insert: () => Promise<unknown>): Promise<void> {
-    if (!this.#ceilings.has(trx)) {
+    let appending = this.#appending.get(trx);
+    if (appending === undefined) {
       const { rows: last } = await trx.executeQuery<{ last: number | null }>(CompiledQuery.raw('select max(seq) as last from analytics_visitor_log'));
-      this.#ceilings.set(trx, Number(last[0]?.last ?? 0));
+      this.#appending.set(trx, (appending = { ceiling: Number(last[0]?.last ?? 0), appended: new Map() }));
     }
     await insert();
-    let byProject = this.#appended.get(trx);
-    if (byProject === undefined) this.#appended.set(trx, (byProject = new Map()));
-    let appended = byProject.get(key);
-    if (appended === undefined) byProject.set(key, (appended = new Map()));
+    let appended = appending.appended.get(key);
+    if (appended === undefined) appending.appended.set(key, (appended = new Map()));
     for (const row of rows) appended.set(row.visitor_hash, row.visitor_id);
   }
 
@@ -67,20 +75,19 @@ export class VisitorLogCopy {
   forget(): void {
     this.#projects.clear();
     this.#last = 0;
-    this.#entries = 0;
   }
 
   async #catchUp(trx: Kysely<Database>): Promise<void> {
-    if (this.#entries > maxEntries) this.forget();
-    const ceiling = this.#ceilings.get(trx);
-    if (ceiling !== undefined && ceiling <= this.#last) return;
+    let entries = 0;
+    for (const known of this.#projects.values()) entries += known.size;
+    if (entries > maxEntries) this.forget();
+    const ceiling = this.#appending.get(trx)?.ceiling ?? Number.MAX_SAFE_INTEGER;
+    if (ceiling <= this.#last) return;
     const { rows } = await trx.executeQuery<LogRow>(
-      ceiling === undefined
-        ? CompiledQuery.raw('select seq, project_key, visitor_hash, visitor_id from analytics_visitor_log where seq > ? order by seq', [this.#last])
-        : CompiledQuery.raw('select seq, project_key, visitor_hash, visitor_id from analytics_visitor_log where seq > ? and seq <= ? order by seq', [
-            this.#last,
-            ceiling,
-          ]),
+      CompiledQuery.raw('select seq, project_key, visitor_hash, visitor_id from analytics_visitor_log where seq > ? and seq <= ? order by seq', [
+        this.#last,
+        ceiling,
+      ]),
     );
     for (const row of rows) {
       let known = this.#projects.get(row.project_key);
@@ -88,6 +95,5 @@ export class VisitorLogCopy {
       known.set(row.visitor_hash, Number(row.visitor_id));
       this.#last = Number(row.seq);
     }
-    this.#entries += rows.length;
   }
 }

@@ -39,16 +39,13 @@ export class WalSync {
   async #flush(): Promise<void> {
     // Every commit counted now has written its frames: the flush below covers them all.
     const covered = this.#commits();
+    // The check that the log is still the same file and the flush of the one held run side by side: each
+    // waits in the thread pool and then for a turn of the event loop, which is busy with the next group's
+    // work, and in turn they added 2 to 3 ms to every acknowledgement. Should the log be another file now
+    // (or none was held yet), that one is flushed (closing the old handle waits for its flush).
     const held = this.#handle;
-    if (held === null) await (await this.#current()).file.datasync();
-    else {
-      // The check that the log is still the same file and the flush of the one held run side by side: each
-      // waits in the thread pool and then for a turn of the event loop, which is busy with the next group's
-      // work, and in turn they added 2 to 3 ms to every acknowledgement. Should the log be another file now,
-      // that one is flushed too (closing the old handle waits for its flush).
-      const [current] = await Promise.all([this.#current(), held.file.datasync()]);
-      if (current !== held) await current.file.datasync();
-    }
+    const [current] = await Promise.all([this.#current(), held?.file.datasync()]);
+    if (current !== held) await current.file.datasync();
     this.#synced = Math.max(this.#synced, covered);
   }
 
