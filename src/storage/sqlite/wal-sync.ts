@@ -1,5 +1,5 @@
-import { constants } from 'node:fs';
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import { constants, statSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 
 /**
  * Flushes a SQLite database's write-ahead log to disk off the event loop, for commits written with
@@ -39,31 +39,28 @@ export class WalSync {
   async #flush(): Promise<void> {
     // Every commit counted now has written its frames: the flush below covers them all.
     const covered = this.#commits();
-    // The check that the log is still the same file and the flush of the one held run side by side: each
-    // waits in the thread pool and then for a turn of the event loop, which is busy with the next group's
-    // work, and in turn they added 2 to 3 ms to every acknowledgement. Should the log be another file now
-    // (or none was held yet), that one is flushed (closing the old handle waits for its flush).
+    // Whether the log is still the same file is a `stat` here, a few microseconds: in the thread pool it cost a
+    // hand-over to a pool thread and back to the event loop (each a wake-up of another thread, which on a
+    // virtual machine costs more than the call itself), and the event loop, busy with the next group's work,
+    // answered it late. Should the log be another file now, the one held is flushed too before it is closed.
+    const now = this.#where();
     const held = this.#handle;
-    const [current] = await Promise.all([this.#current(), held?.file.datasync()]);
-    if (current !== held) await current.file.datasync();
+    if (held !== null && held.path === now.path && (now.inode === -1 || held.inode === now.inode)) {
+      await held.file.datasync();
+    } else {
+      this.#handle = null;
+      if (held !== null) await held.file.datasync().finally(() => held.file.close());
+      const file = await open(now.path, constants.O_RDONLY);
+      this.#handle = { file, inode: (await file.stat()).ino, path: now.path };
+      await file.datasync();
+    }
     this.#synced = Math.max(this.#synced, covered);
   }
 
-  /** A handle on the log as it is now (or on the database, when there is no log). */
-  async #current(): Promise<{ file: FileHandle; inode: number; path: string }> {
-    const now = await stat(this.#walPath).then(
-      (found) => ({ path: this.#walPath, inode: found.ino }),
-      (error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') return { path: this.#databasePath, inode: -1 };
-        throw error;
-      },
-    );
-    if (this.#handle !== null && this.#handle.path === now.path && (now.inode === -1 || this.#handle.inode === now.inode)) return this.#handle;
-    await this.#handle?.file.close();
-    this.#handle = null;
-    const file = await open(now.path, constants.O_RDONLY);
-    this.#handle = { file, inode: (await file.stat()).ino, path: now.path };
-    return this.#handle;
+  /** Where the log is now (or the database, when there is no log). */
+  #where(): { path: string; inode: number } {
+    const found = statSync(this.#walPath, { throwIfNoEntry: false });
+    return found === undefined ? { path: this.#databasePath, inode: -1 } : { path: this.#walPath, inode: found.ino };
   }
 
   async close(): Promise<void> {
