@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { parentPort, Worker } from 'node:worker_threads';
 
 /** Bodies shorter than this are parsed where they arrive: a thread's round trip costs more than they do. */
-const inlineBelow = 64 * 1024;
+export const inlineBelow = 64 * 1024;
 
 /**
  * A parse a pool runs: the function, and how its result crosses threads: `pack` runs in the thread and

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import type { Readable } from 'node:stream';
 import { requireKey, visibleProject } from '../../accounts/request-auth.ts';
 import type { AppContext } from '../../http/context.ts';
 import { ApiError } from '../../http/errors.ts';
@@ -8,7 +9,8 @@ import { errorResponses, ProjectParams } from '../../http/schemas.ts';
 import { storePrepared } from './events-request.ts';
 import { maxEventsPerRequest } from '../ingest/ingest.ts';
 import { reportIngested } from '../ingest/ingested.ts';
-import { ParsePool } from '../../lib/parse-pool.ts';
+import { inlineBelow, ParsePool } from '../../lib/parse-pool.ts';
+import { readBody } from '../../http/shared-body.ts';
 import { eventsBodyWork, type ParsedEventsBody } from './events-body.ts';
 import { IngestBody, IngestResult } from './schemas.ts';
 
@@ -24,16 +26,22 @@ export const eventsRoute: FastifyPluginAsyncTypebox<{ context: AppContext }> = a
   const pool = new ParsePool(new URL('./parse-thread.ts', import.meta.url), eventsBodyWork, config.parseThreads);
   app.addHook('onClose', () => pool.close());
   const parsedBodies = new WeakMap<FastifyRequest, ParsedEventsBody & { failure?: undefined }>();
-  const parser = (ndjson: boolean) => async (request: FastifyRequest, body: string | Buffer) => {
-    const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-    const parsed = await pool.run({ bytes, ndjson, now: Date.now() }, bytes.byteLength);
+  const parser = (ndjson: boolean) => async (request: FastifyRequest, payload: Readable) => {
+    // Bodies a thread parses are read into shared memory, which crosses to it without a copy (http/shared-body.ts).
+    const body = await readBody(request, payload, inlineBelow);
+    let parsed: ParsedEventsBody;
+    try {
+      parsed = await pool.run({ bytes: body.bytes, ndjson, now: Date.now() }, body.bytes.byteLength);
+    } finally {
+      body.release();
+    }
     if (parsed.failure !== undefined) throw jsonFailure(parsed.failure);
     parsedBodies.set(request, parsed);
     return parsed.body;
   };
   app.removeContentTypeParser(['application/json', 'application/x-ndjson']);
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parser(false));
-  app.addContentTypeParser('application/x-ndjson', { parseAs: 'buffer', bodyLimit: config.ingestBodyLimitBytes }, parser(true));
+  app.addContentTypeParser('application/json', parser(false));
+  app.addContentTypeParser('application/x-ndjson', parser(true));
 
   app.post('/v1/analytics/:projectId/events', {
     onRequest: requireKey(context, 'ingest'),
