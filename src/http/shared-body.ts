@@ -8,29 +8,39 @@
  *
  * Bodies under `sharedFrom` bytes are read as Fastify reads them (one buffer of the chunks); a larger
  * one moves into a slab once that many bytes have arrived. The caller gives the slab back (`release`)
- * once nothing reads the body any more.
+ * once nothing reads the body any more. Free slabs are kept up to 16 MiB in all, so a burst of large
+ * bodies holds no more memory after it than that; a declared length sizes a first slab up to 4 MiB,
+ * and a larger body grows its slab as its bytes arrive, so a length declared and never sent costs little.
  */
 import type { Readable } from 'node:stream';
 import { errorCodes, type FastifyRequest } from 'fastify';
 
 /** Smallest slab: a thousand-event JSON body is about 255 KB. */
 const smallestSlab = 512 * 1024;
-/** Slabs kept for reuse, each size: as many as bodies are parsed side by side, and a few more. */
-const keptPerSize = 8;
+/** A declared Content-Length sizes the first slab up to this; a larger body grows it as its bytes arrive. */
+const largestFirstSlab = 4 * 1024 * 1024;
+/** Bytes of free slabs kept for reuse, all sizes together: a burst of large bodies leaves no more than this held. */
+const keptBytes = 16 * 1024 * 1024;
 
-/** Free slabs by size (a power of two from `smallestSlab`). */
+/** Free slabs by size (a power of two from `smallestSlab`), and their bytes. */
 const free = new Map<number, SharedArrayBuffer[]>();
+let freeBytes = 0;
 
 function takeSlab(bytes: number): SharedArrayBuffer {
   let size = smallestSlab;
   while (size < bytes) size *= 2;
-  return free.get(size)?.pop() ?? new SharedArrayBuffer(size);
+  const kept = free.get(size)?.pop();
+  if (kept === undefined) return new SharedArrayBuffer(size);
+  freeBytes -= size;
+  return kept;
 }
 
 function giveSlab(slab: SharedArrayBuffer): void {
+  if (freeBytes + slab.byteLength > keptBytes) return;
   let kept = free.get(slab.byteLength);
   if (!kept) free.set(slab.byteLength, (kept = []));
-  if (kept.length < keptPerSize) kept.push(slab);
+  kept.push(slab);
+  freeBytes += slab.byteLength;
 }
 
 export interface ReadBody {
@@ -56,7 +66,7 @@ export function readBody(request: FastifyRequest, payload: Readable, sharedFrom:
 
     const append = (chunk: Buffer) => {
       if (view === null || received + chunk.length > view.length) {
-        const next = takeSlab(Math.max(received + chunk.length, Number.isNaN(declared) ? 0 : declared));
+        const next = takeSlab(Math.max(received + chunk.length, Number.isNaN(declared) ? 0 : Math.min(declared, largestFirstSlab)));
         const nextView = new Uint8Array(next);
         if (view !== null) nextView.set(view.subarray(0, received));
         else for (let at = 0, index = 0; index < chunks.length; at += chunks[index].length, index++) nextView.set(chunks[index], at);
