@@ -60,20 +60,25 @@ export function readBody(request: FastifyRequest, payload: Readable, sharedFrom:
   return new Promise((resolve, reject) => {
     if (declared > limit) return reject(new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE());
     let chunks: Buffer[] = [];
-    let slab: SharedArrayBuffer | null = null;
-    let view: Uint8Array | null = null;
+    /** The slab the body is read into, once it reached `sharedFrom` bytes. */
+    let view: Uint8Array<SharedArrayBuffer> | null = null;
     let received = 0;
 
     const append = (chunk: Buffer) => {
       if (view === null || received + chunk.length > view.length) {
-        const next = takeSlab(Math.max(received + chunk.length, Number.isNaN(declared) ? 0 : Math.min(declared, largestFirstSlab)));
-        const nextView = new Uint8Array(next);
-        if (view !== null) nextView.set(view.subarray(0, received));
-        else for (let at = 0, index = 0; index < chunks.length; at += chunks[index].length, index++) nextView.set(chunks[index], at);
-        if (slab !== null) giveSlab(slab);
-        slab = next;
-        view = nextView;
-        chunks = [];
+        const next = new Uint8Array(takeSlab(Math.max(received + chunk.length, Number.isNaN(declared) ? 0 : Math.min(declared, largestFirstSlab))));
+        if (view !== null) {
+          next.set(view.subarray(0, received));
+          giveSlab(view.buffer);
+        } else {
+          let at = 0;
+          for (const piece of chunks) {
+            next.set(piece, at);
+            at += piece.length;
+          }
+          chunks = [];
+        }
+        view = next;
       }
       view.set(chunk, received);
     };
@@ -84,7 +89,7 @@ export function readBody(request: FastifyRequest, payload: Readable, sharedFrom:
     };
     const fail = (error: Error) => {
       stop();
-      if (slab !== null) giveSlab(slab);
+      if (view !== null) giveSlab(view.buffer);
       reject(error);
     };
     const onData = (chunk: Buffer | string) => {
@@ -95,20 +100,17 @@ export function readBody(request: FastifyRequest, payload: Readable, sharedFrom:
       received += bytes.length;
     };
     const onEnd = () => {
+      if (!Number.isNaN(declared) && received !== declared) return fail(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
       stop();
-      if (!Number.isNaN(declared) && received !== declared) {
-        if (slab !== null) giveSlab(slab);
-        return reject(new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH());
-      }
-      if (slab === null) return resolve({ bytes: Buffer.concat(chunks, received), release: () => {} });
-      const kept = slab;
+      if (view === null) return resolve({ bytes: Buffer.concat(chunks, received), release: () => {} });
+      const slab = view.buffer;
       let released = false;
       resolve({
-        bytes: view!.subarray(0, received),
+        bytes: view.subarray(0, received),
         release: () => {
           if (released) return;
           released = true;
-          giveSlab(kept);
+          giveSlab(slab);
         },
       });
     };
