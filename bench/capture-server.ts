@@ -1,10 +1,12 @@
 /**
  * Processes of the capture benchmark: `upstream` serves one static HTML page (the docs site), `proxy`
- * runs `quire proxy` in front of UPSTREAM_URL for PROJECT_ID. Each prints one JSON line with its URL when ready.
+ * runs `quire proxy` in front of UPSTREAM_URL for PROJECT_ID, `bare` the least a proxy on Node can do
+ * in front of it (see below). Each prints one JSON line with its URL when ready.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
+import { Pool } from 'undici';
 import { loadConfig } from '../src/config/config.ts';
 import { ProxyRecorder } from '../src/analytics/proxy/recorder.ts';
 import { createProxyServer } from '../src/analytics/proxy/proxy-server.ts';
@@ -15,6 +17,31 @@ const page = Buffer.from(`<!doctype html><title>Guide</title>${'<p>Some document
 if (process.argv[2] === 'upstream') {
   const server = createServer((_request, response) =>
     response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': page.length }).end(page),
+  );
+  server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })}\n`));
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+} else if (process.argv[2] === 'bare') {
+  // The floor of any proxy built on Node: its HTTP server and undici's pool, as `quire proxy` uses them,
+  // with nothing else: no request recorded, no header filtered, no error answered, no backpressure.
+  const origin = new URL(process.env.UPSTREAM_URL!);
+  const pool = new Pool(origin.origin, { connections: 128, pipelining: 1, keepAliveTimeout: 30_000 });
+  const server = createServer((request, response) =>
+    pool.dispatch(
+      {
+        origin: origin.origin,
+        path: request.url ?? '/',
+        method: 'GET',
+        headers: { host: origin.host, 'x-forwarded-for': request.socket.remoteAddress ?? '' },
+      },
+      {
+        // A handler with no onRequestStart is taken for the older kind (onConnect, onHeaders, …).
+        onRequestStart: () => {},
+        onResponseStart: (_controller, status, headers) => void response.writeHead(status, headers),
+        onResponseData: (_controller, chunk) => void response.write(chunk),
+        onResponseEnd: () => void response.end(),
+        onResponseError: (_controller, error) => void response.destroy(error),
+      },
+    ),
   );
   server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })}\n`));
   process.on('SIGTERM', () => server.close(() => process.exit(0)));

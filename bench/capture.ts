@@ -1,9 +1,10 @@
 /**
  * Server-side capture: the log importer beside GoAccess on the same combined log, `quire proxy`
- * beside direct access to the same static upstream (and beside nginx proxying it, where nginx is
- * installed), and what a large drain batch costs the API's other requests. QUIRE_BENCH_CAPTURE=importer,
- * proxy or drains runs one part; QUIRE_BENCH_SCALE scales the log (500,000 lines at 1),
- * QUIRE_BENCH_SECONDS the load runs.
+ * beside direct access to the same static upstream, beside a bare Node forwarder (the floor of a proxy
+ * on Node) and beside nginx proxying it, where nginx is installed, and what a large drain batch costs
+ * the API's other requests. QUIRE_BENCH_CAPTURE=importer, proxy or drains runs one part;
+ * QUIRE_BENCH_SCALE scales the log (500,000 lines at 1), QUIRE_BENCH_SECONDS the load runs,
+ * QUIRE_BENCH_ROUNDS the turns each comparison takes (3).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -24,6 +25,17 @@ const scale = Number(process.env.QUIRE_BENCH_SCALE ?? '1');
 const seconds = Number(process.env.QUIRE_BENCH_SECONDS ?? 10);
 const part = process.env.QUIRE_BENCH_CAPTURE;
 const logLines = Math.max(1000, Math.round(500_000 * scale));
+/**
+ * Rounds of each comparison (QUIRE_BENCH_ROUNDS): Quire and its reference take turns, and each figure is
+ * the median of its rounds. On a shared two-core machine one run of either can be a third off its usual
+ * rate; taking turns keeps both under the same conditions, the median keeps one odd round out.
+ */
+const rounds = Math.max(1, Number(process.env.QUIRE_BENCH_ROUNDS ?? 3));
+const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 
 async function writeLog(file: string): Promise<void> {
   const out = createWriteStream(file);
@@ -60,52 +72,74 @@ async function freshTenant(): Promise<{ dataDir: string; projectId: string }> {
   return { dataDir, projectId: server.info.projectId! };
 }
 
-async function importer(report: Report): Promise<void> {
+/**
+ * One import of `file` into a fresh tenant, after a first import of `warmUp` into another project, as a
+ * user's first run (Node's compile cache then holds the importer's modules, as it does for every run after
+ * the first), with GoAccess reading the same file just before: wall and CPU time of each.
+ */
+async function importRound(file: string, warmUp: string, goaccess: boolean) {
   const { dataDir, projectId } = await freshTenant();
-  const file = join(dataDir, 'access.log');
+  try {
+    const env = { QUIRE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
+    const other = spawnSync(process.execPath, ['bin/quire.js', 'projects', 'create', '--name', 'Warm-up', '--json'], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
+    if (other.status !== 0) throw new Error(`quire projects create exited with ${other.status}: ${other.stderr}`);
+    await timed(
+      process.execPath,
+      ['bin/quire.js', 'analytics', 'import', '--project', (JSON.parse(other.stdout) as { id: string }).id, '--format', 'combined', warmUp],
+      env,
+    );
+    // GoAccess parses and aggregates without writing a report: the same work of reading the log.
+    const reference = goaccess ? await timed('goaccess', ['--log-format=COMBINED', '--process-and-exit', '--no-progress', file]) : undefined;
+    const run = await timed(process.execPath, ['bin/quire.js', 'analytics', 'import', '--project', projectId, '--format', 'combined', file, '--json'], env);
+    return { run, reference };
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function importer(report: Report): Promise<void> {
+  const directory = mkdtempSync(join(tmpdir(), 'quire-bench-log-'));
+  const file = join(directory, 'access.log');
   await writeLog(file);
-  // One earlier import (1,000 lines, into another project) as a user's first run: Node's compile cache then
-  // holds the importer's modules, as it does for every run after the first.
-  const warmUp = join(dataDir, 'warm-up.log');
+  const warmUp = join(directory, 'warm-up.log');
   const head = Buffer.alloc(400_000);
   const descriptor = openSync(file, 'r');
   const bytes = readSync(descriptor, head, 0, head.length, 0);
   closeSync(descriptor);
   writeFileSync(warmUp, `${head.subarray(0, bytes).toString('utf8').split('\n', 1000).join('\n')}\n`);
-  const env = { QUIRE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
-  const other = spawnSync(process.execPath, ['bin/quire.js', 'projects', 'create', '--name', 'Warm-up', '--json'], {
-    env: { ...process.env, ...env },
-    encoding: 'utf8',
-  });
-  if (other.status !== 0) throw new Error(`quire projects create exited with ${other.status}: ${other.stderr}`);
-  await timed(
-    process.execPath,
-    ['bin/quire.js', 'analytics', 'import', '--project', (JSON.parse(other.stdout) as { id: string }).id, '--format', 'combined', warmUp],
-    env,
-  );
   const goaccess = spawnSync('goaccess', ['--version'], { stdio: 'ignore' }).status === 0;
-  // GoAccess parses and aggregates without writing a report: the same work of reading the log.
-  const reference = goaccess ? await timed('goaccess', ['--log-format=COMBINED', '--process-and-exit', '--no-progress', file]) : undefined;
   if (!goaccess) process.stdout.write('  goaccess is not installed (apt-get install goaccess): the importer figure has no reference in this run\n');
-  const run = await timed(process.execPath, ['bin/quire.js', 'analytics', 'import', '--project', projectId, '--format', 'combined', file, '--json'], env);
-  const value = logLines / run.seconds;
   // CPU per line, every thread counted: on this machine's cores, that bounds lines per second whatever the parallelism.
   const perLine = (cpuSeconds: number) => `${((cpuSeconds * 1e6) / logLines).toFixed(1)} µs`;
-  process.stdout.write(
-    `  CPU per line: quire ${perLine(run.cpuSeconds)} (reading and storing threads)` +
-      (reference
-        ? `, GoAccess ${perLine(reference.cpuSeconds)}; 2× GoAccess on ${availableParallelism()} cores needs at most ${perLine((reference.seconds * availableParallelism()) / 2)}`
-        : '') +
-      '\n',
-  );
+  const rate = (seconds: number) => logLines / seconds;
+  const quire: number[] = [];
+  const reference: number[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const result = await importRound(file, warmUp, goaccess);
+    quire.push(rate(result.run.seconds));
+    if (result.reference) reference.push(rate(result.reference.seconds));
+    process.stdout.write(
+      `  round ${round} of ${rounds}: quire ${Math.round(rate(result.run.seconds)).toLocaleString('en-US')} lines/s, ${perLine(result.run.cpuSeconds)} of CPU a line (reading and storing threads)` +
+        (result.reference
+          ? `; GoAccess ${Math.round(rate(result.reference.seconds)).toLocaleString('en-US')} lines/s, ${perLine(result.reference.cpuSeconds)}; ` +
+            `${(result.reference.seconds / result.run.seconds).toFixed(2)}× GoAccess (2× on ${availableParallelism()} cores needs at most ${perLine((result.reference.seconds * availableParallelism()) / 2)} a line)`
+          : '') +
+        '\n',
+    );
+  }
+  rmSync(directory, { recursive: true, force: true });
+  const value = median(quire);
+  const goaccessRate = reference.length > 0 ? median(reference) : undefined;
   report.add({
-    name: `log import, ${logLines.toLocaleString('en-US')} combined lines, stored (SQLite)`,
+    name: `log import, ${logLines.toLocaleString('en-US')} combined lines, stored (SQLite), median of ${rounds}`,
     value,
     unit: 'lines/s',
-    reference: reference ? { name: 'GoAccess --process-and-exit', value: logLines / reference.seconds } : undefined,
-    target: reference ? { text: '≥ 2× GoAccess', met: value >= (2 * logLines) / reference.seconds } : undefined,
+    reference: goaccessRate ? { name: `GoAccess --process-and-exit, median of ${rounds}`, value: goaccessRate } : undefined,
+    target: goaccessRate ? { text: '≥ 2× GoAccess', met: value >= 2 * goaccessRate } : undefined,
   });
-  rmSync(dataDir, { recursive: true, force: true });
 }
 
 /**
@@ -132,9 +166,8 @@ async function sequentialLatencies(url: string, minimum: number, done: () => boo
 }
 
 /**
- * Throughput with 10 connections (autocannon), the median latency of one connection (what a request
- * costs unsaturated), and the CPU time each process spent per request under load, in microseconds:
- * the load generator (this process) and each of `processes`.
+ * Throughput with 10 connections (autocannon, after a second's warm-up) and the CPU time each process
+ * spent per request under that load, in microseconds: the load generator (this process) and each of `processes`.
  */
 async function load(url: string, processes: Pick<BenchProcess, 'cpuSeconds'>[]) {
   await autocannon({ url, connections: 10, duration: 1 });
@@ -147,8 +180,11 @@ async function load(url: string, processes: Pick<BenchProcess, 'cpuSeconds'>[]) 
     processes: processes.map((each, index) => ((each.cpuSeconds() - before.others[index]!) * 1e6) / requests),
   };
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return { throughput: result.requests.average, p50: percentile(await sequentialLatencies(url, 3000), 0.5), cpu };
+  return { throughput: result.requests.average, cpu };
 }
+
+/** The median latency of one connection's requests to `url` (what a request costs unsaturated), in milliseconds. */
+const medianLatency = async (url: string) => percentile(await sequentialLatencies(url, 3000), 0.5);
 
 const microseconds = (value: number) => `${value.toFixed(0)} µs`;
 
@@ -226,56 +262,87 @@ async function proxy(report: Report): Promise<void> {
     PROJECT_ID: projectId,
     UPSTREAM_URL: upstream.info.url,
   });
+  const bare = await startBenchProcess('bench/capture-server.ts', ['bare'], { UPSTREAM_URL: upstream.info.url });
   const nginx = await startNginx(upstream.info.url, dataDir);
   if (!nginx) process.stdout.write('  nginx is not installed (apt-get install nginx-light): the proxy figure has no reference proxy in this run\n');
   try {
-    const direct = await load(upstream.info.url, [upstream]);
-    const through = await load(proxied.info.url, [upstream, proxied]);
-    const reference = nginx && (await load(nginx.url, [upstream, nginx]));
+    // Each round loads every target in turn; each figure is the median of its rounds.
+    const targets = {
+      direct: { url: upstream.info.url, processes: [upstream] },
+      quire: { url: proxied.info.url, processes: [upstream, proxied] },
+      bare: { url: bare.info.url, processes: [upstream, bare] },
+      ...(nginx && { nginx: { url: nginx.url, processes: [upstream, nginx] } }),
+    };
+    type Load = Awaited<ReturnType<typeof load>>;
+    const loads: Record<string, Load[]> = {};
+    for (let round = 1; round <= rounds; round++) {
+      for (const [name, target] of Object.entries(targets)) (loads[name] ??= []).push(await load(target.url, target.processes));
+      const last = (name: string) => loads[name]!.at(-1)!.throughput;
+      process.stdout.write(
+        `  round ${round} of ${rounds}: direct ${Math.round(last('direct')).toLocaleString('en-US')}, quire proxy ${Math.round(last('quire')).toLocaleString('en-US')}, ` +
+          `bare Node forwarder ${Math.round(last('bare')).toLocaleString('en-US')}` +
+          (nginx
+            ? `, nginx ${Math.round(last('nginx')).toLocaleString('en-US')} requests/s: quire ${(last('quire') / last('nginx')).toFixed(2)}× nginx, bare ${(last('bare') / last('nginx')).toFixed(2)}×`
+            : ' requests/s') +
+          '\n',
+      );
+    }
+    const throughput = (name: string) => median(loads[name]!.map((each) => each.throughput));
+    /** The median CPU per request of process `index` of a target (-1: the load generator). */
+    const cpu = (name: string, index: number) => median(loads[name]!.map((each) => (index < 0 ? each.cpu.loadGenerator : each.cpu.processes[index]!)));
+    const [direct, through, floor] = [throughput('direct'), throughput('quire'), throughput('bare')];
+    const reference = nginx ? throughput('nginx') : undefined;
     // Every process here shares the machine's cores: the CPU each spends per request bounds the
     // throughput any proxy can reach beside them, whatever it does.
-    const [upstreamCpu, proxyCpu] = through.cpu.processes as [number, number];
+    const [loadGenerator, upstreamCpu, proxyCpu] = [cpu('quire', -1), cpu('quire', 0), cpu('quire', 1)];
     const cores = availableParallelism();
-    const directCpu = direct.cpu.loadGenerator + direct.cpu.processes[0]!;
     process.stdout.write(
-      `  CPU per request through the proxy: load generator ${microseconds(through.cpu.loadGenerator)}, upstream ${microseconds(upstreamCpu)}, ` +
-        `proxy ${microseconds(proxyCpu)} (its recording thread included); direct: ${microseconds(directCpu)} in all.\n` +
-        `  On ${cores} cores these allow at most ${Math.round((cores * 1e6) / (through.cpu.loadGenerator + upstreamCpu + proxyCpu)).toLocaleString('en-US')} requests/s through the proxy; ` +
+      `  CPU per request through the proxy (medians): load generator ${microseconds(loadGenerator)}, upstream ${microseconds(upstreamCpu)}, ` +
+        `proxy ${microseconds(proxyCpu)} (its recording thread included); bare Node forwarder ${microseconds(cpu('bare', 1))}; direct: ${microseconds(cpu('direct', -1) + cpu('direct', 0))} in all.\n` +
+        `  On ${cores} cores these allow at most ${Math.round((cores * 1e6) / (loadGenerator + upstreamCpu + proxyCpu)).toLocaleString('en-US')} requests/s through the proxy; ` +
         (reference
-          ? `0.8× nginx would need the proxy at ${microseconds(Math.max(0, (cores * 1e6) / (0.8 * reference.throughput) - through.cpu.loadGenerator - upstreamCpu))} or less.\n`
-          : '\n') +
-        (reference
-          ? `  nginx in the same place: ${microseconds(reference.cpu.processes[1]!)} per request, ${(reference.throughput / direct.throughput).toFixed(2)}× direct; quire proxy ${(through.throughput / reference.throughput).toFixed(2)}× nginx.\n`
-          : ''),
+          ? `0.8× nginx would need the proxy at ${microseconds(Math.max(0, (cores * 1e6) / (0.8 * reference) - loadGenerator - upstreamCpu))} or less with every core busy.\n` +
+            `  nginx in the same place: ${microseconds(cpu('nginx', 1))} per request, ${(reference / direct).toFixed(2)}× direct; quire proxy ${(through / reference).toFixed(2)}× nginx; ` +
+            `the bare Node forwarder ${(floor / reference).toFixed(2)}× nginx.\n`
+          : '\n'),
     );
     // The reference is nginx doing the same job (forward, log each request): on two cores, what any proxy
     // reaches beside the upstream and the load generator. Without nginx, direct access is shown, with no target.
     report.add({
-      name: 'quire proxy throughput, 10 connections, each request recorded',
-      value: through.throughput,
+      name: `quire proxy throughput, 10 connections, each request recorded, median of ${rounds}`,
+      value: through,
       unit: 'requests/s',
       reference: reference
-        ? { name: 'nginx proxying the same upstream, each request logged', value: reference.throughput }
-        : { name: 'direct to the upstream', value: direct.throughput },
-      target: reference ? { text: '≥ 0.8× nginx', met: through.throughput >= 0.8 * reference.throughput } : undefined,
+        ? { name: 'nginx proxying the same upstream, each request logged', value: reference }
+        : { name: 'direct to the upstream', value: direct },
+      target: reference ? { text: '≥ 0.8× nginx', met: through >= 0.8 * reference } : undefined,
     });
     if (reference) {
       report.add({
         name: 'nginx proxy throughput, 10 connections, each request logged (the reference proxy)',
-        value: reference.throughput,
+        value: reference,
         unit: 'requests/s',
-        reference: { name: 'direct to the upstream', value: direct.throughput },
+        reference: { name: 'direct to the upstream', value: direct },
       });
     }
+    // What Node's HTTP server and undici alone reach here: no proxy on Node, recording or not, goes faster.
+    report.add({
+      name: 'bare Node forwarder throughput (Node HTTP server + undici, nothing recorded): the floor on Node',
+      value: floor,
+      unit: 'requests/s',
+      reference: reference ? { name: 'nginx', value: reference } : { name: 'direct to the upstream', value: direct },
+    });
+    const [directP50, throughP50] = [await medianLatency(upstream.info.url), await medianLatency(proxied.info.url)];
     report.add({
       name: 'quire proxy added p50 latency, one connection',
-      value: through.p50 - direct.p50,
+      value: throughP50 - directP50,
       unit: 'ms',
-      reference: { name: 'direct p50', value: direct.p50 },
-      target: { text: '≤ 1 ms', met: through.p50 - direct.p50 <= 1 },
+      reference: { name: 'direct p50', value: directP50 },
+      target: { text: '≤ 1 ms', met: throughP50 - directP50 <= 1 },
     });
   } finally {
     await nginx?.stop();
+    await bare.stop();
     await proxied.stop();
     await upstream.stop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -389,7 +456,7 @@ async function drains(report: Report): Promise<void> {
 export const captureBench: BenchSuite = {
   name: 'capture',
   description:
-    'server-side capture: log import beside GoAccess on the same file, quire proxy beside direct access, a large drain batch beside other requests (QUIRE_BENCH_CAPTURE=importer|proxy|drains for one part, QUIRE_BENCH_SCALE, QUIRE_BENCH_SECONDS)',
+    'server-side capture: log import beside GoAccess on the same file, quire proxy beside nginx, a bare Node forwarder and direct access, a large drain batch beside other requests (QUIRE_BENCH_CAPTURE=importer|proxy|drains for one part, QUIRE_BENCH_SCALE, QUIRE_BENCH_SECONDS, QUIRE_BENCH_ROUNDS)',
   async run(report) {
     if (part === undefined || part === 'importer') await importer(report);
     if (part === undefined || part === 'proxy') await proxy(report);
