@@ -203,6 +203,53 @@ describe.each(testDatabases)('push log drains on $dialect', (database) => {
       expect(overOuter.json()).toMatchObject({ accepted: 1 });
     });
 
+    it('stores large batches read into shared memory, two at once, signed over their compressed or decompressed bytes', async () => {
+      // Batches of 64 KiB and more are read into shared slabs and parsed in a thread (http/shared-body.ts).
+      const batch = (tag: string) =>
+        Buffer.from(
+          JSON.stringify(
+            Array.from({ length: 600 }, (_, index) => ({
+              id: `${tag}-${index}`,
+              requestId: `${tag}-${index}`,
+              timestamp: Date.now(),
+              proxy: {
+                timestamp: Date.now(),
+                method: 'GET',
+                path: `/${tag}/${index}`,
+                userAgent: ['Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0'],
+                statusCode: 200,
+                clientIp: `203.0.113.${index % 250}`,
+              },
+            })),
+          ),
+        );
+      const [plain, inner, outer] = [batch('large-plain'), batch('large-inner'), gzipSync(batch('large-outer'))];
+      expect(plain.length).toBeGreaterThan(128 * 1024);
+      const before = await storedEvents(vercelOwner);
+      const answers = await Promise.all([
+        send(drain, plain, { 'content-type': 'application/json', 'x-vercel-signature': sign(drain.secret, plain) }),
+        send(drain, gzipSync(inner), { 'content-encoding': 'gzip', 'x-vercel-signature': sign(drain.secret, inner) }),
+        send(drain, outer, { 'content-encoding': 'gzip', 'x-vercel-signature': sign(drain.secret, outer) }),
+      ]);
+      for (const answer of answers) expect(answer.json()).toMatchObject({ accepted: 600, duplicates: 0, skipped: 0 });
+      expect(await storedEvents(vercelOwner)).toBe(before + 1800);
+      // Each view is its own batch's: no body was read from another's slab.
+      const views = await page(context.analytics, vercelOwner.project.id, {
+        measure: 'views',
+        from: Date.now() - 86_400_000,
+        to: Date.now() + 86_400_000,
+        limit: 2000,
+        offset: 0,
+      });
+      for (const tag of ['large-plain', 'large-inner', 'large-outer']) {
+        expect(views.rows.filter((row) => row.path.startsWith(`/${tag}/`)).length).toBe(600);
+      }
+      // A wrong signature over a large body stores nothing.
+      const forged = batch('large-forged');
+      expect((await send(drain, forged, { 'x-vercel-signature': sign('not-the-secret', forged) })).statusCode).toBe(401);
+      expect(await storedEvents(vercelOwner)).toBe(before + 1800);
+    });
+
     it('refuses a wrong signature with 401 and stores nothing', async () => {
       const before = await storedEvents(vercelOwner);
       const body = Buffer.from(JSON.stringify([{ id: 'forged', proxy: { method: 'GET', path: '/forged', statusCode: 200, timestamp: Date.now() } }]));

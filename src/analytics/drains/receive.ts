@@ -1,5 +1,6 @@
+import type { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { findProject } from '../../accounts/projects.ts';
 import { assetRuleOf } from '../capture/assets.ts';
@@ -10,7 +11,8 @@ import { ApiError, notFound } from '../../http/errors.ts';
 import { errorResponses } from '../../http/schemas.ts';
 import type { AnalyticsDrainRow } from '../../storage/tables/analytics.ts';
 import { authenticate } from './auth.ts';
-import { ParsePool } from '../../lib/parse-pool.ts';
+import { readBody, type ReadBody } from '../../http/shared-body.ts';
+import { inlineBelow, ParsePool } from '../../lib/parse-pool.ts';
 import { decompressed, isGzip } from './body.ts';
 import { findDrain, resealDrainSecret, type DrainKind } from './drains.ts';
 import { DrainParams, DrainResult } from './schemas.ts';
@@ -35,8 +37,9 @@ function unauthorized(kind: DrainKind): ApiError {
 
 /**
  * Where hosts post their log batches. Public: each drain's own secret is its authentication. The
- * body is read as bytes whatever its content type (hosts label NDJSON and gzip in many ways), and the
- * answer comes only after the batch is committed.
+ * body is read as bytes whatever its content type (hosts label NDJSON and gzip in many ways), a large
+ * one into shared memory that crosses to the parse thread without a copy (http/shared-body.ts), and
+ * the answer comes only after the batch is committed.
  */
 export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box: SecretBox }> = async (app, { context, box }) => {
   const { storage, config } = context;
@@ -44,7 +47,8 @@ export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box
   const pool = new ParsePool(new URL('./parse-thread.ts', import.meta.url), drainBatchWork, config.parseThreads);
   app.addHook('onClose', () => pool.close());
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limit }, (_request, body, done) => done(null, body));
+  // The route's bodyLimit applies while reading; the handler gives a shared body back once read.
+  app.addContentTypeParser('*', (request: FastifyRequest, payload: Readable) => readBody(request, payload, inlineBelow));
 
   /** The drain the path names, with its project; 404 when either is unknown or the drain is another project's. */
   async function drainOf(projectId: string, drainId: string, reply: FastifyReply) {
@@ -81,6 +85,40 @@ export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box
     );
   };
 
+  /** Authenticates, reads and stores one batch whose bytes are `raw` (a view of a shared slab for a large one). */
+  async function receive(request: FastifyRequest, { projectId, drainId }: { projectId: string; drainId: string }, reply: FastifyReply, raw: Buffer) {
+    const { drain, project } = await drainOf(projectId, drainId, reply);
+    const secret = secretOf(drain);
+    const gzip = isGzip(raw, request.headers['content-encoding']);
+    let body: Buffer | null = gzip ? null : raw;
+    const inflate = () => {
+      if (body === null) body = decompressed(raw, true, limit);
+      return body;
+    };
+    const outcome = authenticate(request, drain, secret, raw, () => {
+      try {
+        return gzip ? inflate() : null;
+      } catch {
+        return null;
+      }
+    });
+    if (outcome === 'unauthorized') throw unauthorized(drain.kind as DrainKind);
+    if (outcome === 'handshake') {
+      if (raw.length > 0) unsignedBatch(drain.id);
+      return nothing;
+    }
+    await resealDrainSecret(storage.db, box, drain, secret);
+    // Decompressing (unless checking the signature did), reading and checking the records runs in a
+    // parse thread for a large batch; gzip is counted as about 8 times its size.
+    const input = { kind: drain.kind as DrainKind, drainId: drain.id, rule: assetRuleOf(project), limit, now: Date.now() };
+    const bytes = body === null ? raw.length * 8 : body.length;
+    const prepared = await pool.run({ ...input, body: body ?? raw, gzip: body === null }, bytes);
+    if (prepared.failure !== undefined) throw new ApiError(prepared.failure.code, prepared.failure.message);
+    const result = await storeBatch(context.analytics, project, prepared);
+    reportIngested(context, 'drain', result.accepted, result.skipped);
+    return result;
+  }
+
   app.get('/v1/analytics/:projectId/drains/:drainId', {
     schema: {
       tags,
@@ -109,37 +147,17 @@ export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box
       response: { 200: DrainResult, ...errorResponses(['invalid_request', 'unauthorized', 'not_found', 'payload_too_large', 'unavailable']) },
     },
     handler: async (request, reply) => {
-      const { drain, project } = await drainOf(request.params.projectId, request.params.drainId, reply);
-      const secret = secretOf(drain);
-      const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const gzip = isGzip(raw, request.headers['content-encoding']);
-      let body: Buffer | null = gzip ? null : raw;
-      const inflate = () => {
-        if (body === null) body = decompressed(raw, true, limit);
-        return body;
-      };
-      const outcome = authenticate(request, drain, secret, raw, () => {
-        try {
-          return gzip ? inflate() : null;
-        } catch {
-          return null;
-        }
-      });
-      if (outcome === 'unauthorized') throw unauthorized(drain.kind as DrainKind);
-      if (outcome === 'handshake') {
-        if (raw.length > 0) unsignedBatch(drain.id);
-        return nothing;
+      const read = request.body as ReadBody | undefined;
+      try {
+        return await receive(
+          request,
+          request.params,
+          reply,
+          read === undefined ? Buffer.alloc(0) : Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength),
+        );
+      } finally {
+        read?.release();
       }
-      await resealDrainSecret(storage.db, box, drain, secret);
-      // Decompressing (unless checking the signature did), reading and checking the records runs in a
-      // parse thread for a large batch; gzip is counted as about 8 times its size.
-      const input = { kind: drain.kind as DrainKind, drainId: drain.id, rule: assetRuleOf(project), limit, now: Date.now() };
-      const bytes = body === null ? raw.length * 8 : body.length;
-      const prepared = await pool.run({ ...input, body: body ?? raw, gzip: body === null }, bytes);
-      if (prepared.failure !== undefined) throw new ApiError(prepared.failure.code, prepared.failure.message);
-      const result = await storeBatch(context.analytics, project, prepared);
-      reportIngested(context, 'drain', result.accepted, result.skipped);
-      return result;
     },
   });
 };
