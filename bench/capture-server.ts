@@ -21,7 +21,7 @@ if (process.argv[2] === 'upstream') {
   server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` })}\n`));
   process.on('SIGTERM', () => server.close(() => process.exit(0)));
 } else if (process.argv[2] === 'bare') {
-  // The floor of any proxy built on Node: its HTTP server and undici's pool, as `quire proxy` uses them,
+  // The least a proxy built on Node does: its HTTP server and undici's pool, as `quire proxy` uses them,
   // with nothing else: no request recorded, no header filtered, no error answered, no backpressure.
   const origin = new URL(process.env.UPSTREAM_URL!);
   const pool = new Pool(origin.origin, { connections: 128, pipelining: 1, keepAliveTimeout: 30_000 });

@@ -1,10 +1,10 @@
 /**
- * Server-side capture: the log importer beside GoAccess on the same combined log, `quire proxy`
- * beside direct access to the same static upstream, beside a bare Node forwarder (the floor of a proxy
- * on Node) and beside nginx proxying it, where nginx is installed, and what a large drain batch costs
- * the API's other requests. QUIRE_BENCH_CAPTURE=importer, proxy or drains runs one part;
- * QUIRE_BENCH_SCALE scales the log (500,000 lines at 1), QUIRE_BENCH_SECONDS the load runs,
- * QUIRE_BENCH_ROUNDS the turns each comparison takes (3).
+ * Server-side capture: the log importer beside GoAccess on the same combined log; `quire proxy` beside
+ * nginx proxying the same static upstream (where nginx is installed), a bare Node forwarder (the most a
+ * proxy on Node reaches here) and direct access; and what a large drain batch costs the API's other
+ * requests. QUIRE_BENCH_CAPTURE=importer, proxy or drains runs one part; QUIRE_BENCH_SCALE scales the log
+ * (500,000 lines at 1), QUIRE_BENCH_SECONDS the load runs, QUIRE_BENCH_ROUNDS the turns each comparison
+ * takes (3).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -327,7 +327,7 @@ async function proxy(report: Report): Promise<void> {
     }
     // What Node's HTTP server and undici alone reach here: no proxy on Node, recording or not, goes faster.
     report.add({
-      name: 'bare Node forwarder throughput (Node HTTP server + undici, nothing recorded): the floor on Node',
+      name: 'bare Node forwarder throughput (Node HTTP server + undici, nothing recorded): the most a proxy on Node reaches',
       value: floor,
       unit: 'requests/s',
       reference: reference ? { name: 'nginx', value: reference } : { name: 'direct to the upstream', value: direct },
