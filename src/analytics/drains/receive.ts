@@ -85,8 +85,17 @@ export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box
     );
   };
 
-  /** Authenticates, reads and stores one batch whose bytes are `raw` (a view of a shared slab for a large one). */
-  async function receive(request: FastifyRequest, { projectId, drainId }: { projectId: string; drainId: string }, reply: FastifyReply, raw: Buffer) {
+  /**
+   * Authenticates, reads and stores one batch whose bytes are `raw` (a view of a shared slab for a large
+   * one); `release` gives the slab back, once the batch is parsed and before it is stored.
+   */
+  async function receive(
+    request: FastifyRequest,
+    { projectId, drainId }: { projectId: string; drainId: string },
+    reply: FastifyReply,
+    raw: Buffer,
+    release: () => void,
+  ) {
     const { drain, project } = await drainOf(projectId, drainId, reply);
     const secret = secretOf(drain);
     const gzip = isGzip(raw, request.headers['content-encoding']);
@@ -112,7 +121,13 @@ export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box
     // parse thread for a large batch; gzip is counted as about 8 times its size.
     const input = { kind: drain.kind as DrainKind, drainId: drain.id, rule: assetRuleOf(project), limit, now: Date.now() };
     const bytes = body === null ? raw.length * 8 : body.length;
-    const prepared = await pool.run({ ...input, body: body ?? raw, gzip: body === null }, bytes);
+    let prepared;
+    try {
+      prepared = await pool.run({ ...input, body: body ?? raw, gzip: body === null }, bytes);
+    } finally {
+      // Parsed: the slab serves the next batch while this one is stored.
+      release();
+    }
     if (prepared.failure !== undefined) throw new ApiError(prepared.failure.code, prepared.failure.message);
     const result = await storeBatch(context.analytics, project, prepared);
     reportIngested(context, 'drain', result.accepted, result.skipped);
@@ -148,15 +163,13 @@ export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box
     },
     handler: async (request, reply) => {
       const read = request.body as ReadBody | undefined;
+      const release = () => read?.release();
       try {
-        return await receive(
-          request,
-          request.params,
-          reply,
-          read === undefined ? Buffer.alloc(0) : Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength),
-        );
+        const raw = read === undefined ? Buffer.alloc(0) : Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
+        return await receive(request, request.params, reply, raw, release);
       } finally {
-        read?.release();
+        // A batch refused or answered before its parse gives its slab back here (a second release is ignored).
+        release();
       }
     },
   });
