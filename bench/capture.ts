@@ -290,7 +290,7 @@ async function proxy(report: Report): Promise<void> {
     const throughput = (name: string) => median(loads[name]!.map((each) => each.throughput));
     /** The median CPU per request of process `index` of a target (-1: the load generator). */
     const cpu = (name: string, index: number) => median(loads[name]!.map((each) => (index < 0 ? each.cpu.loadGenerator : each.cpu.processes[index]!)));
-    const [direct, through, floor] = [throughput('direct'), throughput('quire'), throughput('bare')];
+    const [direct, through, bareThroughput] = [throughput('direct'), throughput('quire'), throughput('bare')];
     const reference = nginx ? throughput('nginx') : undefined;
     // Every process here shares the machine's cores: the CPU each spends per request bounds the
     // throughput any proxy can reach beside them, whatever it does.
@@ -303,7 +303,7 @@ async function proxy(report: Report): Promise<void> {
         (reference
           ? `0.8× nginx would need the proxy at ${microseconds(Math.max(0, (cores * 1e6) / (0.8 * reference) - loadGenerator - upstreamCpu))} or less with every core busy.\n` +
             `  nginx in the same place: ${microseconds(cpu('nginx', 1))} per request, ${(reference / direct).toFixed(2)}× direct; quire proxy ${(through / reference).toFixed(2)}× nginx; ` +
-            `the bare Node forwarder ${(floor / reference).toFixed(2)}× nginx.\n`
+            `the bare Node forwarder ${(bareThroughput / reference).toFixed(2)}× nginx.\n`
           : '\n'),
     );
     // The reference is nginx doing the same job (forward, log each request): on two cores, what any proxy
@@ -328,7 +328,7 @@ async function proxy(report: Report): Promise<void> {
     // What Node's HTTP server and undici alone reach here: no proxy on Node, recording or not, goes faster.
     report.add({
       name: 'bare Node forwarder throughput (Node HTTP server + undici, nothing recorded): the most a proxy on Node reaches',
-      value: floor,
+      value: bareThroughput,
       unit: 'requests/s',
       reference: reference ? { name: 'nginx', value: reference } : { name: 'direct to the upstream', value: direct },
     });
