@@ -19,7 +19,7 @@ import autocannon from 'autocannon';
 import { request as undiciRequest } from 'undici';
 import { combinedLine, datasetShape, generateViews } from './analytics-data.ts';
 import { processCpuSeconds, startBenchProcess, statCpuSeconds, type BenchProcess } from './processes.ts';
-import { percentile, type BenchSuite, type Report } from './report.ts';
+import { median, percentile, type BenchSuite, type Report } from './report.ts';
 
 const scale = Number(process.env.QUIRE_BENCH_SCALE ?? '1');
 const seconds = Number(process.env.QUIRE_BENCH_SECONDS ?? 10);
@@ -31,11 +31,6 @@ const logLines = Math.max(1000, Math.round(500_000 * scale));
  * rate; taking turns keeps both under the same conditions, the median keeps one odd round out.
  */
 const rounds = Math.max(1, Number(process.env.QUIRE_BENCH_ROUNDS ?? 3));
-const median = (values: number[]) =>
-  percentile(
-    [...values].sort((a, b) => a - b),
-    0.5,
-  );
 
 async function writeLog(file: string): Promise<void> {
   const out = createWriteStream(file);

@@ -11,7 +11,7 @@ import { createContext } from '../src/server/context.ts';
 import { openStorage } from '../src/storage/open.ts';
 import type { Database } from '../src/storage/schema.ts';
 import { onEachDatabase, type BenchDatabase } from './databases.ts';
-import type { BenchSuite, Report } from './report.ts';
+import { median, type BenchSuite, type Report } from './report.ts';
 
 /**
  * The docs gaps benchmark: the gaps list over 90 days of a project with 1,000,000 searches, 100,000
@@ -206,7 +206,6 @@ async function figures(report: Report, database: BenchDatabase, shape: Shape, du
       const used = process.cpuUsage(cpu);
       reads.push({ ...read, cpu: (used.user + used.system) / 1000 });
     }
-    const median = (values: number[]) => values.toSorted((a, b) => a - b)[Math.floor(values.length / 2)]!;
     const again = { elapsed: median(reads.map((read) => read.elapsed)), value: reads[reads.length - 1]!.value };
     const cpu = median(reads.map((read) => read.cpu));
     // DuckDB computes the same evidence from the raw rows: 404s per path with their distinct visitors by

@@ -1,9 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { availableParallelism, loadavg } from 'node:os';
-import type { Report } from './report.ts';
-
-const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)];
+import { median, type Report } from './report.ts';
 
 /** Milliseconds, the median of `runs`, that `work` takes. */
 function timed(runs: number, work: () => void): number {

@@ -37,6 +37,14 @@ export interface BenchSuite {
   run(report: Report): Promise<void>;
 }
 
+/** The middle value of `values` (the upper of the two middle ones for an even count); `values` is left as it is. */
+export function median(values: number[]): number {
+  return percentile(
+    values.toSorted((a, b) => a - b),
+    0.5,
+  );
+}
+
 export function percentile(sorted: number[], fraction: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))];
