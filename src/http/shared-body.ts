@@ -45,7 +45,7 @@ function giveSlab(slab: SharedArrayBuffer): void {
 
 export interface ReadBody {
   /** The body's bytes: a view of a slab, or a plain buffer for a small body. */
-  bytes: Uint8Array;
+  bytes: Buffer;
   /** Gives the slab back for the next body; the bytes must not be read after. */
   release(): void;
 }
@@ -106,7 +106,7 @@ export function readBody(request: FastifyRequest, payload: Readable, sharedFrom:
       const slab = view.buffer;
       let released = false;
       resolve({
-        bytes: view.subarray(0, received),
+        bytes: Buffer.from(slab, 0, received),
         release: () => {
           if (released) return;
           released = true;

@@ -165,8 +165,7 @@ export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box
       const read = request.body as ReadBody | undefined;
       const release = () => read?.release();
       try {
-        const raw = read === undefined ? Buffer.alloc(0) : Buffer.from(read.bytes.buffer, read.bytes.byteOffset, read.bytes.byteLength);
-        return await receive(request, request.params, reply, raw, release);
+        return await receive(request, request.params, reply, read?.bytes ?? Buffer.alloc(0), release);
       } finally {
         // A batch refused or answered before its parse gives its slab back here (a second release is ignored).
         release();
