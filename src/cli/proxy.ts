@@ -53,15 +53,24 @@ export function registerProxy(program: Command): void {
         const app = await createSiteProxy({ storage, config, projectId: project.id, upstream, recorder, logger, trustProxy: flags.trustProxy });
         await app.listen({ host, port });
         logger.info({ listen: app.addresses(), upstream, project: project.id, skipAssets: project.skip_assets !== 0 }, 'proxy ready');
+        // A stop signal that arrives again while stopping (a supervisor and a wrapper both passing one on) is
+        // logged, not fatal: the default action would end the process before it prints its counters.
+        let stopping = false;
         await new Promise<void>((resolve) => {
-          process.once('SIGINT', resolve);
-          process.once('SIGTERM', resolve);
+          const onSignal = (signal: NodeJS.Signals) => {
+            if (stopping) logger.warn({ signal }, 'proxy already stopping: it stores the requests it holds for up to 5 s, then exits');
+            stopping = true;
+            resolve();
+          };
+          process.on('SIGINT', onSignal);
+          process.on('SIGTERM', onSignal);
         });
         await app.close();
         const status = await recorder.close();
-        await writer.close();
+        // The counters are printed as soon as they are final, before the recording thread is closed.
         logger.info(status, `proxy stopped: ${status.stored} views stored, ${status.dropped} requests dropped`);
         process.stdout.write(`${JSON.stringify(status)}\n`);
+        await writer.close();
       }),
     );
 }
