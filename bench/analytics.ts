@@ -312,7 +312,10 @@ async function run(report: Report): Promise<void> {
     if (kept) process.stdout.write(`  the dataset loaded before in ${keptData}: ingestion not measured\n`);
     else await ingestionFigures(report, server, { url, projectId, key }, shape, dataDir);
     if (keptData) writeFileSync(keptFile, JSON.stringify({ scale, projectId, key }));
-    if (ingestOnly) return;
+    if (ingestOnly) {
+      report.add({ name: 'peak server memory (ingestion and folds)', value: server.peakRss() / 1024 / 1024, unit: 'MiB' });
+      return;
+    }
     const connection = await duckdbViews(shape);
     const reference = duckdbReference(connection);
     // A server started on a kept database builds its indexes once a query finds them missing: one query starts
