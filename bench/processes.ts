@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { semiSpaceFlag } from '../src/lib/thread-memory.ts';
 
 export interface BenchProcess {
   child: ChildProcess;
@@ -49,7 +50,10 @@ export function processesCpuSeconds(name: string): number {
 export async function startBenchProcess(script: string, args: string[], env: Record<string, string>): Promise<BenchProcess> {
   // QUIRE_BENCH_CPU_PROF=DIR writes a CPU profile of the process (each of its threads) into DIR when it stops.
   const profile = process.env.QUIRE_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.QUIRE_BENCH_CPU_PROF}`] : [];
-  const child = spawn(process.execPath, [...profile, script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // The event loop's young generation as `npm start` sets it; QUIRE_BENCH_NODE_FLAGS="--flag …" adds flags (a V8
+  // setting tried without a change to the code).
+  const flags = [semiSpaceFlag, ...(process.env.QUIRE_BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])];
+  const child = spawn(process.execPath, [...profile, ...flags, script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once('line', resolve);

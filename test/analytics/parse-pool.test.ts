@@ -5,6 +5,7 @@ import { drainBatchWork, prepareDrainBatch, type DrainBatchInput } from '../../s
 import { prepareRequest } from '../../src/analytics/http/events-request.ts';
 import { eventsBodyWork, parseEventsBody } from '../../src/analytics/http/events-body.ts';
 import { asIs, ParsePool } from '../../src/lib/parse-pool.ts';
+import { semiSpaceMb } from '../../src/lib/thread-memory.ts';
 import { countries } from '../../src/analytics/ingest/dimensions/countries.ts';
 import type { PreparedEvent } from '../../src/analytics/model/prepared-event.ts';
 
@@ -66,6 +67,17 @@ describe('parse pool', () => {
       await expect(pool.run(`!${large}`, 100_001)).rejects.toThrow('cannot measure !xxxxxxx');
       expect(await pool.run(large, 100_000)).toBe(100_000);
       await expect(pool.run('!small', 6)).rejects.toThrow('cannot measure !small');
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("keeps a thread's young generation small while it churns short-lived objects (src/lib/thread-memory.ts)", async () => {
+    const pool = new ParsePool(new URL('../support/parse-thread-fixture.ts', import.meta.url), asIs<string, number>(() => 0), 1);
+    try {
+      const request = `young generation${' '.repeat(70_000)}`;
+      // Two semi-spaces at most; V8's own sizing lets a thread's grow to 128 MiB on a machine with 24 GiB.
+      expect(await pool.run(request, request.length)).toBeLessThanOrEqual(2 * semiSpaceMb);
     } finally {
       await pool.close();
     }

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { DatabaseUnavailableError, type Readers } from '../dialect.ts';
+import { longLivedThreadLimits } from '../../lib/thread-memory.ts';
 
 /** One call, as it crosses to a reading thread: `module` is a file URL. */
 export interface ReadTask {
@@ -77,7 +78,7 @@ export class SqliteReaders implements Readers {
 
   #start(): ReadThread {
     const { script = new URL('./reader-thread.ts', import.meta.url), data, onFailure } = this.#thread;
-    const worker = new Worker(script, { workerData: { ...data, path: this.#path } });
+    const worker = new Worker(script, { workerData: { ...data, path: this.#path }, resourceLimits: longLivedThreadLimits });
     const thread: ReadThread = { worker, pending: new Map() };
     worker.unref();
     worker.on('message', ({ id, value, error }: ReadAnswer) => {
