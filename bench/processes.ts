@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { semiSpaceFlag } from '../src/lib/thread-memory.ts';
 
 export interface BenchProcess {
   child: ChildProcess;
@@ -50,9 +49,8 @@ export function processesCpuSeconds(name: string): number {
 export async function startBenchProcess(script: string, args: string[], env: Record<string, string>): Promise<BenchProcess> {
   // QUIRE_BENCH_CPU_PROF=DIR writes a CPU profile of the process (each of its threads) into DIR when it stops.
   const profile = process.env.QUIRE_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.QUIRE_BENCH_CPU_PROF}`] : [];
-  // The event loop's young generation as `npm start` sets it; QUIRE_BENCH_NODE_FLAGS="--flag …" adds flags (a V8
-  // setting tried without a change to the code).
-  const flags = [semiSpaceFlag, ...(process.env.QUIRE_BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [])];
+  // QUIRE_BENCH_NODE_FLAGS="--flag …" passes flags to the server's Node (a V8 setting tried without a change to the code).
+  const flags = process.env.QUIRE_BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...profile, ...flags, script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });

@@ -1,25 +1,20 @@
 import type { ResourceLimits } from 'node:worker_threads';
 
 /**
- * How large V8 lets each thread's young generation grow (the space new objects are made in, swept at
- * every minor collection). V8 sizes it from the machine's memory: on a 24 GiB machine it reaches
- * 128 MiB (two 64 MiB semi-spaces) in the event loop and in every long-lived thread alike, and a
- * busy thread keeps it. What ingestion makes per batch (a batch's events, rows and statements' parameters)
- * dies young in a far smaller space.
+ * How large V8 lets a long-lived thread's young generation grow (the space new objects are made in,
+ * swept at every minor collection). V8 sizes it from the machine's memory: on a 24 GiB machine it
+ * reaches 128 MiB (two 64 MiB semi-spaces) in every thread, and a busy thread keeps it. What the
+ * threads make per batch (a body's events, a fold's decoded sets) dies young in a far smaller space.
  *
  * Measured with `QUIRE_BENCH_SCALE=0.5 QUIRE_BENCH_ANALYTICS=ingest npm run bench -- analytics`
- * (5,000,000 views), V8's sizes and these taking turns: the server's peak memory 1,018–1,046 MiB
- * against 723–776 MiB; events/s 85,740 → 84,186, 84,549 → 81,679 (8 MiB semi-spaces), 97,840 →
- * 90,630, 78,304 → 81,397 (16 MiB): within the run-to-run noise of this machine. The threads alone
- * limited (4 MiB semi-spaces) gave 830–849 MiB. `docs/operations.md` says how to set the event loop's.
+ * (5,000,000 views), V8's sizes and these taking turns: the server's peak memory 1,033–1,035 MiB
+ * against 839–844 MiB; events/s 95,511 → 88,093 and 76,278 → 93,571, within the run-to-run noise.
+ *
+ * The event loop keeps V8's size: limited too (`--max-semi-space-size=16`), the peak went down to
+ * 723–776 MiB, but the first page of a 90-day visitors query, which makes most of its objects on the
+ * event loop, took 10.6 ms instead of 9.0 (medians of four and five servers on a 10,000,000-view database).
  */
 export const semiSpaceMb = 16;
 
 /** The limits of the long-lived threads (SQLite's writing and reading threads, the parse threads, the proxy's recorder). */
 export const longLivedThreadLimits: ResourceLimits = { maxYoungGenerationSizeMb: semiSpaceMb * 3 };
-
-/**
- * The event loop's limit is a flag of the Node process (it is fixed when the process starts): `npm
- * start`, the Docker image and the systemd unit pass it, as the benchmarks' servers do.
- */
-export const semiSpaceFlag = `--max-semi-space-size=${semiSpaceMb}`;
