@@ -73,7 +73,11 @@ describe('parse pool', () => {
   });
 
   it("keeps a thread's young generation small while it churns short-lived objects (src/lib/thread-memory.ts)", async () => {
-    const pool = new ParsePool(new URL('../support/parse-thread-fixture.ts', import.meta.url), asIs<string, number>(() => 0), 1);
+    const pool = new ParsePool(
+      new URL('../support/parse-thread-fixture.ts', import.meta.url),
+      asIs<string, number>(() => 0),
+      1,
+    );
     try {
       const request = `young generation${' '.repeat(70_000)}`;
       // Two semi-spaces at most; V8's own sizing lets a thread's grow to 128 MiB on a machine with 24 GiB.
