@@ -4,7 +4,7 @@ import type { ResourceLimits } from 'node:worker_threads';
  * How large V8 lets a long-lived thread's young generation grow (the space new objects are made in,
  * swept at every minor collection). V8 sizes it from the machine's memory: on a 24 GiB machine it
  * reaches 128 MiB (two 64 MiB semi-spaces) in every thread, and a busy thread keeps it. What the
- * threads make per batch (a body's events, a fold's decoded sets) dies young in a far smaller space.
+ * threads make per batch (a body's parsed events, a statement's rows) dies young in a far smaller space.
  *
  * Measured with `QUIRE_BENCH_SCALE=0.5 QUIRE_BENCH_ANALYTICS=ingest npm run bench -- analytics`
  * (5,000,000 views), V8's sizes and these taking turns: the server's peak memory 1,033–1,035 MiB
