@@ -4,6 +4,7 @@ import pino from 'pino';
 import { findProject } from '../accounts/projects.ts';
 import { withStorage } from './database.ts';
 import { CliError } from './output.ts';
+import { onStopSignals } from './stop-signals.ts';
 
 /** `HOST:PORT`, `[::1]:PORT` or `PORT`. */
 function listenAddress(value: string): { host: string; port: number } {
@@ -53,18 +54,9 @@ export function registerProxy(program: Command): void {
         const app = await createSiteProxy({ storage, config, projectId: project.id, upstream, recorder, logger, trustProxy: flags.trustProxy });
         await app.listen({ host, port });
         logger.info({ listen: app.addresses(), upstream, project: project.id, skipAssets: project.skip_assets !== 0 }, 'proxy ready');
-        // A stop signal that arrives again while stopping (a supervisor and a wrapper both passing one on) is
-        // logged, not fatal: the default action would end the process before it prints its counters.
-        let stopping = false;
-        await new Promise<void>((resolve) => {
-          const onSignal = (signal: NodeJS.Signals) => {
-            if (stopping) logger.warn({ signal }, 'proxy already stopping: it stores the requests it holds for up to 5 s, then exits');
-            stopping = true;
-            resolve();
-          };
-          process.on('SIGINT', onSignal);
-          process.on('SIGTERM', onSignal);
-        });
+        await new Promise<void>((resolve) =>
+          onStopSignals(resolve, (signal) => logger.warn({ signal }, 'proxy already stopping: it stores the requests it holds for up to 5 s, then exits')),
+        );
         await app.close();
         const status = await recorder.close();
         // The counters are printed as soon as they are final, before the recording thread is closed.

@@ -8,6 +8,7 @@ import { createAnalyticsState, directoryOptions } from '../analytics/state.ts';
 import { withStorage } from './database.ts';
 import { describeSummary } from './summary.ts';
 import { CliError, print } from './output.ts';
+import { onStopSignals } from './stop-signals.ts';
 
 /**
  * The status of a tail: lines per second over the last interval and totals, redrawn in place every
@@ -63,9 +64,10 @@ export function registerTail(analytics: Command): void {
         if (!project) throw new CliError(`No project has the id ${flags.project}; "quire projects list" shows them.`);
         const analytics = createAnalyticsState(storage, directoryOptions(config));
         const stop = new AbortController();
-        const onSignal = () => stop.abort();
-        process.once('SIGINT', onSignal);
-        process.once('SIGTERM', onSignal);
+        const removeSignalHandlers = onStopSignals(
+          () => stop.abort(),
+          () => process.stderr.write('Already stopping: storing what was read, then printing the summary.\n'),
+        );
         const status = statusLine(every);
         process.stderr.write(`Following ${file} for ${project.id} (Ctrl-C stops; a restart resumes where this stops).\n`);
         try {
@@ -80,8 +82,7 @@ export function registerTail(analytics: Command): void {
           print(flags, summary, () => describeSummary(summary));
         } finally {
           status.stop();
-          process.off('SIGINT', onSignal);
-          process.off('SIGTERM', onSignal);
+          removeSignalHandlers();
         }
       }),
     );

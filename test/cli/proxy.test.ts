@@ -79,10 +79,11 @@ describe('quire proxy (the command)', () => {
         status = JSON.parse((await get(`${url}/.quire/proxy-status`)).body);
       }
     } finally {
-      // Twice at once, as a supervisor and a wrapper that both pass the stop on would: the second (when the kernel
-      // does not merge the two) is not fatal, and the counters are still printed.
+      // Twice, as a supervisor and a wrapper that both pass the stop on would: the second, arriving while it stops, is
+      // not fatal, and the counters are still printed (cli/stop-signals.ts).
       const exit = new Promise<[number | null, string | null]>((resolve) => child.once('exit', (code, signal) => resolve([code, signal])));
       child.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 5));
       child.kill('SIGTERM');
       expect(await exit).toEqual([0, null]);
     }
