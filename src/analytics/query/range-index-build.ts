@@ -1,32 +1,8 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { classCodes, countClasses, CountClass, type ClassCode } from '../model/class-codes.ts';
+import { GrowingArray } from '../../lib/growing-array.ts';
 import { RangeIndex } from './range-index.ts';
 import type { IndexedDay } from './types.ts';
-
-/** A typed array that doubles when full (the bucket count is known only at the end). */
-class Growing<T extends Uint16Array | Uint32Array> {
-  array: T;
-  length = 0;
-  readonly #create: (size: number) => T;
-
-  constructor(create: (size: number) => T) {
-    this.#create = create;
-    this.array = create(1 << 16);
-  }
-
-  push(value: number): void {
-    if (this.length === this.array.length) {
-      const grown = this.#create(this.array.length * 2);
-      grown.set(this.array);
-      this.array = grown;
-    }
-    this.array[this.length++] = value;
-  }
-
-  finish(): T {
-    return this.array.slice(0, this.length) as T;
-  }
-}
 
 /** Visitor entries walked between yields to the event loop: a few milliseconds of work. */
 const entriesPerPause = 500_000;
@@ -53,17 +29,32 @@ export async function buildRangeIndex(days: IndexedDay[], spanStart: number, spa
   const pathIds = Uint32Array.from([...pathSet].sort((a, b) => a - b));
   const slotOf = new Map<number, number>();
   pathIds.forEach((pathId, slot) => slotOf.set(pathId, slot));
-  // Where each path occurs: (day set, position) pairs per slot, in day order.
-  const occurrences: [number, number][][] = Array.from({ length: pathIds.length }, () => []);
-  sorted.forEach(({ set }, setNumber) => set.paths.forEach((pathId, position) => occurrences[slotOf.get(pathId)!].push([setNumber, position])));
+  // Where each path occurs, in day order: slot `s` owns the (day set, position) pairs
+  // [occurrenceStarts[s], occurrenceStarts[s + 1]) of `occurrenceSet` and `occurrencePosition`. Typed arrays
+  // rather than a pair per occurrence: the build runs on the serving thread, and its garbage grows that heap.
+  const occurrenceStarts = new Uint32Array(pathIds.length + 1);
+  for (const { set } of sorted) for (const pathId of set.paths) occurrenceStarts[slotOf.get(pathId)! + 1]++;
+  for (let slot = 0; slot < pathIds.length; slot++) occurrenceStarts[slot + 1] += occurrenceStarts[slot];
+  const occurrenceSet = new Uint32Array(occurrenceStarts[pathIds.length]);
+  const occurrencePosition = new Uint32Array(occurrenceStarts[pathIds.length]);
+  const filled = occurrenceStarts.slice(0, pathIds.length);
+  sorted.forEach(({ set }, setNumber) =>
+    set.paths.forEach((pathId, position) => {
+      const at = filled[slotOf.get(pathId)!]++;
+      occurrenceSet[at] = setNumber;
+      occurrencePosition[at] = position;
+    }),
+  );
 
   const slots = pathIds.length + 1;
   const cellEnds = new Uint32Array(countClasses.length * slots * span);
-  const previous = new Growing((size) => new Uint16Array(size));
-  const cumulative = new Growing((size) => new Uint32Array(size));
+  const previous = new GrowingArray((size) => new Uint16Array(size));
+  const cumulative = new GrowingArray((size) => new Uint32Array(size));
   const last = new Uint32Array(maxVisitor + 1);
   const histogram = new Uint32Array(span + 1);
-  const touched: number[] = [];
+  // The distinct previous-day values seen in the current cell (each below `stride`).
+  const touched = new Uint32Array(span + 1);
+  let touchedCount = 0;
   const stride = span + 1;
   let pass = 0;
   let base = 0;
@@ -72,15 +63,16 @@ export async function buildRangeIndex(days: IndexedDay[], spanStart: number, spa
 
   const closeDaysBefore = (until: number) => {
     for (; day < until; day++) {
-      touched.sort((a, b) => a - b);
+      const values = touched.subarray(0, touchedCount).sort();
       let running = 0;
-      for (const value of touched) {
+      for (let index = 0; index < values.length; index++) {
+        const value = values[index];
         running += histogram[value];
         histogram[value] = 0;
         previous.push(value);
         cumulative.push(running);
       }
-      touched.length = 0;
+      touchedCount = 0;
       cellEnds[cell++] = previous.length;
     }
   };
@@ -107,15 +99,16 @@ export async function buildRangeIndex(days: IndexedDay[], spanStart: number, spa
       if (mark === stamp) continue;
       const seen = mark > base ? mark - base : 0;
       last[visitor] = stamp;
-      if (histogram[seen]++ === 0) touched.push(seen);
+      if (histogram[seen]++ === 0) touched[touchedCount++] = seen;
     }
   };
 
   for (const countClass of countClasses) {
     for (let slot = 0; slot < slots - 1; slot++) {
       startPass();
-      for (const [setNumber, position] of occurrences[slot]) {
-        const { day: setDay, classCode, set } = sorted[setNumber];
+      for (let at = occurrenceStarts[slot]; at < occurrenceStarts[slot + 1]; at++) {
+        const position = occurrencePosition[at];
+        const { day: setDay, classCode, set } = sorted[occurrenceSet[at]];
         if (!wants(countClass, classCode)) continue;
         closeDaysBefore(setDay - spanStart);
         walk(set.visitors, set.starts[position], set.starts[position + 1], setDay - spanStart);
