@@ -20,19 +20,32 @@ export interface PathEntry {
   views: number;
 }
 
+/** One path's part of a day set: `visitors[from..to)` are its visitors, sorted and distinct. */
+function writePath(writer: ByteWriter, pathId: number, views: number, visitors: Uint32Array, from: number, to: number): void {
+  writer.write(pathId);
+  writer.write(views);
+  writer.write(to - from);
+  let previous = 0;
+  for (let index = from; index < to; index++) {
+    writer.write(visitors[index] - previous);
+    previous = visitors[index];
+  }
+}
+
 export function encodeDaySet(entries: Map<number, PathEntry>): Uint8Array {
   const writer = new ByteWriter();
   for (const pathId of [...entries.keys()].sort((a, b) => a - b)) {
     const { visitors, views } = entries.get(pathId)!;
-    writer.write(pathId);
-    writer.write(views);
-    writer.write(visitors.length);
-    let previous = 0;
-    for (const visitor of visitors) {
-      writer.write(visitor - previous);
-      previous = visitor;
-    }
+    writePath(writer, pathId, views, visitors, 0, visitors.length);
   }
+  return writer.finish();
+}
+
+/** `encodeDaySet` of a decoded day set (its paths ascending), without a map of its paths. */
+export function encodeDecodedDaySet(set: DaySet): Uint8Array {
+  const writer = new ByteWriter();
+  for (let index = 0; index < set.paths.length; index++)
+    writePath(writer, set.paths[index], set.views[index], set.visitors, set.starts[index], set.starts[index + 1]);
   return writer.finish();
 }
 

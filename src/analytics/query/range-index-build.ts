@@ -4,6 +4,19 @@ import { GrowingArray } from '../../lib/growing-array.ts';
 import { RangeIndex } from './range-index.ts';
 import type { IndexedDay } from './types.ts';
 
+/**
+ * Sorts `values[0..count)` in place: a cell holds at most a span's worth of distinct values, often a few, and
+ * `subarray(…).sort()` allocated a view per cell, hundreds of MiB of garbage over the indexes built after a load.
+ */
+function sortPrefix(values: Uint32Array, count: number): void {
+  for (let index = 1; index < count; index++) {
+    const value = values[index];
+    let at = index - 1;
+    for (; at >= 0 && values[at] > value; at--) values[at + 1] = values[at];
+    values[at + 1] = value;
+  }
+}
+
 /** Visitor entries walked between yields to the event loop: a few milliseconds of work. */
 const entriesPerPause = 500_000;
 
@@ -63,10 +76,10 @@ export async function buildRangeIndex(days: IndexedDay[], spanStart: number, spa
 
   const closeDaysBefore = (until: number) => {
     for (; day < until; day++) {
-      const values = touched.subarray(0, touchedCount).sort();
+      sortPrefix(touched, touchedCount);
       let running = 0;
-      for (let index = 0; index < values.length; index++) {
-        const value = values[index];
+      for (let index = 0; index < touchedCount; index++) {
+        const value = touched[index];
         running += histogram[value];
         histogram[value] = 0;
         previous.push(value);

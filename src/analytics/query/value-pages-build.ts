@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
 import { inSnapshot } from '../../storage/snapshot.ts';
 import { GrowingArray } from '../../lib/growing-array.ts';
-import { daySetEntries, encodeDaySet, type DaySet } from '../model/day-set.ts';
+import { encodeDecodedDaySet, type DaySet } from '../model/day-set.ts';
 import type { QueryState } from './caches.ts';
 import { dayMs } from '../model/days.ts';
 import { rawEventsIn } from './read-sources.ts';
@@ -122,7 +122,7 @@ async function buildDay(state: Pick<QueryState, 'storage' | 'caches'>, projectKe
     value_key: group.valueKey,
     day,
     class: group.classCode,
-    data: Buffer.from(encodeDaySet(daySetEntries(sets[index]))),
+    data: Buffer.from(encodeDecodedDaySet(sets[index])),
   }));
   const revision = await storage.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('analytics_value_pages').where('project_key', '=', projectKey).where('day', '=', day).execute();
