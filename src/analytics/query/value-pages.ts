@@ -60,7 +60,7 @@ export async function dayFingerprints(trx: Kysely<Database>, projectKey: number,
 }
 
 /** Where processes keep a decoded value page: by project, property, value, day and class, checked against the day's revision. */
-export const valuePageCacheKey = (projectKey: number, property: number, valueKey: number, day: number, classCode: number) =>
+const valuePageCacheKey = (projectKey: number, property: number, valueKey: number, day: number, classCode: number) =>
   `${projectKey}:value:${property}:${valueKey}:${day}:${classCode}`;
 
 /** The breakdown key of a raw event's value of `property` (as model/breakdown-batch.ts keys them). */
