@@ -18,7 +18,7 @@ import { dayFingerprints, valueKeyOf, valueProperties } from './value-pages.ts';
  * On SQLite a part is a range of rowids of the day: the day index holds each row's rowid after its key, so a part
  * is one seek and reads only its own rows. Parts of an hour walked the whole day through that index 24 times, for
  * the time filter to keep one hour's rows: on a 5,000,000-view database the value pages after a load took 24–25 s of
- * CPU that way, 14–16 s by rowids. Elsewhere (PostgreSQL's `ctid` holds within one snapshot only) a part is an hour.
+ * CPU that way, 14–18 s by rowids. Elsewhere (PostgreSQL's `ctid` holds within one snapshot only) a part is an hour.
  */
 const defaultRowidsPerPart = 2048;
 const hoursPerDay = 24;
@@ -63,9 +63,6 @@ async function readDay(storage: Storage, projectKey: number, day: number, rowids
   }
 }
 
-/** Path ids and visitor ids packed in one number: a path's entries sort together, by visitor. */
-const visitorRange = 2 ** 32;
-
 /**
  * The entries of one day's raw events as read, for its value pages: per entry the group (property, value
  * and class) and the path and visitor, in typed arrays. The day's rows arrive over many yields to the event
@@ -73,11 +70,14 @@ const visitorRange = 2 ** 32;
  * serving thread's heap larger until a full collection (a fresh server's memory rose by hundreds of MiB
  * while it computed the pages after a load).
  */
-class DayEntries {
+export class DayEntries {
   readonly groups: { property: number; valueKey: number; classCode: number }[] = [];
   readonly #groupOf = new Map<number, number>();
   readonly #group = new GrowingArray((size) => new Uint32Array(size));
-  readonly #pathVisitor = new GrowingArray((size) => new Float64Array(size));
+  readonly #path = new GrowingArray((size) => new Uint32Array(size));
+  readonly #visitor = new GrowingArray((size) => new Uint32Array(size));
+  #maxPath = 0;
+  #maxVisitor = 0;
 
   add(property: number, valueKey: number, classCode: number, pathId: number, visitor: number): void {
     const key = (valueKey * 2 + property) * 2 + classCode;
@@ -87,7 +87,10 @@ class DayEntries {
       this.groups.push({ property, valueKey, classCode });
     }
     this.#group.push(group);
-    this.#pathVisitor.push(pathId * visitorRange + visitor);
+    this.#path.push(pathId);
+    this.#visitor.push(visitor);
+    if (pathId > this.#maxPath) this.#maxPath = pathId;
+    if (visitor > this.#maxVisitor) this.#maxVisitor = visitor;
   }
 
   /** Each group's day set, in the order of `groups`. */
@@ -97,36 +100,58 @@ class DayEntries {
     const starts = new Uint32Array(this.groups.length + 1);
     for (let index = 0; index < count; index++) starts[group[index] + 1]++;
     for (let index = 0; index < this.groups.length; index++) starts[index + 1] += starts[index];
+    // Each group's entries, in the order read: `order[starts[g]..starts[g + 1])` are group g's.
     const next = starts.slice(0, this.groups.length);
-    const keys = new Float64Array(count);
-    const pathVisitor = this.#pathVisitor.array;
-    for (let index = 0; index < count; index++) keys[next[group[index]]++] = pathVisitor[index];
-    return this.groups.map((_, index) => daySetOfSorted(keys.subarray(starts[index], starts[index + 1]).sort()));
+    const order = new Uint32Array(count);
+    for (let index = 0; index < count; index++) order[next[group[index]]++] = index;
+    const paths = this.#path.array;
+    const visitors = this.#visitor.array;
+    // A path and a visitor make one number when every such number is exact (ids are dense, so nearly always): a
+    // typed array of numbers sorts without a comparator. Otherwise the entries are sorted by a comparator.
+    const range = this.#maxVisitor + 1;
+    const packed = (this.#maxPath + 1) * range <= Number.MAX_SAFE_INTEGER;
+    return this.groups.map((_, index) => {
+      const entries = order.subarray(starts[index], starts[index + 1]);
+      const sortedPaths = new Uint32Array(entries.length);
+      const sortedVisitors = new Uint32Array(entries.length);
+      if (packed) {
+        const keys = new Float64Array(entries.length);
+        for (let at = 0; at < entries.length; at++) keys[at] = paths[entries[at]] * range + visitors[entries[at]];
+        keys.sort();
+        for (let at = 0; at < keys.length; at++) {
+          sortedPaths[at] = Math.floor(keys[at] / range);
+          sortedVisitors[at] = keys[at] - sortedPaths[at] * range;
+        }
+      } else {
+        const sorted = Array.from(entries).sort((a, b) => paths[a] - paths[b] || visitors[a] - visitors[b]);
+        sorted.forEach((entry, at) => {
+          sortedPaths[at] = paths[entry];
+          sortedVisitors[at] = visitors[entry];
+        });
+      }
+      return daySetOfSorted(sortedPaths, sortedVisitors);
+    });
   }
 }
 
-/** The day set of sorted `pathId × visitorRange + visitor` keys: a path's views are its keys, its visitors the distinct ones. */
-function daySetOfSorted(keys: Float64Array): DaySet {
+/** The day set of entries sorted by path, then visitor: a path's views are its entries, its visitors the distinct ones. */
+function daySetOfSorted(entryPaths: Uint32Array, entryVisitors: Uint32Array): DaySet {
   const paths = new GrowingArray((size) => new Uint32Array(size), 64);
   const views = new GrowingArray((size) => new Uint32Array(size), 64);
   const starts = new GrowingArray((size) => new Uint32Array(size), 64);
-  const visitors = new Uint32Array(keys.length);
+  const visitors = new Uint32Array(entryPaths.length);
   let distinct = 0;
   starts.push(0);
-  for (let index = 0; index < keys.length; index++) {
-    const key = keys[index];
-    if (index > 0 && key === keys[index - 1]) {
-      views.array[views.length - 1]++;
-      continue;
-    }
-    const pathId = Math.floor(key / visitorRange);
-    if (paths.length === 0 || paths.array[paths.length - 1] !== pathId) {
+  for (let index = 0; index < entryPaths.length; index++) {
+    const pathId = entryPaths[index];
+    const newPath = paths.length === 0 || paths.array[paths.length - 1] !== pathId;
+    if (newPath) {
       if (paths.length > 0) starts.push(distinct);
       paths.push(pathId);
       views.push(0);
     }
     views.array[views.length - 1]++;
-    visitors[distinct++] = key - pathId * visitorRange;
+    if (newPath || entryVisitors[index] !== entryVisitors[index - 1]) visitors[distinct++] = entryVisitors[index];
   }
   starts.push(distinct);
   return { paths: paths.finish(), views: views.finish(), starts: starts.finish(), visitors: visitors.slice(0, distinct) };
