@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { encodeDaySet, decodeDaySet, sortedDistinct, type PathEntry } from '../../src/analytics/model/day-set.ts';
 import { groupViews } from '../../src/analytics/fold/fold.ts';
-import { buildRangeIndex } from '../../src/analytics/query/range-index-build.ts';
+import { buildRangeIndex, sortPrefix } from '../../src/analytics/query/range-index-build.ts';
 import type { IndexedDay } from '../../src/analytics/query/types.ts';
 import { rank } from '../../src/analytics/query/exact-counts.ts';
 import { classCodes } from '../../src/analytics/model/class-codes.ts';
@@ -56,6 +56,36 @@ describe('range index', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  it('counts exactly when a day’s visitors were last seen on many different days (a long span)', async () => {
+    // On the last of 60 days, 59 visitors were each last seen on another day: 59 distinct previous days in one cell,
+    // met in an order other than theirs (visitor ids are a permutation of the days, so the walk does not sort them).
+    const longSpan = 60;
+    const tuples = Array.from({ length: longSpan - 1 }, (_, day) => {
+      const visitor = ((day * 37) % (longSpan - 1)) + 1;
+      return [
+        { day: spanStart + day, pathId: 1, classCode: classCodes[0], visitor },
+        { day: spanStart + longSpan - 1, pathId: 1, classCode: classCodes[0], visitor },
+      ];
+    }).flat();
+    const days = daySets(tuples);
+    const index = await buildRangeIndex(days, spanStart, longSpan);
+    for (const firstDay of [spanStart, spanStart + 20, spanStart + longSpan - 1]) {
+      const inRange = days.filter((entry) => entry.day >= firstDay);
+      expect(byPath(index.rank(firstDay, spanStart + longSpan))).toEqual(byPath(rank({ days: inRange, loose: [] }, 'visitors')));
+    }
+  });
+
+  it('sorts a cell’s values in place, short cells and long ones', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 400 }), { maxLength: 120, size: 'max' }), fc.nat(10), (values, extra) => {
+        const array = Uint32Array.from([...values, ...Array.from({ length: extra }, () => 999)]);
+        sortPrefix(array, values.length);
+        expect([...array.subarray(0, values.length)]).toEqual([...values].sort((a, b) => a - b));
+        expect([...array.subarray(values.length)]).toEqual(Array.from({ length: extra }, () => 999));
+      }),
     );
   });
 

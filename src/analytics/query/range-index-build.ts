@@ -4,11 +4,19 @@ import { GrowingArray } from '../../lib/growing-array.ts';
 import { RangeIndex } from './range-index.ts';
 import type { IndexedDay } from './types.ts';
 
+/** Below this many values a cell's are sorted by insertion; above, by the typed array's own sort. */
+const insertionSortBelow = 32;
+
 /**
- * Sorts `values[0..count)` in place: a cell holds at most a span's worth of distinct values, often a few, and
- * `subarray(…).sort()` allocated a view per cell, hundreds of MiB of garbage over the indexes built after a load.
+ * Sorts `values[0..count)` in place. A cell holds at most a span's worth of distinct values (up to 400 days), most
+ * often a few: those are sorted by insertion, as `subarray(…).sort()` allocated a view per cell (hundreds of MiB of
+ * garbage over the indexes built after a load); a long cell takes the typed array's sort, as insertion is quadratic.
  */
-function sortPrefix(values: Uint32Array, count: number): void {
+export function sortPrefix(values: Uint32Array, count: number): void {
+  if (count >= insertionSortBelow) {
+    values.subarray(0, count).sort();
+    return;
+  }
   for (let index = 1; index < count; index++) {
     const value = values[index];
     let at = index - 1;
