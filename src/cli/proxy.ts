@@ -55,7 +55,10 @@ export function registerProxy(program: Command): void {
         await app.listen({ host, port });
         logger.info({ listen: app.addresses(), upstream, project: project.id, skipAssets: project.skip_assets !== 0 }, 'proxy ready');
         await new Promise<void>((resolve) =>
-          onStopSignals(resolve, (signal) => logger.warn({ signal }, 'proxy already stopping: it stores the requests it holds for up to 5 s, then exits')),
+          onStopSignals(
+            () => resolve(),
+            (signal) => logger.warn({ signal }, 'proxy already stopping: it stores the requests it holds for up to 5 s, then exits'),
+          ),
         );
         await app.close();
         const status = await recorder.close();

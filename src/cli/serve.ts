@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { topCommand } from './commands.ts';
 import { storageConfig } from './database.ts';
+import { onStopSignals } from './stop-signals.ts';
 
 /**
  * The service's modules (the HTTP server, every feature, the worker), loaded when a command runs
@@ -10,21 +11,22 @@ import { storageConfig } from './database.ts';
 const serviceModules = () => import('../server/service.ts');
 
 function onShutdownSignal(stop: () => Promise<void>): void {
-  let signalled = false;
-  const handler = (signal: NodeJS.Signals) => {
-    if (signalled) process.exit(1);
-    signalled = true;
-    process.stderr.write(`Received ${signal}: finishing running jobs, then exiting (send it again to exit at once).\n`);
-    stop().then(
-      () => process.exit(0),
-      (error) => {
-        process.stderr.write(`Shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  // A hang-up (the terminal closed, or a supervisor passing it on) stops gracefully too, not at once.
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, handler);
+  // A hang-up (the terminal closed, or a supervisor passing it on) stops gracefully too, not at once; a repeat
+  // exits at once, for whoever does not want to wait for running jobs.
+  onStopSignals(
+    (signal) => {
+      process.stderr.write(`Received ${signal}: finishing running jobs, then exiting (send it again to exit at once).\n`);
+      stop().then(
+        () => process.exit(0),
+        (error) => {
+          process.stderr.write(`Shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+          process.exit(1);
+        },
+      );
+    },
+    () => process.exit(1),
+    ['SIGTERM', 'SIGINT', 'SIGHUP'],
+  );
 }
 
 export function registerServe(program: Command): void {

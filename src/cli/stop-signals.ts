@@ -1,19 +1,22 @@
 /**
- * Calls `stop` at the first SIGINT or SIGTERM. A signal that comes again while the command stops (a supervisor
- * and a wrapper both passing one on) goes to `again` instead of taking Node's default action, which would end the
- * process before it stored what it holds and printed what it did. Returns the function that removes the handlers.
+ * Calls `stop` at the first of `signals` (SIGINT and SIGTERM unless given). A signal that comes again while the
+ * command stops goes to `again` instead of taking Node's default action, which would end the process before it
+ * stored what it holds and printed what it did; `again` decides what a repeat means (logged, or an exit at once).
+ * Returns the function that removes the handlers.
  */
-export function onStopSignals(stop: () => void, again: (signal: NodeJS.Signals) => void): () => void {
+export function onStopSignals(
+  stop: (signal: NodeJS.Signals) => void,
+  again: (signal: NodeJS.Signals) => void,
+  signals: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM'],
+): () => void {
   let stopping = false;
   const handler = (signal: NodeJS.Signals) => {
     if (stopping) return again(signal);
     stopping = true;
-    stop();
+    stop(signal);
   };
-  process.on('SIGINT', handler);
-  process.on('SIGTERM', handler);
+  for (const signal of signals) process.on(signal, handler);
   return () => {
-    process.off('SIGINT', handler);
-    process.off('SIGTERM', handler);
+    for (const signal of signals) process.off(signal, handler);
   };
 }
