@@ -13,6 +13,7 @@ import { qualityCorpus } from './docs-corpus.ts';
 import { temporalRepository, type BenchRepository } from './docs-repositories.ts';
 import { benchDatabaseNames, freshDatabase, type BenchDatabase } from './databases.ts';
 import { processesCpuSeconds, startBenchProcess, type BenchProcess } from './processes.ts';
+import { serverNodeFlags } from '../src/lib/thread-memory.ts';
 import { percentile, type BenchSuite, type Report } from './report.ts';
 
 const sequential = Number(process.env.QUIRE_BENCH_ASSISTANT_REQUESTS ?? '200');
@@ -176,12 +177,17 @@ async function measureOn(
   passthrough: BenchProcess,
   database: BenchDatabase,
 ): Promise<void> {
-  const quire = await startBenchProcess('bench/assistant-server.ts', [], {
-    ...database.env,
-    QUIRE_BENCH_REPOSITORIES: folder,
-    QUIRE_MODEL: 'openai-compatible:bench-model',
-    OPENAI_BASE_URL: model.info.url,
-  });
+  const quire = await startBenchProcess(
+    'bench/assistant-server.ts',
+    [],
+    {
+      ...database.env,
+      QUIRE_BENCH_REPOSITORIES: folder,
+      QUIRE_MODEL: 'openai-compatible:bench-model',
+      OPENAI_BASE_URL: model.info.url,
+    },
+    serverNodeFlags,
+  );
   try {
     const server = quire.info as DocsServer;
     const started = performance.now();

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { feedbackShape, feedbackStart, generateInteractions, interactionEvent, type FeedbackShape } from './feedback-data.ts';
 import { onEachDatabase, type BenchDatabase } from './databases.ts';
 import { startBenchProcess } from './processes.ts';
+import { serverNodeFlags } from '../src/lib/thread-memory.ts';
 import type { BenchSuite, Report } from './report.ts';
 
 const scale = Number(process.env.QUIRE_BENCH_SCALE ?? '1');
@@ -119,7 +120,7 @@ async function timed<T>(work: () => Promise<T>): Promise<{ elapsed: number; valu
 }
 
 async function figures(report: Report, database: BenchDatabase, shape: FeedbackShape, duckdb: DuckDBConnection): Promise<void> {
-  const server = await startBenchProcess('bench/analytics-server.ts', [], { ...database.env, LOG_LEVEL: 'silent' });
+  const server = await startBenchProcess('bench/analytics-server.ts', [], { ...database.env, LOG_LEVEL: 'silent' }, serverNodeFlags);
   try {
     const { url, projectId, key } = server.info as { url: string; projectId: string; key: string };
     const rate = await ingest(url, projectId, key, shape);

@@ -45,13 +45,19 @@ export function processesCpuSeconds(name: string): number {
   return total;
 }
 
-/** Starts a benchmark server process and waits for the JSON line it prints when ready. */
-export async function startBenchProcess(script: string, args: string[], env: Record<string, string>): Promise<BenchProcess> {
+/**
+ * Starts a benchmark server process and waits for the JSON line it prints when ready. A process that stands for
+ * `quire serve` is given `serverNodeFlags` (src/lib/thread-memory.ts), as every command that starts the server does.
+ */
+export async function startBenchProcess(script: string, args: string[], env: Record<string, string>, nodeFlags: string[] = []): Promise<BenchProcess> {
   // QUIRE_BENCH_CPU_PROF=DIR writes a CPU profile of the process (each of its threads) into DIR when it stops.
   const profile = process.env.QUIRE_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.QUIRE_BENCH_CPU_PROF}`] : [];
   // QUIRE_BENCH_NODE_FLAGS="--flag …" passes flags to the server's Node (a V8 setting tried without a change to the code).
   const flags = process.env.QUIRE_BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...profile, ...flags, script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...profile, ...nodeFlags, ...flags, script, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once('line', resolve);

@@ -9,6 +9,7 @@ import { datasetShape } from './analytics-data.ts';
 import { ingest, ingestionBodies, visitorsPage, waitForFolds, type VisitorsAnswer } from './analytics.ts';
 import { freshDatabase, postgresReachable, type BenchDatabase } from './databases.ts';
 import { processesCpuSeconds, startBenchProcess, type BenchProcess } from './processes.ts';
+import { serverNodeFlags } from '../src/lib/thread-memory.ts';
 import type { BenchSuite, Report } from './report.ts';
 
 const seconds = Number(process.env.QUIRE_BENCH_SECONDS ?? 5);
@@ -26,9 +27,14 @@ const settleMs = 3000;
 
 async function startProcesses(database: BenchDatabase, count: number, env: Record<string, string>): Promise<BenchProcess[]> {
   // The first process creates the tenant and its projects; the others join them.
-  const first = await startBenchProcess('bench/jobs-server.ts', ['quire'], { ...database.env, ...quiet, BENCH_PROJECTS: String(projects), ...env });
+  const first = await startBenchProcess(
+    'bench/jobs-server.ts',
+    ['quire'],
+    { ...database.env, ...quiet, BENCH_PROJECTS: String(projects), ...env },
+    serverNodeFlags,
+  );
   const rest = await Promise.all(
-    Array.from({ length: count - 1 }, () => startBenchProcess('bench/jobs-server.ts', ['quire'], { ...database.env, ...quiet, ...env })),
+    Array.from({ length: count - 1 }, () => startBenchProcess('bench/jobs-server.ts', ['quire'], { ...database.env, ...quiet, ...env }, serverNodeFlags)),
   );
   return [first, ...rest];
 }
@@ -134,8 +140,10 @@ interface AnalyticsRun {
  * ingestion has settled.
  */
 async function analyticsOn(database: BenchDatabase, count: number, query: boolean): Promise<AnalyticsRun> {
-  const first = await startBenchProcess('bench/analytics-server.ts', [], { ...database.env, ...quiet });
-  const rest = await Promise.all(Array.from({ length: count - 1 }, () => startBenchProcess('bench/analytics-server.ts', [], { ...database.env, ...quiet })));
+  const first = await startBenchProcess('bench/analytics-server.ts', [], { ...database.env, ...quiet }, serverNodeFlags);
+  const rest = await Promise.all(
+    Array.from({ length: count - 1 }, () => startBenchProcess('bench/analytics-server.ts', [], { ...database.env, ...quiet }, serverNodeFlags)),
+  );
   const apis = [first, ...rest];
   try {
     const { projectId, key } = first.info as { projectId: string; key: string };

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { databaseEnvironment } from './jobs.ts';
 import { startBenchProcess } from './processes.ts';
+import { serverNodeFlags } from '../src/lib/thread-memory.ts';
 import { percentile, type BenchSuite, type Report } from './report.ts';
 
 const endpointCount = Number(process.env.QUIRE_BENCH_WEBHOOK_ENDPOINTS ?? 100);
@@ -43,10 +44,15 @@ async function startReceiver() {
 async function run(report: Report): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-webhooks-'));
   const receiver = await startReceiver();
-  const quire = await startBenchProcess('bench/jobs-server.ts', ['quire'], {
-    ...databaseEnvironment(undefined, dataDir),
-    QUIRE_WEBHOOKS_ALLOW_PRIVATE: 'true',
-  });
+  const quire = await startBenchProcess(
+    'bench/jobs-server.ts',
+    ['quire'],
+    {
+      ...databaseEnvironment(undefined, dataDir),
+      QUIRE_WEBHOOKS_ALLOW_PRIVATE: 'true',
+    },
+    serverNodeFlags,
+  );
   try {
     const { url, projectId, key } = quire.info;
     const post = (path: string, body: unknown) =>

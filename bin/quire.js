@@ -10,22 +10,35 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const entry = join(root, 'src', 'cli', 'main.ts');
+const args = process.argv.slice(2);
 const [major, minor] = process.versions.node.split('.').map(Number);
+const recentNode = major > 22 || (major === 22 && minor >= 18);
 
-if (major > 22 || (major === 22 && minor >= 18)) {
+// `quire serve` runs with these Node flags (`serverNodeFlags` in src/lib/thread-memory.ts: a smaller young
+// generation for the event loop). V8 reads them only as a process starts, so a server started without them
+// (`npx quire serve`) runs as a child that has them. Flags of the same name given by the user are kept.
+const serverFlags = ['--max-semi-space-size=16'];
+const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].map((flag) => flag.split('=')[0]);
+const verb = args.find((arg) => !arg.startsWith('-'));
+const flags = verb === 'serve' ? serverFlags.filter((flag) => !given.includes(flag.split('=')[0])) : [];
+
+if (recentNode) {
   // Node keeps the code it compiled (with the types stripped) on disk, so every start after the first skips
   // stripping and compiling Quire's modules: most of a short verb's start-up. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
   // Worker threads and child processes find it in the environment.
   const compileCache = module.enableCompileCache();
   if (compileCache?.directory) process.env.NODE_COMPILE_CACHE ??= compileCache.directory;
+}
+
+if (recentNode && flags.length === 0) {
   await import(entry);
 } else {
-  const pinned = join(root, 'node_modules', 'node', 'bin', 'node');
-  if (!existsSync(pinned)) {
+  const node = recentNode ? process.execPath : join(root, 'node_modules', 'node', 'bin', 'node');
+  if (!existsSync(node)) {
     console.error(`Quire needs Node 22.18 or newer (found ${process.versions.node}). Run "npm install" in ${root} to fetch the pinned Node 24.`);
     process.exit(1);
   }
-  const child = spawn(pinned, [entry, ...process.argv.slice(2)], { stdio: 'inherit' });
+  const child = spawn(node, [...flags, entry, ...args], { stdio: 'inherit' });
   // A supervisor signals this process only, so it passes each stop signal on, once. At a terminal, Ctrl-C and
   // a hang-up already reach the whole foreground process group, the child included: passing those on would
   // deliver them twice, and a second signal means "exit at once".
@@ -36,7 +49,7 @@ if (major > 22 || (major === 22 && minor >= 18)) {
     });
   }
   child.on('error', (error) => {
-    console.error(`Could not start ${pinned}: ${error.message}`);
+    console.error(`Could not start ${node}: ${error.message}`);
     process.exit(1);
   });
   // Exit as the child did: its code, or 128 + the number of the signal that ended it (as a shell reports it).

@@ -10,11 +10,20 @@ import type { ResourceLimits } from 'node:worker_threads';
  * (5,000,000 views), V8's sizes and these taking turns: the server's peak memory 1,033–1,035 MiB
  * against 839–844 MiB; events/s 95,511 → 88,093 and 76,278 → 93,571, within the run-to-run noise.
  *
- * The event loop keeps V8's size: limited too (`--max-semi-space-size=16`), the peak went down to
- * 723–776 MiB, but the first page of a 90-day visitors query, which makes most of its objects on the
- * event loop, took 10.6 ms instead of 9.0 (medians of four and five servers on a 10,000,000-view database).
+ * The event loop of `quire serve` gets the same size from its command line (`serverNodeFlags`, below).
  */
 export const semiSpaceMb = 16;
 
 /** The limits of the long-lived threads (SQLite's writing and reading threads, the parse threads, the proxy's recorder). */
 export const longLivedThreadLimits: ResourceLimits = { maxYoungGenerationSizeMb: semiSpaceMb * 3 };
+
+/**
+ * The Node flags `quire serve` runs with: the event loop's young generation at the threads' size. V8 reads
+ * it only as the process starts, so it is on every command that starts the server (`npm start`,
+ * `bin/quire.js serve`, the Dockerfile, the systemd unit, the benchmarks' servers; test/cli/signals.test.ts and
+ * test/server/deploy.test.ts hold them to this list).
+ *
+ * V8's own size (64 MiB semi-spaces) held about 190 MiB once the event loop had been busy, never given back, and the
+ * work after a load (indexes, value pages) came on top of it: see "Memory" in docs/operations.md for the figures.
+ */
+export const serverNodeFlags = [`--max-semi-space-size=${semiSpaceMb}`];

@@ -1,10 +1,11 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverNodeFlags } from '../../src/lib/thread-memory.ts';
 import { quireCommands } from '../support/cli.ts';
 
 /**
@@ -71,6 +72,15 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** The Node flags a running process was started with (its command line before the script). */
+function nodeFlagsOf(pid: number): string[] {
+  const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(1);
+  return args.slice(
+    0,
+    args.findIndex((arg) => !arg.startsWith('-')),
+  );
+}
+
 /** Kills whatever a test left running, the parent and Quire alike. */
 function killAll(started: Started | undefined): void {
   for (const pid of [started?.parent.pid, started?.ready.pid]) if (pid !== undefined && running(pid)) process.kill(pid, 'SIGKILL');
@@ -98,6 +108,7 @@ describe('stop signals sent to the process a supervisor started', () => {
     try {
       started = await startUntil('npm', ['start'], { ...env, PORT: String(port) }, /^Quire is listening on/);
       expect(started.ready.pid).not.toBe(started.parent.pid);
+      expect(nodeFlagsOf(started.ready.pid)).toEqual(serverNodeFlags);
       const parentExit = new Promise((resolve) => started!.parent.once('exit', resolve));
       process.kill(started.parent.pid!, 'SIGTERM');
       await parentExit;
@@ -130,6 +141,35 @@ describe('stop signals sent to the process a supervisor started', () => {
     }
   });
 
+  // V8 reads the server's flags (src/lib/thread-memory.ts) only as a process starts: bin/quire.js started without them
+  // (`npx quire serve`) runs Quire as a child that has them, and a flag of the same name given by the user wins.
+  it('bin/quire.js serve runs Quire with the server flags, as a child that SIGTERM to the parent stops; a flag the user gave is kept', async () => {
+    const port = await freePort();
+    let started: Started | undefined;
+    try {
+      started = await startUntil(process.execPath, ['bin/quire.js', 'serve'], { ...env, PORT: String(port) }, /^Quire is listening on/);
+      expect(started.ready.pid).not.toBe(started.parent.pid);
+      expect(nodeFlagsOf(started.ready.pid)).toEqual(serverNodeFlags);
+      const parentExit = new Promise<number | null>((resolve) => started!.parent.once('exit', resolve));
+      process.kill(started.parent.pid!, 'SIGTERM');
+      expect(await parentExit).toBe(0);
+      expect(await waitFor(() => !running(started!.ready.pid), 5000)).toBe(true);
+      expect(await portIsFree(port)).toBe(true);
+    } finally {
+      killAll(started);
+    }
+    try {
+      const options = { ...env, PORT: String(port), NODE_OPTIONS: '--max-semi-space-size=32' };
+      started = await startUntil(process.execPath, ['bin/quire.js', 'serve'], options, /^Quire is listening on/);
+      expect(started.ready.pid).toBe(started.parent.pid);
+      const parentExit = new Promise<number | null>((resolve) => started!.parent.once('exit', resolve));
+      process.kill(started.parent.pid!, 'SIGTERM');
+      expect(await parentExit).toBe(0);
+    } finally {
+      killAll(started);
+    }
+  }, 90_000);
+
   // bin/quire.js runs the pinned Node 24 as a child when an older Node starts it.
   const olderNodeVersion = (() => {
     try {
@@ -147,6 +187,7 @@ describe('stop signals sent to the process a supervisor started', () => {
         try {
           started = await startUntil(olderNode, ['bin/quire.js', 'serve'], { ...env, PORT: String(port) }, /^Quire is listening on/);
           expect(started.ready.pid).not.toBe(started.parent.pid);
+          expect(nodeFlagsOf(started.ready.pid)).toEqual(serverNodeFlags);
           const parentExit = new Promise<number | null>((resolve) => started!.parent.once('exit', resolve));
           process.kill(started.parent.pid!, signal);
           expect(await parentExit).toBe(0);

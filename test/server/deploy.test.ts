@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serverNodeFlags } from '../../src/lib/thread-memory.ts';
 
 const run = promisify(execFile);
 
@@ -62,7 +63,8 @@ describe('the Dockerfile', () => {
   it('its entry command serves, its health check passes, and SIGTERM stops it', async () => {
     const entry = [...(JSON.parse(last('ENTRYPOINT')!) as string[]), ...(JSON.parse(last('CMD')!) as string[])];
     const check = JSON.parse(last('HEALTHCHECK')!.replace(/^.*?CMD\s+/, '')) as string[];
-    expect(entry[0]).toBe('node');
+    // Node with the server's flags (src/lib/thread-memory.ts), so bin/quire.js serves in that process, with no child.
+    expect(entry).toEqual(['node', ...serverNodeFlags, 'bin/quire.js', 'serve']);
     expect(check[0]).toBe('node');
     const port = String(await freePort());
     const env = { ...process.env, ...environment, QUIRE_DATA_DIR: dataDir, PORT: port, HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
@@ -96,7 +98,7 @@ describe('deploy/quire.service', () => {
     expect(directive('WorkingDirectory')).toEqual(['/opt/quire']);
     expect(directive('EnvironmentFile')).toEqual(['/etc/quire/quire.env']);
     expect(directive('Restart')).toEqual(['on-failure']);
-    expect(directive('ExecStart')[0]).toMatch(/^\/opt\/quire\/node_modules\/node\/bin\/node src\/cli\/main\.ts serve$/);
+    expect(directive('ExecStart')).toEqual([['/opt/quire/node_modules/node/bin/node', ...serverNodeFlags, 'src/cli/main.ts', 'serve'].join(' ')]);
     for (const hardening of ['NoNewPrivileges', 'ProtectSystem', 'ProtectHome', 'PrivateTmp', 'CapabilityBoundingSet'])
       expect(directive(hardening)).toHaveLength(1);
   });
