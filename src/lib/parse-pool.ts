@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { parentPort, Worker } from 'node:worker_threads';
+import { releaseWhenIdle } from './release-memory.ts';
 import { longLivedThreadLimits } from './thread-memory.ts';
 
 /** Bodies shorter than this are parsed where they arrive: a thread's round trip costs more than they do. */
@@ -112,7 +113,11 @@ export class ParsePool<Input, Result, Message = Result> {
 
 /** The body of a parse thread's module: answers each request with the work's result, packed. */
 export function serveParses<Input, Result, Message>(work: ParseWork<Input, Result, Message>): void {
+  // A parse thread works in bursts (a load, a drain's batches): once it has been idle a few seconds, the memory its heap
+  // freed goes back to the system (release-memory.ts).
+  const worked = releaseWhenIdle();
   parentPort!.on('message', ({ id, input }: ParseRequest<Input>) => {
+    worked();
     let result: Result;
     try {
       result = work.task(input);

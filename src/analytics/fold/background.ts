@@ -9,6 +9,7 @@ import { refreshReferrerIndex } from '../query/breakdowns.ts';
 import { foldInBackground, projectsWithPending } from './fold.ts';
 import { reclassifyIfChanged } from './reclassify.ts';
 import { purgeExpiredEvents } from './retention.ts';
+import { releaseFreedMemory } from '../../lib/release-memory.ts';
 
 /** How soon committed events are folded into day sets; queries count them before that, from pending. */
 const foldDelayMs = 250;
@@ -79,6 +80,7 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
     let startedAt = 0;
     running = running
       .then(() => (startedAt = Date.now()))
+      .then(() => (stopped ? undefined : releaseFreedMemory()))
       .then(() => (stopped ? undefined : refreshIndex(state, projectKey)))
       .then(() => (stopped ? undefined : warmBreakdownDays(state, projectKey, indexSpanDays)))
       .then(() => (stopped ? undefined : refreshDimensionIndexes(state, projectKey, indexSpanDays)))
@@ -98,6 +100,7 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
     paging = paging
       .then(() => (stopped ? undefined : refreshValuePages(state, projectKey, indexSpanDays, () => stopped)))
       .then(() => (stopped ? undefined : refreshValueIndexes(state, projectKey, indexSpanDays)))
+      .then(() => (stopped ? undefined : releaseFreedMemory()))
       .catch((error: unknown) =>
         logger.warn({ err: error, projectKey }, 'computing analytics value pages failed; filtered queries count raw events meanwhile'),
       );
