@@ -15,9 +15,10 @@ let collect: Collect | undefined;
  * The collection is V8's own, through the `gc` function of a context made for it (V8 adds `gc` to contexts made
  * while `--expose-gc` is set; the flag is set back at once, so no other code sees the function). It is a full
  * collection that compacts, and holds the thread while it runs: tens of milliseconds for a heap of a hundred MiB
- * live, so callers run it where a burst of work has just ended, not per request.
+ * live, and V8 repeats it until nothing more is freed: about 120–130 ms on the serving thread after a load of
+ * 10,000,000 views, 40 ms on a small heap. Callers run it where a burst of work has just ended, not per request.
  */
-export function releaseFreedMemory(): void {
+function releaseFreedMemory(): void {
   if (collect === undefined) {
     setFlagsFromString('--expose-gc');
     try {
@@ -27,6 +28,19 @@ export function releaseFreedMemory(): void {
     }
   }
   collect({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+}
+
+/** The process's resident memory when this thread last gave back its freed memory (or loaded this module). */
+let residentAfterRelease = process.memoryUsage.rss();
+
+/**
+ * `releaseFreedMemory`, when the process's resident memory has grown by `growth` bytes or more since this thread
+ * last released (or started): a thread whose bursts are small does not pay for the collection each time.
+ */
+export function releaseFreedMemoryIfGrown(growth = 64 * 1024 * 1024): void {
+  if (process.memoryUsage.rss() < residentAfterRelease + growth) return;
+  releaseFreedMemory();
+  residentAfterRelease = process.memoryUsage.rss();
 }
 
 /**

@@ -9,9 +9,9 @@ const run = promisify(execFile);
  * drops them, and its resident memory is read before and after. V8 keeps the freed pages resident without a
  * collection made to reduce memory, so without the release the figure barely moves.
  */
-async function residentAfterDroppingGarbage(release: 'none' | 'when idle'): Promise<{ before: number; after: number }> {
+async function residentAfterDroppingGarbage(release: 'none' | 'when idle' | 'grown by 64 MiB' | 'grown by 64 GiB'): Promise<{ before: number; after: number }> {
   const script = `
-    import { releaseWhenIdle } from ${JSON.stringify(new URL('../../src/lib/release-memory.ts', import.meta.url).href)};
+    import { releaseFreedMemoryIfGrown, releaseWhenIdle } from ${JSON.stringify(new URL('../../src/lib/release-memory.ts', import.meta.url).href)};
     const resident = () => process.memoryUsage().rss / 1048576;
     let kept = [];
     for (let index = 0; index < 2_000_000; index++) kept.push({ index, text: 'x' + index, pair: [index, index] });
@@ -19,6 +19,8 @@ async function residentAfterDroppingGarbage(release: 'none' | 'when idle'): Prom
     // Enough short-lived objects after the drop for V8's own collections to free the dropped ones.
     for (let round = 0; round < 10; round++) new Array(1_000_000).fill(round).map((value) => ({ value }));
     const before = resident();
+    if (${JSON.stringify(release)} === 'grown by 64 MiB') releaseFreedMemoryIfGrown(64 * 1024 * 1024);
+    if (${JSON.stringify(release)} === 'grown by 64 GiB') releaseFreedMemoryIfGrown(64 * 1024 ** 3);
     if (${JSON.stringify(release)} === 'when idle') {
       const worked = releaseWhenIdle(200);
       worked();
@@ -37,5 +39,11 @@ describe('releasing the memory a thread freed (src/lib/release-memory.ts)', () =
     expect(none.before).toBeGreaterThan(250);
     expect(none.after).toBeGreaterThan(none.before - 30);
     expect(whenIdle.after).toBeLessThan(whenIdle.before - 150);
+  }, 60_000);
+
+  it('gives them back when the process has grown by the amount asked since the thread started, and not before', async () => {
+    const [grown, notYet] = await Promise.all([residentAfterDroppingGarbage('grown by 64 MiB'), residentAfterDroppingGarbage('grown by 64 GiB')]);
+    expect(grown.after).toBeLessThan(grown.before - 150);
+    expect(notYet.after).toBeGreaterThan(notYet.before - 30);
   }, 60_000);
 });

@@ -9,7 +9,7 @@ import { refreshReferrerIndex } from '../query/breakdowns.ts';
 import { foldInBackground, projectsWithPending } from './fold.ts';
 import { reclassifyIfChanged } from './reclassify.ts';
 import { purgeExpiredEvents } from './retention.ts';
-import { releaseFreedMemory } from '../../lib/release-memory.ts';
+import { releaseFreedMemoryIfGrown } from '../../lib/release-memory.ts';
 
 /** How soon committed events are folded into day sets; queries count them before that, from pending. */
 const foldDelayMs = 250;
@@ -80,7 +80,9 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
     let startedAt = 0;
     running = running
       .then(() => (startedAt = Date.now()))
-      .then(() => (stopped ? undefined : releaseFreedMemory()))
+      // A rebuild follows a burst of commits (or the longest wait under a load): what that burst left in the heap goes
+      // back to the system before the indexes and value pages are computed on top of it (lib/release-memory.ts).
+      .then(() => (stopped ? undefined : releaseFreedMemoryIfGrown()))
       .then(() => (stopped ? undefined : refreshIndex(state, projectKey)))
       .then(() => (stopped ? undefined : warmBreakdownDays(state, projectKey, indexSpanDays)))
       .then(() => (stopped ? undefined : refreshDimensionIndexes(state, projectKey, indexSpanDays)))
@@ -100,7 +102,8 @@ export function startBackgroundLoop(state: QueryState, { logger, retentionDays }
     paging = paging
       .then(() => (stopped ? undefined : refreshValuePages(state, projectKey, indexSpanDays, () => stopped)))
       .then(() => (stopped ? undefined : refreshValueIndexes(state, projectKey, indexSpanDays)))
-      .then(() => (stopped ? undefined : releaseFreedMemory()))
+      // And what the value pages and indexes left.
+      .then(() => (stopped ? undefined : releaseFreedMemoryIfGrown()))
       .catch((error: unknown) =>
         logger.warn({ err: error, projectKey }, 'computing analytics value pages failed; filtered queries count raw events meanwhile'),
       );
