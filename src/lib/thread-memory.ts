@@ -24,6 +24,6 @@ export const longLivedThreadLimits: ResourceLimits = { maxYoungGenerationSizeMb:
  * test/server/deploy.test.ts hold them to this list).
  *
  * V8's own size (64 MiB semi-spaces) held about 190 MiB once the event loop had been busy, never given back, and the
- * work after a load (indexes, value pages) came on top of it: see "Memory" in docs/operations.md for the figures.
+ * work after a load (indexes, value pages) came on top of it: see "The young generation" in docs/operations.md for the figures.
  */
 export const serverNodeFlags = [`--max-semi-space-size=${semiSpaceMb}`];
