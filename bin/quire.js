@@ -18,9 +18,11 @@ const recentNode = major > 22 || (major === 22 && minor >= 18);
 // generation for the event loop). V8 reads them only as a process starts, so a server started without them
 // (`npx quire serve`) runs as a child that has them. Flags of the same name given by the user are kept.
 const serverFlags = ['--max-semi-space-size=16'];
-const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].map((flag) => flag.split('=')[0]);
+// V8 takes `--max_semi_space_size` for `--max-semi-space-size`, so names are compared with dashes.
+const flagName = (flag) => flag.split('=')[0].replaceAll('_', '-');
+const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].map(flagName);
 const verb = args.find((arg) => !arg.startsWith('-'));
-const flags = verb === 'serve' ? serverFlags.filter((flag) => !given.includes(flag.split('=')[0])) : [];
+const flags = verb === 'serve' ? serverFlags.filter((flag) => !given.includes(flagName(flag))) : [];
 
 if (recentNode) {
   // Node keeps the code it compiled (with the types stripped) on disk, so every start after the first skips

@@ -159,7 +159,7 @@ describe('stop signals sent to the process a supervisor started', () => {
       killAll(started);
     }
     try {
-      const options = { ...env, PORT: String(port), NODE_OPTIONS: '--max-semi-space-size=32' };
+      const options = { ...env, PORT: String(port), NODE_OPTIONS: '--max_semi_space_size=32' };
       started = await startUntil(process.execPath, ['bin/quire.js', 'serve'], options, /^Quire is listening on/);
       expect(started.ready.pid).toBe(started.parent.pid);
       const parentExit = new Promise<number | null>((resolve) => started!.parent.once('exit', resolve));
