@@ -45,10 +45,11 @@ export function releaseFreedMemoryIfGrown(growth = 64 * 1024 * 1024): void {
 
 /**
  * For a long-lived thread that works in bursts (a parse thread, SQLite's writing and reading threads): call the
- * function this returns after each piece of work, and once `quietMs` pass with none, the thread's freed memory
- * is given back (`releaseFreedMemory`). A busy thread only pushes the moment back; an idle one pays nothing.
+ * function this returns after each piece of work, and once `quietMs` pass with none (and `busy` says no piece is
+ * under way, for work that awaits), the thread's freed memory is given back (`releaseFreedMemory`). A busy thread
+ * only pushes the moment back; an idle one pays nothing.
  */
-export function releaseWhenIdle(quietMs = 5_000): () => void {
+export function releaseWhenIdle(quietMs = 5_000, busy: () => boolean = () => false): () => void {
   let timer: NodeJS.Timeout | undefined;
   return () => {
     if (timer !== undefined) {
@@ -56,6 +57,10 @@ export function releaseWhenIdle(quietMs = 5_000): () => void {
       return;
     }
     timer = setTimeout(() => {
+      if (busy()) {
+        timer!.refresh();
+        return;
+      }
       timer = undefined;
       releaseFreedMemory();
     }, quietMs);

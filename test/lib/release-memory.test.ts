@@ -9,7 +9,9 @@ const run = promisify(execFile);
  * drops them, and its resident memory is read before and after. V8 keeps the freed pages resident without a
  * collection made to reduce memory, so without the release the figure barely moves.
  */
-async function residentAfterDroppingGarbage(release: 'none' | 'when idle' | 'grown by 64 MiB' | 'grown by 64 GiB'): Promise<{ before: number; after: number }> {
+async function residentAfterDroppingGarbage(
+  release: 'none' | 'when idle' | 'when idle, but busy' | 'grown by 64 MiB' | 'grown by 64 GiB',
+): Promise<{ before: number; after: number }> {
   const script = `
     import { releaseFreedMemoryIfGrown, releaseWhenIdle } from ${JSON.stringify(new URL('../../src/lib/release-memory.ts', import.meta.url).href)};
     const resident = () => process.memoryUsage().rss / 1048576;
@@ -21,6 +23,10 @@ async function residentAfterDroppingGarbage(release: 'none' | 'when idle' | 'gro
     const before = resident();
     if (${JSON.stringify(release)} === 'grown by 64 MiB') releaseFreedMemoryIfGrown(64 * 1024 * 1024);
     if (${JSON.stringify(release)} === 'grown by 64 GiB') releaseFreedMemoryIfGrown(64 * 1024 ** 3);
+    if (${JSON.stringify(release)} === 'when idle, but busy') {
+      releaseWhenIdle(200, () => true)();
+      await new Promise((resolve) => setTimeout(resolve, 600));
+    }
     if (${JSON.stringify(release)} === 'when idle') {
       const worked = releaseWhenIdle(200);
       worked();
@@ -34,11 +40,15 @@ async function residentAfterDroppingGarbage(release: 'none' | 'when idle' | 'gro
 }
 
 describe('releasing the memory a thread freed (src/lib/release-memory.ts)', () => {
-  it('gives the freed pages back once the thread has been idle; without it they stay resident', async () => {
-    const [none, whenIdle] = await Promise.all([residentAfterDroppingGarbage('none'), residentAfterDroppingGarbage('when idle')]);
+  it('gives the freed pages back once the thread has been idle, not while work is under way; without it they stay resident', async () => {
+    const [none, whenIdle, busy] = await Promise.all(
+      (['none', 'when idle', 'when idle, but busy'] as const).map((release) => residentAfterDroppingGarbage(release)),
+    );
     expect(none.before).toBeGreaterThan(250);
     expect(none.after).toBeGreaterThan(none.before - 30);
     expect(whenIdle.after).toBeLessThan(whenIdle.before - 150);
+    // Work under way (a task that awaits) is not idleness.
+    expect(busy.after).toBeGreaterThan(busy.before - 100);
   }, 60_000);
 
   it('gives them back when the process has grown by the amount asked since the thread started, and not before', async () => {

@@ -13,8 +13,10 @@ type TaskFunction<S> = (storage: S, ...args: unknown[]) => Promise<unknown>;
 
 export function answerTasks<S>(storage: S): void {
   const port = parentPort!;
-  const worked = releaseWhenIdle();
+  let running = 0;
+  const worked = releaseWhenIdle(undefined, () => running > 0);
   port.on('message', async ({ id, module, name, args }: ReadTask) => {
+    running++;
     worked();
     try {
       const exported = ((await import(module)) as Record<string, TaskFunction<S>>)[name];
@@ -23,6 +25,10 @@ export function answerTasks<S>(storage: S): void {
     } catch (error) {
       const unavailable = error instanceof DatabaseUnavailableError;
       port.postMessage({ id, error: { message: (error as Error).message, unavailable } } satisfies ReadAnswer);
+    } finally {
+      // Quiet counts from the end of the last task: one longer than the quiet time (a fold of a large load) is not idleness.
+      running--;
+      worked();
     }
   });
 }
