@@ -12,6 +12,7 @@ import { storeKeyedEvents } from '../capture/keyed-events.ts';
 import { countReason, requestEvent, type ReasonCounts } from '../capture/request-event.ts';
 import { createAnalyticsState, directoryOptions } from '../state.ts';
 import { batchRequests, type BatchMessage } from './recorded-batch.ts';
+import { releaseWhenIdle } from '../../lib/release-memory.ts';
 
 export interface StoreWorkerData {
   projectId: string;
@@ -29,7 +30,14 @@ if (!project) throw new Error(`No project has the id ${projectId}.`);
 const analytics = createAnalyticsState(storage, directoryOptions(config));
 const rule = assetRuleOf(project);
 
+// Traffic comes in bursts: once the thread has stored nothing for a few seconds, the memory its heap freed goes back to
+// the system (lib/release-memory.ts).
+let storing = 0;
+const worked = releaseWhenIdle(undefined, () => storing > 0);
+
 parentPort!.on('message', async ({ id, batch }: { id: number; batch: BatchMessage }) => {
+  storing++;
+  worked();
   const reasons: ReasonCounts = {};
   const notes: ReasonCounts = {};
   const skip = (reason: string) => countReason(reasons, reason);
@@ -49,6 +57,9 @@ parentPort!.on('message', async ({ id, batch }: { id: number; batch: BatchMessag
     parentPort!.postMessage({ id, stored, duplicates, reasons, notes } satisfies StoreReply);
   } catch (error) {
     parentPort!.postMessage({ id, error: error instanceof Error ? error.message : String(error) } satisfies StoreReply);
+  } finally {
+    storing--;
+    worked();
   }
 });
 parentPort!.postMessage({ ready: true });
