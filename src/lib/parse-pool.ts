@@ -115,9 +115,8 @@ export class ParsePool<Input, Result, Message = Result> {
 export function serveParses<Input, Result, Message>(work: ParseWork<Input, Result, Message>): void {
   // A parse thread works in bursts (a load, a drain's batches): once it has been idle a few seconds, the memory its heap
   // freed goes back to the system (release-memory.ts).
-  const worked = releaseWhenIdle();
-  parentPort!.on('message', ({ id, input }: ParseRequest<Input>) => {
-    worked();
+  const during = releaseWhenIdle();
+  const answer = ({ id, input }: ParseRequest<Input>) => {
     let result: Result;
     try {
       result = work.task(input);
@@ -126,7 +125,8 @@ export function serveParses<Input, Result, Message>(work: ParseWork<Input, Resul
     }
     const { message, transfer } = work.pack(result);
     parentPort!.postMessage({ id, message } satisfies ParseAnswer<Message>, transfer);
-  });
+  };
+  parentPort!.on('message', (request: ParseRequest<Input>) => during(() => answer(request)));
 }
 
 /** Work whose result crosses threads as it is (cloned). */

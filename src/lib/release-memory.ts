@@ -12,22 +12,26 @@ let collect: Collect | undefined;
  * so a thread that finished a burst of work keeps the burst's pages for good. (A script that builds and drops
  * 600 MiB of objects stays at 690 MiB resident after its collections, and after 25 s idle; this brings it to 70 MiB.)
  *
- * The collection is V8's own, through the `gc` function of a context made for it (V8 adds `gc` to contexts made
- * while `--expose-gc` is set; the flag is set back at once, so no other code sees the function). It is a full
+ * The collection is V8's own, through its `gc` function: the global one in a process started with `--expose-gc`,
+ * otherwise that of a context made for it (V8 adds `gc` to contexts made while the flag is set; it is set back at
+ * once, so no other code sees the function). It is a full
  * collection that compacts, and holds the thread while it runs: tens of milliseconds for a heap of a hundred MiB
  * live, and V8 repeats it until nothing more is freed: about 120–130 ms on the serving thread after a load of
  * 10,000,000 views, 40 ms on a small heap. Callers run it where a burst of work has just ended, not per request.
  */
 function releaseFreedMemory(): void {
-  if (collect === undefined) {
-    setFlagsFromString('--expose-gc');
-    try {
-      collect = runInNewContext('gc') as Collect;
-    } finally {
-      setFlagsFromString('--no-expose-gc');
-    }
-  }
+  collect ??= (globalThis as { gc?: Collect }).gc ?? exposedCollect();
   collect({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+}
+
+/** V8's `gc`, from a context made while `--expose-gc` is set (a process started with the flag has it on its global already). */
+function exposedCollect(): Collect {
+  setFlagsFromString('--expose-gc');
+  try {
+    return runInNewContext('gc') as Collect;
+  } finally {
+    setFlagsFromString('--no-expose-gc');
+  }
 }
 
 /** The process's resident memory when this thread last gave back its freed memory (or loaded this module). */
@@ -44,26 +48,38 @@ export function releaseFreedMemoryIfGrown(growth = 64 * 1024 * 1024): void {
 }
 
 /**
- * For a long-lived thread that works in bursts (a parse thread, SQLite's writing and reading threads): call the
- * function this returns after each piece of work, and once `quietMs` pass with none (and `busy` says no piece is
- * under way, for work that awaits), the thread's freed memory is given back (`releaseFreedMemory`). A busy thread
- * only pushes the moment back; an idle one pays nothing.
+ * For a long-lived thread that works in bursts (a parse thread, SQLite's writing and reading threads, the proxy's
+ * recorder): run each piece of work through the function this returns (it returns what the work returns, a promise
+ * included), and once `quietMs` pass after the last piece ended with none under way, the thread's freed memory is
+ * given back (`releaseFreedMemory`). A busy thread only pushes the moment back; an idle one pays nothing.
  */
-export function releaseWhenIdle(quietMs = 5_000, busy: () => boolean = () => false): () => void {
+export function releaseWhenIdle(quietMs = 5_000): <T>(work: () => T) => T {
+  let running = 0;
   let timer: NodeJS.Timeout | undefined;
-  return () => {
+  const ended = () => {
+    running--;
     if (timer !== undefined) {
       timer.refresh();
       return;
     }
     timer = setTimeout(() => {
-      if (busy()) {
-        timer!.refresh();
-        return;
-      }
       timer = undefined;
-      releaseFreedMemory();
+      // Work under way now arms the timer again when it ends.
+      if (running === 0) releaseFreedMemory();
     }, quietMs);
     timer.unref();
+  };
+  return <T>(work: () => T): T => {
+    running++;
+    let result: T;
+    try {
+      result = work();
+    } catch (error) {
+      ended();
+      throw error;
+    }
+    if (result instanceof Promise) return result.finally(ended) as T;
+    ended();
+    return result;
   };
 }

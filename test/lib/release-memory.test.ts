@@ -24,13 +24,16 @@ async function residentAfterDroppingGarbage(
     if (${JSON.stringify(release)} === 'grown by 64 MiB') releaseFreedMemoryIfGrown(64 * 1024 * 1024);
     if (${JSON.stringify(release)} === 'grown by 64 GiB') releaseFreedMemoryIfGrown(64 * 1024 ** 3);
     if (${JSON.stringify(release)} === 'when idle, but busy') {
-      releaseWhenIdle(200, () => true)();
+      // One piece of work ended (the quiet time starts), another is still under way when it has passed.
+      const during = releaseWhenIdle(200);
+      during(() => {});
+      during(() => new Promise(() => {}));
       await new Promise((resolve) => setTimeout(resolve, 600));
     }
     if (${JSON.stringify(release)} === 'when idle') {
-      const worked = releaseWhenIdle(200);
-      worked();
-      worked();
+      const during = releaseWhenIdle(200);
+      during(() => {});
+      await during(() => new Promise((resolve) => setTimeout(resolve, 50)));
       await new Promise((resolve) => setTimeout(resolve, 600));
     }
     console.log(JSON.stringify({ before, after: resident() }));
@@ -56,4 +59,17 @@ describe('releasing the memory a thread freed (src/lib/release-memory.ts)', () =
     expect(grown.after).toBeLessThan(grown.before - 150);
     expect(notYet.after).toBeGreaterThan(notYet.before - 30);
   }, 60_000);
+
+  it('leaves a process started with --expose-gc as it was: contexts made afterwards still have gc', async () => {
+    const script = `
+      import { runInNewContext } from 'node:vm';
+      import { releaseWhenIdle } from ${JSON.stringify(new URL('../../src/lib/release-memory.ts', import.meta.url).href)};
+      const during = releaseWhenIdle(10);
+      during(() => {});
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      console.log(runInNewContext('typeof gc'));
+    `;
+    const { stdout } = await run(process.execPath, ['--expose-gc', '--input-type=module', '-e', script]);
+    expect(stdout.trim()).toBe('function');
+  });
 });

@@ -30,14 +30,7 @@ if (!project) throw new Error(`No project has the id ${projectId}.`);
 const analytics = createAnalyticsState(storage, directoryOptions(config));
 const rule = assetRuleOf(project);
 
-// Traffic comes in bursts: once the thread has stored nothing for a few seconds, the memory its heap freed goes back to
-// the system (lib/release-memory.ts).
-let storing = 0;
-const worked = releaseWhenIdle(undefined, () => storing > 0);
-
-parentPort!.on('message', async ({ id, batch }: { id: number; batch: BatchMessage }) => {
-  storing++;
-  worked();
+const store = async ({ id, batch }: { id: number; batch: BatchMessage }): Promise<void> => {
   const reasons: ReasonCounts = {};
   const notes: ReasonCounts = {};
   const skip = (reason: string) => countReason(reasons, reason);
@@ -57,9 +50,11 @@ parentPort!.on('message', async ({ id, batch }: { id: number; batch: BatchMessag
     parentPort!.postMessage({ id, stored, duplicates, reasons, notes } satisfies StoreReply);
   } catch (error) {
     parentPort!.postMessage({ id, error: error instanceof Error ? error.message : String(error) } satisfies StoreReply);
-  } finally {
-    storing--;
-    worked();
   }
-});
+};
+
+// Traffic comes in bursts: once the thread has stored nothing for a few seconds, the memory its heap freed goes back to
+// the system (lib/release-memory.ts).
+const during = releaseWhenIdle();
+parentPort!.on('message', (message: { id: number; batch: BatchMessage }) => during(() => store(message)));
 parentPort!.postMessage({ ready: true });

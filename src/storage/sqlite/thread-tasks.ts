@@ -13,11 +13,7 @@ type TaskFunction<S> = (storage: S, ...args: unknown[]) => Promise<unknown>;
 
 export function answerTasks<S>(storage: S): void {
   const port = parentPort!;
-  let running = 0;
-  const worked = releaseWhenIdle(undefined, () => running > 0);
-  port.on('message', async ({ id, module, name, args }: ReadTask) => {
-    running++;
-    worked();
+  const answer = async ({ id, module, name, args }: ReadTask) => {
     try {
       const exported = ((await import(module)) as Record<string, TaskFunction<S>>)[name];
       if (typeof exported !== 'function') throw new Error(`${module} exports no function ${name}`);
@@ -25,10 +21,8 @@ export function answerTasks<S>(storage: S): void {
     } catch (error) {
       const unavailable = error instanceof DatabaseUnavailableError;
       port.postMessage({ id, error: { message: (error as Error).message, unavailable } } satisfies ReadAnswer);
-    } finally {
-      // Quiet counts from the end of the last task: one longer than the quiet time (a fold of a large load) is not idleness.
-      running--;
-      worked();
     }
-  });
+  };
+  const during = releaseWhenIdle();
+  port.on('message', (task: ReadTask) => during(() => answer(task)));
 }
