@@ -10,8 +10,7 @@ import { breakdownFigures, dimensionFigures } from './analytics-breakdowns.ts';
 import { countries } from '../src/analytics/ingest/dimensions/countries.ts';
 import { agentTraits } from '../src/analytics/ingest/dimensions/user-agents.ts';
 import { agentName, benchStart, combinedLine, datasetShape, eventOf, generateViews, ipOf, pathName, userAgentOf, type DatasetShape } from './analytics-data.ts';
-import { mainThreadCpuSeconds, startBenchProcess, waitUntilIdle, type BenchProcess } from './processes.ts';
-import { serverNodeFlags } from '../src/lib/thread-memory.ts';
+import { type BenchProcess, mainThreadCpuSeconds, startQuireServer, waitUntilIdle } from './processes.ts';
 import type { BenchSuite, Report } from './report.ts';
 
 const scale = Number(process.env.QUIRE_BENCH_SCALE ?? '1');
@@ -306,7 +305,7 @@ async function run(report: Report): Promise<void> {
   const keptFile = join(dataDir, 'bench-tenant.json');
   const kept = keptData && existsSync(keptFile) ? (JSON.parse(readFileSync(keptFile, 'utf8')) as { scale: number; projectId: string; key: string }) : null;
   if (kept && kept.scale !== scale) throw new Error(`${keptData} holds the dataset of QUIRE_BENCH_SCALE=${kept.scale}: give that scale, or another directory`);
-  const server = await startBenchProcess('bench/analytics-server.ts', [], { QUIRE_DATA_DIR: dataDir }, serverNodeFlags);
+  const server = await startQuireServer('bench/analytics-server.ts', [], { QUIRE_DATA_DIR: dataDir });
   try {
     const { url } = server.info as { url: string };
     const { projectId, key } = kept ?? (server.info as { projectId: string; key: string });
@@ -364,7 +363,7 @@ async function run(report: Report): Promise<void> {
     await server.stop();
 
     const importDir = mkdtempSync(join(tmpdir(), 'quire-bench-import-'));
-    const importServer = await startBenchProcess('bench/analytics-server.ts', [], { QUIRE_DATA_DIR: importDir }, serverNodeFlags);
+    const importServer = await startQuireServer('bench/analytics-server.ts', [], { QUIRE_DATA_DIR: importDir });
     const importProject = (importServer.info as { projectId: string }).projectId;
     await importServer.stop();
     const sample = { ...shape, views: Math.min(shape.views, importLines) };

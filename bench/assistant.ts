@@ -12,8 +12,7 @@ import { updateProject, waitForBuild, type DocsServer } from './docs-client.ts';
 import { qualityCorpus } from './docs-corpus.ts';
 import { temporalRepository, type BenchRepository } from './docs-repositories.ts';
 import { benchDatabaseNames, freshDatabase, type BenchDatabase } from './databases.ts';
-import { processesCpuSeconds, startBenchProcess, type BenchProcess } from './processes.ts';
-import { serverNodeFlags } from '../src/lib/thread-memory.ts';
+import { type BenchProcess, processesCpuSeconds, startBenchProcess, startQuireServer } from './processes.ts';
 import { percentile, type BenchSuite, type Report } from './report.ts';
 
 const sequential = Number(process.env.QUIRE_BENCH_ASSISTANT_REQUESTS ?? '200');
@@ -177,17 +176,12 @@ async function measureOn(
   passthrough: BenchProcess,
   database: BenchDatabase,
 ): Promise<void> {
-  const quire = await startBenchProcess(
-    'bench/assistant-server.ts',
-    [],
-    {
-      ...database.env,
-      QUIRE_BENCH_REPOSITORIES: folder,
-      QUIRE_MODEL: 'openai-compatible:bench-model',
-      OPENAI_BASE_URL: model.info.url,
-    },
-    serverNodeFlags,
-  );
+  const quire = await startQuireServer('bench/assistant-server.ts', [], {
+    ...database.env,
+    QUIRE_BENCH_REPOSITORIES: folder,
+    QUIRE_MODEL: 'openai-compatible:bench-model',
+    OPENAI_BASE_URL: model.info.url,
+  });
   try {
     const server = quire.info as DocsServer;
     const started = performance.now();

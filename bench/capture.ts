@@ -18,8 +18,7 @@ import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
 import { request as undiciRequest } from 'undici';
 import { combinedLine, datasetShape, generateViews } from './analytics-data.ts';
-import { processCpuSeconds, startBenchProcess, statCpuSeconds, type BenchProcess } from './processes.ts';
-import { serverNodeFlags } from '../src/lib/thread-memory.ts';
+import { type BenchProcess, processCpuSeconds, startBenchProcess, startQuireServer, statCpuSeconds } from './processes.ts';
 import { median, percentile, type BenchSuite, type Report } from './report.ts';
 
 const scale = Number(process.env.QUIRE_BENCH_SCALE ?? '1');
@@ -63,7 +62,7 @@ async function timed(command: string, args: string[], env: Record<string, string
 /** A fresh SQLite directory with a tenant (created by the analytics bench server's first start). */
 async function freshTenant(): Promise<{ dataDir: string; projectId: string }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-capture-'));
-  const server = await startBenchProcess('bench/analytics-server.ts', [], { QUIRE_DATA_DIR: dataDir }, serverNodeFlags);
+  const server = await startQuireServer('bench/analytics-server.ts', [], { QUIRE_DATA_DIR: dataDir });
   await server.stop();
   return { dataDir, projectId: server.info.projectId! };
 }
@@ -375,16 +374,11 @@ function logpushBatch(count: number): Buffer {
  */
 async function drainRun(records: number, env: Record<string, string>) {
   const dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-drains-'));
-  const server = await startBenchProcess(
-    'bench/analytics-server.ts',
-    [],
-    {
-      ...env,
-      QUIRE_DATA_DIR: dataDir,
-      QUIRE_SECRET_KEY: randomBytes(32).toString('base64'),
-    },
-    serverNodeFlags,
-  );
+  const server = await startQuireServer('bench/analytics-server.ts', [], {
+    ...env,
+    QUIRE_DATA_DIR: dataDir,
+    QUIRE_SECRET_KEY: randomBytes(32).toString('base64'),
+  });
   try {
     const { url, projectId, key } = server.info as { url: string; projectId: string; key: string };
     const created = await undiciRequest(`${url}/v1/analytics/${projectId}/drains`, {

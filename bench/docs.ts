@@ -25,8 +25,7 @@ import { qualityCorpus, type CorpusQuery } from './docs-corpus.ts';
 import { evaluateSearch, type SearchQuality } from './docs-quality.ts';
 import { changeOnePage, cloneSeconds, multipliedRepository, temporalRepository, type BenchRepository } from './docs-repositories.ts';
 import { benchDatabaseNames, freshDatabase, type BenchDatabase } from './databases.ts';
-import { processesCpuSeconds, startBenchProcess } from './processes.ts';
-import { serverNodeFlags } from '../src/lib/thread-memory.ts';
+import { processesCpuSeconds, startQuireServer } from './processes.ts';
 import type { BenchSuite, Report } from './report.ts';
 
 const largePages = Number(process.env.QUIRE_BENCH_DOCS_PAGES ?? '10000');
@@ -89,7 +88,7 @@ async function referencesFor(report: Report, indexed: Set<string>): Promise<Sear
 
 async function runOn(report: Report, database: BenchDatabase, repositories: Repositories, known: { references?: SearchQuality[] }): Promise<void> {
   const prefix = `${database.name}:`;
-  const quire = await startBenchProcess('bench/docs-server.ts', [], { ...database.env, QUIRE_BENCH_REPOSITORIES: repositories.folder }, serverNodeFlags);
+  const quire = await startQuireServer('bench/docs-server.ts', [], { ...database.env, QUIRE_BENCH_REPOSITORIES: repositories.folder });
   const server = quire.info as DocsServer;
   try {
     const temporal = await buildFrom(server, repositories.temporal, { docsPublic: true });

@@ -2,8 +2,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import pg from 'pg';
 import { feedbackShape, feedbackStart, generateInteractions, interactionEvent, type FeedbackShape } from './feedback-data.ts';
 import { onEachDatabase, type BenchDatabase } from './databases.ts';
-import { startBenchProcess } from './processes.ts';
-import { serverNodeFlags } from '../src/lib/thread-memory.ts';
+import { startQuireServer } from './processes.ts';
 import type { BenchSuite, Report } from './report.ts';
 
 const scale = Number(process.env.QUIRE_BENCH_SCALE ?? '1');
@@ -120,7 +119,7 @@ async function timed<T>(work: () => Promise<T>): Promise<{ elapsed: number; valu
 }
 
 async function figures(report: Report, database: BenchDatabase, shape: FeedbackShape, duckdb: DuckDBConnection): Promise<void> {
-  const server = await startBenchProcess('bench/analytics-server.ts', [], { ...database.env, LOG_LEVEL: 'silent' }, serverNodeFlags);
+  const server = await startQuireServer('bench/analytics-server.ts', [], { ...database.env, LOG_LEVEL: 'silent' });
   try {
     const { url, projectId, key } = server.info as { url: string; projectId: string; key: string };
     const rate = await ingest(url, projectId, key, shape);

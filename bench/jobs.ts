@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { loadConfig } from '../src/config/config.ts';
 import { openStorage } from '../src/storage/open.ts';
-import { startBenchProcess } from './processes.ts';
-import { serverNodeFlags } from '../src/lib/thread-memory.ts';
+import { startBenchProcess, startQuireServer } from './processes.ts';
 import { percentile, type BenchSuite, type Report } from './report.ts';
 
 const seconds = Number(process.env.QUIRE_BENCH_SECONDS ?? 5);
@@ -37,7 +36,7 @@ export function databaseEnvironment(databaseUrl: string | undefined, dataDir: st
 async function run(report: Report): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-jobs-'));
   const env = databaseEnvironment(undefined, dataDir);
-  const quire = await startBenchProcess('bench/jobs-server.ts', ['quire'], { ...env, QUIRE_WORKER_CONCURRENCY: '4' }, serverNodeFlags);
+  const quire = await startQuireServer('bench/jobs-server.ts', ['quire'], { ...env, QUIRE_WORKER_CONCURRENCY: '4' });
   const bare = await startBenchProcess('bench/jobs-server.ts', ['bare'], {});
   try {
     const { url, projectId, key, jobId } = quire.info;

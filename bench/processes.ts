@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { serverNodeFlags } from '../src/lib/thread-memory.ts';
 
 export interface BenchProcess {
   child: ChildProcess;
@@ -46,9 +47,14 @@ export function processesCpuSeconds(name: string): number {
 }
 
 /**
- * Starts a benchmark server process and waits for the JSON line it prints when ready. A process that stands for
- * `quire serve` is given `serverNodeFlags` (src/lib/thread-memory.ts), as every command that starts the server does.
+ * Starts a process that stands for `quire serve` (a bench script that starts Quire's service) with the Node flags
+ * every command that starts the server gives it (`serverNodeFlags`, src/lib/thread-memory.ts).
  */
+export function startQuireServer(script: string, args: string[], env: Record<string, string>): Promise<BenchProcess> {
+  return startBenchProcess(script, args, env, serverNodeFlags);
+}
+
+/** Starts a benchmark server process with `nodeFlags` and waits for the JSON line it prints when ready. */
 export async function startBenchProcess(script: string, args: string[], env: Record<string, string>, nodeFlags: string[] = []): Promise<BenchProcess> {
   // QUIRE_BENCH_CPU_PROF=DIR writes a CPU profile of the process (each of its threads) into DIR when it stops.
   const profile = process.env.QUIRE_BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.QUIRE_BENCH_CPU_PROF}`] : [];
@@ -92,12 +98,11 @@ export async function startBenchProcess(script: string, args: string[], env: Rec
  * measured next are not sharing the CPU with its background work (index and value-page builds after a load);
  * gives up after `timeoutMs`. One idle second was not enough: the server waits a second of quiet after the
  * last fold before it rebuilds its indexes, so the queries could start beside that rebuild. Answers the
- * seconds waited and the CPU seconds the process used meanwhile.
+ * seconds waited.
  */
-export async function waitUntilIdle(process: Pick<BenchProcess, 'cpuSeconds'>, timeoutMs = 180_000): Promise<{ waited: number; cpu: number }> {
+export async function waitUntilIdle(process: Pick<BenchProcess, 'cpuSeconds'>, timeoutMs = 180_000): Promise<{ waited: number }> {
   const started = performance.now();
-  const cpuAtStart = process.cpuSeconds();
-  let cpu = cpuAtStart;
+  let cpu = process.cpuSeconds();
   let idleSeconds = 0;
   while (performance.now() - started < timeoutMs) {
     await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -107,5 +112,5 @@ export async function waitUntilIdle(process: Pick<BenchProcess, 'cpuSeconds'>, t
     idleSeconds = used < 0.05 ? idleSeconds + 1 : 0;
     if (idleSeconds === 3) break;
   }
-  return { waited: (performance.now() - started) / 1000, cpu: cpu - cpuAtStart };
+  return { waited: (performance.now() - started) / 1000 };
 }

@@ -8,8 +8,7 @@ import { openStorage, type Storage } from '../src/storage/open.ts';
 import { datasetShape } from './analytics-data.ts';
 import { ingest, ingestionBodies, visitorsPage, waitForFolds, type VisitorsAnswer } from './analytics.ts';
 import { freshDatabase, postgresReachable, type BenchDatabase } from './databases.ts';
-import { processesCpuSeconds, startBenchProcess, type BenchProcess } from './processes.ts';
-import { serverNodeFlags } from '../src/lib/thread-memory.ts';
+import { type BenchProcess, processesCpuSeconds, startQuireServer } from './processes.ts';
 import type { BenchSuite, Report } from './report.ts';
 
 const seconds = Number(process.env.QUIRE_BENCH_SECONDS ?? 5);
@@ -27,14 +26,9 @@ const settleMs = 3000;
 
 async function startProcesses(database: BenchDatabase, count: number, env: Record<string, string>): Promise<BenchProcess[]> {
   // The first process creates the tenant and its projects; the others join them.
-  const first = await startBenchProcess(
-    'bench/jobs-server.ts',
-    ['quire'],
-    { ...database.env, ...quiet, BENCH_PROJECTS: String(projects), ...env },
-    serverNodeFlags,
-  );
+  const first = await startQuireServer('bench/jobs-server.ts', ['quire'], { ...database.env, ...quiet, BENCH_PROJECTS: String(projects), ...env });
   const rest = await Promise.all(
-    Array.from({ length: count - 1 }, () => startBenchProcess('bench/jobs-server.ts', ['quire'], { ...database.env, ...quiet, ...env }, serverNodeFlags)),
+    Array.from({ length: count - 1 }, () => startQuireServer('bench/jobs-server.ts', ['quire'], { ...database.env, ...quiet, ...env })),
   );
   return [first, ...rest];
 }
@@ -140,10 +134,8 @@ interface AnalyticsRun {
  * ingestion has settled.
  */
 async function analyticsOn(database: BenchDatabase, count: number, query: boolean): Promise<AnalyticsRun> {
-  const first = await startBenchProcess('bench/analytics-server.ts', [], { ...database.env, ...quiet }, serverNodeFlags);
-  const rest = await Promise.all(
-    Array.from({ length: count - 1 }, () => startBenchProcess('bench/analytics-server.ts', [], { ...database.env, ...quiet }, serverNodeFlags)),
-  );
+  const first = await startQuireServer('bench/analytics-server.ts', [], { ...database.env, ...quiet });
+  const rest = await Promise.all(Array.from({ length: count - 1 }, () => startQuireServer('bench/analytics-server.ts', [], { ...database.env, ...quiet })));
   const apis = [first, ...rest];
   try {
     const { projectId, key } = first.info as { projectId: string; key: string };

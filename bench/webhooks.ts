@@ -4,8 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { databaseEnvironment } from './jobs.ts';
-import { startBenchProcess } from './processes.ts';
-import { serverNodeFlags } from '../src/lib/thread-memory.ts';
+import { startQuireServer } from './processes.ts';
 import { percentile, type BenchSuite, type Report } from './report.ts';
 
 const endpointCount = Number(process.env.QUIRE_BENCH_WEBHOOK_ENDPOINTS ?? 100);
@@ -44,15 +43,10 @@ async function startReceiver() {
 async function run(report: Report): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-webhooks-'));
   const receiver = await startReceiver();
-  const quire = await startBenchProcess(
-    'bench/jobs-server.ts',
-    ['quire'],
-    {
-      ...databaseEnvironment(undefined, dataDir),
-      QUIRE_WEBHOOKS_ALLOW_PRIVATE: 'true',
-    },
-    serverNodeFlags,
-  );
+  const quire = await startQuireServer('bench/jobs-server.ts', ['quire'], {
+    ...databaseEnvironment(undefined, dataDir),
+    QUIRE_WEBHOOKS_ALLOW_PRIVATE: 'true',
+  });
   try {
     const { url, projectId, key } = quire.info;
     const post = (path: string, body: unknown) =>
