@@ -12,6 +12,16 @@ const fastifyErrors: Record<string, { code: ErrorCode; message: string }> = {
   FST_ERR_CTP_INVALID_TYPE: { code: 'invalid_request', message: 'The Content-Type header is malformed.' },
 };
 
+/**
+ * PostgreSQL's refusals of a text it cannot store: a NUL character or an invalid byte sequence
+ * (`22021`), or a character it cannot translate, such as `\u0000` in JSON (`22P05`). Inputs are checked
+ * where they are validated (lib/storable-text.ts); this answers for any text that reaches a statement
+ * unchecked, and the statement's transaction has then stored nothing of the request.
+ */
+const unstorableTextCodes = new Set(['22021', '22P05']);
+const isUnstorableText = (error: unknown) =>
+  typeof error === 'object' && error !== null && 'severity' in error && unstorableTextCodes.has((error as { code?: string }).code ?? '');
+
 /** What each part of a request is called in an error a person reads. */
 const partNames: Record<string, string> = { querystring: 'query parameter', params: 'path parameter', body: 'field', headers: 'header' };
 
@@ -44,6 +54,12 @@ export function toApiError(error: FastifyError): ApiError {
   const known = error.code ? fastifyErrors[error.code] : undefined;
   if (known) return new ApiError(known.code, known.message);
   if (error instanceof SyntaxError && error.statusCode === 400) return new ApiError('invalid_request', 'The body is not valid JSON.');
+  if (isUnstorableText(error)) {
+    return new ApiError(
+      'invalid_request',
+      'A text in the request holds a NUL character or an unpaired UTF-16 surrogate, which cannot be stored; remove it and send the request again.',
+    );
+  }
   if (error instanceof DatabaseUnavailableError) {
     return new ApiError('unavailable', 'The service cannot reach its database right now; retry in a few seconds.', { headers: { 'retry-after': '5' } });
   }

@@ -1,3 +1,5 @@
+import { isStorableText } from '../../lib/storable-text.ts';
+
 /** Opaque page cursors: the sort key of the last row given, as base64url JSON. */
 export function encodeCursor(key: [number, string]): string {
   return Buffer.from(JSON.stringify(key)).toString('base64url');
@@ -8,7 +10,8 @@ export function decodeCursor(cursor: string | undefined): [number, string] | nul
   if (cursor === undefined || cursor === '') return null;
   try {
     const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(key) && key.length === 2 && Number.isSafeInteger(key[0]) && typeof key[1] === 'string') return key as [number, string];
+    if (Array.isArray(key) && key.length === 2 && Number.isSafeInteger(key[0]) && typeof key[1] === 'string' && isStorableText(key[1]))
+      return key as [number, string];
   } catch {
     // Reported below.
   }

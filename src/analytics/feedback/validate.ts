@@ -1,4 +1,5 @@
 import { normalizePath } from '../ingest/paths.ts';
+import { isStorableText, unstorableMessage } from '../../lib/storable-text.ts';
 import { interactionVisitor, type InteractionVisitor } from './visitor.ts';
 import { feedbackLimits, feedbackSources, queryLength, sourceCode, type FeedbackSource } from './kinds.ts';
 
@@ -46,6 +47,7 @@ function text(event: Record<string, unknown>, name: keyof typeof feedbackLimits,
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string') throw new Error(`${name} must be a string.`);
   if (value.length > max) throw new Error(`${name} is longer than ${max} characters; shorten it (a form field's maxlength="${max}" keeps readers within it).`);
+  if (!isStorableText(value)) throw new Error(unstorableMessage(name));
   return value;
 }
 
@@ -61,6 +63,7 @@ function timestamp(value: unknown, now: number): number {
 function pagePath(value: unknown, name: string): string {
   if (typeof value !== 'string' || value === '') throw new Error(`${name} is required: a page path such as /guides/setup.`);
   if (value.length > 2048) throw new Error(`${name} is longer than 2048 characters.`);
+  if (!isStorableText(value)) throw new Error(unstorableMessage(name));
   const path = normalizePath(value);
   if (!path) throw new Error(`${name} "${value.slice(0, 100)}" is not a URL path; it must start with /.`);
   return path.path;
@@ -102,6 +105,7 @@ function prepareFeedback(event: Record<string, unknown>, now: number): PreparedF
 function prepareSearch(event: Record<string, unknown>, now: number): PreparedSearch {
   if (typeof event.query !== 'string') throw new Error('query is required: the text the reader searched for.');
   if (event.query.length > feedbackLimits.rawQuery) throw new Error(`query is longer than ${feedbackLimits.rawQuery} characters.`);
+  if (!isStorableText(event.query)) throw new Error(unstorableMessage('query'));
   const query = normalizeQuery(event.query);
   if (query === '') throw new Error('query is empty once spaces are trimmed; send searches with some text.');
   const hits = event.hits;

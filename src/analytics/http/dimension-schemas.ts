@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { invalidRequest } from '../../http/errors.ts';
+import { isStorableText } from '../../lib/storable-text.ts';
 import { breakdownProperties, filterProperties, type Filter, type FilterProperty } from '../query/dimensions.ts';
 import { ExportQuery, RangeQuery } from './schemas.ts';
 
@@ -16,10 +17,10 @@ export function parseFilters(raw: string | string[] | undefined): Filter[] {
     const at = text.indexOf('==');
     const property = at < 0 ? '' : text.slice(0, at);
     const value = at < 0 ? '' : text.slice(at + 2);
-    if (!(filterProperties as readonly string[]).includes(property) || value === '' || value.length > 500)
+    if (!(filterProperties as readonly string[]).includes(property) || value === '' || value.length > 500 || !isStorableText(value))
       throw invalidRequest(
         `filter "${text.slice(0, 80)}" is not property==value: give one of ${filterProperties.join(', ')}, then ==, then a value (e.g. filter=country==DE).`,
-        [{ path: `/filter/${index}`, message: 'must be property==value with a known property and a value of 1 to 500 characters' }],
+        [{ path: `/filter/${index}`, message: 'must be property==value with a known property and a value of 1 to 500 characters, without NUL' }],
       );
     return { property: property as FilterProperty, value };
   });

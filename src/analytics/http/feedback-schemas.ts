@@ -25,7 +25,9 @@ export const ByPageQuery = Type.Object(
     source: list(feedbackSources, 'sources'),
     status: list(feedbackStatuses, 'statuses'),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 250, default: 10, description: 'Pages per answer, 1 to 250.' })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Pages to skip; the next page is `offset + limit`.' })),
+    offset: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'Pages to skip; the next page is `offset + limit`.' }),
+    ),
   },
   { additionalProperties: false },
 );

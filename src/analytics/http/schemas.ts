@@ -7,7 +7,9 @@ export const RangeQuery = Type.Object(
     dateFrom: Type.Optional(bound('Inclusive start: `YYYY-MM-DD` (midnight UTC) or an ISO 8601 date-time with offset. Default: 7 days before `dateTo`.')),
     dateTo: Type.Optional(bound('Exclusive end, same formats. Default: now.')),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 250, default: 50, description: 'Paths per page, 1 to 250.' })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Paths to skip; the next page is `offset + limit`.' })),
+    offset: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'Paths to skip; the next page is `offset + limit`.' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -4,6 +4,7 @@ import { normalizePath, type NormalizedPath } from './paths.ts';
 import type { PreparedEvent, VisitorKey } from '../model/prepared-event.ts';
 import { rangeVerification } from './verify/operator-ranges.ts';
 import { requestHeaders } from './verify/request-headers.ts';
+import { isStorableText, unstorableMessage } from '../../lib/storable-text.ts';
 
 /** An event as the ingestion API, the tracker and the importers hand it over. */
 export interface IncomingEvent {
@@ -52,6 +53,7 @@ function optionalText(event: Record<string, unknown>, name: string, max: number)
   if (value === undefined || value === null) return undefined;
   if (typeof value !== 'string') throw new Error(`${name} must be a string.`);
   if (value.length > max) throw new Error(`${name} is longer than ${max} characters.`);
+  if (!isStorableText(value)) throw new Error(unstorableMessage(name));
   return value;
 }
 
@@ -85,6 +87,7 @@ export function prepareEvent(input: unknown, now: number): PreparedEvent {
   if (unknown !== undefined) throw new Error(`"${unknown}" is not an event field; fields are ${[...fields].join(', ')}.`);
   if (typeof event.path !== 'string' || event.path === '') throw new Error('path is required: the requested page path, such as /guides/setup.');
   if (event.path.length > 2048) throw new Error('path is longer than 2048 characters.');
+  if (!isStorableText(event.path)) throw new Error(unstorableMessage('path'));
   const path = normalized(event.path);
   if (!path) throw new Error(`path "${event.path.slice(0, 100)}" is not a URL path; it must start with /.`);
   const { userAgent = '', ip, visitorId } = visitorFields(event);

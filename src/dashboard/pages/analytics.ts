@@ -87,7 +87,7 @@ export async function analyticsBody(context: AppContext, project: ProjectRow, qu
   const view: AnalyticsView = { base: mode.base, from: isoDay(from), to: isoDay(end - dayMs), filters, compare };
   const range: Range = { from, to: end, filters };
   const before: Range = { from: from - (end - from), to: from, filters };
-  const offset = Math.max(0, Number.parseInt(queryString.offset ?? '0', 10) || 0);
+  const offset = Math.min(Number.MAX_SAFE_INTEGER, Math.max(0, Number.parseInt(queryString.offset ?? '0', 10) || 0));
   const result = await pageOf(context, project.id, 'visitors', range, pageSize, offset);
   const views = await pageOf(context, project.id, 'views', range, 1, 0);
   const previousVisitors = compare ? (await pageOf(context, project.id, 'visitors', before, 1, 0)).totals : undefined;

@@ -36,7 +36,7 @@ export function docsPages(scope: FastifyInstance, context: AppContext): void {
     const root = withoutTrailingSlash(baseUrl(context, request));
     const places: DocsPlaces = { siteUrl: withoutTrailingSlash(siteUrlOf(project, root)), surface: `${root}/sites/${project.id}` };
     const query = (request.query.q ?? '').trim().slice(0, 1000);
-    const offset = Math.max(0, Number.parseInt(request.query.offset ?? '0', 10) || 0);
+    const offset = Math.min(Number.MAX_SAFE_INTEGER, Math.max(0, Number.parseInt(request.query.offset ?? '0', 10) || 0));
     const [state, listed, hits] = await Promise.all([
       context.docs.state(project.id),
       context.docs.pages(project.id, { limit: pageSize, offset }),
