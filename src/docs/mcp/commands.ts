@@ -1,6 +1,6 @@
 import type { DocsTree, TreeEntry } from './docs-tree.ts';
 import { UsageError } from './errors.ts';
-import type { OutputPiece } from './output.ts';
+import { maxOutputBytes, type OutputPiece } from './output.ts';
 
 export type Command = (args: string[], tree: DocsTree) => Promise<OutputPiece[]>;
 
@@ -47,16 +47,30 @@ function drawTree(tree: DocsTree, folder: TreeEntry, depth: number, indent: stri
   });
 }
 
+/**
+ * Pages are read one at a time, each once however often it is named, and none once the output is past
+ * the limit (output.ts): a command naming one 1 MiB page 800 times read it 800 times at once (about
+ * 3 GB) before the output was cut to 100 KB.
+ */
 export const cat: Command = async (args, tree) => {
   const paths = operands('cat', args);
   if (paths.length === 0) throw new UsageError('cat needs at least one path.');
   const pages = paths.map((path) => tree.requireFile(path));
-  return Promise.all(
-    pages.map(async ({ path, file }) => {
-      const content = withFinalNewline(await file.read());
-      return { text: pages.length > 1 ? `==> ${path} <==\n${content}\n` : content, page: path };
-    }),
-  );
+  const contents = new Map<string, string>();
+  const pieces: OutputPiece[] = [];
+  let bytes = 0;
+  for (const { path, file } of pages) {
+    if (bytes > maxOutputBytes) {
+      pieces[pieces.length - 1].more = true;
+      break;
+    }
+    let content = contents.get(path);
+    if (content === undefined) contents.set(path, (content = withFinalNewline(await file.read())));
+    const text = pages.length > 1 ? `==> ${path} <==\n${content}\n` : content;
+    pieces.push({ text, page: path });
+    bytes += Buffer.byteLength(text);
+  }
+  return pieces;
 };
 
 export const head: Command = async (args, tree) => {

@@ -6,6 +6,8 @@ export interface OutputPiece {
   text: string;
   /** The page whose content this is (cat, head); absent for listings and matches. */
   page?: string;
+  /** More output would have followed this piece and was not made: the output was already past the limit. */
+  more?: boolean;
 }
 
 export interface LimitedOutput {
@@ -15,7 +17,7 @@ export interface LimitedOutput {
 }
 
 /** The most a command returns, in UTF-8 bytes, the note included. */
-const maxOutputBytes = 100_000;
+export const maxOutputBytes = 100_000;
 /** Room kept for the note that says the output was cut. */
 const noteBytes = 400;
 
@@ -34,8 +36,9 @@ export function limitOutput(pieces: OutputPiece[], limit = maxOutputBytes): Limi
     if (shown.length < piece.text.length) break;
   }
   if (total > limit) {
+    const more = pieces.some((piece) => piece.more === true);
     text +=
-      `\n[Output cut at ${used.toLocaleString('en')} of ${total.toLocaleString('en')} bytes (the limit is ${limit.toLocaleString('en')}). ` +
+      `\n[Output cut at ${used.toLocaleString('en')} of ${more ? 'more than ' : ''}${total.toLocaleString('en')} bytes (the limit is ${limit.toLocaleString('en')}). ` +
       'Narrow it: read part of a page with head -n N path, give a folder path to ls, tree or rg, use tree -L 1, or rg -l to list matching files only.]';
   }
   return { text, pagesRead: [...pagesRead] };

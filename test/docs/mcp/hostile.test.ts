@@ -87,7 +87,7 @@ describe('output over 100,000 bytes', () => {
     const answer = await run('cat big.md api/errors.md');
     expect(answer.isError).toBe(false);
     expect(Buffer.byteLength(answer.text)).toBeLessThanOrEqual(100_000);
-    expect(answer.text).toMatch(/\n\n\[Output cut at [\d,]+ of 120,073 bytes \(the limit is 100,000\)\. Narrow it: .*head -n N path/);
+    expect(answer.text).toMatch(/\n\n\[Output cut at [\d,]+ of more than 120,016 bytes \(the limit is 100,000\)\. Narrow it: .*head -n N path/);
     expect(
       answer.text
         .split('\n')
@@ -96,5 +96,27 @@ describe('output over 100,000 bytes', () => {
     ).toBe(true);
     expect(answer.text).not.toContain('# Errors');
     expect(recorded.reads.at(-1)?.paths).toEqual(['big.md']);
+    // Past the limit, the pages after are not read at all.
+    expect(recorded.fileReads.at(-1)).toBe('big.md');
+  });
+
+  it('reads a page named many times once, and no page once the output is past the limit', async () => {
+    const before = recorded.fileReads.length;
+    const answer = await run(`cat index.mdx ${'big.md '.repeat(400)}api/errors.md`);
+    expect(answer.isError).toBe(false);
+    expect(Buffer.byteLength(answer.text)).toBeLessThanOrEqual(100_000);
+    expect(recorded.fileReads.slice(before)).toEqual(['index.mdx', 'big.md']);
+  });
+});
+
+describe('patterns', () => {
+  it('refuses a pattern that compiles to a large program, at once', async () => {
+    const started = performance.now();
+    const answer = await run(`rg '${'\\pL{1000}'.repeat(400)}'`);
+    expect(answer.isError).toBe(true);
+    expect(answer.text).toMatch(/is too large a pattern \(\d+ instructions compiled, at most 250\)/);
+    expect(performance.now() - started).toBeLessThan(2000);
+    const small = await run("rg -l '\\pL{100}' long.md");
+    expect(small).toEqual({ text: 'long.md\n', isError: false });
   });
 });
