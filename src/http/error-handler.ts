@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DatabaseUnavailableError } from '../storage/dialect.ts';
 import { ApiError, errorStatus, type ErrorCode, type ErrorDetail } from './errors.ts';
 
@@ -10,6 +10,9 @@ const fastifyErrors: Record<string, { code: ErrorCode; message: string }> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'invalid_request', message: 'The body is empty; send a JSON object.' },
   FST_ERR_CTP_BODY_TOO_LARGE: { code: 'payload_too_large', message: 'The body is larger than this server accepts; send less per request.' },
   FST_ERR_CTP_INVALID_TYPE: { code: 'invalid_request', message: 'The Content-Type header is malformed.' },
+  // Raised before routing (see `frameworkErrorHandler`).
+  FST_ERR_BAD_URL: { code: 'invalid_request', message: 'The URL holds a malformed percent-encoding (such as %zz); encode the path again.' },
+  FST_ERR_MAX_PARAM_LENGTH: { code: 'invalid_request', message: 'A path segment of the URL is longer than any identifier or name this API takes.' },
 };
 
 /**
@@ -69,6 +72,16 @@ export function toApiError(error: FastifyError): ApiError {
     return new ApiError(code, error.message);
   }
   return new ApiError('internal', 'Something went wrong on the server; the error was logged. Retry, and report it if it persists.');
+}
+
+/**
+ * Fastify's `frameworkErrors` option: errors it raises before a route is found (a malformed URL, a
+ * path parameter past its length), which the error handler below never sees, answered in the
+ * contract's body too.
+ */
+export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const apiError = toApiError(error);
+  void reply.code(apiError.status).headers(apiError.headers).send(apiError.toBody());
 }
 
 /** One handler for every error: the contract's body, and 5xx details only in the log. */

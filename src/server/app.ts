@@ -2,7 +2,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type RouteOptions } from 'fastify';
 import type { AppContext } from '../http/context.ts';
-import { installErrorHandler } from '../http/error-handler.ts';
+import { frameworkErrorHandler, installErrorHandler } from '../http/error-handler.ts';
 import { features } from './features.ts';
 import { healthRoutes } from './health.ts';
 import { jsonBodyParser, refusePrototypeKeys } from '../http/json.ts';
@@ -23,6 +23,7 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
     loggerInstance: context.logger as FastifyBaseLogger,
     bodyLimit: context.config.bodyLimitBytes,
     trustProxy: false,
+    frameworkErrors: frameworkErrorHandler,
     // One line per request only at debug level: at info, logs say what the service did, not what it was asked.
     logController: new LogController({ disableRequestLogging: context.config.logLevel !== 'debug' && context.config.logLevel !== 'trace' }),
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -35,6 +36,8 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
     const policy = reply.getHeader('content-security-policy');
     reply.header('content-security-policy', withoutFraming(typeof policy === 'string' ? policy : ''));
     reply.header('x-frame-options', 'DENY');
+    // Served Markdown, text and JSON (a docs page holding <script>, a 404 that repeats the path) is never read as HTML.
+    reply.header('x-content-type-options', 'nosniff');
   });
   app.decorateRequest('apiKey', null);
   installErrorHandler(app);
