@@ -17,6 +17,7 @@ export const docusaurus: SiteProfile = {
   fallback: false,
   navigationChecked: true,
   partialFolders: [],
+  draftFrontMatter: true,
   promptHint: 'Docusaurus: `sidebars.js`/`sidebars.ts` (document ids) and `_category_.json` files; ids come from front matter `id` or the path.',
   async find(root, files) {
     const at = (name: string) => joinPath(root, name);
@@ -30,6 +31,7 @@ export const docusaurus: SiteProfile = {
       assetRoots: [at('static')],
       routePrefix,
       route: docusaurusRoute,
+      excluded: () => false,
     };
   },
   readNavigation: (text) => docusaurusNavigation(text),

@@ -60,6 +60,8 @@ function parseFrontMatter(yaml: string | null): PageFrontMatter {
         : [],
     hidden: fields.hidden === true,
     noindex: fields.noindex === true,
+    draft: fields.draft === true,
+    unlisted: fields.unlisted === true,
     slug: string(fields.slug),
     id: typeof fields.id === 'string' && fields.id !== '' ? fields.id : null,
   };

@@ -1,3 +1,4 @@
+import { ignoreMatcher } from './ignore-patterns.ts';
 import { maxNavigationDepth, type NavigationItem, type SiteNavigation } from './navigation.ts';
 import { cleanRoute } from './routes.ts';
 import type { SiteProfile } from './site.ts';
@@ -6,7 +7,14 @@ import { joinPath } from './text.ts';
 /** Keys of `navigation` objects that title a tab-like division (each holds groups) and a group. */
 const tabKeys = ['tab', 'anchor', 'dropdown', 'version', 'language'];
 
-/** Mintlify: `docs.json` (or the older `mint.json`) at the site root, pages beside it, routes from paths. */
+/** What Mintlify leaves out of every build besides the site's `.mintignore` (its `.` folders are left out in every kind). */
+const ignoredByDefault = ['node_modules/'];
+
+/**
+ * Mintlify: `docs.json` (or the older `mint.json`) at the site root, pages beside it, routes from paths.
+ * Files its `.mintignore` (gitignore patterns, beside `docs.json`) names are not published, even when
+ * the navigation lists them.
+ */
 export const mintlify: SiteProfile = {
   kind: 'mintlify',
   name: 'Mintlify',
@@ -14,10 +22,13 @@ export const mintlify: SiteProfile = {
   fallback: false,
   navigationChecked: true,
   partialFolders: ['snippets'],
+  draftFrontMatter: false,
   promptHint: 'Mintlify: `docs.json` (or the older `mint.json`) "navigation" lists pages by path without extension.',
-  async find(root, files) {
+  async find(root, files, read) {
     const config = mintlify.configFiles.map((name) => joinPath(root, name)).find((path) => files.has(path));
     if (!config) return null;
+    const ignoreFile = joinPath(root, '.mintignore');
+    const ignored = (files.has(ignoreFile) ? await read(ignoreFile) : null) ?? '';
     return {
       profile: mintlify,
       root,
@@ -27,6 +38,7 @@ export const mintlify: SiteProfile = {
       assetRoots: [root],
       routePrefix: '',
       route: cleanRoute(''),
+      excluded: ignoreMatcher([...ignoredByDefault, ...ignored.split('\n')]),
     };
   },
   readNavigation: (text) => (text === null ? null : mintlifyNavigation(text)),

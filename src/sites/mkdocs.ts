@@ -1,10 +1,18 @@
 import { parse as parseYaml, parseDocument } from 'yaml';
+import { ignoreMatcher } from './ignore-patterns.ts';
 import { maxNavigationDepth, type NavigationItem, type SiteNavigation } from './navigation.ts';
 import { mkdocsRoute } from './routes.ts';
 import type { SiteProfile } from './site.ts';
 import { joinPath, normalizePath } from './text.ts';
 
-/** MkDocs: `mkdocs.yml`, pages under `docs_dir` (default `docs/`), routes by `use_directory_urls`. */
+/** What MkDocs puts before a site's `exclude_docs`, which may negate them: dot-files and the top-level `templates/` folder. */
+const excludedByDefault = ['.*', '/templates/'];
+
+/**
+ * MkDocs: `mkdocs.yml`, pages under `docs_dir` (default `docs/`), routes by `use_directory_urls`. Files
+ * that `exclude_docs` (after its defaults) or `draft_docs` name are not in a build (`mkdocs serve` shows
+ * drafts), even when `nav` lists them; `not_in_nav` only silences warnings, so those pages are published.
+ */
 export const mkdocs: SiteProfile = {
   kind: 'mkdocs',
   name: 'MkDocs',
@@ -12,6 +20,7 @@ export const mkdocs: SiteProfile = {
   fallback: false,
   navigationChecked: true,
   partialFolders: [],
+  draftFrontMatter: false,
   promptHint: 'MkDocs: the `nav` section of `mkdocs.yml`, paths relative to `docs/` with `.md`.',
   async find(root, files, read) {
     const config = mkdocs.configFiles.map((name) => joinPath(root, name)).find((path) => files.has(path));
@@ -19,7 +28,10 @@ export const mkdocs: SiteProfile = {
     const settings = readSettings(await read(config));
     const contentRoot = joinPath(root, settings.docsDirectory);
     const route = mkdocsRoute(settings.directoryUrls);
-    return { profile: mkdocs, root, configFile: config, navigationFile: config, contentRoot, assetRoots: [contentRoot], routePrefix: '', route };
+    const excludedDocs = ignoreMatcher([...excludedByDefault, ...settings.excludeDocs]);
+    const draftDocs = ignoreMatcher(settings.draftDocs);
+    const excluded = (relativePath: string) => excludedDocs(relativePath) || draftDocs(relativePath);
+    return { profile: mkdocs, root, configFile: config, navigationFile: config, contentRoot, assetRoots: [contentRoot], routePrefix: '', route, excluded };
   },
   readNavigation: (text) => (text === null ? null : mkdocsNavigation(text)),
   describe(text) {
@@ -31,6 +43,8 @@ export const mkdocs: SiteProfile = {
 
 interface MkdocsConfig {
   docs_dir?: unknown;
+  exclude_docs?: unknown;
+  draft_docs?: unknown;
   use_directory_urls?: unknown;
   site_name?: unknown;
   site_description?: unknown;
@@ -45,10 +59,19 @@ function readConfig(text: string | null): MkdocsConfig | null {
   }
 }
 
-function readSettings(text: string | null): { docsDirectory: string; directoryUrls: boolean } {
+interface MkdocsSettings {
+  docsDirectory: string;
+  directoryUrls: boolean;
+  /** The lines of `exclude_docs` and `draft_docs`: multi-line strings, as MkDocs takes them (it refuses any other type). */
+  excludeDocs: string[];
+  draftDocs: string[];
+}
+
+function readSettings(text: string | null): MkdocsSettings {
   const config = readConfig(text);
   const docsDirectory = typeof config?.docs_dir === 'string' ? (normalizePath(config.docs_dir) ?? 'docs') : 'docs';
-  return { docsDirectory, directoryUrls: config?.use_directory_urls !== false };
+  const lines = (value: unknown) => (typeof value === 'string' ? value.split('\n') : []);
+  return { docsDirectory, directoryUrls: config?.use_directory_urls !== false, excludeDocs: lines(config?.exclude_docs), draftDocs: lines(config?.draft_docs) };
 }
 
 /**

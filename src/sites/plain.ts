@@ -9,6 +9,15 @@ export function isPartial(relativePath: string, partialFolders: string[]): boole
   return name.startsWith('_') || relativePath.includes('/_') || partialFolders.some((folder) => relativePath.startsWith(`${folder}/`));
 }
 
+/**
+ * Files and folders named with a leading `.` (`.private/notes.md`) are never published, in every kind:
+ * MkDocs excludes `.*` by default, Docusaurus does not look into them, Mintlify ignores `.git`, `.github`,
+ * `.claude` and `.agents`. They hold a repository's tooling, not its pages.
+ */
+export function isDotPath(relativePath: string): boolean {
+  return relativePath.startsWith('.') || relativePath.includes('/.');
+}
+
 /** A folder of Markdown and MDX pages without a framework's configuration: its folders, then its files, by name, routes from paths. */
 export const plain: SiteProfile = {
   kind: 'plain',
@@ -17,14 +26,25 @@ export const plain: SiteProfile = {
   fallback: true,
   navigationChecked: false,
   partialFolders: [],
+  draftFrontMatter: true,
   promptHint: null,
   async find(root, files) {
     const holdsPages = [...files].some((file) => isPage(file) && (root === '' || file.startsWith(`${root}/`)));
     if (!holdsPages) return null;
-    return { profile: plain, root, configFile: null, navigationFile: null, contentRoot: root, assetRoots: [root], routePrefix: '', route: cleanRoute('') };
+    return {
+      profile: plain,
+      root,
+      configFile: null,
+      navigationFile: null,
+      contentRoot: root,
+      assetRoots: [root],
+      routePrefix: '',
+      route: cleanRoute(''),
+      excluded: () => false,
+    };
   },
   readNavigation: (_text, site, files) => ({
-    tree: folderNavigation(files, site.contentRoot, '', (relative) => isPartial(relative, plain.partialFolders)),
+    tree: folderNavigation(files, site.contentRoot, '', (relative) => isPartial(relative, plain.partialFolders) || isDotPath(relative)),
     listsEveryPage: true,
   }),
   describe: () => ({ name: null, description: null }),

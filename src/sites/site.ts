@@ -35,6 +35,10 @@ export interface PageFrontMatter {
   keywords: string[];
   hidden: boolean;
   noindex: boolean;
+  /** Docusaurus: left out of a production build (where the profile reads it, `SiteProfile.draftFrontMatter`). */
+  draft: boolean;
+  /** Docusaurus: built and served by its URL, but left out of sidebars, search and the sitemap: read as `hidden`. */
+  unlisted: boolean;
   /** The page's URL path as Docusaurus reads it (absolute from the docs route, or relative to the page's folder). */
   slug: string | null;
   /** A Docusaurus doc id, replacing the last part of the path. */
@@ -58,6 +62,12 @@ export interface Site {
   routePrefix: string;
   /** The route of a page, from its path relative to `contentRoot` and its front matter (`/`, `/cli`, `/docs/intro`, `/a/b/`). */
   route(relativePath: string, frontMatter: PageFrontMatter): string;
+  /**
+   * Whether the framework leaves a file (relative to `contentRoot`) out of the built site, whatever its
+   * navigation says: MkDocs `exclude_docs` and `draft_docs` with their defaults, Mintlify `.mintignore`.
+   * Files and folders named with a leading `.` are left out in every kind besides (`isDotPath`).
+   */
+  excluded(relativePath: string): boolean;
 }
 
 /** Everything that differs between site kinds, as data and per-kind functions: nothing outside a profile asks which kind a site is. */
@@ -73,6 +83,8 @@ export interface SiteProfile {
   navigationChecked: boolean;
   /** Folders under the pages whose files are included in others, never pages of their own (Mintlify `snippets/`). */
   partialFolders: string[];
+  /** Whether front matter `draft: true` keeps a page out of the built site (Docusaurus; a plain folder, as most generators do). */
+  draftFrontMatter: boolean;
   /** How the agent keeps this kind's navigation consistent, one line of its system prompt; null when there is nothing to keep. */
   promptHint: string | null;
   /** The site rooted at `root` when `files` hold this kind's configuration there, else null. */

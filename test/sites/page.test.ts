@@ -6,7 +6,7 @@ describe('page analysis', () => {
   it('reads front matter fields and falls back for the title: front matter, first # heading, file name', async () => {
     const page = await analyzePage(
       'guides/setup.md',
-      '---\ntitle: Set up\ndescription: Install it.\nkeywords: [install, cli]\nhidden: true\nnoindex: true\nslug: /start\n---\n# Setup\n',
+      '---\ntitle: Set up\ndescription: Install it.\nkeywords: [install, cli]\nhidden: true\nnoindex: true\nunlisted: true\nslug: /start\n---\n# Setup\n',
     );
     expect(page.frontMatter).toEqual({
       title: 'Set up',
@@ -14,6 +14,8 @@ describe('page analysis', () => {
       keywords: ['install', 'cli'],
       hidden: true,
       noindex: true,
+      draft: false,
+      unlisted: true,
       slug: '/start',
       id: null,
     });
