@@ -1,5 +1,6 @@
 import { acceptsMarkdownFirst, preferredCoding } from '../../lib/accept.ts';
 import type { Storage } from '../../storage/dialect.ts';
+import { trimTrailingSlashes } from '../../lib/trim.ts';
 import { getPage } from '../index/pages.ts';
 import { llmsCodings, llmsFullText, viewPath, type LlmsFile, type LlmsTextCache, type SiteInfo } from './site-files.ts';
 
@@ -66,12 +67,18 @@ function llmsAnswer(file: LlmsFile, request: SurfaceRequest): SurfaceAnswer {
   return { status: 200, headers, body: coded ?? file.body, viewPath: '/llms.txt' };
 }
 
-/** Routes a `.md` path may stand for: `/index.md` is the root page; `/cli/index.md` is `/cli/index`, else the folder's index `/cli`. */
+/**
+ * Routes a `.md` path may stand for: `/index.md` is the root page; `/cli/index.md` is `/cli/index`, else
+ * the folder's index `/cli`. Each route also in its folder form (`/cli/`), as MkDocs' directory URLs
+ * (its default) have it: `markdownPath` drops that slash, so `llms.txt` links `/cli/` as `/cli.md`.
+ */
 function markdownRoutes(path: string): string[] {
   const stem = path.slice(0, -'.md'.length);
   if (stem === '/index') return ['/'];
-  return stem.endsWith('/index') ? [stem, stem.slice(0, -'/index'.length)] : [stem];
+  return withFolderForms(stem.endsWith('/index') ? [stem, stem.slice(0, -'/index'.length)] : [stem]);
 }
+
+const withFolderForms = (routes: string[]) => routes.flatMap((route) => (route === '/' ? [route] : [route, `${route}/`]));
 
 async function markdownPage(place: SurfacePlace, routes: string[]): Promise<SurfaceAnswer | null> {
   for (const route of routes) {
@@ -116,6 +123,6 @@ export async function answerSurface(place: SurfacePlace, request: SurfaceRequest
       return mcpDiscovery(place, path);
   }
   if (path.endsWith('.md')) return markdownPage(place, markdownRoutes(path));
-  if (acceptsMarkdownFirst(request.accept)) return markdownPage(place, [path.length > 1 ? path.replace(/\/+$/, '') : path]);
+  if (acceptsMarkdownFirst(request.accept)) return markdownPage(place, path === '/' ? [path] : withFolderForms([trimTrailingSlashes(path)]));
   return null;
 }

@@ -108,4 +108,22 @@ describe.each(testDatabases)('pages the site’s framework does not publish, bui
     expect(await text(id, '/docs/beta.md')).toContain('Early lighthouse.');
     expect(await search(id, 'lighthouse')).toEqual(['/docs/beta']);
   });
+
+  it('MkDocs with its default directory URLs: every page llms.txt links is served as Markdown, by its .md path and by Accept', async () => {
+    const id = await builtProject({
+      'mkdocs.yml': 'site_name: Acme\nnav:\n  - index.md\n  - Guides:\n    - guides/setup.md\n    - guides/index.md\n',
+      'docs/index.md': '# Home\n\nWelcome aboard.\n',
+      'docs/guides/setup.md': '# Setup\n\nInstall the lighthouse.\n',
+      'docs/guides/index.md': '# Guides\n\nEvery guide.\n',
+    });
+    const index = await text(id, '/llms.txt');
+    const links = [...index.matchAll(/\]\((https:\/\/docs\.acme\.test[^)]*)\)/g)].map((match) => new URL(match[1]).pathname);
+    expect(links.sort()).toEqual(['/guides.md', '/guides/setup.md', '/index.md']);
+    for (const link of links) expect(await status(id, link), link).toBe(200);
+    expect(await text(id, '/guides/setup.md')).toContain('lighthouse');
+    expect(await text(id, '/guides/index.md')).toContain('Every guide.');
+    const byAccept = await fetch(`${base}/sites/${id}/guides/setup/`, { headers: { accept: 'text/markdown' } });
+    expect(byAccept.status).toBe(200);
+    expect(await byAccept.text()).toContain('lighthouse');
+  });
 });
