@@ -92,4 +92,29 @@ describe.each(testDatabases)('dashboard gaps page on $dialect', (database) => {
       await browser.close();
     }
   });
+
+  it('shows the pull-request link of a gap’s job only once the job ended, and only an http(s) one, on the page and in the API', async () => {
+    const api = (url: string, method: 'GET' | 'POST' = 'GET') =>
+      app.inject({ method, url: `/v1/analytics/${tenant.project.id}/gaps${url}`, headers: tenant.auth });
+    const gapId = (await api('')).json().gaps.find((gap: { status: string }) => gap.status === 'open').id as string;
+    const job = await api(`/${gapId}/job`, 'POST');
+    expect(job.statusCode).toBe(201);
+    const shown = async () => ({
+      api: (await api('?status=in_progress')).json().gaps.find((gap: { id: string }) => gap.id === gapId).prLink,
+      page: (await page(tenant.project.id, '?status=in_progress')).body,
+    });
+    // A row stored before links were checked.
+    await storage.db.updateTable('jobs').set({ status: 'completed', pr_link: 'javascript:alert(document.domain)' }).where('id', '=', job.json().id).execute();
+    let now = await shown();
+    expect(now.api).toBeNull();
+    expect(now.page).not.toContain('javascript:');
+    await storage.db.updateTable('jobs').set({ status: 'active', pr_link: 'https://github.com/acme/docs/pull/7' }).where('id', '=', job.json().id).execute();
+    now = await shown();
+    expect(now.api).toBeNull();
+    expect(now.page).not.toContain('/pull/7');
+    await storage.db.updateTable('jobs').set({ status: 'completed' }).where('id', '=', job.json().id).execute();
+    now = await shown();
+    expect(now.api).toBe('https://github.com/acme/docs/pull/7');
+    expect(now.page).toContain('href="https://github.com/acme/docs/pull/7"');
+  });
 });

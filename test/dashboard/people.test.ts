@@ -151,7 +151,7 @@ describe.each(testDatabases)('people, invitations and roles on $dialect', (datab
     expect(unknown.body).toContain('do not match an account');
   });
 
-  it('limits password attempts per account and per address', async () => {
+  it('limits password attempts per account and per address (an IPv6 /64 counted as one)', async () => {
     await createPerson(storage.db, acme.orgId, { name: 'Target', email: 'target@acme.test', role: 'member', passwordHash: await hashPassword(password) });
     // Guesses from many addresses: the account's own limit stops them, even the right password.
     for (let index = 0; index < 5; index += 1)
@@ -163,6 +163,10 @@ describe.each(testDatabases)('people, invitations and roles on $dialect', (datab
     // Guesses at many accounts from one address: the address's limit stops them.
     for (let index = 0; index < 5; index += 1) expect((await passwordSignIn(`someone${index}@acme.test`, 'guess', '192.0.2.7')).statusCode).toBe(400);
     expect((await passwordSignIn('olga@acme.test', password, '192.0.2.7')).statusCode).toBe(429);
+    // From a new address of one IPv6 /64 each time: one host's share of addresses, one limit.
+    for (let index = 0; index < 5; index += 1)
+      expect((await passwordSignIn(`other${index}@acme.test`, 'guess', `2001:db8:1:2::${index + 1}`)).statusCode).toBe(400);
+    expect((await passwordSignIn('olga@acme.test', password, '2001:db8:1:2::99')).statusCode).toBe(429);
     // A dozen deliberately slow password hashes: on a machine busy with other work they outlast the default timeout.
   }, 90_000);
 

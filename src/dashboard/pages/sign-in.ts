@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate, authenticationOptions, passkeysUnavailable, relyingParty } from '../../accounts/people/passkeys.ts';
 import { decoyHash, verifyPassword } from '../../accounts/people/passwords.ts';
 import { findPersonByEmail, normalizeEmail } from '../../accounts/people/people.ts';
-import { clientAddressResolver } from '../../http/client-address.ts';
+import { clientAddressResolver, clientNetwork } from '../../http/client-address.ts';
 import type { AppContext } from '../../http/context.ts';
 import { rateLimited, takeRateLimit } from '../../http/rate-limit.ts';
 import { cookieHeader, field, formOf, requireCsrf, requireSession, sessionCookie, viewerOf } from '../auth.ts';
@@ -43,7 +43,10 @@ function signedIn(context: AppContext, reply: FastifyReply, session: NewSession)
   ]);
 }
 
-/** Password guesses are limited per client address and per account, so neither many accounts nor many addresses help. */
+/**
+ * Password guesses are limited per client network (an IPv4 address, an IPv6 /64: one host's share) and per
+ * account, so neither many accounts nor many addresses help.
+ */
 async function allowPasswordAttempt(context: AppContext, address: string, email: string): Promise<void> {
   await allowAttempt(context, [`sign-in:address:${address}`, `sign-in:account:${email}`], 1);
 }
@@ -102,7 +105,7 @@ export function signInPages(scope: FastifyInstance, context: AppContext): void {
     const form = formOf(request);
     if (!formSecretMatches(request, form.get('csrf'))) return foreignForm(request, reply);
     const email = normalizeEmail(field(form, 'email'));
-    await allowPasswordAttempt(context, clientAddress(request) ?? 'unknown', email);
+    await allowPasswordAttempt(context, clientNetwork(clientAddress(request)), email);
     const person = email === '' ? undefined : await findPersonByEmail(context.storage.db, email);
     const password = form.get('password') ?? '';
     // An unknown address costs the same scrypt run as a wrong password, so timing does not reveal accounts.
@@ -119,7 +122,7 @@ export function signInPages(scope: FastifyInstance, context: AppContext): void {
     const party = relyingParty(context.config);
     if (!party) return reply.code(409).send({ error: passkeysUnavailable, code: 'conflict' });
     if (!formSecretMatches(request, request.body?.csrf)) return reply.code(403).send({ error: 'Reload the sign-in page and try again.', code: 'forbidden' });
-    await allowAttempt(context, [`passkey:address:${clientAddress(request) ?? 'unknown'}`], 3);
+    await allowAttempt(context, [`passkey:address:${clientNetwork(clientAddress(request))}`], 3);
     return authenticationOptions(context.storage.db, party);
   });
 

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../http/context.ts';
 import { conflict, notFound } from '../../http/errors.ts';
 import { createJob } from '../../jobs/service.ts';
+import { isWebLink } from '../../jobs/view.ts';
 import { queueProjectEvent } from '../../jobs/webhooks/emit.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import { afterFix, computeGaps, findGap, gapView, rankGaps, visitorsOf, type ComputedGap, type GapView } from './list.ts';
@@ -18,12 +19,12 @@ export interface GapsQuery {
 
 const state = (context: AppContext) => ({ storage: context.storage, analytics: context.analytics });
 
-/** The pull request links of the gaps' jobs. */
+/** The pull request links of the gaps' jobs, as the job object shows them (`jobView`): http(s) links of jobs that ended. */
 async function prLinks(context: AppContext, gaps: ComputedGap[]): Promise<Map<string, string | null>> {
   const jobIds = gaps.map((gap) => gap.row.job_id).filter((id) => id !== null);
   if (jobIds.length === 0) return new Map();
-  const rows = await context.storage.db.selectFrom('jobs').select(['id', 'pr_link']).where('id', 'in', jobIds).execute();
-  return new Map(rows.map((row) => [row.id, row.pr_link]));
+  const rows = await context.storage.db.selectFrom('jobs').select(['id', 'pr_link', 'status']).where('id', 'in', jobIds).execute();
+  return new Map(rows.map((row) => [row.id, row.status !== 'active' && isWebLink(row.pr_link) ? row.pr_link : null]));
 }
 
 /**
