@@ -75,6 +75,18 @@ describe('docs checks: navigation', () => {
       ]);
       expect(await problemsOf(moved, { 'content/new.md': '# New\n', 'mkdocs.yml': `${moved['mkdocs.yml']}  - new.md\n` })).toEqual([]);
     });
+
+    it('asks no navigation entry for a new page the build leaves out: exclude_docs, draft_docs, a dot-folder', async () => {
+      const excluding = { ...mkdocs, 'mkdocs.yml': `${mkdocs['mkdocs.yml']}exclude_docs: |\n  internal/\ndraft_docs: |\n  drafts/\n` };
+      expect(
+        await problemsOf(excluding, {
+          'docs/internal/runbook.md': '# Runbook\n',
+          'docs/drafts/next.md': '# Next\n',
+          'docs/.notes/todo.md': '# To do\n',
+          'docs/guides/install.md': '# Install\n',
+        }),
+      ).toEqual(['docs/guides/install.md:- is a new page that no navigation lists; add it to `mkdocs.yml` so readers can reach it.']);
+    });
   });
 
   describe('Docusaurus', () => {
