@@ -28,6 +28,14 @@ export function parseAddressRange(entry: string): string {
   const family = isIP(address);
   const maximum = family === 4 ? 32 : 128;
   if (Number(prefix) > maximum) throw new AddressRangeError(`"${text}": an IPv${family} range's prefix length is 0 to ${maximum}.`);
+  // `::ffff:203.0.113.0/120` is `203.0.113.0/24`. Kept as an IPv6 range, a shorter prefix than 96 covers
+  // the zero bits every IPv4-mapped address starts with: `::ffff:203.0.113.0/24` matched every IPv4 client.
+  if (plain !== address) {
+    if (Number(prefix) < 96) {
+      throw new AddressRangeError(`"${text}": an IPv4-mapped range's prefix length is 96 to 128; give the IPv4 range itself, such as 203.0.113.0/24.`);
+    }
+    return `${plain}/${Number(prefix) - 96}`;
+  }
   return `${address}/${Number(prefix)}`;
 }
 

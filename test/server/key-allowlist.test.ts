@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/accounts/keys.ts';
-import { AddressRangeError } from '../../src/lib/ip-ranges.ts';
+import { AddressRangeError, parseAddressRanges } from '../../src/lib/ip-ranges.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
 import { testDatabases } from '../support/storage.ts';
@@ -92,6 +92,24 @@ describe.each(testDatabases)('API key IP allowlists on $dialect', (database) => 
       await expect(createKey(storage.db, tenant.orgId, { allowedIps: [entry] }), entry).rejects.toThrow(AddressRangeError);
     }
     await expect(createKey(storage.db, tenant.orgId, { allowedIps: ['203.0.113.0/33'] })).rejects.toThrow(/0 to 32/);
+    await expect(createKey(storage.db, tenant.orgId, { allowedIps: ['::ffff:203.0.113.0/24'] })).rejects.toThrow(/96 to 128/);
     expect(await count()).toBe(before);
+  });
+
+  it('reads an IPv4-mapped range as the IPv4 range it is, in an allowlist and in the trusted proxies', async () => {
+    const { key } = await createKey(storage.db, tenant.orgId, { allowedIps: ['::ffff:203.0.113.0/120'] });
+    expect((await listJobs(directUrl, key)).status).toBe(403);
+    expect((await listJobs(proxiedUrl, key, '203.0.113.77')).status).toBe(200);
+    expect((await listJobs(proxiedUrl, key, '198.51.100.1')).status).toBe(403);
+    expect(() => parseAddressRanges('::ffff:10.0.0.0/8')).toThrow(/96 to 128/);
+    // Trusted as a proxy: only 10.0.0.0/8, written mapped; a peer on 127.0.0.1 is not one, so its X-Forwarded-For is ignored.
+    const mapped = await testApp(testContext(storage, { config: { trustedProxies: parseAddressRanges('::ffff:10.0.0.0/104') } }));
+    try {
+      const response = await listJobs(await listening(mapped), elsewhere.key, '203.0.113.5');
+      expect(response.status).toBe(403);
+      expect((await errorOf(response)).error).toContain('from 127.0.0.1');
+    } finally {
+      await mapped.close();
+    }
   });
 });
