@@ -86,6 +86,9 @@ const samples = {
     JSON.stringify({ timestamp: '2026-11-21T08:31:00Z', path: '/guides/setup', userAgent: 'ChatGPT-User/1.0', visitorId: 'agent-1' }),
     JSON.stringify({ timestamp: '2026-11-21T08:32:00Z' }),
     '{broken',
+    // Any JSON: a method or content type that is not text skips its record, not the import.
+    JSON.stringify({ timestamp: '2026-11-21T08:33:00Z', path: '/guides/setup', method: 1 }),
+    JSON.stringify({ timestamp: '2026-11-21T08:34:00Z', path: '/guides/setup', contentType: { html: true } }),
   ],
 } satisfies Record<keyof typeof formats, string[]>;
 
@@ -97,7 +100,15 @@ const expected: Record<keyof typeof formats, { accepted: number; reasons: Record
   cloudflare: { accepted: 2, reasons: { 'not a GET or HEAD request': 1, 'malformed line (not a JSON object)': 1 } },
   vercel: { accepted: 2, reasons: { 'not a request log entry': 1, 'malformed line (not JSON)': 1 } },
   cloudfront: { accepted: 2, reasons: { 'header line': 2, 'missing CloudFront fields: cs-uri-stem': 1 } },
-  ndjson: { accepted: 2, reasons: { 'no request path': 1, 'malformed line (not a JSON object)': 1 } },
+  ndjson: {
+    accepted: 2,
+    reasons: {
+      'no request path': 1,
+      'malformed line (not a JSON object)': 1,
+      'not a GET or HEAD request': 1,
+      'invalid event: contentType must be a string.': 1,
+    },
+  },
 };
 
 describe.each(testDatabases)('log importers on $dialect', (database) => {

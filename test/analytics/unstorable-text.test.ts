@@ -86,6 +86,26 @@ describe.each(testDatabases)('texts and numbers no database stores, on $dialect'
     expect(await storedPaths()).not.toContain('/drained-nul');
   });
 
+  it('skips a drain record whose method or content type is not text, and stores the rest of the batch', async () => {
+    const drain = (await api('/drains', { method: 'POST', payload: { kind: 'ndjson' } })).json();
+    const records = [
+      { path: '/typed', userAgent: firefox, ip: '8.8.4.4' },
+      { path: '/typed-method', userAgent: firefox, ip: '8.8.8.8', method: 1 },
+      { path: '/typed-type', userAgent: firefox, ip: '9.9.9.9', contentType: 5 },
+    ];
+    const response = await app.inject({
+      method: 'POST',
+      url: drain.url,
+      headers: { authorization: `Bearer ${drain.secret}`, 'content-type': 'application/x-ndjson' },
+      payload: records.map((record) => JSON.stringify(record)).join('\n'),
+    });
+    expect(response.statusCode).toBe(200);
+    const paths = await storedPaths();
+    expect(paths).toContain('/typed');
+    expect(paths).not.toContain('/typed-method');
+    expect(paths).not.toContain('/typed-type');
+  });
+
   it('answers 400 to a filter or a cursor holding such a text, through the API and a shared link', async () => {
     for (const query of [
       '/visitors?filter=source==x%00',

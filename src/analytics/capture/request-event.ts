@@ -43,8 +43,12 @@ const absent = (text: unknown) => text === '' || text === '-';
 
 /** The event of a request, or the reason it is not a view; `note` hears of changes made to keep it. */
 export function requestEvent(fields: RequestFields, rule: AssetRule, note: (reason: string) => void): IncomingEvent | { skip: string } {
-  const { method, path } = fields;
-  if (method !== undefined && !pageMethods.has(method) && !pageMethods.has(method.toUpperCase())) return { skip: 'not a GET or HEAD request' };
+  const { method, path, contentType } = fields;
+  // NDJSON records are any JSON: a method or content type that is not text is that record's fault, not the batch's.
+  if (method !== undefined && method !== null) {
+    if (typeof method !== 'string' || (!pageMethods.has(method) && !pageMethods.has(method.toUpperCase()))) return { skip: 'not a GET or HEAD request' };
+  }
+  if (contentType !== undefined && contentType !== null && typeof contentType !== 'string') return { skip: invalidReason('contentType must be a string.') };
   if (path === undefined || path === '') return { skip: 'no request path' };
   if (typeof path === 'string' && skipsAsset(rule, path, fields.contentType)) return { skip: assetReason };
   // Log formats give the request's fields and its time; anything else (NDJSON) is an event object,
