@@ -337,6 +337,20 @@ describe.each(testDatabases)('quire proxy on $dialect', (database) => {
     }
   });
 
+  it('takes the client address behind a trusted proxy from the hop that proxy appended, not one the client wrote', async () => {
+    const proxy = await startProxy({ trustProxy: true });
+    try {
+      // A client claims GPTBot's user agent and one of OpenAI's published addresses; the proxy in front appends the real one.
+      const gptBot = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)';
+      const headers = { 'user-agent': gptBot, 'x-forwarded-for': '20.171.206.4, 198.51.100.9' };
+      expect((await fetchRaw(`${proxy.url}/guides/setup`, { headers })).status).toBe(200);
+      await until(async () => (await proxy.status()).stored === 1);
+      expect((await proxy.storedRows()).map((row) => row.verification)).toEqual([Verification.spoofed]);
+    } finally {
+      await proxy.stop();
+    }
+  });
+
   it('records asset requests as views for a project whose asset rule is off', async () => {
     const proxy = await startProxy({ project: { skipAssets: false } });
     try {
@@ -360,7 +374,15 @@ describe.each(testDatabases)('quire proxy on $dialect', (database) => {
     expect(sent['x-end-to-end']).toBe('2');
     expect(sent['x-client-private']).toBeUndefined();
     expect(sent.host).toBe(new URL(upstream.url).host);
-    for (const target of ['/docs/%2e%2e/%2e%2e/etc/passwd', '/docs/../../etc/passwd', 'http://other.example/', '//other.example/x']) {
+    for (const target of [
+      '/docs/%2e%2e/%2e%2e/etc/passwd',
+      '/docs/../../etc/passwd',
+      '/%zz/%2e%2e/%2e%2e/etc/passwd',
+      '/docs/..%5c..%5cetc/passwd',
+      '/docs/..\\..\\etc/passwd',
+      'http://other.example/',
+      '//other.example/x',
+    ]) {
       const refused = await fetchRaw(`${proxy.url}/`, { path: target });
       expect(refused.status, target).toBe(400);
       expect(JSON.parse(refused.body.toString())).toMatchObject({ code: 'bad_request' });

@@ -72,8 +72,12 @@ export function unsafeTarget(url: string): boolean {
   try {
     path = decodeURIComponent(path);
   } catch {
-    // Kept as sent: the upstream decides what an invalid escape means.
+    // One invalid escape (`%zz`) fails the whole decoding: the escapes of dots and separators are read
+    // on their own then, or `/%zz/%2e%2e/%2e%2e/etc/passwd` would pass as it is.
+    path = path.replace(/%2e/gi, '.').replace(/%2f/gi, '/').replace(/%5c/gi, '\\');
   }
+  // A backslash is a separator to many servers (and to WHATWG URL parsing of special schemes).
+  path = path.replaceAll('\\', '/');
   return path.includes('/../') || path.endsWith('/..');
 }
 

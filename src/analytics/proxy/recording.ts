@@ -14,11 +14,18 @@ export interface Arrival {
   ip: string;
 }
 
-/** The client's address: the first of X-Forwarded-For when another proxy in front is trusted, else the connection's. */
+/**
+ * The client's address: with a proxy in front that is trusted (`--trust-proxy`), the last hop of
+ * X-Forwarded-For, the address that proxy appended for the peer it saw (nginx's
+ * `$proxy_add_x_forwarded_for`, load balancers and CDNs append); any hop before it came from the client,
+ * who may write there whatever address it likes to be seen from (a crawler's published one, say). Else
+ * the connection's.
+ */
 export function clientAddress(request: IncomingMessage, trustProxy: boolean): string {
   if (trustProxy) {
-    const first = headerValue(request.headers, 'x-forwarded-for')?.split(',', 1)[0]?.trim();
-    if (first) return first;
+    const forwarded = headerValue(request.headers, 'x-forwarded-for');
+    const last = forwarded?.slice(forwarded.lastIndexOf(',') + 1).trim();
+    if (last) return last;
   }
   return request.socket.remoteAddress ?? '';
 }
