@@ -1,4 +1,16 @@
-import { boolean, hidden, integer, modelList, optionalText, optionalUrl, setting, text, type Setting } from './parsers.ts';
+import {
+  boolean,
+  hidden,
+  hiddenCredentials,
+  integer,
+  longestTimerSeconds,
+  modelList,
+  optionalText,
+  optionalUrl,
+  setting,
+  text,
+  type Setting,
+} from './parsers.ts';
 
 /** The job agent: its models and their keys, the limits of a run, its commits, and the docs checks of a change. */
 export const agentSettings = {
@@ -27,12 +39,13 @@ export const agentSettings = {
     undefined,
     optionalUrl,
     'Chat-completions base URL of `openai-compatible:` models (Ollama `http://127.0.0.1:11434/v1`, vLLM, LM Studio); also overrides the `openai:` endpoint.',
+    hiddenCredentials,
   ),
   agentMaxSteps: setting('QUIRE_AGENT_MAX_STEPS', 60, integer(1, 10_000), 'Model calls one agent run may make; reaching it fails the job.'),
   agentMaxSeconds: setting(
     'QUIRE_AGENT_MAX_SECONDS',
     900,
-    integer(1),
+    integer(1, longestTimerSeconds),
     'Wall time of one agent run (clone, model, push), in seconds; exceeding it fails the job.',
   ),
   agentMaxTokens: setting('QUIRE_AGENT_MAX_TOKENS', 2_000_000, integer(1), 'Input plus output tokens one agent run may use; exceeding it fails the job.'),

@@ -1,4 +1,4 @@
-import { boolean, hidden, optionalText, optionalUrl, privateKey, secretKey, setting, url, type Setting } from './parsers.ts';
+import { boolean, hidden, hiddenCredentials, optionalText, optionalUrl, privateKey, secretKey, setting, url, type Setting } from './parsers.ts';
 
 /**
  * Code hosts and their credentials: GitHub, GitLab, the key that encrypts stored tokens, and what
@@ -30,18 +30,21 @@ export const codeHostSettings = {
     'https://github.com',
     url,
     'Web address of GitHub; repositories under it use the GitHub code host. Set it for GitHub Enterprise Server.',
+    hiddenCredentials,
   ),
   githubApiUrl: setting<string | undefined>(
     'GITHUB_API_URL',
     undefined,
     optionalUrl,
     'GitHub REST API base; defaults to https://api.github.com for github.com and to GITHUB_SERVER_URL/api/v3 otherwise.',
+    hiddenCredentials,
   ),
   gitlabUrl: setting<string | undefined>(
     'GITLAB_URL',
     undefined,
     optionalUrl,
     'Web address of a GitLab instance (https://gitlab.com or your own); repositories under it use the GitLab code host.',
+    hiddenCredentials,
   ),
   gitlabToken: setting<string | undefined>(
     'GITLAB_TOKEN',

@@ -1,4 +1,4 @@
-import { integer, setting, type Setting } from './parsers.ts';
+import { integer, longestTimerSeconds, setting, type Setting } from './parsers.ts';
 
 /** Docs index builds: how often sources are polled, how long a build is reserved, and the bounds a repository is read within. */
 export const docsBuildSettings = {
@@ -17,7 +17,7 @@ export const docsBuildSettings = {
   docsBuildLeaseSeconds: setting(
     'QUIRE_DOCS_BUILD_LEASE_SECONDS',
     60,
-    integer(2),
+    integer(2, longestTimerSeconds),
     'How long a claimed docs build stays reserved without a heartbeat before another worker may take it.',
   ),
   docsBuildMaxAttempts: setting(

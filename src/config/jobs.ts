@@ -1,4 +1,4 @@
-import { boolean, integer, setting, type Setting } from './parsers.ts';
+import { boolean, integer, longestTimerMs, longestTimerSeconds, setting, type Setting } from './parsers.ts';
 
 /** Agent jobs: their rate limit, the workers that run them, their event streams and webhook deliveries. */
 export const jobSettings = {
@@ -6,11 +6,16 @@ export const jobSettings = {
   jobRateWindowSeconds: setting('QUIRE_JOB_RATE_WINDOW_SECONDS', 3600, integer(1), 'Length of the rolling window of QUIRE_JOB_RATE_LIMIT, in seconds.'),
   worker: setting('QUIRE_WORKER', true, boolean, 'Whether `quire serve` also runs a worker (same as `--no-worker` when false).'),
   workerConcurrency: setting('QUIRE_WORKER_CONCURRENCY', 2, integer(1, 256), 'Jobs one worker process runs at once.'),
-  workerPollMs: setting('QUIRE_WORKER_POLL_MS', 1000, integer(10), 'How often an idle worker looks for jobs created by other processes, in milliseconds.'),
+  workerPollMs: setting(
+    'QUIRE_WORKER_POLL_MS',
+    1000,
+    integer(10, longestTimerMs),
+    'How often an idle worker looks for jobs created by other processes, in milliseconds.',
+  ),
   jobLeaseSeconds: setting(
     'QUIRE_JOB_LEASE_SECONDS',
     60,
-    integer(2),
+    integer(2, longestTimerSeconds),
     'How long a claimed job stays reserved without a heartbeat before another worker may take it.',
   ),
   mcpSessionIdleMinutes: setting(
@@ -41,7 +46,7 @@ export const jobSettings = {
   shutdownGraceSeconds: setting(
     'QUIRE_SHUTDOWN_GRACE_SECONDS',
     30,
-    integer(0),
+    integer(0, longestTimerSeconds),
     'On SIGTERM, how long running jobs may finish before they are released to other workers.',
   ),
   webhooksAllowPrivate: setting(
@@ -78,7 +83,7 @@ export const jobSettings = {
   webhookPollMs: setting(
     'QUIRE_WEBHOOK_POLL_MS',
     500,
-    integer(10),
+    integer(10, longestTimerMs),
     "How often a process looks for webhook deliveries queued by other processes, in milliseconds (its own wake it at once; on PostgreSQL other processes' notifications do too).",
   ),
 } satisfies Record<string, Setting<unknown>>;

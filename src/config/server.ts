@@ -1,4 +1,4 @@
-import { addressList, hidden, integer, optionalText, optionalUrl, setting, text, type Setting } from './parsers.ts';
+import { addressList, hidden, hiddenCredentials, integer, optionalText, optionalUrl, setting, text, type Setting } from './parsers.ts';
 
 /** The HTTP server: where it listens, what it accepts, whom it trusts, and what it logs. */
 export const serverSettings = {
@@ -9,6 +9,7 @@ export const serverSettings = {
     undefined,
     optionalUrl,
     'URL clients use to reach Quire; defaults to `http://HOST:PORT`. Used in links Quire prints and serves, and as the passkey origin (its host name is the WebAuthn relying-party id). Required when HOST is `0.0.0.0` or `::`.',
+    hiddenCredentials,
   ),
   bodyLimitBytes: setting('QUIRE_BODY_LIMIT_BYTES', 1_048_576, integer(1024), 'Largest request body accepted by the API, in bytes; larger bodies get 413.'),
   trustedProxies: setting<string[]>(

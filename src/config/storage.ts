@@ -1,4 +1,4 @@
-import { hiddenPassword, integer, optionalText, setting, type Setting } from './parsers.ts';
+import { hiddenPassword, integer, longestTimerMs, optionalText, setting, type Setting } from './parsers.ts';
 
 const defaultDataDir = './data';
 
@@ -19,5 +19,10 @@ export const storageSettings = {
     hiddenPassword,
   ),
   databasePoolSize: setting('QUIRE_DATABASE_POOL_SIZE', 10, integer(1, 1000), 'PostgreSQL connections per process.'),
-  statementTimeoutMs: setting('QUIRE_DATABASE_STATEMENT_TIMEOUT_MS', 30_000, integer(0), 'PostgreSQL statement timeout in milliseconds (0 disables it).'),
+  statementTimeoutMs: setting(
+    'QUIRE_DATABASE_STATEMENT_TIMEOUT_MS',
+    30_000,
+    integer(0, longestTimerMs),
+    'PostgreSQL statement timeout in milliseconds (0 disables it).',
+  ),
 } satisfies Record<string, Setting<unknown>>;

@@ -75,6 +75,31 @@ describe('settings from a .env file in the project root', () => {
     expect(JSON.stringify([...shown.values()])).not.toContain('ghp_fromthefile');
   });
 
+  it('quire config and a refused start show no secret: not a malformed private key, nor passwords in URLs', async () => {
+    const secrets = {
+      GITHUB_APP_PRIVATE_KEY: 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcw',
+      DATABASE_URL: 'postgres://quire@db.internal/quire?password=hunter2&sslpassword=hunter3',
+      OPENAI_BASE_URL: 'http://ollama:s3cret@127.0.0.1:11434/v1',
+      GITLAB_URL: '//oauth2:glpat-s3cret@gitlab.example.com',
+    };
+    const result = await quire(docs, secrets, 'config', '--json');
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout) as { settings: Shown[]; problems: string[] };
+    const shown = new Map(report.settings.map((entry) => [entry.name, entry.value]));
+    expect(shown.get('GITHUB_APP_PRIVATE_KEY')).toBe('****');
+    expect(shown.get('DATABASE_URL')).toBe('postgres://quire@db.internal/quire?password=****&sslpassword=****');
+    expect(shown.get('OPENAI_BASE_URL')).toBe('http://****:****@127.0.0.1:11434/v1');
+    expect(report.problems).toHaveLength(2);
+    expect(report.problems[0]).toMatch(/^GITHUB_APP_PRIVATE_KEY is neither/);
+    expect(report.problems[1]).toMatch(/^GITLAB_URL must be an absolute URL/);
+    const started = await quire(docs, { ...secrets, GITLAB_URL: '', PORT: '0' }, 'serve');
+    expect(started.code).toBe(1);
+    expect(started.stderr).toMatch(/^GITHUB_APP_PRIVATE_KEY is neither/);
+    for (const output of [result.stdout, result.stderr, started.stdout, started.stderr]) {
+      for (const secret of ['MIIEvQ', 'hunter2', 'hunter3', 's3cret']) expect(output).not.toContain(secret);
+    }
+  });
+
   it('QUIRE_ENV_FILE names another file, which must exist', async () => {
     writeFileSync(join(root, 'other.env'), 'PORT=8181\n');
     const shown = await shownSettings(docs, { QUIRE_ENV_FILE: '../other.env' });
