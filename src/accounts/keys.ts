@@ -123,6 +123,8 @@ export interface VerifyOptions {
   now?: number;
   /** The kind of key the caller takes (default `admin`): a key of another kind is refused as unknown. */
   kind?: KeyKind;
+  /** The scope the operation needs: a key without it is refused (`forbidden`), leaving no trace of use. */
+  scope?: Scope;
 }
 
 /** Whether `token` has the form of a key of `kind`: its prefix, then exactly its number of base62 characters. */
@@ -158,6 +160,13 @@ export async function verifyKey(storage: Pick<Storage, 'db' | 'deferDurability'>
   // Checked before the last-used time moves on, so refused requests leave no trace of use on the key.
   if (key.allowed_ips !== null && (options.from === undefined || !inRanges(addressRanges(key.allowed_ips.split(',')), options.from))) {
     return { ok: false, code: 'forbidden', reason: refusedAddress(options.from) };
+  }
+  if (options.scope !== undefined && !keyScopes(key).includes(options.scope)) {
+    return {
+      ok: false,
+      code: 'forbidden',
+      reason: `This API key lacks the "${options.scope}" scope this operation needs. Create a key with --scopes including ${options.scope}.`,
+    };
   }
   if (key.last_used_at === null || now - key.last_used_at > lastUsedResolutionMs) {
     key.last_used_at = now;

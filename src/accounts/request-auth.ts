@@ -5,7 +5,7 @@ import { ApiError, notFound } from '../http/errors.ts';
 import { TtlCache } from '../lib/ttl-cache.ts';
 import type { ApiKeyRow, ProjectRow } from '../storage/tables/accounts.ts';
 import { keyChanges, projectChanges } from './changes.ts';
-import { keyCanSeeProject, keyScopes, verifyKey, type Scope } from './keys.ts';
+import { keyCanSeeProject, verifyKey, type Scope } from './keys.ts';
 import { findProject } from './projects.ts';
 
 declare module 'fastify' {
@@ -47,11 +47,8 @@ export function requireKey(context: AppContext, scope: Scope) {
     if (!header) throw unauthorized('Send an admin API key in the Authorization header: "Authorization: Bearer quire_…".');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw unauthorized('The Authorization header must be "Bearer " followed by an admin API key.');
-    const check = await verifyKey(context.storage, match[1], { cache: context.accounts.keys, from: clientAddress(request) });
+    const check = await verifyKey(context.storage, match[1], { cache: context.accounts.keys, from: clientAddress(request), scope });
     if (!check.ok) throw check.code === 'forbidden' ? new ApiError('forbidden', check.reason) : unauthorized(check.reason);
-    if (!keyScopes(check.key).includes(scope)) {
-      throw new ApiError('forbidden', `This API key lacks the "${scope}" scope this operation needs. Create a key with --scopes including ${scope}.`);
-    }
     request.apiKey = check.key;
   };
 }

@@ -66,4 +66,19 @@ describe('a key’s last use, on SQLite', () => {
     const stored = await storage.db.selectFrom('api_keys').select('last_used_at').where('id', '=', row.id).executeTakeFirstOrThrow();
     expect(stored.last_used_at).not.toBeNull();
   });
+
+  it('is left alone by a request refused for a scope the key lacks', async () => {
+    const { key, row } = await createKey(storage.db, tenant.orgId, { scopes: ['read'] });
+    const refused = await app.inject({
+      method: 'POST',
+      url: `/v2/agent/${tenant.project.id}/job`,
+      headers: { authorization: `Bearer ${key}` },
+      payload: { prompt: 'x' },
+    });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error).toMatch(/lacks the "write" scope/);
+    const stored = await storage.db.selectFrom('api_keys').select('last_used_at').where('id', '=', row.id).executeTakeFirstOrThrow();
+    expect(stored.last_used_at).toBeNull();
+    expect((await app.inject({ method: 'GET', url: `/v2/agent/${tenant.project.id}/jobs`, headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(200);
+  });
 });
