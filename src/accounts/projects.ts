@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { parseModel } from '../config/model-name.ts';
 import { newId } from '../lib/ids.ts';
+import { refNameProblem } from '../lib/ref-name.ts';
 import type { Database } from '../storage/schema.ts';
 import { noteProjectChange } from './changes.ts';
 import { defaultMcpName, mcpNameFormatProblem, withMcpName } from './mcp-name.ts';
@@ -57,9 +58,22 @@ export function parseAssetExtensions(text: string): string[] | { problem: string
 }
 
 /** Returns a sentence describing what is wrong with the settings, or null when they are fine. */
+/** C0 and C1 controls and DEL (`\p{Cc}`): no name or path a person types holds one. */
+const controlCharacter = /\p{Cc}/u;
+
 export function checkProjectSettings(settings: ProjectSettings): string | null {
   if (settings.name !== undefined && (settings.name.trim() === '' || settings.name.length > 200)) {
     return 'A project name must have 1 to 200 characters.';
+  }
+  if (settings.name !== undefined && controlCharacter.test(settings.name)) {
+    return 'A project name cannot hold control characters (a line break, a tab, a terminal escape).';
+  }
+  if (settings.ref) {
+    const problem = refNameProblem(settings.ref);
+    if (problem) return `The ref is not a valid git branch or tag name: it ${problem}.`;
+  }
+  if (settings.docsPath && (settings.docsPath.length > 500 || controlCharacter.test(settings.docsPath) || settings.docsPath.split(/[/\\]/).includes('..'))) {
+    return `The docs folder is a folder inside the repository, such as docs or site/docs, without ".." or control characters; got ${JSON.stringify(settings.docsPath.slice(0, 100))}.`;
   }
   if (settings.model) {
     const choice = parseModel(settings.model);

@@ -29,7 +29,7 @@ export interface SettingsProblem {
 }
 
 /** Checked one at a time, in the order forms show them, so the first problem named is the first field. */
-const checkedFields = ['name', 'repository', 'model', 'assistantModel', 'trackerDomains', 'assetExtensions', 'siteUrl', 'mcpName'] as const;
+const checkedFields = ['name', 'repository', 'ref', 'docsPath', 'model', 'assistantModel', 'trackerDomains', 'assetExtensions', 'siteUrl', 'mcpName'] as const;
 
 /**
  * The rules every way of saving a project follows (CLI, dashboard, API). `project` is the saved one

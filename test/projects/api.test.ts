@@ -103,6 +103,11 @@ describe.each(testDatabases)('projects over the API on $dialect', (database) => 
       [{ trackerDomains: ['not a host'] }, 'trackerDomains'],
       [{ docsPublic: 'yes' }, 'docsPublic'],
       [{ mcpName: 'fine', owner: 'me' }, 'owner'],
+      [{ ref: '-x --upload-pack=touch' }, 'ref'],
+      [{ ref: 'main\u0000' }, 'ref'],
+      [{ docsPath: '../other' }, 'docsPath'],
+      [{ docsPath: 'docs\n' }, 'docsPath'],
+      [{ name: 'Docs\u001b]0;pwned\u0007\u001b[2J' }, 'name'],
       [{}, ''],
     ] as const) {
       const response = await patch(payload);
