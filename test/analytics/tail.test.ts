@@ -1,10 +1,11 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { FormatName } from '../../src/analytics/importers/formats.ts';
 import type { ImportSummary } from '../../src/analytics/importers/line-parser.ts';
+import { importLog } from '../../src/analytics/importers/run.ts';
 import { tailLog } from '../../src/analytics/importers/tail.ts';
 import { createAnalyticsState } from '../../src/analytics/state.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
@@ -78,6 +79,41 @@ describe.each(testDatabases)('analytics tail on $dialect', (database) => {
     const summary = await tail.stop();
     expect(summary).toMatchObject({ lines: 12, accepted: 12, skipped: 0 });
     expect(await storedViews(await projectKeyOf(tail.tenant.project.id))).toBe(12);
+  });
+
+  it('skips a line longer than 1 MiB as it arrives, keeps going, and resumes after it; an import of the file then finds every view', async () => {
+    directory = mkdtempSync(join(tmpdir(), 'quire-tail-'));
+    const file = join(directory, 'access.log');
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 50));
+    const position = async (projectId: string) =>
+      (await storage.db.selectFrom('analytics_tail_positions').select('position').where('project_id', '=', projectId).executeTakeFirst())?.position;
+    // The file's first line is over-long too: its identity and its lines' keys come from the line's first 64 KiB.
+    writeFileSync(file, `${'z'.repeat(2 * 1024 * 1024)}\n${lines(0, 3)}`);
+    const tail = await follow(file);
+    await until(() => tail.accepted() === 3);
+    // An over-long line written in parts, read across polls, then a line whose first part starts a read of its own.
+    appendFileSync(file, 'y'.repeat(1536 * 1024));
+    await pause();
+    appendFileSync(file, `${'y'.repeat(1536 * 1024)}\n${lines(3, 5)}`);
+    await until(() => tail.accepted() === 5);
+    appendFileSync(file, line(5).slice(0, 30));
+    await pause();
+    appendFileSync(file, `${line(5).slice(30)}${lines(6, 7)}`);
+    await until(() => tail.accepted() === 7);
+    expect(tail.summary()).toMatchObject({ lines: 9, accepted: 7, skipped: 2, reasons: { 'line longer than 1 MiB': 2 } });
+    await until(async () => (await position(tail.tenant.project.id)) === statSync(file).size);
+    await tail.stop();
+
+    // Restarted: it resumes after the over-long lines, reading only what was written since.
+    appendFileSync(file, lines(7, 9));
+    const resumed = await follow(file, 'combined', tail.tenant);
+    await until(() => resumed.accepted() === 2);
+    expect(await resumed.stop()).toEqual({ lines: 2, accepted: 2, skipped: 0, reasons: {}, notes: {} });
+
+    // The same file imported: its keys are the tail's, so nothing counts twice.
+    const imported = await importLog(createAnalyticsState(storage), tail.tenant.project, 'combined', file);
+    expect(imported).toMatchObject({ lines: 11, accepted: 0, reasons: { 'line longer than 1 MiB': 2, 'already imported': 9 } });
+    expect(await storedViews(await projectKeyOf(tail.tenant.project.id))).toBe(9);
   });
 
   it('starts again from the beginning after copytruncate', async () => {

@@ -12,7 +12,7 @@ import { IdentityCache } from '../ingest/identity-cache.ts';
 import { visitorHash } from '../ingest/visitor-identity.ts';
 import { formats, type FormatName } from './formats.ts';
 import { fileFingerprint, lineKey } from './line-keys.ts';
-import type { Line } from './lines.ts';
+import { maxLineBytes, type Line } from './lines.ts';
 import { countReason, invalidReason, requestEvent } from '../capture/request-event.ts';
 
 export interface ImportSummary {
@@ -32,6 +32,9 @@ export function countSkipped(summary: ImportSummary, reason: string, count = 1):
   summary.skipped += count;
   countReason(summary.reasons, reason, count);
 }
+
+/** Why an over-long line (lines.ts) is skipped unread. */
+const overLongReason = `line longer than ${maxLineBytes / (1024 * 1024)} MiB`;
 
 /** Distinct user agents a parser numbers (then it starts over, forgetting the keys it saw too). */
 const agentLimit = 50_000;
@@ -90,6 +93,10 @@ export class LineParser {
     this.summary.lines++;
     this.#end = line.end;
     if (line.offset === 0 && this.#fingerprint === undefined) this.#fingerprint = fileFingerprint(line.text);
+    if (line.overLong) {
+      this.skip(overLongReason);
+      return this.#events.length;
+    }
     if (line.text.trim() === '') {
       this.skip('empty line');
       return this.#events.length;

@@ -10,6 +10,8 @@
  * - Rotation by copytruncate: when the file is shorter than the position, it starts again at 0
  *   (its first line, hence its identity, is new).
  * - A last line without its newline is not read until the writer finishes it.
+ * - A line longer than lines.ts's maxLineBytes is skipped as it is read, never held whole; the position
+ *   moves past it as past any other line.
  */
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -19,7 +21,7 @@ import type { FormatName } from './formats.ts';
 import type { ImportSummary } from './line-parser.ts';
 import { LogBatch } from './log-batch.ts';
 import { fileFingerprint } from './line-keys.ts';
-import { LineSplitter } from './lines.ts';
+import { lineHeadBytes, LineSplitter } from './lines.ts';
 import { loadTailPosition, saveTailPosition } from './tail-position.ts';
 
 export interface TailOptions {
@@ -34,7 +36,8 @@ export interface TailOptions {
 }
 
 const chunkSize = 1 << 20;
-const firstLineLimit = 64 * 1024;
+/** Bytes of a file's first line its identity is taken from (the head an over-long line keeps, lines.ts). */
+const firstLineLimit = lineHeadBytes;
 
 interface OpenFile {
   handle: FileHandle;
