@@ -23,6 +23,7 @@ const entryPoints = {
     'http/dimension-schemas.ts',
     'http/read-limit.ts',
     'drains/routes.ts',
+    'drains/stored-secrets.ts',
     'query/query.ts',
     'query/series.ts',
     'query/breakdowns.ts',

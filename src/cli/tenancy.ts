@@ -151,14 +151,16 @@ export function registerConnections(program: Command): void {
     );
   connections
     .command('rotate-key')
-    .description('re-encrypt every stored token and webhook secret under QUIRE_SECRET_KEY (old values open with QUIRE_SECRET_KEY_PREVIOUS)')
+    .description('re-encrypt every stored token, webhook secret and log drain secret under QUIRE_SECRET_KEY (old values open with QUIRE_SECRET_KEY_PREVIOUS)')
     .action(() =>
       withStorage(async ({ db }, config) => {
         const count = await reencryptConnections(db, config);
         const { reencryptWebhookSecrets } = await import('../jobs/webhooks/stored-secrets.ts');
         const webhooks = await reencryptWebhookSecrets(db, config);
+        const { reencryptDrainSecrets } = await import('../analytics/drains/stored-secrets.ts');
+        const drains = await reencryptDrainSecrets(db, config);
         process.stdout.write(
-          `Re-encrypted ${count} token(s) and ${webhooks} webhook secret(s) under QUIRE_SECRET_KEY; QUIRE_SECRET_KEY_PREVIOUS can now be removed.\n`,
+          `Re-encrypted ${count} token(s), ${webhooks} webhook secret(s) and ${drains} log drain secret(s) under QUIRE_SECRET_KEY; QUIRE_SECRET_KEY_PREVIOUS can now be removed.\n`,
         );
       }),
     );

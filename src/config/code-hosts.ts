@@ -64,7 +64,7 @@ export const codeHostSettings = {
     'QUIRE_SECRET_KEY_PREVIOUS',
     undefined,
     secretKey,
-    'The key QUIRE_SECRET_KEY replaced, still accepted for decryption while `quire connections rotate-key` re-encrypts every token under the new one.',
+    'The key QUIRE_SECRET_KEY replaced, still accepted for decryption while `quire connections rotate-key` re-encrypts every token, webhook secret and log drain secret under the new one.',
     hidden,
   ),
   trustFirstOrganization: setting(

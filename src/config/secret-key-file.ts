@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, linkSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { makePrivateDirectory, modeOpenToOthers, syncDirectory } from '../lib/private-files.ts';
 import type { Config } from './config.ts';
-import { secretKey } from './parsers.ts';
+import { ConfigError, secretKey } from './parsers.ts';
 
 /**
  * The key that seals stored secrets (code-host tokens, webhook and log drain secrets) when
@@ -17,26 +18,67 @@ export function secretKeyPath(dataDir: string): string {
 }
 
 function read(path: string): Buffer | undefined {
+  let descriptor: number;
   try {
-    return secretKey(readFileSync(path, 'utf8').trim(), path);
+    descriptor = openSync(path, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+  try {
+    const mode = fstatSync(descriptor).mode & 0o777;
+    if (modeOpenToOthers(mode))
+      throw new ConfigError(
+        `${path} holds the key that opens the stored tokens and secrets, but users other than its owner have access to it (mode ${mode.toString(8)}): run "chmod 600 ${path}" and start again.`,
+      );
+    const text = readFileSync(descriptor, 'utf8').trim();
+    // Quire links the key file into place whole (create below), so an empty one is what an interrupted
+    // first start of an earlier version left: it never held a key that sealed anything.
+    if (text === '')
+      throw new ConfigError(
+        `${path} is empty: a first start was interrupted before it wrote the key. Delete it and start again to make a new key; should start-up then say the database holds secrets sealed with another key, put that key into the file (mode 0600) or set QUIRE_SECRET_KEY to it.`,
+      );
+    return secretKey(text, path);
+  } finally {
+    closeSync(descriptor);
+  }
 }
 
+/** What `link` answers on a file system that has no hard links. */
+const noHardLinks = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV', 'EMLINK']);
+
+/**
+ * Writes a new key to a file of its own (mode 0600) and links it into place, so no process ever sees
+ * the key file empty or half written; of several first starts at once, the first link wins and the
+ * others read its key.
+ */
 function create(dataDir: string): Buffer {
   const path = secretKeyPath(dataDir);
-  mkdirSync(dataDir, { recursive: true });
+  makePrivateDirectory(dataDir);
   const key = randomBytes(32);
+  const written = join(dataDir, `.secret-key-${randomBytes(6).toString('hex')}`);
+  writeFileSync(written, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx', flush: true });
   try {
-    writeFileSync(path, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
-    return key;
+    linkSync(written, path);
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? '';
     // Another process starting at the same moment made it first: use theirs.
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return read(path)!;
-    throw error;
+    if (code === 'EEXIST') return read(path)!;
+    if (!noHardLinks.has(code)) throw error;
+    // A file system without hard links (some network and FAT volumes): created in place, which a first start
+    // beside this one may see empty for a moment, and then says so (read, above).
+    try {
+      writeFileSync(path, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx', flush: true });
+    } catch (fallback) {
+      if ((fallback as NodeJS.ErrnoException).code === 'EEXIST') return read(path)!;
+      throw fallback;
+    }
+  } finally {
+    rmSync(written, { force: true });
   }
+  // Secrets are sealed with the key from now on: the file must outlive a power loss.
+  syncDirectory(dataDir);
+  return key;
 }
 
 /** Whether `config` uses the data directory's key: no QUIRE_SECRET_KEY, and SQLite. */

@@ -9,7 +9,7 @@ export const storageSettings = {
     'QUIRE_DATA_DIR',
     defaultDataDir,
     (raw) => raw.trim() || defaultDataDir,
-    "Directory of the embedded SQLite database, workspaces and repository mirrors. A relative path is resolved against the project root (where `npm start` runs: the nearest directory at or above the current one with this database or Quire's `package.json`), so every `quire` command uses the same one; empty means the default.",
+    "Directory of the embedded SQLite database, workspaces and repository mirrors. A relative path is resolved against the project root (where `npm start` runs: the nearest directory at or above the current one with this database or Quire's `package.json`), so every `quire` command uses the same one; empty means the default. Quire makes it with mode 0700 when it is missing.",
   ),
   databaseUrl: setting<string | undefined>(
     'DATABASE_URL',

@@ -2,10 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { bootstrapIfEmpty, type FirstRun } from '../accounts/bootstrap.ts';
 import { checkStoredSecrets } from '../accounts/connections.ts';
+import { checkDrainSecrets } from '../analytics/drains/stored-secrets.ts';
 import { relayRecordedRows } from '../jobs/events/relay.ts';
 import { webhooksChannel } from '../jobs/webhooks/emit.ts';
 import { checkWebhookSecrets } from '../jobs/webhooks/stored-secrets.ts';
 import type { AgentSetup } from '../jobs/runner.ts';
+import { openToOthers } from '../lib/private-files.ts';
 import { openStorage, type Storage } from '../storage/open.ts';
 import { buildApp } from './app.ts';
 import { startBackgroundLoops, type ExposedLoops, type Role } from './background.ts';
@@ -58,10 +60,19 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const storage =
     options.storage ??
     (await openStorage(config, { onConnectionError: (error) => logger.error({ err: error }, 'database connection lost; the pool will reconnect') }));
-  await Promise.all([checkStoredSecrets(storage.db, config), checkWebhookSecrets(storage.db, config)]).catch(async (error: unknown) => {
-    if (!options.storage) await storage.close();
-    throw error;
-  });
+  await Promise.all([checkStoredSecrets(storage.db, config), checkWebhookSecrets(storage.db, config), checkDrainSecrets(storage.db, config)]).catch(
+    async (error: unknown) => {
+      if (!options.storage) await storage.close();
+      throw error;
+    },
+  );
+  // Quire makes the data directory 0700; one the operator made is left as it is, with a word when others can read it.
+  const dataDirMode = openToOthers(config.dataDir);
+  if (dataDirMode !== null)
+    logger.warn(
+      { dataDir: config.dataDir, mode: dataDirMode },
+      `The data directory ${config.dataDir} is open to other users than Quire's (mode ${dataDirMode}), but holds the database, the secret key and workspaces: run "chmod 700 ${config.dataDir}".`,
+    );
   const context = createContext(config, storage, { logger, agent: options.agent });
   // Other processes (PostgreSQL) hear at once of job events and webhook deliveries this one records.
   const stopRelay = relayRecordedRows(storage, logger);

@@ -34,7 +34,8 @@ export async function withLock<T>(path: string, task: () => Promise<T>, signal?:
 }
 
 async function acquireDirectory(path: string, signal?: AbortSignal): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
+  // Any part of the data directory made here (all of it, on PostgreSQL) is the service user's alone.
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   for (;;) {
     signal?.throwIfAborted();
     try {

@@ -45,7 +45,8 @@ export async function refreshMirror(dir: string, git: GitOptions & { repository:
 async function createMirror(dir: string, git: GitOptions & { repository: string }): Promise<void> {
   const options = { ...git, cwd: dir };
   const partial = /^https?:/i.test(git.repository);
-  await mkdir(dir, { recursive: true });
+  // Any part of the data directory made here (all of it, on PostgreSQL) is the service user's alone.
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   await runGit(['init', '--quiet', '--bare'], options);
   const settings = [
     ...(partial ? ['[extensions]', '\tpartialClone = origin'] : []),

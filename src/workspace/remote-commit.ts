@@ -15,7 +15,8 @@ const commitId = /^[0-9a-f]{40}([0-9a-f]{24})?$/i;
 export async function remoteCommit(options: RepositoryAtRef): Promise<string | null> {
   const repository = normalizeRepository(options.repository);
   const root = resolve(options.root);
-  await mkdir(root, { recursive: true });
+  // Any part of the data directory made here (all of it, on PostgreSQL) is the service user's alone.
+  await mkdir(root, { recursive: true, mode: 0o700 });
   if (options.ref !== null && commitId.test(options.ref)) return options.ref.toLowerCase();
   // An annotated tag is listed twice: as the tag object, and peeled (`^{}`) as the commit it tags.
   const names = options.ref === null ? ['HEAD'] : [`refs/heads/${options.ref}`, `refs/tags/${options.ref}^{}`, `refs/tags/${options.ref}`];

@@ -6,6 +6,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addConnection, openConnections, reencryptConnections } from '../../src/accounts/connections.ts';
 import { createOrganization } from '../../src/accounts/organizations.ts';
+import { createProject } from '../../src/accounts/projects.ts';
+import { keyId, secretBox } from '../../src/accounts/secrets.ts';
+import { createDrain } from '../../src/analytics/drains/drains.ts';
+import { reencryptDrainSecrets } from '../../src/analytics/drains/stored-secrets.ts';
 import { repositoryProblem } from '../../src/code-hosts/access.ts';
 import type { Config } from '../../src/config/config.ts';
 import { ConfigError } from '../../src/config/parsers.ts';
@@ -176,22 +180,37 @@ describe.each(testDatabases)('code-host credentials belong to an organization, o
     const raw = await storage.db.selectFrom('code_host_connections').select(['org_id', 'secret']).where('secret', 'is not', null).execute();
     expect(raw.length).toBeGreaterThanOrEqual(3);
     for (const secret of [tokenA, tokenB, gitlabA, gitlabB]) expect(JSON.stringify(raw)).not.toContain(secret);
+    const project = await createProject(storage.db, orgB, { name: 'Drained' });
+    const drain = await createDrain(storage.db, secretBox(config), project.id, { kind: 'ndjson' });
 
     const rotated = { ...config, secretKey: keyTwo, secretKeyPrevious: keyOne };
     const rotation = await cli(['connections', 'rotate-key'], {
       env: { QUIRE_SECRET_KEY: keyTwo.toString('base64'), QUIRE_SECRET_KEY_PREVIOUS: keyOne.toString('base64') },
     });
     expect(rotation.code, rotation.stderr).toBe(0);
-    expect(rotation.stdout).toMatch(/Re-encrypted \d+ token/);
+    expect(rotation.stdout).toMatch(/Re-encrypted \d+ token\(s\), \d+ webhook secret\(s\) and 1 log drain secret\(s\)/);
     const newKeyOnly = { ...rotated, secretKeyPrevious: undefined };
     expect((await openConnections(storage.db, newKeyOnly, orgB, ['github-token']))[0].token).toBe(tokenB);
     await expect(openConnections(storage.db, config, orgB, ['github-token'])).rejects.toThrow(ConfigError);
     expect(await reencryptConnections(storage.db, newKeyOnly)).toBe(0);
+    // The drain's secret opens with the new key alone, so QUIRE_SECRET_KEY_PREVIOUS can go without its batches getting 503.
+    const drainRow = await storage.db.selectFrom('analytics_drains').select('secret').where('id', '=', drain.row.id).executeTakeFirstOrThrow();
+    expect(secretBox(newKeyOnly).open(drainRow.secret)).toBe(drain.secret);
+    expect(await reencryptDrainSecrets(storage.db, newKeyOnly)).toBe(0);
 
     const start = (secretKey: Buffer | undefined) =>
       startService({ config: { ...config, secretKey, secretKeyPrevious: undefined }, api: false, worker: false, storage });
     await expect(start(undefined)).rejects.toThrow(/QUIRE_SECRET_KEY is not set, but the database holds encrypted code-host tokens/);
     await expect(start(keyOne)).rejects.toThrow(/neither QUIRE_SECRET_KEY nor QUIRE_SECRET_KEY_PREVIOUS/);
+    // A drain secret sealed with a key Quire does not have stops the start too, naming that key.
+    await (await start(keyTwo)).stop();
+    const keyThree = randomBytes(32);
+    const lost = await createDrain(storage.db, secretBox({ secretKey: keyThree, secretKeyPrevious: undefined }), project.id, { kind: 'vercel' });
+    try {
+      await expect(start(keyTwo)).rejects.toThrow(new RegExp(`key \\(id ${keyId(keyThree)}\\) that is neither QUIRE_SECRET_KEY`));
+    } finally {
+      await storage.db.deleteFrom('analytics_drains').where('id', '=', lost.row.id).execute();
+    }
     const missingKey = await cli(['connections', 'add', '--org', orgA, '--kind', 'github-token'], { input: tokenA, env: { QUIRE_SECRET_KEY: '' } });
     expect(missingKey.code).toBe(1);
     expect(missingKey.stderr).toMatch(/without an encryption key. Set QUIRE_SECRET_KEY/);

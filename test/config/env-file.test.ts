@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { applyEnvFile } from '../../src/config/env-file.ts';
@@ -52,6 +53,80 @@ describe('the secret key kept in the data directory', () => {
     expect(statSync(secretKeyPath(dataDir)).mode & 0o777).toBe(0o600);
     expect(withStoredSecretKey(config, true).secretKey).toEqual(made);
     expect(withStoredSecretKey(config, false).secretKey).toEqual(made);
+  });
+
+  it('is one key for every process of a first start, even when they start at the same moment', async () => {
+    // Each process makes the keys of the same data directories at the same instants (a start time sent once
+    // all are loaded), as `quire serve` and `quire worker` started together do; none may end without a key
+    // or with another one.
+    const rounds = Array.from({ length: 100 }, (_, round) => join(directory(), `data-${round}`));
+    const script = [
+      `import { loadConfig } from ${JSON.stringify(resolve('src/config/config.ts'))};`,
+      `import { withStoredSecretKey } from ${JSON.stringify(resolve('src/config/secret-key-file.ts'))};`,
+      'const dataDirs = JSON.parse(process.argv[1]);',
+      "process.stdout.write('ready\\n');",
+      "process.stdin.once('data', (startAt) => {",
+      '  const keys = dataDirs.map((dataDir, round) => {',
+      '    while (Date.now() < Number(startAt) + round * 10);',
+      '    try {',
+      "      return withStoredSecretKey(loadConfig({ QUIRE_DATA_DIR: dataDir }), true).secretKey?.toString('base64') ?? 'no key';",
+      '    } catch (error) {',
+      '      return `error: ${error.message}`;',
+      '    }',
+      '  });',
+      '  process.stdout.write(JSON.stringify(keys));',
+      '  process.stdin.destroy();',
+      '});',
+    ].join('\n');
+    const children = Array.from({ length: 4 }, () => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(rounds)], { stdio: ['pipe', 'pipe', 'inherit'] });
+      let output = '';
+      const ready = new Promise<void>((resolve) =>
+        child.stdout.on('data', (chunk) => {
+          output += String(chunk);
+          if (output.startsWith('ready\n')) resolve();
+        }),
+      );
+      const keys = new Promise<string[]>((resolve) => child.on('close', () => resolve(JSON.parse(output.slice('ready\n'.length)) as string[])));
+      return { child, ready, keys };
+    });
+    await Promise.all(children.map(({ ready }) => ready));
+    const startAt = String(Date.now() + 100);
+    for (const { child } of children) child.stdin.write(startAt);
+    const keys = await Promise.all(children.map((started) => started.keys));
+    rounds.forEach((dataDir, round) => {
+      const stored = readFileSync(secretKeyPath(dataDir), 'utf8').trim();
+      expect(Buffer.from(stored, 'base64')).toHaveLength(32);
+      expect(keys.map((made) => made[round])).toEqual(keys.map(() => stored));
+      expect(readdirSync(dataDir)).toEqual(['secret-key']);
+    });
+  });
+
+  it('refuses an empty key file with what to do, rather than running without a key', () => {
+    const dataDir = directory();
+    writeFileSync(secretKeyPath(dataDir), '', { mode: 0o600 });
+    const config = loadConfig({ QUIRE_DATA_DIR: dataDir });
+    for (const make of [true, false]) {
+      expect(() => withStoredSecretKey(config, make)).toThrow(ConfigError);
+      expect(() => withStoredSecretKey(config, make)).toThrow(
+        `${secretKeyPath(dataDir)} is empty: a first start was interrupted before it wrote the key. Delete it`,
+      );
+    }
+    expect(readFileSync(secretKeyPath(dataDir), 'utf8')).toBe('');
+  });
+
+  it('refuses a key file that other users have access to, saying to chmod it', () => {
+    const dataDir = directory();
+    const path = secretKeyPath(dataDir);
+    writeFileSync(path, `${Buffer.alloc(32, 9).toString('base64')}\n`);
+    for (const mode of [0o644, 0o640, 0o604]) {
+      chmodSync(path, mode);
+      expect(() => withStoredSecretKey(loadConfig({ QUIRE_DATA_DIR: dataDir }), false)).toThrow(
+        `users other than its owner have access to it (mode ${mode.toString(8)}): run "chmod 600 ${path}"`,
+      );
+    }
+    chmodSync(path, 0o600);
+    expect(withStoredSecretKey(loadConfig({ QUIRE_DATA_DIR: dataDir }), false).secretKey).toEqual(Buffer.alloc(32, 9));
   });
 
   it('gives way to QUIRE_SECRET_KEY, and is never made for PostgreSQL', () => {

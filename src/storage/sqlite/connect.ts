@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { Kysely, SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDatabase, type SqliteStatement } from 'kysely';
@@ -8,6 +8,7 @@ import { SqliteReaders } from './readers.ts';
 import { StatementCache, wrapStatement } from './statements.ts';
 import { WalSync } from './wal-sync.ts';
 import { WriteTurns } from './write-turns.ts';
+import { createPrivateFile, makePrivateDirectory } from '../../lib/private-files.ts';
 import { dialectProfiles } from '../dialect.ts';
 import type { Database } from '../schema.ts';
 
@@ -287,7 +288,12 @@ class DurableSqliteDialect extends SqliteDialect {
 }
 
 export function openSqlite(options: SqliteOptions): CheckpointingStorage {
-  if (options.path !== ':memory:') mkdirSync(dirname(options.path), { recursive: true });
+  if (options.path !== ':memory:') {
+    // The database holds password hashes, emails and visitor data: made for the service user alone
+    // (SQLite gives its -wal and -shm files the database file's mode).
+    makePrivateDirectory(dirname(options.path));
+    createPrivateFile(options.path);
+  }
   const database = new DatabaseSync(options.path, { timeout: busyTimeoutMs });
   database.exec('pragma journal_mode = wal');
   // An acknowledged write survives power loss, not only a killed process: commits are written to the WAL
