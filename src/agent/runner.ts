@@ -53,6 +53,7 @@ export function createRunner(config: Config, dependencies: RunnerDependencies): 
           repository,
           ref: run.job.ref,
           branch: run.job.branch,
+          jobId: run.job.id,
           // A branch the client named must be new at the job's first run (later runs continue it).
           newBranch: run.job.branch !== jobBranch(run.job.id) && run.messages.filter((message) => message.role === 'user').length <= 1,
           root: config.dataDir,

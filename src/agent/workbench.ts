@@ -57,6 +57,7 @@ export function createWorkbench(config: Config, db: Kysely<Database>, dependenci
         repository,
         ref: job.ref,
         branch: job.branch,
+        jobId: job.id,
         newBranch,
         root: config.dataDir,
         credentials,

@@ -5,7 +5,7 @@ import { runGit } from './git.ts';
 import { withLock } from './lock.ts';
 import { removeWorktree } from './checkout.ts';
 
-/** A job's checkout directory: its branch `quire/<job id>` with the slash made a dash. */
+/** A job's checkout directory: `quire-<job id>` (workspace.ts). */
 const jobDirectory = /^quire-(job_[0-9A-Z]{26})$/;
 
 /**

@@ -23,6 +23,11 @@ export interface WorkspaceOptions {
   ref: string | null;
   /** Branch the job works on (`quire/<job id>`); reused when it exists on the remote (follow-ups). */
   branch: string;
+  /**
+   * The job the checkout is for: it names the checkout's folder (`workspaces/quire-<job id>`), so two jobs
+   * never share one, whatever their branches are called (in one organization or two).
+   */
+  jobId: string;
   /** The branch must not exist on the remote yet (a branch the create request named, at the job's first run). */
   newBranch?: boolean;
   /** Folder for workspaces and repository mirrors (under QUIRE_DATA_DIR). */

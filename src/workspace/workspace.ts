@@ -11,7 +11,7 @@ import { WorkspaceGitError, type ChangeDiff, type CommitAuthor, type Workspace, 
 
 /**
  * Opens a job's workspace: refreshes the repository's cached mirror, then checks out the job branch
- * as a `git worktree` of it under `<root>/workspaces/`. The worktree shares the mirror's objects, so
+ * as a `git worktree` of it under `<root>/workspaces/quire-<job id>`. The worktree shares the mirror's objects, so
  * a second job on a repository downloads only what changed. A branch that already exists on the
  * remote (a follow-up) is continued; otherwise it starts at `ref` or the default branch.
  */
@@ -22,7 +22,10 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   const repository = normalizeRepository(options.repository);
   const root = resolve(options.root);
   const mirror = mirrorPath(root, repository);
-  const dir = join(root, 'workspaces', options.branch.replace(/[^A-Za-z0-9._-]/g, '-'));
+  if (!/^[A-Za-z0-9_]+$/.test(options.jobId)) throw new WorkspaceGitError(`"${options.jobId}" is not a job id.`);
+  // Named by the job, not by its branch: branches are the clients' to name (`docs/update` and `docs-update`
+  // made one folder), and a checkout found in place is cleared for the job that opens it.
+  const dir = join(root, 'workspaces', `quire-${options.jobId}`);
   const git: GitOptions & { repository: string } = { cwd: mirror, repository, credentials: options.credentials, signal: options.signal };
   const lock = `${mirror}.lock`;
 

@@ -46,7 +46,7 @@ describe('GitHub code host', () => {
     const credentials = await host.gitCredentials(repository);
     expect(credentials).toEqual({ username: 'x-access-token', password: token });
 
-    const workspace = await openWorkspace({ repository, ref: 'main', branch: 'quire/job_1', root, credentials });
+    const workspace = await openWorkspace({ repository, ref: 'main', branch: 'quire/job_1', jobId: 'job_1', root, credentials });
     await workspace.files.write('docs/faq.md', '# FAQ\n');
     await workspace.commitAll('Add a FAQ', { name: 'Quire', email: 'quire@example.test' });
     await workspace.push();

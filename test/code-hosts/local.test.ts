@@ -57,7 +57,7 @@ describe('local repositories', () => {
     expect(host.name).toBe('local');
     expect(await host.gitCredentials(repository)).toBeUndefined();
 
-    const workspace = await openWorkspace({ repository: `file://${repository}`, ref: null, branch, root: join(sandbox, 'data') });
+    const workspace = await openWorkspace({ repository: `file://${repository}`, ref: null, branch, jobId: job.id, root: join(sandbox, 'data') });
     await workspace.files.write('docs/hostile.md', '# Hello <script>alert("x")</script>\n');
     await workspace.commitAll('Add <b>page</b>', { name: 'Quire', email: 'quire@example.test' });
     await workspace.push();
@@ -112,7 +112,7 @@ describe('local repositories', () => {
   it('renders the description’s Markdown as HTML with everything hostile inert, at 390 and 1,280 px', async () => {
     const job = await createJob(tenant);
     const branch = `quire/${job.id}`;
-    const workspace = await openWorkspace({ repository: `file://${repository}`, ref: null, branch, root: join(sandbox, 'data') });
+    const workspace = await openWorkspace({ repository: `file://${repository}`, ref: null, branch, jobId: job.id, root: join(sandbox, 'data') });
     await workspace.files.write('docs/faq.md', '# FAQ\n');
     await workspace.commitAll('Add the FAQ', { name: 'Quire', email: 'quire@example.test' });
     await workspace.push();

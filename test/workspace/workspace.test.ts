@@ -27,8 +27,11 @@ afterEach(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
+/** The job a branch stands for here: the job's own branch names it, any other branch one job of its own. */
+const jobOf = (branch: string) => (branch.startsWith('quire/') ? branch.slice('quire/'.length) : `job_${branch}`).replace(/[^A-Za-z0-9_]/g, '_');
+
 async function open(repository: string, branch: string, ref: string | null = 'main', password = credentials.password): Promise<Workspace> {
-  const workspace = await openWorkspace({ repository, ref, branch, root, credentials: { ...credentials, password } });
+  const workspace = await openWorkspace({ repository, ref, branch, jobId: jobOf(branch), root, credentials: { ...credentials, password } });
   opened.push(workspace);
   return workspace;
 }
@@ -133,7 +136,7 @@ describe('workspace over smart HTTP', () => {
     expect(git(mirror, 'branch', '--list', 'quire/job_refused')).toBe('');
 
     git(bare, 'branch', 'quire/job_refused', 'main');
-    const taken = openWorkspace({ repository, ref: 'main', branch: 'quire/job_refused', newBranch: true, root, credentials });
+    const taken = openWorkspace({ repository, ref: 'main', branch: 'quire/job_refused', jobId: 'job_refused', newBranch: true, root, credentials });
     expect((await failure(taken)).message).toMatch(/Branch quire\/job_refused already exists/);
     expect(existsSync(dir)).toBe(false);
     expect(git(mirror, 'branch', '--list', 'quire/job_refused')).toBe('');
@@ -151,6 +154,30 @@ describe('workspace over smart HTTP', () => {
     expect(git(remote, 'show', 'quire/job_one:docs/one.md')).toBe('one\n');
     expect(git(remote, 'show', 'quire/job_two:docs/index.md')).toBe('two\n');
     expect(git(remote, 'show', 'quire/job_one:docs/index.md')).toContain('Welcome');
+  });
+
+  it('gives two jobs whose branch names made one folder (docs/update, docs-update) a checkout each, untouched by the other', async () => {
+    const repository = server.createRepository('lookalike');
+    const openAs = async (jobId: string, branch: string) => {
+      const workspace = await openWorkspace({ repository, ref: 'main', branch, jobId, root, credentials });
+      opened.push(workspace);
+      return workspace;
+    };
+    const victim = await openAs('job_01VVVVVVVVVVVVVVVVVVVVVVVV', 'docs/update');
+    await victim.files.write('docs/secret.md', 'victim private\n');
+    const other = await openAs('job_01OOOOOOOOOOOOOOOOOOOOOOOO', 'docs-update');
+    expect(other.dir).not.toBe(victim.dir);
+    // The other job neither reads the first one's files nor writes into its checkout.
+    await expect(other.files.read('docs/secret.md')).rejects.toThrow();
+    await other.files.write('docs/index.md', '# Planted\n');
+    expect(await victim.files.read('docs/secret.md')).toBe('victim private\n');
+    expect(await victim.files.read('docs/index.md')).toContain('Welcome');
+    await other.dispose();
+    opened.splice(opened.indexOf(other), 1);
+    await victim.commitAll('Victim', author);
+    await victim.push();
+    expect(git(join(server.root, 'lookalike.git'), 'show', 'docs/update:docs/index.md')).toContain('Welcome');
+    expect(git(join(server.root, 'lookalike.git'), 'show', 'docs/update:docs/secret.md')).toBe('victim private\n');
   });
 
   it('continues a job branch that exists on the remote and removes the checkout on dispose', async () => {
