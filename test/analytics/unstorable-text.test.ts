@@ -23,6 +23,16 @@ describe.each(testDatabases)('texts and numbers no database stores, on $dialect'
   const api = (url: string, init: Record<string, unknown> = {}) =>
     app.inject({ method: 'GET', url: `/v1/analytics/${tenant.project.id}${url}`, headers: tenant.auth, ...init });
   const postEvents = (events: unknown[]) => api('/events', { method: 'POST', payload: { events } });
+  /** Sends `records` as one NDJSON batch to a new drain of the project. */
+  const drainBatch = async (records: Record<string, unknown>[]) => {
+    const drain = (await api('/drains', { method: 'POST', payload: { kind: 'ndjson' } })).json();
+    return app.inject({
+      method: 'POST',
+      url: drain.url,
+      headers: { authorization: `Bearer ${drain.secret}`, 'content-type': 'application/x-ndjson' },
+      payload: records.map((record) => JSON.stringify(record)).join('\n'),
+    });
+  };
   const storedPaths = async () => ((await api('/views')).json().views as { path: string }[]).map((row) => row.path).sort();
 
   beforeAll(async () => {
@@ -68,18 +78,11 @@ describe.each(testDatabases)('texts and numbers no database stores, on $dialect'
   });
 
   it('skips a drain record with such a text and stores the rest of the batch', async () => {
-    const drain = (await api('/drains', { method: 'POST', payload: { kind: 'ndjson' } })).json();
-    const records = [
+    const response = await drainBatch([
       { path: '/drained', userAgent: firefox, ip: '8.8.4.4' },
       { path: '/drained-bad', userAgent: 'x \ud800', ip: '8.8.8.8' },
       { path: '/drained-nul', userAgent: firefox, ip: '9.9.9.9', referrer: 'https://a.example/\u0000' },
-    ];
-    const response = await app.inject({
-      method: 'POST',
-      url: drain.url,
-      headers: { authorization: `Bearer ${drain.secret}`, 'content-type': 'application/x-ndjson' },
-      payload: records.map((record) => JSON.stringify(record)).join('\n'),
-    });
+    ]);
     expect(response.statusCode).toBe(200);
     expect(await storedPaths()).toContain('/drained');
     expect(await storedPaths()).not.toContain('/drained-bad');
@@ -87,18 +90,11 @@ describe.each(testDatabases)('texts and numbers no database stores, on $dialect'
   });
 
   it('skips a drain record whose method or content type is not text, and stores the rest of the batch', async () => {
-    const drain = (await api('/drains', { method: 'POST', payload: { kind: 'ndjson' } })).json();
-    const records = [
+    const response = await drainBatch([
       { path: '/typed', userAgent: firefox, ip: '8.8.4.4' },
       { path: '/typed-method', userAgent: firefox, ip: '8.8.8.8', method: 1 },
       { path: '/typed-type', userAgent: firefox, ip: '9.9.9.9', contentType: 5 },
-    ];
-    const response = await app.inject({
-      method: 'POST',
-      url: drain.url,
-      headers: { authorization: `Bearer ${drain.secret}`, 'content-type': 'application/x-ndjson' },
-      payload: records.map((record) => JSON.stringify(record)).join('\n'),
-    });
+    ]);
     expect(response.statusCode).toBe(200);
     const paths = await storedPaths();
     expect(paths).toContain('/typed');
