@@ -1,7 +1,7 @@
 import type { TtlCache } from '../lib/ttl-cache.ts';
 import type { Storage } from '../storage/dialect.ts';
 import type { ApiKeyRow, KeyKind, ProjectRow } from '../storage/tables/accounts.ts';
-import { hasKeyForm, keyCanSeeProject, keyFormats, keyScopes, verifyKey } from './keys.ts';
+import { hasKeyForm, keyCanSeeProject, keyFormats, verifyKey } from './keys.ts';
 import { findProject } from './projects.ts';
 
 /** What the decision reads of a request: its `Authorization` and `Origin` headers, and the client address (for admin keys' allowed IPs). */
@@ -66,17 +66,18 @@ async function decide(dependencies: DocsAccessDependencies, request: DocsRequest
   if (!match) return unauthorized('The Authorization header must be "Bearer " followed by an assistant key or an admin key.');
   const token = match[1];
   const kind: KeyKind = hasKeyForm(token, 'assistant') ? 'assistant' : 'admin';
-  const check = await verifyKey(dependencies.storage, token, { kind, from: request.from, cache: dependencies.keys });
+  // An admin key needs the read scope, checked with the key so that a refused request leaves no trace of use.
+  const check = await verifyKey(dependencies.storage, token, {
+    kind,
+    from: request.from,
+    cache: dependencies.keys,
+    scope: kind === 'admin' ? 'read' : undefined,
+  });
   if (!check.ok)
     return check.code === 'forbidden' ? { ok: false, status: 403, code: 'forbidden', message: check.reason, headers: {} } : unauthorized(check.reason);
   const key = check.key;
   if (!project || !keyCanSeeProject(key, project)) return notFound(projectId);
-  if (kind === 'admin') {
-    if (!keyScopes(key).includes('read')) {
-      return { ok: false, status: 403, code: 'forbidden', message: 'This API key lacks the "read" scope reading the docs needs.', headers: {} };
-    }
-    return { ok: true, via: 'admin', project, keyId: key.id };
-  }
+  if (kind === 'admin') return { ok: true, via: 'admin', project, keyId: key.id };
   if (request.origin !== undefined && !originAllowed(key, request.origin)) {
     return {
       ok: false,

@@ -28,15 +28,32 @@ export function parseAddressRange(entry: string): string {
   const family = isIP(address);
   const maximum = family === 4 ? 32 : 128;
   if (Number(prefix) > maximum) throw new AddressRangeError(`"${text}": an IPv${family} range's prefix length is 0 to ${maximum}.`);
-  // `::ffff:203.0.113.0/120` is `203.0.113.0/24`. Kept as an IPv6 range, a shorter prefix than 96 covers
-  // the zero bits every IPv4-mapped address starts with: `::ffff:203.0.113.0/24` matched every IPv4 client.
-  if (plain !== address) {
-    if (Number(prefix) < 96) {
-      throw new AddressRangeError(`"${text}": an IPv4-mapped range's prefix length is 96 to 128; give the IPv4 range itself, such as 203.0.113.0/24.`);
-    }
-    return `${plain}/${Number(prefix) - 96}`;
+  if (family === 4) return `${address}/${Number(prefix)}`;
+  // node:net's BlockList matches an IPv4 client against an IPv6 range as its mapped form (`::ffff:a.b.c.d`).
+  // So a range inside ::ffff:0:0/96 (`::ffff:203.0.113.0/120`, `::ffff:cb00:7100/120`) is the IPv4 range it
+  // maps (`203.0.113.0/24`), and one that covers the whole of it (`::ffff:203.0.113.0/24`, `::/80`, `::/0`)
+  // would match every IPv4 client: an allowlist that allows all, every peer trusted to name the client.
+  const mapped = mappedNetwork(address);
+  if (mapped !== undefined && Number(prefix) >= 96) return `${mapped}/${Number(prefix) - 96}`;
+  const range = new BlockList();
+  range.addSubnet(address, Number(prefix), 'ipv6');
+  if (range.check('0.0.0.0', 'ipv4')) {
+    throw new AddressRangeError(
+      `"${text}" covers the IPv4-mapped addresses (::ffff:0:0/96), so it would match every IPv4 client too: ` +
+        'give IPv4 ranges on their own (such as 203.0.113.0/24) and IPv6 ranges that leave those out (2000::/3 is all of the public IPv6 Internet).',
+    );
   }
   return `${address}/${Number(prefix)}`;
+}
+
+/** The IPv4 address an IPv4-mapped IPv6 address stands for, in any spelling (`::ffff:cb00:7100`); undefined for any other. */
+function mappedNetwork(address: string): string | undefined {
+  // The URL standard writes an IPv6 address in one canonical form, with a mapped address's last 32 bits in hex.
+  const canonical = URL.parse(`http://[${address}]/`)?.hostname.slice(1, -1);
+  const groups = canonical === undefined ? null : /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
+  if (!groups) return undefined;
+  const [high, low] = [parseInt(groups[1], 16), parseInt(groups[2], 16)];
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
 }
 
 /** A comma- or space-separated list of at least one address or range. */

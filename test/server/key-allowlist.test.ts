@@ -92,16 +92,20 @@ describe.each(testDatabases)('API key IP allowlists on $dialect', (database) => 
       await expect(createKey(storage.db, tenant.orgId, { allowedIps: [entry] }), entry).rejects.toThrow(AddressRangeError);
     }
     await expect(createKey(storage.db, tenant.orgId, { allowedIps: ['203.0.113.0/33'] })).rejects.toThrow(/0 to 32/);
-    await expect(createKey(storage.db, tenant.orgId, { allowedIps: ['::ffff:203.0.113.0/24'] })).rejects.toThrow(/96 to 128/);
+    for (const covering of ['::ffff:203.0.113.0/24', '::ffff:cb00:7100/24', '::/80', '::/0']) {
+      await expect(createKey(storage.db, tenant.orgId, { allowedIps: [covering] }), covering).rejects.toThrow(/covers the IPv4-mapped addresses/);
+    }
     expect(await count()).toBe(before);
   });
 
   it('reads an IPv4-mapped range as the IPv4 range it is, in an allowlist and in the trusted proxies', async () => {
-    const { key } = await createKey(storage.db, tenant.orgId, { allowedIps: ['::ffff:203.0.113.0/120'] });
-    expect((await listJobs(directUrl, key)).status).toBe(403);
-    expect((await listJobs(proxiedUrl, key, '203.0.113.77')).status).toBe(200);
-    expect((await listJobs(proxiedUrl, key, '198.51.100.1')).status).toBe(403);
-    expect(() => parseAddressRanges('::ffff:10.0.0.0/8')).toThrow(/96 to 128/);
+    for (const mapped of ['::ffff:203.0.113.0/120', '::ffff:cb00:7100/120']) {
+      const { key } = await createKey(storage.db, tenant.orgId, { allowedIps: [mapped] });
+      expect((await listJobs(directUrl, key)).status, mapped).toBe(403);
+      expect((await listJobs(proxiedUrl, key, '203.0.113.77')).status, mapped).toBe(200);
+      expect((await listJobs(proxiedUrl, key, '198.51.100.1')).status, mapped).toBe(403);
+    }
+    expect(() => parseAddressRanges('::ffff:10.0.0.0/8')).toThrow(/covers the IPv4-mapped addresses/);
     // Trusted as a proxy: only 10.0.0.0/8, written mapped; a peer on 127.0.0.1 is not one, so its X-Forwarded-For is ignored.
     const mapped = await testApp(testContext(storage, { config: { trustedProxies: parseAddressRanges('::ffff:10.0.0.0/104') } }));
     try {

@@ -81,4 +81,13 @@ describe('a key’s last use, on SQLite', () => {
     expect(stored.last_used_at).toBeNull();
     expect((await app.inject({ method: 'GET', url: `/v2/agent/${tenant.project.id}/jobs`, headers: { authorization: `Bearer ${key}` } })).statusCode).toBe(200);
   });
+
+  it('is left alone by a read of private docs refused for a key without the read scope', async () => {
+    const { key, row } = await createKey(storage.db, tenant.orgId, { scopes: ['ingest'] });
+    const refused = await app.inject({ method: 'GET', url: `/sites/${tenant.project.id}/llms.txt`, headers: { authorization: `Bearer ${key}` } });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error).toMatch(/lacks the "read" scope/);
+    const stored = await storage.db.selectFrom('api_keys').select('last_used_at').where('id', '=', row.id).executeTakeFirstOrThrow();
+    expect(stored.last_used_at).toBeNull();
+  });
 });
