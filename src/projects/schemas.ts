@@ -6,7 +6,7 @@ const nullableText = (description: string, maxLength = 2000) => Type.Union([Type
 const writable = {
   name: Type.String({ minLength: 1, maxLength: 200, description: 'Shown on the dashboard.' }),
   repository: nullableText('The documentation repository: an https:// URL, a file:// URL or an absolute path the organization may reach; null clears it.'),
-  ref: nullableText('Branch jobs start from and docs are built from; null: the repository default branch.', 250),
+  ref: nullableText('Branch jobs start from and docs are built from (a git branch or tag name); null: the repository default branch.', 200),
   docsPath: nullableText('Folder of the docs inside the repository; null: the whole repository.', 500),
   model: nullableText('`provider:model` of this project; null: the server default (QUIRE_MODEL).', 200),
   assistantModel: nullableText('`provider:model` the docs assistant answers with; null: the project’s `model` (then QUIRE_MODEL).', 200),

@@ -31,10 +31,18 @@ export interface SettingsProblem {
 /** Checked one at a time, in the order forms show them, so the first problem named is the first field. */
 const checkedFields = ['name', 'repository', 'ref', 'docsPath', 'model', 'assistantModel', 'trackerDomains', 'assetExtensions', 'siteUrl', 'mcpName'] as const;
 
+/** The saved values of the fields whose rules came later than some saved projects (forms send every field back). */
+const savedValue = {
+  name: (project: ProjectRow) => project.name,
+  ref: (project: ProjectRow) => project.ref,
+  docsPath: (project: ProjectRow) => project.docs_path,
+};
+
 /**
  * The rules every way of saving a project follows (CLI, dashboard, API). `project` is the saved one
  * (undefined when creating): a repository or MCP name it already has is not checked again, so an edit
- * of the name does not fail on a repository whose access is checked anyway when a job runs.
+ * of the name does not fail on a repository whose access is checked anyway when a job runs; nor is a
+ * name, ref or docs folder it already has.
  */
 export async function projectSettingsProblem(
   dependencies: SettingsDependencies,
@@ -43,6 +51,8 @@ export async function projectSettingsProblem(
   settings: ProjectSettings,
 ): Promise<SettingsProblem | null> {
   for (const field of checkedFields) {
+    // A name, ref or docs folder saved before these were checked is not held against an edit of another field.
+    if (project !== undefined && field in savedValue && settings[field] === savedValue[field as keyof typeof savedValue](project)) continue;
     const message = checkProjectSettings({ [field]: settings[field] });
     if (message) return { field, message };
   }

@@ -118,6 +118,17 @@ describe.each(testDatabases)('projects over the API on $dialect', (database) => 
     expect((await app.inject({ method: 'GET', url: url(), headers: tenant.auth })).json()).toEqual(before);
   });
 
+  it('takes back a ref, name or docs folder saved before they were checked, as a form sends every field, and checks a new one', async () => {
+    // A project of its own, not yet in the process's cache of projects, saved as an older version allowed.
+    const older = await createTenant(storage);
+    await storage.db.updateTable('projects').set({ ref: 'release+1', docs_path: 'docs\t' }).where('id', '=', older.project.id).execute();
+    const renamed = await patch({ name: 'Renamed', ref: 'release+1', docsPath: 'docs\t' }, older.auth, older.project.id);
+    expect(renamed.json()).toMatchObject({ name: 'Renamed', ref: 'release+1' });
+    expect(renamed.statusCode).toBe(200);
+    expect((await patch({ ref: 'other+2' }, older.auth, older.project.id)).statusCode).toBe(400);
+    expect((await patch({ ref: 'main', docsPath: null }, older.auth, older.project.id)).statusCode).toBe(200);
+  });
+
   it('refuses an MCP name another project of the organization has, saying which to give', async () => {
     const sibling = await createProject(storage.db, tenant.orgId, { name: 'Docs' });
     expect(sibling.mcp_name).toBe('docs');
