@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, linkSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fchmodSync, fstatSync, linkSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makePrivateDirectory, modeOpenToOthers, syncDirectory } from '../lib/private-files.ts';
 import type { Config } from './config.ts';
@@ -26,11 +26,17 @@ function read(path: string): Buffer | undefined {
     throw error;
   }
   try {
-    const mode = fstatSync(descriptor).mode & 0o777;
-    if (modeOpenToOthers(mode))
-      throw new ConfigError(
-        `${path} holds the key that opens the stored tokens and secrets, but users other than its owner have access to it (mode ${mode.toString(8)}): run "chmod 600 ${path}" and start again.`,
-      );
+    const { mode, uid } = fstatSync(descriptor);
+    if (modeOpenToOthers(mode & 0o777)) {
+      // Ours: closed to others at once. A file system that keeps no modes (FAT, some network volumes) shows the
+      // same mode after, and nothing more can be done there. Another user's file is refused: it may be planted.
+      if (uid === process.getuid?.()) fchmodSync(descriptor, 0o600);
+      else {
+        throw new ConfigError(
+          `${path} holds the key that opens the stored tokens and secrets, but it belongs to another user and others have access to it (mode ${(mode & 0o777).toString(8)}): make it the service user's with mode 600 ("chown" and "chmod 600 ${path}") and start again.`,
+        );
+      }
+    }
     const text = readFileSync(descriptor, 'utf8').trim();
     // Quire links the key file into place whole (create below), so an empty one is what an interrupted
     // first start of an earlier version left: it never held a key that sealed anything.
