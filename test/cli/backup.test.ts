@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -129,8 +129,12 @@ describe('quire backup and restore on SQLite', () => {
 
     await server!.stop();
     server = null;
+    // The backup is the service user's alone, as the database is; a backup copied with looser modes is restored as 0600.
+    expect(statSync(copy).mode & 0o777).toBe(0o600);
+    chmodSync(copy, 0o644);
     const { stdout } = await quire(env, 'restore', copy);
     expect(stdout).toContain('Restored');
+    expect(statSync(database).mode & 0o777).toBe(0o600);
     expect(existsSync(`${database}-wal`)).toBe(false);
     expect(existsSync(`${database}-shm`)).toBe(false);
     expect(await organizationNames(database)).toEqual(['Acme']);

@@ -1,6 +1,7 @@
-import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { backup, DatabaseSync } from 'node:sqlite';
+import { createPrivateFile, makePrivateDirectory } from '../../lib/private-files.ts';
 
 /** Pages copied per step of an online backup: 4 MB at SQLite's default page size, so progress moves often. */
 const pagesPerStep = 1024;
@@ -38,6 +39,8 @@ export async function backupSqlite(source: string, destination: string, onProgre
   const database = new DatabaseSync(source, { timeout: 10_000 });
   const partial = besidePath(destination, 'partial');
   try {
+    // The copy holds what the database holds: for the service user alone, as the database is (lib/private-files.ts).
+    createPrivateFile(partial);
     database.exec('begin');
     // The first read fixes the snapshot every step of the backup reads.
     database.prepare('select count(*) from sqlite_master').get();
@@ -95,9 +98,11 @@ function checkBackup(path: string): void {
 export function restoreSqlite(source: string, path: string): void {
   const staged = besidePath(path, 'restoring');
   checkNotInUse(path);
-  mkdirSync(dirname(path), { recursive: true });
+  makePrivateDirectory(dirname(path));
   try {
     copyFileSync(source, staged);
+    // copyFileSync gives the copy the backup's mode (0644 for one an older version wrote).
+    chmodSync(staged, 0o600);
     checkBackup(staged);
     syncFile(staged);
     // Again: a copy of a large database takes a while, and a server may have started meanwhile.
