@@ -81,7 +81,12 @@ export function toApiError(error: FastifyError): ApiError {
  */
 export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   const apiError = toApiError(error);
-  void reply.code(apiError.status).headers(apiError.headers).send(apiError.toBody());
+  // The app's hooks do not run for these answers: the headers every answer carries (server/app.ts) are set here.
+  const everyAnswer = { 'content-security-policy': "frame-ancestors 'none'", 'x-frame-options': 'DENY', 'x-content-type-options': 'nosniff' };
+  void reply
+    .code(apiError.status)
+    .headers({ ...everyAnswer, ...apiError.headers })
+    .send(apiError.toBody());
 }
 
 /** One handler for every error: the contract's body, and 5xx details only in the log. */

@@ -54,5 +54,8 @@ describe('framing', () => {
     const response = await app.inject({ method: 'GET', url });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual({ error: expect.stringMatching(message), code: 'invalid_request' });
+    expect(response.headers['x-frame-options']).toBe('DENY');
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(String(response.headers['content-security-policy'])).toMatch(/frame-ancestors 'none'/);
   });
 });
