@@ -51,7 +51,16 @@ export function registerProxy(program: Command): void {
         const writer = workerStore({ projectId: project.id, env: { ...process.env, QUIRE_DATA_DIR: config.dataDir } }, logger);
         const recorder = new ProxyRecorder({ store: writer.store, logger, maxBuffered });
         await writer.prepare();
-        const app = await createSiteProxy({ storage, config, projectId: project.id, upstream, recorder, logger, trustProxy: flags.trustProxy });
+        const app = await createSiteProxy({
+          storage,
+          config,
+          projectId: project.id,
+          upstream,
+          recorder,
+          logger,
+          trustProxy: flags.trustProxy,
+          trustedProxies: config.trustedProxies,
+        });
         await app.listen({ host, port });
         logger.info({ listen: app.addresses(), upstream, project: project.id, skipAssets: project.skip_assets !== 0 }, 'proxy ready');
         await new Promise<void>((resolve) =>

@@ -215,6 +215,7 @@ describe.each(testDatabases)('quire proxy on $dialect', (database) => {
       maxBuffered?: number;
       timeoutMilliseconds?: number;
       trustProxy?: boolean;
+      trustedProxies?: string[];
       env?: Record<string, string>;
       /** Collects what the proxy logs (warnings and above), one JSON line each. */
       log?: string[];
@@ -235,6 +236,7 @@ describe.each(testDatabases)('quire proxy on $dialect', (database) => {
       logger,
       timeoutMilliseconds: options.timeoutMilliseconds,
       trustProxy: options.trustProxy,
+      trustedProxies: options.trustedProxies,
     });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -346,6 +348,22 @@ describe.each(testDatabases)('quire proxy on $dialect', (database) => {
       expect((await fetchRaw(`${proxy.url}/guides/setup`, { headers })).status).toBe(200);
       await until(async () => (await proxy.status()).stored === 1);
       expect((await proxy.storedRows()).map((row) => row.verification)).toEqual([Verification.spoofed]);
+    } finally {
+      await proxy.stop();
+    }
+  });
+
+  it('passes over the hops of proxies listed in QUIRE_TRUSTED_PROXIES (a CDN in front of the load balancer), and no further', async () => {
+    const proxy = await startProxy({ trustProxy: true, trustedProxies: ['198.51.100.0/24'] });
+    try {
+      const gptBot = 'Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)';
+      // The client wrote 192.0.2.1; the CDN appended GPTBot's own address; the load balancer the CDN's edge.
+      const send = (forwarded: string) => fetchRaw(`${proxy.url}/guides/setup`, { headers: { 'user-agent': gptBot, 'x-forwarded-for': forwarded } });
+      expect((await send('192.0.2.1, 20.171.206.4, 198.51.100.9')).status).toBe(200);
+      // A client that writes GPTBot's address itself, behind the same CDN, is seen from where it is.
+      expect((await send('20.171.206.4, 192.0.2.1, 198.51.100.9')).status).toBe(200);
+      await until(async () => (await proxy.status()).stored === 2);
+      expect((await proxy.storedRows()).map((row) => row.verification)).toEqual([Verification.verified, Verification.spoofed]);
     } finally {
       await proxy.stop();
     }

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { Dispatcher, Pool } from 'undici';
 import { answerJson, endToEnd, forwardedTrailers, isTimeout, upstreamRequestHeaders } from './messages.ts';
 import type { ProxyRecorder } from './recorder.ts';
-import { clientAddress, recordAnswered, recordUnanswered, type Arrival } from './recording.ts';
+import { recordAnswered, recordUnanswered, type Arrival } from './recording.ts';
 import { withLlmsLink } from './surface.ts';
 
 export interface ForwardOptions {
@@ -17,7 +17,8 @@ export interface ForwardOptions {
   origin: URL;
   recorder: ProxyRecorder;
   logger: Logger;
-  trustProxy: boolean;
+  /** The client address of a request (recording.ts `clientAddressOf`). */
+  clientAddress: (request: IncomingMessage) => string;
 }
 
 /** What the site surface adds to a forwarded request (surface-router.ts). */
@@ -31,9 +32,9 @@ export interface ForwardExtras {
 /** A function that forwards one request and answers it. */
 export type Forward = (request: IncomingMessage, response: ServerResponse, extras?: ForwardExtras) => void;
 
-export function createForwarder({ pool, origin, recorder, logger, trustProxy }: ForwardOptions): Forward {
+export function createForwarder({ pool, origin, recorder, logger, clientAddress }: ForwardOptions): Forward {
   return function forward(request, response, extras) {
-    const arrival = { path: request.url ?? '/', at: Date.now(), ip: clientAddress(request, trustProxy) };
+    const arrival = { path: request.url ?? '/', at: Date.now(), ip: clientAddress(request) };
     const headers = upstreamRequestHeaders(request, origin.host);
     const hasBody =
       request.headers['content-length'] !== undefined ? request.headers['content-length'] !== '0' : request.headers['transfer-encoding'] !== undefined;

@@ -19,6 +19,7 @@ import { Pool } from 'undici';
 import { createForwarder } from './forward.ts';
 import { answerJson, isLoopback, unsafeTarget } from './messages.ts';
 import type { ProxyRecorder } from './recorder.ts';
+import { clientAddressOf } from './recording.ts';
 import type { ProxySurface } from './surface.ts';
 import { createSurfaceRouter } from './surface-router.ts';
 import { createUpgrader } from './upgrade.ts';
@@ -27,8 +28,10 @@ export interface ProxyOptions {
   upstream: string;
   recorder: ProxyRecorder;
   logger: Logger;
-  /** Take the client address from X-Forwarded-For (its first address), when another proxy sits in front. */
+  /** Take the client address from X-Forwarded-For, when another proxy sits in front (recording.ts `clientAddressOf`). */
   trustProxy?: boolean;
+  /** Proxies in front of that one whose hops are passed over (QUIRE_TRUSTED_PROXIES). */
+  trustedProxies?: string[];
   /** Upstream response timeout in milliseconds (default 60,000). */
   timeoutMilliseconds?: number;
   /** The site surface served at the site's root while the project's docs are public (surface-router.ts). */
@@ -52,9 +55,9 @@ export async function createProxyServer(options: ProxyOptions): Promise<ProxySer
   const origin = new URL(options.upstream);
   const timeout = options.timeoutMilliseconds ?? 60_000;
   const pool = new Pool(origin.origin, { connections: 128, pipelining: 1, keepAliveTimeout: 30_000, headersTimeout: timeout, bodyTimeout: timeout });
-  const trustProxy = options.trustProxy ?? false;
-  const forward = createForwarder({ pool, origin, recorder, logger, trustProxy });
-  const answer = options.surface ? createSurfaceRouter({ surface: options.surface, forward, recorder, logger, trustProxy }) : forward;
+  const clientAddress = clientAddressOf(options.trustProxy ?? false, options.trustedProxies);
+  const forward = createForwarder({ pool, origin, recorder, logger, clientAddress });
+  const answer = options.surface ? createSurfaceRouter({ surface: options.surface, forward, recorder, logger, clientAddress }) : forward;
   const { upgrade, upgraded } = createUpgrader(origin, timeout, recorder, logger);
 
   const server = createServer((request, response) => {

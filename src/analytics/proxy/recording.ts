@@ -4,6 +4,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { headerValue, signatureHeaders } from '../capture/signature-headers.ts';
+import { addressRanges, inRanges, plainAddress } from '../../lib/ip-ranges.ts';
 import { mcpUserAgent, type McpClient } from '../ingest/agent-identity.ts';
 import type { ProxyRecorder } from './recorder.ts';
 
@@ -15,19 +16,29 @@ export interface Arrival {
 }
 
 /**
- * The client's address: with a proxy in front that is trusted (`--trust-proxy`), the last hop of
- * X-Forwarded-For, the address that proxy appended for the peer it saw (nginx's
- * `$proxy_add_x_forwarded_for`, load balancers and CDNs append); any hop before it came from the client,
- * who may write there whatever address it likes to be seen from (a crawler's published one, say). Else
- * the connection's.
+ * How the proxy reads a request's client address. Without `trustProxy`, the connection's peer. With it
+ * (another proxy sits in front), X-Forwarded-For read from its end: the last hop is the address the proxy
+ * in front appended for the peer it saw (nginx's `$proxy_add_x_forwarded_for`, load balancers and CDNs
+ * append); hops in `trustedProxies` (QUIRE_TRUSTED_PROXIES: a CDN's edges in front of a load balancer)
+ * are passed over to the one before. Anything further left was written by the client, who may name any
+ * address it likes to be seen from (a crawler's published one, say), and is not read.
  */
-export function clientAddress(request: IncomingMessage, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = headerValue(request.headers, 'x-forwarded-for');
-    const last = forwarded?.slice(forwarded.lastIndexOf(',') + 1).trim();
-    if (last) return last;
-  }
-  return request.socket.remoteAddress ?? '';
+export function clientAddressOf(trustProxy: boolean, trustedProxies: string[] = []): (request: IncomingMessage) => string {
+  const peer = (request: IncomingMessage) => request.socket.remoteAddress ?? '';
+  if (!trustProxy) return peer;
+  const trusted = addressRanges(trustedProxies);
+  return (request) => {
+    const hops = headerValue(request.headers, 'x-forwarded-for')?.split(',') ?? [];
+    let address: string | undefined;
+    for (let index = hops.length - 1; index >= 0; index--) {
+      const hop = plainAddress(hops[index].trim());
+      // A hop that is not an address means the chain cannot be read any further.
+      if (hop === undefined) break;
+      address = hop;
+      if (!inRanges(trusted, hop)) break;
+    }
+    return address ?? peer(request);
+  };
 }
 
 /** Notes a request the upstream answered with `status`, with what the capture rules and verification read. */

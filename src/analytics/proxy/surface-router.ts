@@ -11,7 +11,7 @@ import { withFallback } from './fallback.ts';
 import type { Forward } from './forward.ts';
 import { answerJson } from './messages.ts';
 import type { ProxyRecorder } from './recorder.ts';
-import { clientAddress, recordAnswered, recordMcpView, recordSurface, type Arrival } from './recording.ts';
+import { recordAnswered, recordMcpView, recordSurface, type Arrival } from './recording.ts';
 import { decodedPath, mcpBodyLimit, surfaceKind, upstreamWins, type ProxySurface, type ServedSurface, type SurfaceFile } from './surface.ts';
 
 interface RouterOptions {
@@ -19,7 +19,8 @@ interface RouterOptions {
   forward: Forward;
   recorder: ProxyRecorder;
   logger: Logger;
-  trustProxy: boolean;
+  /** The client address of a request (recording.ts `clientAddressOf`). */
+  clientAddress: (request: IncomingMessage) => string;
 }
 
 const header = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(', ') : value);
@@ -47,9 +48,9 @@ async function readBody(request: IncomingMessage): Promise<Buffer | null> {
 
 const parseError = { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: the body is not JSON.' }, id: null };
 
-export function createSurfaceRouter({ surface, forward, recorder, logger, trustProxy }: RouterOptions) {
+export function createSurfaceRouter({ surface, forward, recorder, logger, clientAddress }: RouterOptions) {
   async function answerMcp(request: IncomingMessage, response: ServerResponse, served: ServedSurface): Promise<void> {
-    const arrival: Arrival = { path: request.url ?? '/', at: Date.now(), ip: clientAddress(request, trustProxy) };
+    const arrival: Arrival = { path: request.url ?? '/', at: Date.now(), ip: clientAddress(request) };
     const body = request.method === 'POST' ? await readBody(request) : Buffer.alloc(0);
     if (body === null) {
       recordAnswered(recorder, request, arrival, 413, {});
