@@ -57,10 +57,10 @@ export function parseAssetExtensions(text: string): string[] | { problem: string
   return [...changes.values()];
 }
 
-/** Returns a sentence describing what is wrong with the settings, or null when they are fine. */
 /** C0 and C1 controls and DEL (`\p{Cc}`): no name or path a person types holds one. */
 const controlCharacter = /\p{Cc}/u;
 
+/** Returns a sentence describing what is wrong with the settings, or null when they are fine. */
 export function checkProjectSettings(settings: ProjectSettings): string | null {
   if (settings.name !== undefined && (settings.name.trim() === '' || settings.name.length > 200)) {
     return 'A project name must have 1 to 200 characters.';

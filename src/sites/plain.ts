@@ -10,9 +10,10 @@ export function isPartial(relativePath: string, partialFolders: string[]): boole
 }
 
 /**
- * Files and folders named with a leading `.` (`.private/notes.md`) are never published, in every kind:
- * MkDocs excludes `.*` by default, Docusaurus does not look into them, Mintlify ignores `.git`, `.github`,
- * `.claude` and `.agents`. They hold a repository's tooling, not its pages.
+ * Files and folders named with a leading `.` (`.private/notes.md`) are never published, in every kind.
+ * MkDocs excludes `.*` by default and Docusaurus does not look into them; Mintlify names only `.git`,
+ * `.github`, `.claude` and `.agents`, but a page in any other dot-folder is tooling too (a template, an
+ * agent's notes), and serving one a site did not mean to publish costs more than leaving one out.
  */
 export function isDotPath(relativePath: string): boolean {
   return relativePath.startsWith('.') || relativePath.includes('/.');

@@ -47,8 +47,8 @@ function signedIn(context: AppContext, reply: FastifyReply, session: NewSession)
  * Password guesses are limited per client network (an IPv4 address, an IPv6 /64: one host's share) and per
  * account, so neither many accounts nor many addresses help.
  */
-async function allowPasswordAttempt(context: AppContext, address: string, email: string): Promise<void> {
-  await allowAttempt(context, [`sign-in:address:${address}`, `sign-in:account:${email}`], 1);
+async function allowPasswordAttempt(context: AppContext, network: string, email: string): Promise<void> {
+  await allowAttempt(context, [`sign-in:address:${network}`, `sign-in:account:${email}`], 1);
 }
 
 /**
