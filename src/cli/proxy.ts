@@ -62,13 +62,16 @@ export function registerProxy(program: Command): void {
           trustedProxies: config.trustedProxies,
         });
         await app.listen({ host, port });
-        logger.info({ listen: app.addresses(), upstream, project: project.id, skipAssets: project.skip_assets !== 0 }, 'proxy ready');
-        await new Promise<void>((resolve) =>
+        // Stop signals are handled before the ready line is out: a supervisor that signals as soon as it reads it
+        // (before, the signal could land before the handler and end the proxy without its counters) stops it gracefully.
+        const stopped = new Promise<void>((resolve) =>
           onStopSignals(
             () => resolve(),
             (signal) => logger.warn({ signal }, 'proxy already stopping: it stores the requests it holds for up to 5 s, then exits'),
           ),
         );
+        logger.info({ listen: app.addresses(), upstream, project: project.id, skipAssets: project.skip_assets !== 0 }, 'proxy ready');
+        await stopped;
         await app.close();
         const status = await recorder.close();
         // The counters are printed as soon as they are final, before the recording thread is closed.
