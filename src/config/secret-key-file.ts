@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, fchmodSync, fstatSync, linkSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makePrivateDirectory, modeOpenToOthers, syncDirectory } from '../lib/private-files.ts';
+import { makePrivateDirectory, modeOpenToOthers, syncPath } from '../lib/private-files.ts';
 import type { Config } from './config.ts';
 import { ConfigError, secretKey } from './parsers.ts';
 
@@ -83,7 +83,7 @@ function create(dataDir: string): Buffer {
     rmSync(written, { force: true });
   }
   // Secrets are sealed with the key from now on: the file must outlive a power loss.
-  syncDirectory(dataDir);
+  syncPath(dataDir);
   return key;
 }
 

@@ -46,10 +46,13 @@ export function modeOpenToOthers(mode: number): boolean {
   return !windows && (mode & groupAndOthers) !== 0;
 }
 
-/** Flushes `directory`'s entries to disk (a file just linked or renamed into it), where the system allows it. */
-export function syncDirectory(directory: string): void {
-  if (windows) return;
-  const descriptor = openSync(directory, 'r');
+/**
+ * Writes a file, or a directory's entries (a file just linked or renamed into it), to disk, so what
+ * follows survives power loss. Windows cannot open a directory to flush it: there a directory is left.
+ */
+export function syncPath(path: string): void {
+  if (windows && statSync(path).isDirectory()) return;
+  const descriptor = openSync(path, 'r');
   try {
     fsyncSync(descriptor);
   } finally {

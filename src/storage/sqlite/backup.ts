@@ -1,7 +1,7 @@
-import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, openSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { backup, DatabaseSync } from 'node:sqlite';
-import { createPrivateFile, makePrivateDirectory } from '../../lib/private-files.ts';
+import { createPrivateFile, makePrivateDirectory, syncPath } from '../../lib/private-files.ts';
 
 /** Pages copied per step of an online backup: 4 MB at SQLite's default page size, so progress moves often. */
 const pagesPerStep = 1024;
@@ -14,16 +14,6 @@ export interface BackupProgress {
 
 /** The database is open in another process (a server, a worker, another verb): it cannot be replaced now. */
 export class DatabaseInUseError extends Error {}
-
-/** Writes `path` and its directory entry to disk, so a rename that follows survives power loss. */
-function syncFile(path: string): void {
-  const descriptor = openSync(path, 'r');
-  try {
-    fsyncSync(descriptor);
-  } finally {
-    closeSync(descriptor);
-  }
-}
 
 /** A file name beside `path`, in its directory, so the final rename stays on one file system and is atomic. */
 const besidePath = (path: string, purpose: string) => join(dirname(path), `.${basename(path)}.${purpose}-${process.pid}`);
@@ -47,9 +37,9 @@ export async function backupSqlite(source: string, destination: string, onProgre
     const { page_size: pageBytes } = database.prepare('pragma page_size').get() as { page_size: number };
     const pages = await backup(database, partial, { rate: pagesPerStep, progress: (progress) => onProgress?.({ ...progress, pageBytes }) });
     database.exec('commit');
-    syncFile(partial);
+    syncPath(partial);
     renameSync(partial, destination);
-    syncFile(dirname(destination));
+    syncPath(dirname(destination));
     return pages;
   } catch (error) {
     rmSync(partial, { force: true });
@@ -104,12 +94,12 @@ export function restoreSqlite(source: string, path: string): void {
     // copyFileSync gives the copy the backup's mode (0644 for one an older version wrote).
     chmodSync(staged, 0o600);
     checkBackup(staged);
-    syncFile(staged);
+    syncPath(staged);
     // Again: a copy of a large database takes a while, and a server may have started meanwhile.
     checkNotInUse(path);
     for (const suffix of ['-wal', '-shm', '-journal']) rmSync(`${path}${suffix}`, { force: true });
     renameSync(staged, path);
-    syncFile(dirname(path));
+    syncPath(dirname(path));
   } finally {
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${staged}${suffix}`, { force: true });
   }
