@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { newId } from '../lib/ids.ts';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../storage/schema.ts';
-import { checkSecretKeys, secretBox } from './secrets.ts';
+import { checkSecretKeys, resealAll, secretBox } from './secrets.ts';
 import type { ConnectionKind, ConnectionRow } from '../storage/tables/accounts.ts';
 
 /** A connection as code hosts use it: the token decrypted, in memory only. */
@@ -66,24 +66,36 @@ export async function removeConnection(db: Kysely<Database>, orgId: string, id: 
   return result.numDeletedRows > 0n;
 }
 
+/** The sealed tokens of every connection that has one. */
+async function sealedTokens(db: Kysely<Database>): Promise<{ id: string; secret: string }[]> {
+  const rows = await db.selectFrom('code_host_connections').select(['id', 'secret']).where('secret', 'is not', null).execute();
+  return rows.map((row) => ({ id: row.id, secret: row.secret! }));
+}
+
 /** Re-encrypts every token under QUIRE_SECRET_KEY; returns how many were re-encrypted. */
 export async function reencryptConnections(db: Kysely<Database>, config: Config): Promise<number> {
-  const box = secretBox(config);
-  const rows = await db.selectFrom('code_host_connections').select(['id', 'secret']).where('secret', 'is not', null).execute();
-  let changed = 0;
-  for (const row of rows) {
-    if (box.isCurrent(row.secret!)) continue;
-    const sealed = box.seal(box.open(row.secret!));
-    await db.updateTable('code_host_connections').set({ secret: sealed }).where('id', '=', row.id).where('secret', '=', row.secret).execute();
-    changed += 1;
-  }
-  return changed;
+  return resealAll(
+    config,
+    await sealedTokens(db),
+    (row) => row.secret,
+    async (row, sealed) => {
+      const result = await db
+        .updateTable('code_host_connections')
+        .set({ secret: sealed })
+        .where('id', '=', row.id)
+        .where('secret', '=', row.secret)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+  );
 }
 
 /** Fails start-up with a ConfigError when stored tokens cannot be decrypted with the configured keys. */
 export async function checkStoredSecrets(db: Kysely<Database>, config: Config): Promise<void> {
-  const rows = await db.selectFrom('code_host_connections').select('secret').where('secret', 'is not', null).execute();
-  checkSecretKeys(config, [...new Set(rows.map((row) => row.secret!.split(':')[1]))]);
+  checkSecretKeys(
+    config,
+    (await sealedTokens(db)).map((row) => row.secret),
+  );
 }
 
 /** What listings show of a connection: never the token. */

@@ -55,14 +55,34 @@ export function unreadable(id: string | undefined, current?: Buffer): string {
 }
 
 /**
- * The start-up check: every stored token must open with the configured keys, so a missing or wrong
- * QUIRE_SECRET_KEY stops the service at once instead of failing jobs one by one later.
+ * The start-up check: every stored secret (`v1:<key id>:…`) must open with the configured keys, so a
+ * missing or wrong QUIRE_SECRET_KEY stops the service at once instead of failing jobs, deliveries or
+ * drain batches one by one later. `holding` names what the sealed values are, for the message.
  */
-export function checkSecretKeys(config: Pick<Config, 'secretKey' | 'secretKeyPrevious'>, sealedKeyIds: string[]): void {
-  if (sealedKeyIds.length === 0) return;
-  if (!config.secretKey)
-    throw new ConfigError(`QUIRE_SECRET_KEY is not set, but the database holds encrypted code-host tokens. ${fix} Use the key the tokens were stored with.`);
+export function checkSecretKeys(config: Pick<Config, 'secretKey' | 'secretKeyPrevious'>, sealed: string[], holding = 'encrypted code-host tokens'): void {
+  if (sealed.length === 0) return;
+  if (!config.secretKey) throw new ConfigError(`QUIRE_SECRET_KEY is not set, but the database holds ${holding}. ${fix} Use the key they were stored with.`);
   const known = new Set([config.secretKey, config.secretKeyPrevious].filter((key) => key !== undefined).map(keyId));
-  const unknown = sealedKeyIds.find((id) => !known.has(id));
+  const unknown = sealed.map((value) => value.split(':')[1]).find((id) => !known.has(id));
   if (unknown !== undefined) throw new ConfigError(unreadable(unknown, config.secretKey));
+}
+
+/**
+ * Re-seals under QUIRE_SECRET_KEY each of `entries` sealed with another key (`quire connections
+ * rotate-key`); `save` writes one only where it still holds the value read (a batch or a request may have
+ * re-sealed it meanwhile) and answers whether it did. Returns how many were re-sealed.
+ */
+export async function resealAll<T>(
+  config: Pick<Config, 'secretKey' | 'secretKeyPrevious'>,
+  entries: T[],
+  valueOf: (entry: T) => string,
+  save: (entry: T, sealed: string) => Promise<boolean>,
+): Promise<number> {
+  const box = secretBox(config);
+  let changed = 0;
+  for (const entry of entries) {
+    if (box.isCurrent(valueOf(entry))) continue;
+    if (await save(entry, box.seal(box.open(valueOf(entry))))) changed += 1;
+  }
+  return changed;
 }

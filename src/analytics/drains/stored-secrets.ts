@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { checkSecretKeys, secretBox } from '../../accounts/secrets.ts';
+import { checkSecretKeys, resealAll } from '../../accounts/secrets.ts';
 import type { Config } from '../../config/config.ts';
 import type { Database } from '../../storage/schema.ts';
 
@@ -14,24 +14,28 @@ async function sealedSecrets(db: Kysely<Database>): Promise<{ id: string; secret
 
 /** The start-up check for drain secrets: each must open with the configured keys (see accounts/secrets.ts). */
 export async function checkDrainSecrets(db: Kysely<Database>, config: Config): Promise<void> {
-  checkSecretKeys(config, [...new Set((await sealedSecrets(db)).map((row) => row.secret.split(':')[1]))]);
+  checkSecretKeys(
+    config,
+    (await sealedSecrets(db)).map((row) => row.secret),
+    'encrypted log drain secrets',
+  );
 }
 
 /** Re-seals every drain secret under QUIRE_SECRET_KEY (`quire connections rotate-key`); returns how many changed. */
 export async function reencryptDrainSecrets(db: Kysely<Database>, config: Config): Promise<number> {
-  const box = secretBox(config);
-  let changed = 0;
-  for (const row of await sealedSecrets(db)) {
-    if (box.isCurrent(row.secret)) continue;
-    const sealed = box.seal(box.open(row.secret));
+  return resealAll(
+    config,
+    await sealedSecrets(db),
+    (row) => row.secret,
     // A batch may have re-sealed it meanwhile (receive.ts): the condition leaves that value alone.
-    const result = await db
-      .updateTable('analytics_drains')
-      .set({ secret: sealed })
-      .where('id', '=', row.id)
-      .where('secret', '=', row.secret)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) > 0) changed += 1;
-  }
-  return changed;
+    async (row, sealed) => {
+      const result = await db
+        .updateTable('analytics_drains')
+        .set({ secret: sealed })
+        .where('id', '=', row.id)
+        .where('secret', '=', row.secret)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+  );
 }

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { checkSecretKeys, secretBox } from '../../accounts/secrets.ts';
+import { checkSecretKeys, resealAll } from '../../accounts/secrets.ts';
 import type { Config } from '../../config/config.ts';
 import type { Database } from '../../storage/schema.ts';
 
@@ -16,23 +16,27 @@ async function sealedSecrets(db: Kysely<Database>): Promise<{ id: string; column
 
 /** The start-up check for webhook secrets: each must open with the configured keys (see accounts/secrets.ts). */
 export async function checkWebhookSecrets(db: Kysely<Database>, config: Config): Promise<void> {
-  checkSecretKeys(config, [...new Set((await sealedSecrets(db)).map((entry) => entry.value.split(':')[1]))]);
+  checkSecretKeys(
+    config,
+    (await sealedSecrets(db)).map((entry) => entry.value),
+    'encrypted webhook secrets',
+  );
 }
 
 /** Re-seals every webhook secret under QUIRE_SECRET_KEY (`quire connections rotate-key`); returns how many changed. */
 export async function reencryptWebhookSecrets(db: Kysely<Database>, config: Config): Promise<number> {
-  const box = secretBox(config);
-  let changed = 0;
-  for (const entry of await sealedSecrets(db)) {
-    if (box.isCurrent(entry.value)) continue;
-    const sealed = box.seal(box.open(entry.value));
-    await db
-      .updateTable('webhook_endpoints')
-      .set({ [entry.column]: sealed })
-      .where('id', '=', entry.id)
-      .where(entry.column, '=', entry.value)
-      .execute();
-    changed += 1;
-  }
-  return changed;
+  return resealAll(
+    config,
+    await sealedSecrets(db),
+    (entry) => entry.value,
+    async (entry, sealed) => {
+      const result = await db
+        .updateTable('webhook_endpoints')
+        .set({ [entry.column]: sealed })
+        .where('id', '=', entry.id)
+        .where(entry.column, '=', entry.value)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+  );
 }
