@@ -120,6 +120,14 @@ export interface Storage {
    */
   deferDurability<T>(work: () => Promise<T>): Promise<{ value: T; durable: Promise<void> }>;
   /**
+   * Runs `work` in a snapshot that only reads and takes no write lock: on SQLite a deferred transaction
+   * outside the write turns (it neither waits for a writer nor makes one wait), on PostgreSQL a read-only
+   * repeatable-read transaction. For a writer that computes what it will write from a snapshot and then
+   * writes it in a short transaction that checks nothing it read has changed (fold/fold.ts). `work` must
+   * not write.
+   */
+  readSnapshot<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T>;
+  /**
    * Threads with read-only connections of their own, for reads heavy enough to hold up the event loop
    * (SQLite, whose driver runs each statement on the calling thread; see sqlite/readers.ts). Null on
    * PostgreSQL, whose server runs statements in its own processes, and for an in-memory database,

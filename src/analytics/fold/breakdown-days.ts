@@ -1,8 +1,9 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { DialectProfile } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
 import { allBreakdownKinds, keepsVisitors, type BreakdownKind } from '../model/breakdown-batch.ts';
-import { daySetEntries, decodeDaySet, encodeDaySet, sortedDistinct, unionSorted, type PathEntry } from '../model/day-set.ts';
+import { encodeDaySet, sortedDistinct, unionSorted, type PathEntry } from '../model/day-set.ts';
+import { dayKey, readDays, writeDay, type DayKey, type DayUpdate, type StoredDay } from './stored-days.ts';
 
 /**
  * Breakdown days: per project, UTC day and kind, the views and sorted visitors of each agent or
@@ -31,48 +32,27 @@ export class BreakdownGroups {
   }
 }
 
-/** Locks (creating empty ones first, as `lockDaySets` does) and reads the breakdown days of `keys`, keyed `day:kind`. */
-async function lockBreakdownDays(
-  trx: Kysely<Database>,
-  profile: DialectProfile,
-  projectKey: number,
-  keys: { day: number; kind: BreakdownKind }[],
-): Promise<Map<string, Map<number, PathEntry>>> {
-  const sorted = [...keys].sort((a, b) => a.day - b.day || a.kind - b.kind);
-  const empty = Buffer.alloc(0);
-  const result = new Map<string, Map<number, PathEntry>>();
-  for (let start = 0; start < sorted.length; start += 200) {
-    const part = sorted.slice(start, start + 200);
-    await trx
-      .insertInto('analytics_breakdown_days')
-      .values(part.map(({ day, kind }) => ({ project_key: projectKey, day, kind, revision: 0, data: empty })))
-      .onConflict((conflict) => conflict.doNothing())
-      .execute();
-    const rows = await trx
-      .selectFrom('analytics_breakdown_days')
-      .select(['day', 'kind', 'data'])
-      .where('project_key', '=', projectKey)
-      .where('day', 'in', [...new Set(part.map((key) => key.day))])
-      .orderBy('day')
-      .orderBy('kind')
-      .$if(profile.rowLocks, (query) => query.forUpdate())
-      .execute();
-    for (const row of rows) result.set(`${row.day}:${row.kind}`, daySetEntries(decodeDaySet(row.data)));
-  }
-  return result;
+/** The breakdown days' keys of groups (or changes), as `readDays` takes them. */
+export const breakdownKeys = (groups: Iterable<{ day: number; kind: BreakdownKind }>): DayKey[] => [...groups].map(({ day, kind }) => ({ day, part: kind }));
+
+/** Grouped entries unioned into the breakdown days read (the fold), or replacing them (`replace`, a rebuild), encoded. */
+export function mergeBreakdowns(current: Map<string, StoredDay>, groups: Iterable<Group>, replace = false): DayUpdate[] {
+  return [...groups].map((group) => {
+    const stored = current.get(dayKey(group.day, group.kind));
+    const entries = replace ? new Map<number, PathEntry>() : (stored?.entries ?? new Map<number, PathEntry>());
+    for (const [key, added] of group.keys) {
+      const existing = entries.get(key);
+      const visitors = sortedDistinct(added.visitors);
+      entries.set(
+        key,
+        existing ? { visitors: unionSorted(existing.visitors, visitors), views: existing.views + added.views } : { visitors, views: added.views },
+      );
+    }
+    return { key: { day: group.day, part: group.kind }, revision: stored?.revision ?? 0, data: encodeDaySet(entries) };
+  });
 }
 
-async function writeBreakdownDay(trx: Kysely<Database>, projectKey: number, day: number, kind: BreakdownKind, entries: Map<number, PathEntry>): Promise<void> {
-  await trx
-    .updateTable('analytics_breakdown_days')
-    .set({ data: Buffer.from(encodeDaySet(entries)), revision: sql`revision + 1` })
-    .where('project_key', '=', projectKey)
-    .where('day', '=', day)
-    .where('kind', '=', kind)
-    .execute();
-}
-
-/** Unions grouped entries into the stored breakdown days (the fold), or replaces them (`replace`, a rebuild). */
+/** Unions grouped entries into the stored breakdown days, or replaces them (`replace`, a rebuild), in `trx` with the rows locked. */
 export async function storeBreakdowns(
   trx: Kysely<Database>,
   profile: DialectProfile,
@@ -82,19 +62,8 @@ export async function storeBreakdowns(
 ): Promise<void> {
   const list = [...groups];
   if (list.length === 0) return;
-  const current = await lockBreakdownDays(trx, profile, projectKey, list);
-  for (const group of list) {
-    const entries = replace ? new Map<number, PathEntry>() : (current.get(`${group.day}:${group.kind}`) ?? new Map<number, PathEntry>());
-    for (const [key, added] of group.keys) {
-      const existing = entries.get(key);
-      const visitors = sortedDistinct(added.visitors);
-      entries.set(
-        key,
-        existing ? { visitors: unionSorted(existing.visitors, visitors), views: existing.views + added.views } : { visitors, views: added.views },
-      );
-    }
-    await writeBreakdownDay(trx, projectKey, group.day, group.kind, entries);
-  }
+  const current = await readDays(trx, profile, 'analytics_breakdown_days', projectKey, breakdownKeys(list), { lock: true, entries: !replace });
+  for (const update of mergeBreakdowns(current, list, replace)) await writeDay(trx, 'analytics_breakdown_days', projectKey, update.key, update.data);
 }
 
 /** Empty groups for every kind of `day`, so a rebuild clears kinds the raw events no longer have. */
@@ -119,15 +88,15 @@ export interface BreakdownChange {
 export async function adjustBreakdowns(trx: Kysely<Database>, profile: DialectProfile, projectKey: number, changes: BreakdownChange[]): Promise<void> {
   const byDay = new Map<string, { day: number; kind: BreakdownKind; changes: BreakdownChange[] }>();
   for (const change of changes) {
-    const id = `${change.day}:${change.kind}`;
+    const id = dayKey(change.day, change.kind);
     let group = byDay.get(id);
     if (!group) byDay.set(id, (group = { day: change.day, kind: change.kind, changes: [] }));
     group.changes.push(change);
   }
   if (byDay.size === 0) return;
-  const current = await lockBreakdownDays(trx, profile, projectKey, [...byDay.values()]);
+  const current = await readDays(trx, profile, 'analytics_breakdown_days', projectKey, breakdownKeys(byDay.values()), { lock: true, entries: true });
   for (const [id, group] of byDay) {
-    const entries = current.get(id) ?? new Map<number, PathEntry>();
+    const entries = current.get(id)?.entries ?? new Map<number, PathEntry>();
     // Per key: views added, visitors added and removed, applied in one pass over its sorted visitors.
     const byKey = new Map<number, { views: number; added: number[]; removed: Set<number> }>();
     for (const change of group.changes) {
@@ -144,6 +113,6 @@ export async function adjustBreakdowns(trx: Kysely<Database>, profile: DialectPr
       if (entry.views + views <= 0 && visitors.length === 0) entries.delete(key);
       else entries.set(key, { visitors, views: entry.views + views });
     }
-    await writeBreakdownDay(trx, projectKey, group.day, group.kind, entries);
+    await writeDay(trx, 'analytics_breakdown_days', projectKey, { day: group.day, part: group.kind }, encodeDaySet(entries));
   }
 }

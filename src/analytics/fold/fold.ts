@@ -1,18 +1,19 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { onWritingThread, type DialectProfile, type Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
 import { inSnapshot } from '../../storage/snapshot.ts';
 import { existingProjectKey } from '../ingest/dense-ids.ts';
 import type { IngestState } from '../ingest/ingest.ts';
 import { classCodes, type ClassCode } from '../model/class-codes.ts';
-import { daySetEntries, decodeDaySet, encodeDaySet, sortedDistinct, unionSorted, type PathEntry } from '../model/day-set.ts';
+import { encodeDaySet, sortedDistinct, unionSorted, type PathEntry } from '../model/day-set.ts';
 import { readBreakdownBatch } from '../model/breakdown-batch.ts';
 import { readPendingBatch, type CountedView } from '../model/pending-batch.ts';
 import { readVisitDoubts, VisitDoubts } from '../model/visit-doubts.ts';
-import { BreakdownGroups, storeBreakdowns } from './breakdown-days.ts';
+import { BreakdownGroups, breakdownKeys, mergeBreakdowns } from './breakdown-days.ts';
+import { dayKey, readDays, writeDay, type DayKey, type DayUpdate, type StoredDay } from './stored-days.ts';
 import { repairVisits } from './visit-repair.ts';
 
-/** Pending batches folded per transaction: bounds how long day-set rows stay locked. */
+/** Pending batches folded per transaction: bounds how long day-set rows stay locked, and a fold's memory. */
 const batchesPerFold = 200;
 
 interface Group {
@@ -52,42 +53,17 @@ export function groupViews(views: Iterable<CountedView>): Map<string, Group> {
   return groups.result();
 }
 
-/**
- * Locks the day-set rows of `days` (creating empty ones first, so two writers cannot both insert
- * and overwrite each other) and returns their current entries. PostgreSQL row locks, in key order
- * to avoid deadlocks; SQLite's write lock already serializes writers.
- */
+/** The day-set rows' keys of groups, as `readDays` takes them. */
+const daySetKeys = (groups: Iterable<{ day: number; classCode: ClassCode }>): DayKey[] => [...groups].map(({ day, classCode }) => ({ day, part: classCode }));
+
+/** Locks the day-set rows of `keys` (creating empty ones first) for a writer that replaces them (a rebuild). */
 export async function lockDaySets(
   trx: Kysely<Database>,
   profile: DialectProfile,
   projectKey: number,
   keys: { day: number; classCode: ClassCode }[],
-): Promise<Map<string, Map<number, PathEntry>>> {
-  const sorted = [...keys].sort((a, b) => a.day - b.day || a.classCode - b.classCode);
-  const empty = Buffer.alloc(0);
-  for (let start = 0; start < sorted.length; start += 200) {
-    const part = sorted.slice(start, start + 200);
-    await trx
-      .insertInto('analytics_day_sets')
-      .values(part.map(({ day, classCode }) => ({ project_key: projectKey, day, class: classCode, revision: 0, data: empty })))
-      .onConflict((conflict) => conflict.doNothing())
-      .execute();
-  }
-  const result = new Map<string, Map<number, PathEntry>>();
-  const days = [...new Set(sorted.map((key) => key.day))];
-  for (let start = 0; start < days.length; start += 200) {
-    const rows = await trx
-      .selectFrom('analytics_day_sets')
-      .select(['day', 'class', 'data'])
-      .where('project_key', '=', projectKey)
-      .where('day', 'in', days.slice(start, start + 200))
-      .orderBy('day')
-      .orderBy('class')
-      .$if(profile.rowLocks, (query) => query.forUpdate())
-      .execute();
-    for (const row of rows) result.set(`${row.day}:${row.class}`, daySetEntries(decodeDaySet(row.data)));
-  }
-  return result;
+): Promise<void> {
+  await readDays(trx, profile, 'analytics_day_sets', projectKey, daySetKeys(keys), { lock: true, entries: false });
 }
 
 export async function writeDaySet(
@@ -97,13 +73,112 @@ export async function writeDaySet(
   classCode: ClassCode,
   entries: Map<number, PathEntry>,
 ): Promise<void> {
-  await trx
-    .updateTable('analytics_day_sets')
-    .set({ data: Buffer.from(encodeDaySet(entries)), revision: sql`revision + 1` })
+  await writeDay(trx, 'analytics_day_sets', projectKey, { day, part: classCode }, encodeDaySet(entries));
+}
+
+/** Grouped views unioned into the day sets read, encoded. */
+function mergeViews(current: Map<string, StoredDay>, groups: Iterable<Group>): DayUpdate[] {
+  return [...groups].map((group) => {
+    const stored = current.get(dayKey(group.day, group.classCode));
+    const entries = stored?.entries ?? new Map<number, PathEntry>();
+    for (const [pathId, added] of group.paths) {
+      const existing = entries.get(pathId);
+      const visitors = sortedDistinct(added.visitors);
+      entries.set(
+        pathId,
+        existing ? { visitors: unionSorted(existing.visitors, visitors), views: existing.views + added.views } : { visitors, views: added.views },
+      );
+    }
+    return { key: { day: group.day, part: group.classCode }, revision: stored?.revision ?? 0, data: encodeDaySet(entries) };
+  });
+}
+
+/**
+ * What one fold writes, computed from one snapshot: the pending batches it takes (up to `batchesPerFold`,
+ * oldest first; `drained` when that was all of them), the day sets and breakdown days with those batches
+ * unioned in, each with the revision it was computed from, the batches' visit doubts, and the project's
+ * fold turns when read.
+ */
+interface FoldPlan {
+  turns: number;
+  batchIds: number[];
+  drained: boolean;
+  daySets: DayUpdate[];
+  breakdownDays: DayUpdate[];
+  doubts: VisitDoubts;
+}
+
+/** Reads the oldest pending batches of a project and the days they touch, and computes the fold of them (`lock`: the rows locked, in the fold's own transaction). */
+async function planFold(trx: Kysely<Database>, profile: DialectProfile, projectKey: number, lock: boolean): Promise<FoldPlan> {
+  const turnsRow = await trx.selectFrom('analytics_fold_turns').select('turns').where('project_key', '=', projectKey).executeTakeFirst();
+  const batches = await trx
+    .selectFrom('analytics_pending')
+    .select(['id', 'tuples', 'breakdowns', 'visits'])
     .where('project_key', '=', projectKey)
-    .where('day', '=', day)
-    .where('class', '=', classCode)
+    .orderBy('id')
+    .limit(batchesPerFold)
+    .$if(lock && profile.rowLocks, (query) => query.forUpdate())
     .execute();
+  const grouping = new ViewGroups();
+  const breakdowns = new BreakdownGroups();
+  const doubts = new VisitDoubts();
+  for (const batch of batches) {
+    readPendingBatch(batch.tuples, (day, pathId, classCode, visitor) => grouping.add(day, pathId, classCode, visitor));
+    readBreakdownBatch(batch.breakdowns, (day, kind, key, visitor) => breakdowns.add(day, kind, key, visitor));
+    readVisitDoubts(batch.visits, (visitor, at) => doubts.add(visitor, at));
+  }
+  const groups = [...grouping.result().values()];
+  const breakdownGroups = [...breakdowns.groups.values()];
+  const read = { lock, entries: true };
+  const daySets = await readDays(trx, profile, 'analytics_day_sets', projectKey, daySetKeys(groups), read);
+  const breakdownDays = await readDays(trx, profile, 'analytics_breakdown_days', projectKey, breakdownKeys(breakdownGroups), read);
+  return {
+    turns: Number(turnsRow?.turns ?? 0),
+    batchIds: batches.map((batch) => Number(batch.id)),
+    drained: batches.length < batchesPerFold,
+    daySets: mergeViews(daySets, groups),
+    breakdownDays: mergeBreakdowns(breakdownDays, breakdownGroups),
+    doubts,
+  };
+}
+
+/**
+ * Whether a plan made in an earlier snapshot can be written now, in the fold's transaction: no fold ran
+ * since (the project's fold turns moved by one, this fold's), every pending batch it took is still there,
+ * and every row it writes is at the revision it was computed from. A rebuild of a day moves every row of
+ * that day on and takes that day's views out of the pending batches, so a plan that took any of them no
+ * longer holds; one that took none of them is unaffected. The rows are locked (and created) as a fold in
+ * its own transaction locks them.
+ */
+async function stillCurrent(trx: Kysely<Database>, profile: DialectProfile, projectKey: number, plan: FoldPlan, turns: number): Promise<boolean> {
+  if (turns !== plan.turns + 1) return false;
+  for (const [table, updates] of [
+    ['analytics_day_sets', plan.daySets],
+    ['analytics_breakdown_days', plan.breakdownDays],
+  ] as const) {
+    const stored = await readDays(
+      trx,
+      profile,
+      table,
+      projectKey,
+      updates.map((update) => update.key),
+      { lock: true, entries: false },
+    );
+    if (updates.some((update) => stored.get(dayKey(update.key.day, update.key.part))?.revision !== update.revision)) return false;
+  }
+  const present = await trx
+    .selectFrom('analytics_pending')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('id', 'in', plan.batchIds)
+    .executeTakeFirstOrThrow();
+  return Number(present.count) === plan.batchIds.length;
+}
+
+/** Writes a plan's day sets and breakdown days and deletes the batches it folded. */
+async function writePlan(trx: Kysely<Database>, projectKey: number, plan: FoldPlan): Promise<void> {
+  for (const update of plan.daySets) await writeDay(trx, 'analytics_day_sets', projectKey, update.key, update.data);
+  for (const update of plan.breakdownDays) await writeDay(trx, 'analytics_breakdown_days', projectKey, update.key, update.data);
+  if (plan.batchIds.length > 0) await trx.deleteFrom('analytics_pending').where('id', 'in', plan.batchIds).execute();
 }
 
 /** Database errors after which a fold's transaction can simply run again (PostgreSQL: serialization failure, deadlock). */
@@ -115,62 +190,33 @@ const retryable = new Set(['40001', '40P01']);
  * fails when another fold committed since), unions up to `batchesPerFold` pending batches into the day
  * sets and breakdown days, and deletes them. Their visit doubts are repaired (`repair`) when the
  * transaction took every pending batch it can see; otherwise they are kept for a fold that does.
+ * `planned`, a plan computed beforehand in a snapshot that took no write lock, is written as it is when
+ * nothing it read has changed (`stillCurrent`); otherwise the fold is computed again here.
  */
-async function foldSome(trx: Kysely<Database>, profile: DialectProfile, projectKey: number, repair: boolean): Promise<{ batches: number; corrected: number }> {
-  await trx
+async function foldSome(
+  trx: Kysely<Database>,
+  profile: DialectProfile,
+  projectKey: number,
+  repair: boolean,
+  planned?: FoldPlan,
+): Promise<{ batches: number; corrected: number }> {
+  const { turns } = await trx
     .updateTable('analytics_fold_turns')
     .set((eb) => ({ turns: eb('turns', '+', 1) }))
     .where('project_key', '=', projectKey)
-    .execute();
-  const batches = await trx
-    .selectFrom('analytics_pending')
-    .select(['id', 'tuples', 'breakdowns', 'visits'])
-    .where('project_key', '=', projectKey)
-    .orderBy('id')
-    .limit(batchesPerFold)
-    .$if(profile.rowLocks, (query) => query.forUpdate())
-    .execute();
-  const drained = batches.length < batchesPerFold;
-  const doubts = new VisitDoubts();
-  if (batches.length > 0) {
-    const grouping = new ViewGroups();
-    const breakdowns = new BreakdownGroups();
-    for (const batch of batches) {
-      readPendingBatch(batch.tuples, (day, pathId, classCode, visitor) => grouping.add(day, pathId, classCode, visitor));
-      readBreakdownBatch(batch.breakdowns, (day, kind, key, visitor) => breakdowns.add(day, kind, key, visitor));
-      readVisitDoubts(batch.visits, (visitor, at) => doubts.add(visitor, at));
-    }
-    const groups = grouping.result();
-    const current = await lockDaySets(trx, profile, projectKey, [...groups.values()]);
-    for (const [key, group] of groups) {
-      const entries = current.get(key) ?? new Map<number, PathEntry>();
-      for (const [pathId, added] of group.paths) {
-        const existing = entries.get(pathId);
-        const visitors = sortedDistinct(added.visitors);
-        entries.set(
-          pathId,
-          existing ? { visitors: unionSorted(existing.visitors, visitors), views: existing.views + added.views } : { visitors, views: added.views },
-        );
-      }
-      await writeDaySet(trx, projectKey, group.day, group.classCode, entries);
-    }
-    await storeBreakdowns(trx, profile, projectKey, breakdowns.groups.values());
-    await trx
-      .deleteFrom('analytics_pending')
-      .where(
-        'id',
-        'in',
-        batches.map((batch) => batch.id),
-      )
-      .execute();
-  }
+    .returning('turns')
+    .executeTakeFirstOrThrow();
+  const plan =
+    planned !== undefined && (await stillCurrent(trx, profile, projectKey, planned, Number(turns))) ? planned : await planFold(trx, profile, projectKey, true);
+  await writePlan(trx, projectKey, plan);
+  const { batchIds, drained, doubts } = plan;
   if (!(repair && drained)) {
     if (doubts.count > 0)
       await trx
         .insertInto('analytics_visit_doubts')
         .values({ project_key: projectKey, visits: Buffer.from(doubts.finish()) })
         .execute();
-    return { batches: batches.length, corrected: 0 };
+    return { batches: batchIds.length, corrected: 0 };
   }
   const kept = await trx.selectFrom('analytics_visit_doubts').select(['id', 'visits']).where('project_key', '=', projectKey).execute();
   const byVisitor = new Map<number, number[]>();
@@ -190,7 +236,7 @@ async function foldSome(trx: Kysely<Database>, profile: DialectProfile, projectK
       )
       .execute();
   const corrected = byVisitor.size > 0 ? await repairVisits(trx, profile, projectKey, byVisitor) : 0;
-  return { batches: batches.length, corrected };
+  return { batches: batchIds.length, corrected };
 }
 
 /**
@@ -219,7 +265,15 @@ export async function foldPending(storage: Storage, projectKey: number, options:
     let result: { batches: number; corrected: number };
     for (let attempt = 0; ; attempt++) {
       try {
-        result = await inSnapshot(storage, (trx) => foldSome(trx, storage.profile, projectKey, repair));
+        // Without a repair, the fold is computed in a snapshot that takes no write lock, and its transaction only
+        // checks and writes it: decoding and unioning the sets held the write lock, and every commit of ingestion
+        // waited for it (a fifth of the time under a steady load). A repair reads what the transaction sees.
+        const planned = repair ? undefined : await storage.readSnapshot((trx) => planFold(trx, storage.profile, projectKey, false));
+        if (planned?.batchIds.length === 0) {
+          result = { batches: 0, corrected: 0 };
+          break;
+        }
+        result = await inSnapshot(storage, (trx) => foldSome(trx, storage.profile, projectKey, repair, planned));
         break;
       } catch (error) {
         if (attempt >= 20 || !retryable.has((error as { code?: string }).code ?? '')) throw error;

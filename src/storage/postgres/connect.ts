@@ -52,6 +52,7 @@ export function openPostgres(options: PostgresOptions): Storage {
     writer: null,
     poolUse: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     deferDurability: async (work) => ({ value: await work(), durable: Promise.resolve() }),
+    readSnapshot: (work) => db.transaction().setIsolationLevel('repeatable read').setAccessMode('read only').execute(work),
     async close() {
       await db.destroy();
     },

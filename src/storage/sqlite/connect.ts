@@ -344,6 +344,19 @@ export function openSqlite(options: SqliteOptions): CheckpointingStorage {
       durable.catch(() => {});
       return { value, durable };
     },
+    readSnapshot(work) {
+      // The connection held (no other statement of this process's connection runs meanwhile) and a deferred
+      // transaction begun on it directly, not through the driver, which takes a write turn for any BEGIN. In WAL
+      // mode its first read fixes the snapshot; it is rolled back, so nothing it did could be kept.
+      return db.connection().execute(async (connection) => {
+        database.exec('begin deferred');
+        try {
+          return await work(connection);
+        } finally {
+          database.exec('rollback');
+        }
+      });
+    },
     async notify() {},
     async listen() {
       return async () => {};
