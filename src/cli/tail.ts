@@ -10,6 +10,10 @@ import { describeSummary } from './summary.ts';
 import { CliError, print } from './output.ts';
 import { onStopSignals } from './stop-signals.ts';
 
+/** The longest `--poll` (an hour) and `--status-every` (a day): both well under what a timer can wait. */
+const maxPollMs = 3_600_000;
+const maxStatusSeconds = 86_400;
+
 /**
  * The status of a tail: lines per second over the last interval and totals, redrawn in place every
  * second on a terminal, one plain line every `everySeconds` otherwise (a service's log).
@@ -56,10 +60,13 @@ export function registerTail(analytics: Command): void {
         if (!(flags.format in formats)) throw new CliError(`--format must be one of ${Object.keys(formats).join(', ')}; got "${flags.format}".`);
         const poll = Number(flags.poll);
         const every = Number(flags.statusEvery);
-        if (!Number.isInteger(poll) || poll < 10) throw new CliError(`--poll takes milliseconds, at least 10; got "${flags.poll}".`);
+        // Timers take at most 2^31 - 1 ms; a longer one fires at once, so a typo in a unit would poll in a busy loop.
+        if (!Number.isInteger(poll) || poll < 10 || poll > maxPollMs)
+          throw new CliError(`--poll takes milliseconds, from 10 to ${maxPollMs} (an hour); got "${flags.poll}".`);
         const batchSize = Number(flags.batchSize);
         if (!Number.isInteger(batchSize) || batchSize < 1) throw new CliError(`--batch-size takes a whole number of events; got "${flags.batchSize}".`);
-        if (!Number.isFinite(every) || every <= 0) throw new CliError(`--status-every takes a number of seconds; got "${flags.statusEvery}".`);
+        if (!Number.isFinite(every) || every <= 0 || every > maxStatusSeconds)
+          throw new CliError(`--status-every takes a number of seconds, above 0 and at most ${maxStatusSeconds} (a day); got "${flags.statusEvery}".`);
         const project = await findProject(storage.db, flags.project);
         if (!project) throw new CliError(`No project has the id ${flags.project}; "quire projects list" shows them.`);
         const analytics = createAnalyticsState(storage, directoryOptions(config));

@@ -14,8 +14,10 @@ export function providerFor(repository: string, config: Config): CodeHostProvide
   if (localRepositoryPath(repository)) return localProvider;
   if (isUnder(repository, config.githubServerUrl)) return githubProvider;
   if (isUnder(repository, config.gitlabUrl)) return gitlabProvider;
+  // The servers' addresses as configured may hold credentials (https://user:token@…): this message reaches tenants.
+  const gitlab = config.gitlabUrl === undefined ? 'GITLAB_URL is unset' : displayRepository(config.gitlabUrl);
   throw new CodeHostError(
-    `${displayRepository(repository)} is on neither GitHub (${config.githubServerUrl}) nor GitLab (${config.gitlabUrl ?? 'GITLAB_URL is unset'}): set GITHUB_SERVER_URL or GITLAB_URL to its server, or use a local path.`,
+    `${displayRepository(repository)} is on neither GitHub (${displayRepository(config.githubServerUrl)}) nor GitLab (${gitlab}): set GITHUB_SERVER_URL or GITLAB_URL to its server, or use a local path.`,
   );
 }
 

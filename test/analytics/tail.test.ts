@@ -10,6 +10,7 @@ import { tailLog } from '../../src/analytics/importers/tail.ts';
 import { createAnalyticsState } from '../../src/analytics/state.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, type Tenant } from '../support/app.ts';
+import { quireCommands } from '../support/cli.ts';
 import { testDatabases, type TestLocation } from '../support/storage.ts';
 
 const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
@@ -191,6 +192,14 @@ describe.each(testDatabases)('analytics tail on $dialect', (database) => {
     for (const text of statuses) expect(text).toMatch(/^\d{4}-\d\d-\d\dT\S+Z [\d,]+ lines\/s; [\d,]+ lines, [\d,]+ views stored, \d+ skipped$/);
     // Some interval saw lines arrive: its rate is not zero.
     expect(statuses.some((text) => !/ 0 lines\/s/.test(text))).toBe(true);
+  });
+
+  it('refuses a poll or status interval longer than a timer can wait, which would run in a busy loop', async () => {
+    const tenant = await createTenant(storage);
+    const { quireFails } = quireCommands({ ...process.env, ...storage.location.env, LOG_LEVEL: 'silent' });
+    const tail = (...flags: string[]) => quireFails('analytics', 'tail', '--project', tenant.project.id, '--format', 'combined', '/nonexistent.log', ...flags);
+    expect(await tail('--poll', '3000000000')).toMatch(/--poll takes milliseconds, from 10 to 3600000/);
+    expect(await tail('--status-every', '2500000')).toMatch(/--status-every takes a number of seconds, above 0 and at most 86400/);
   });
 
   it('resumes after the process is killed mid-file without counting a line twice or losing one', async () => {

@@ -21,6 +21,22 @@ describe('codeHostFor', () => {
     expect(() => codeHostFor('https://evil.test/github.com/acme/docs', config)).toThrow(CodeHostError);
   });
 
+  it('never repeats credentials of the configured servers to whoever named another server', () => {
+    const withCredentials = testConfig({
+      githubServerUrl: 'https://ci:ghp_server_secret@git.acme.test',
+      gitlabUrl: 'https://root:glpat-secret@gitlab.acme.test',
+    });
+    let message = '';
+    try {
+      codeHostFor('https://bitbucket.org/acme/docs', withCredentials);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('https://git.acme.test/');
+    expect(message).toContain('https://gitlab.acme.test/');
+    expect(message).not.toMatch(/ghp_server_secret|glpat-secret|ci:|root:/);
+  });
+
   it('reads a repository address a user typed with a long run of slashes inside it, in linear time', () => {
     // A project's repository can be set from the dashboard; trimming it with /\/+$/ took minutes here.
     const slashes = '/'.repeat(200_000);
