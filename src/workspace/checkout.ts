@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { jobBranch } from '../lib/job-branch.ts';
 import { displayRepository, explainGitError } from './git-errors.ts';
 import { runGit, type GitOptions } from './git.ts';
 import { defaultBranch, exists, refreshMirror, resolveRefs } from './mirror.ts';
@@ -24,7 +25,8 @@ export interface CheckedOut {
  * failed or refuses the checkout, the early checkout is removed.
  */
 export async function checkOut(mirror: string, dir: string, options: WorkspaceOptions, git: MirrorGit): Promise<CheckedOut> {
-  const add = (start: string, ...flags: string[]) => addWorktree(mirror, dir, [...flags, '--no-track', '-B', options.branch, dir, start], git);
+  const local = localBranch(options.jobId);
+  const add = (start: string, ...flags: string[]) => addWorktree(mirror, dir, [...flags, '--no-track', '-B', local, dir, start], git);
   const reset = (...start: string[]) => runGit(['reset', '--hard', '--quiet', ...start], { ...git, cwd: dir });
   const warm = options.ref !== null && (await exists(join(mirror, 'HEAD')));
   const guess = warm && options.ref !== null ? await knownStart(mirror, options.ref, options.branch, options.newBranch === true) : null;
@@ -60,7 +62,7 @@ export async function checkOut(mirror: string, dir: string, options: WorkspaceOp
     }
     return { baseBranch, baseCommit, remoteBefore };
   } catch (error) {
-    if (registered) await discardWorktree(mirror, dir, options.branch);
+    if (registered) await discardWorktree(mirror, dir, options.jobId);
     throw error;
   }
 }
@@ -89,10 +91,18 @@ async function addWorktree(mirror: string, dir: string, args: string[], git: Mir
   }
 }
 
-/** Removes a checkout and its job branch from the mirror (a workspace disposed of, or an early checkout not kept). */
-export async function discardWorktree(mirror: string, dir: string, branch: string): Promise<void> {
+/**
+ * The branch a job's checkout is on in the mirror: named by the job (`quire/<job id>`), whatever branch it pushes
+ * to. The mirror is shared by every project on the repository, in every organization, and git lets one branch be
+ * checked out in one worktree only: two jobs pushing to the same branch name (two projects on one repository) each
+ * have their own, and one job's end deletes only its own.
+ */
+export const localBranch = (jobId: string): string => jobBranch(jobId);
+
+/** Removes a job's checkout and its branch from the mirror (a workspace disposed of, or an early checkout not kept). */
+export async function discardWorktree(mirror: string, dir: string, jobId: string): Promise<void> {
   await removeWorktree(mirror, dir);
-  await runGit(['branch', '--quiet', '-D', branch], { cwd: mirror }).catch(() => undefined);
+  await runGit(['branch', '--quiet', '-D', localBranch(jobId)], { cwd: mirror }).catch(() => undefined);
 }
 
 /** Clears what a crashed run of the same job may have left behind. */

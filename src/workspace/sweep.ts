@@ -1,9 +1,7 @@
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { jobBranch } from '../lib/job-branch.ts';
-import { runGit } from './git.ts';
 import { withLock } from './lock.ts';
-import { removeWorktree } from './checkout.ts';
+import { discardWorktree, removeWorktree } from './checkout.ts';
 
 /** A job's checkout directory: `quire-<job id>` (workspace.ts). */
 const jobDirectory = /^quire-(job_[0-9A-Z]{26})$/;
@@ -30,10 +28,7 @@ async function sweepCheckouts(root: string, isActive: (jobId: string) => Promise
     const swept = await removeUnder(
       join(base, name),
       () => isActive(jobId),
-      async (mirror, dir) => {
-        await removeWorktree(mirror, dir);
-        await runGit(['branch', '--quiet', '-D', jobBranch(jobId)], { cwd: mirror }).catch(() => undefined);
-      },
+      (mirror, dir) => discardWorktree(mirror, dir, jobId),
     );
     if (swept) removed++;
   }

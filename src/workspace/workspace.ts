@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { stagedChangeBytes } from './change-size.ts';
 import { stagedChanges, textAtBase } from './changes.ts';
-import { checkOut, discardWorktree } from './checkout.ts';
+import { checkOut, discardWorktree, localBranch } from './checkout.ts';
 import { createWorkspaceFiles } from './files.ts';
 import { explainGitError } from './git-errors.ts';
 import { runGit, type GitOptions } from './git.ts';
@@ -76,7 +76,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
     },
     async push() {
       try {
-        await runGit(['push', '--quiet', 'origin', `refs/heads/${options.branch}:refs/heads/${options.branch}`], inWorkspace);
+        await runGit(['push', '--quiet', 'origin', `refs/heads/${localBranch(options.jobId)}:refs/heads/${options.branch}`], inWorkspace);
       } catch (error) {
         throw explainGitError(error, 'push', repository, options.branch);
       }
@@ -98,7 +98,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
       await runGit(['push', '--quiet', lease, 'origin', target], { ...inWorkspace, signal: AbortSignal.timeout(60_000) }).catch(() => undefined);
     },
     async dispose() {
-      await withLock(lock, () => discardWorktree(mirror, dir, options.branch));
+      await withLock(lock, () => discardWorktree(mirror, dir, options.jobId));
     },
   };
 }

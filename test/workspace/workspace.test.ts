@@ -180,6 +180,32 @@ describe('workspace over smart HTTP', () => {
     expect(git(join(server.root, 'lookalike.git'), 'show', 'docs/update:docs/secret.md')).toBe('victim private\n');
   });
 
+  it('runs two jobs pushing to one branch name at once (two projects on one repository), each on its own branch in the mirror', async () => {
+    const repository = server.createRepository('shared-name');
+    const openAs = async (jobId: string) => {
+      const workspace = await openWorkspace({ repository, ref: 'main', branch: 'docs/update', jobId, root, credentials });
+      opened.push(workspace);
+      return workspace;
+    };
+    const first = await openAs('job_01FFFFFFFFFFFFFFFFFFFFFFFF');
+    const second = await openAs('job_01SSSSSSSSSSSSSSSSSSSSSSSS');
+    expect(git(first.dir, 'branch', '--show-current').trim()).toBe('quire/job_01FFFFFFFFFFFFFFFFFFFFFFFF');
+    await first.files.write('docs/first.md', 'first\n');
+    await second.files.write('docs/second.md', 'second\n');
+    await first.commitAll('First', author);
+    await second.commitAll('Second', author);
+    // The first one's end leaves the second one's branch and checkout as they were.
+    await first.push();
+    await first.dispose();
+    opened.splice(opened.indexOf(first), 1);
+    expect(await second.files.read('docs/second.md')).toBe('second\n');
+    expect(await second.hasChangesAgainstBase()).toBe(true);
+    const remote = join(server.root, 'shared-name.git');
+    expect(git(remote, 'show', 'docs/update:docs/first.md')).toBe('first\n');
+    // Both pushed to docs/update: the second is refused as any push behind the remote is, not lost to a shared branch.
+    expect((await failure(second.push())).message).toMatch(/rejected the push of branch docs\/update/);
+  });
+
   it('continues a job branch that exists on the remote and removes the checkout on dispose', async () => {
     const repository = server.createRepository('follow-up');
     const first = await open(repository, 'quire/job_follow');
