@@ -88,18 +88,25 @@ export async function resolveRef(dir: string, ref: string): Promise<string | nul
 
 /**
  * `ref` resolved as `resolveRef` does, and the commits of the remote's `branches` the mirror holds
- * (absent when it holds none): one git process, and a second only when `ref` is neither a branch nor a
- * tag (a commit id).
+ * (absent when it holds none): one git process, one more for a tag of a tag, and two more for a commit id.
+ *
+ * Only what the remote holds is resolved: its branches, its tags, and the full id of a commit one of them
+ * reaches. The mirror is shared by every project on the repository, and it also holds the jobs' own branches
+ * (`quire/<job id>`, commits not pushed yet) and their objects: `git rev-parse` alone would name those to anyone
+ * who asks for that branch, or for an abbreviated id of one of their commits.
  */
 export async function resolveRefs(dir: string, ref: string, branches: string[]): Promise<{ commit: string | null; branches: Map<string, string> }> {
   const candidates = [`refs/remotes/origin/${ref}`, `refs/tags/${ref}`];
   const commits = await refCommits(dir, [...candidates, ...branches.map((branch) => `refs/remotes/origin/${branch}`)]);
   let commit = candidates.map((name) => commits.get(name)).find((found) => found !== undefined) ?? null;
   if (commit === null && !ref.startsWith('-')) {
-    commit = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], { cwd: dir }).then(
+    // A tag of a tag is peeled to its commit here (for-each-ref peels one level); a commit id counts when the remote reaches it.
+    const name = commitId.test(ref) ? ref : `refs/tags/${ref}`;
+    const found = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', `${name}^{commit}`], { cwd: dir }).then(
       (output) => output.trim(),
       () => null,
     );
+    commit = found !== null && (name !== ref || (await reachedByRemote(dir, found))) ? found : null;
   }
   const found = new Map<string, string>();
   for (const branch of branches) {
@@ -107,6 +114,14 @@ export async function resolveRefs(dir: string, ref: string, branches: string[]):
     if (branchCommit) found.set(branch, branchCommit);
   }
   return { commit, branches: found };
+}
+
+/** Whether one of the remote's branches or tags (as the mirror last fetched them) reaches `commit`. */
+async function reachedByRemote(dir: string, commit: string): Promise<boolean> {
+  const output = await runGit(['for-each-ref', '--count=1', '--format=%(refname)', `--contains=${commit}`, 'refs/remotes/origin/', 'refs/tags/'], {
+    cwd: dir,
+  }).catch(() => '');
+  return output.trim() !== '';
 }
 
 /** The commit each of the full ref names `names` points to (through an annotated tag), for those that exist and point to one. */

@@ -71,6 +71,36 @@ describe.each(testDatabases)('storage conformance on $dialect', (database) => {
     expect(await count(shared.db)).toBe(seen[0] + 1);
   });
 
+  it('reads one snapshot without a write lock in a read snapshot, and refuses a write there', async () => {
+    const shared = await fresh();
+    const count = async (db: Storage['db']) =>
+      Number(
+        (
+          await db
+            .selectFrom('organizations')
+            .select((eb) => eb.fn.countAll().as('count'))
+            .executeTakeFirstOrThrow()
+        ).count,
+      );
+    let writer: ReturnType<typeof storageProcess> | undefined;
+    const seen = await shared.readSnapshot(async (trx) => {
+      const before = await count(trx);
+      // The other process commits while the snapshot is open: a read snapshot makes no writer wait.
+      writer = storageProcess('insert-organization', shared.location.env);
+      await writer.result;
+      return [before, await count(trx)];
+    });
+    expect(seen[1]).toBe(seen[0]);
+    expect(await count(shared.db)).toBe(seen[0] + 1);
+    const organization = (id: string) => ({ id, name: 'Written here', created_at: Date.now(), first_start: 0, server_credentials: 0 });
+    const write = shared.readSnapshot((trx) => trx.insertInto('organizations').values(organization('org_snapshot')).execute());
+    await expect(write).rejects.toThrow(/read.?only|readonly/i);
+    expect(await count(shared.db)).toBe(seen[0] + 1);
+    // The connection writes again once the snapshot is over.
+    await shared.db.insertInto('organizations').values(organization('org_after')).execute();
+    expect(await count(shared.db)).toBe(seen[0] + 2);
+  });
+
   it('wakes listeners of other connections after commit only, where the backend notifies across processes', async () => {
     const first = await fresh();
     const listener = await another(first.location);

@@ -61,6 +61,17 @@ describe('SQLite log checkpoints on the writing thread', () => {
     expect(rows[0].count).toBe(81);
   });
 
+  it('go on past a read snapshot open on the writing thread’s connection: it is busy then, not stopped', async () => {
+    const writing = openSqlite({ path, threads: false });
+    try {
+      const during = await writing.readSnapshot(() => writing.checkpointLog(50));
+      expect(during).toEqual({ busy: true, logFrames: -1, checkpointedFrames: -1 });
+      expect((await writing.checkpointLog(50))?.busy).toBe(false);
+    } finally {
+      await writing.close();
+    }
+  });
+
   it('give the serving connection its own checkpoints back once the writing thread is gone', async () => {
     await (storage.writer as SqliteReaders).close();
     await writeRows(storage, 2000);

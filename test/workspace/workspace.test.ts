@@ -247,6 +247,27 @@ describe('workspace over smart HTTP', () => {
     expect((await failure(open(repository, 'quire/job_prefix', 'release'))).message).toMatch(/"release" does not exist/);
   });
 
+  it('never starts from what only the shared mirror holds: another job’s unpushed branch or commit, by name or abbreviated id', async () => {
+    const repository = server.createRepository('private');
+    const openAs = async (jobId: string, branch: string, ref: string) => {
+      const workspace = await openWorkspace({ repository, ref, branch, jobId, root, credentials });
+      opened.push(workspace);
+      return workspace;
+    };
+    const victim = await openAs('job_01VVVVVVVVVVVVVVVVVVVVVVVV', 'docs/victim', 'main');
+    await victim.files.write('docs/unpushed.md', 'victim draft, never pushed\n');
+    await victim.commitAll('Draft', author);
+    const unpushed = git(victim.dir, 'rev-parse', 'HEAD').trim();
+    for (const ref of ['quire/job_01VVVVVVVVVVVVVVVVVVVVVVVV', unpushed.slice(0, 7), unpushed]) {
+      const attempt = openWorkspace({ repository, ref, branch: 'docs/other', jobId: 'job_01AAAAAAAAAAAAAAAAAAAAAAAA', root, credentials });
+      expect((await failure(attempt)).message, ref).toMatch(/does not exist/);
+    }
+    // Once pushed, the commit is the remote's: its full id is a place to start from.
+    await victim.push();
+    const after = await openAs('job_01BBBBBBBBBBBBBBBBBBBBBBBB', 'docs/after', unpushed);
+    expect(await after.files.read('docs/unpushed.md')).toBe('victim draft, never pushed\n');
+  });
+
   it('checks out again over what a crashed run left: its folder, or a registration whose folder is gone', async () => {
     const repository = server.createRepository('crashed');
     const left = await open(repository, 'quire/job_crashed');

@@ -41,12 +41,14 @@ export interface CheckpointingStorage extends Storage {
 
 /**
  * A RESTART checkpoint on `database` in a write turn: null when it cannot run now (turns are off, so the
- * connection may be inside a transaction of its own).
+ * connection may be inside a transaction of its own), busy when a read snapshot is open on it.
  */
 export async function restartCheckpoint(database: DatabaseSync, turns: WriteTurns, waitMs: number): Promise<CheckpointResult | null> {
   await turns.take();
   try {
-    if (turns.stopped || database.isTransaction) return null;
+    if (turns.stopped) return null;
+    // In its turn, the connection writes nothing: a transaction open now is a read snapshot (Storage.readSnapshot). The next round tries again.
+    if (database.isTransaction) return { busy: true, logFrames: -1, checkpointedFrames: -1 };
     database.exec(`pragma busy_timeout = ${Math.max(0, Math.round(waitMs))}`);
     try {
       const row = database.prepare('pragma wal_checkpoint(restart)').get() as { busy: number; log: number; checkpointed: number };

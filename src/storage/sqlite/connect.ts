@@ -347,13 +347,16 @@ export function openSqlite(options: SqliteOptions): CheckpointingStorage {
     readSnapshot(work) {
       // The connection held (no other statement of this process's connection runs meanwhile) and a deferred
       // transaction begun on it directly, not through the driver, which takes a write turn for any BEGIN. In WAL
-      // mode its first read fixes the snapshot; it is rolled back, so nothing it did could be kept.
+      // mode its first read fixes the snapshot.
       return db.connection().execute(async (connection) => {
+        // `query_only`: a write in `work` fails instead of writing in a transaction that takes no turn.
+        database.exec('pragma query_only = 1');
         database.exec('begin deferred');
         try {
           return await work(connection);
         } finally {
           database.exec('rollback');
+          database.exec('pragma query_only = 0');
         }
       });
     },
