@@ -2,6 +2,12 @@ import { RE2JS } from 're2js';
 
 /** Longer lines are not patterns anyone wrote; they are skipped (matching time grows with a pattern's length). */
 const maxPatternCharacters = 500;
+/**
+ * Patterns one list may hold: each is matched against every file of the site and each of its folders, so a
+ * repository's list of a hundred thousand lines would hold a build for hours. Skipping the rest would publish
+ * pages the site leaves out, so a longer list fails the build (or check) with what to do instead.
+ */
+export const maxIgnorePatterns = 200;
 
 interface IgnorePattern {
   expression: RE2JS;
@@ -20,11 +26,17 @@ interface IgnorePattern {
  * folder of it. The lines come from the repository, so they run on RE2 (linear time in the path's
  * length), never a backtracking engine; a line RE2 cannot compile is skipped.
  */
-export function ignoreMatcher(lines: Iterable<string>): (relativePath: string) => boolean {
-  const patterns = [...lines].flatMap((line) => {
+export function ignoreMatcher(lines: Iterable<string>, source = 'The ignore list'): (relativePath: string) => boolean {
+  const patterns: IgnorePattern[] = [];
+  for (const line of lines) {
     const pattern = readPattern(line);
-    return pattern ? [pattern] : [];
-  });
+    if (pattern === null) continue;
+    if (patterns.length === maxIgnorePatterns)
+      throw new Error(
+        `${source} has more than ${maxIgnorePatterns} patterns, the most Quire reads; merge them into fewer with wildcards (docs/*-draft.md) or folders (drafts/).`,
+      );
+    patterns.push(pattern);
+  }
   if (patterns.length === 0) return () => false;
   return (relativePath) => {
     const folders: string[] = [];

@@ -38,7 +38,7 @@ export const mintlify: SiteProfile = {
       assetRoots: [root],
       routePrefix: '',
       route: cleanRoute(''),
-      excluded: ignoreMatcher([...ignoredByDefault, ...ignored.split('\n')]),
+      excluded: ignoreMatcher([...ignoredByDefault, ...ignored.split('\n')], ignoreFile),
     };
   },
   readNavigation: (text) => (text === null ? null : mintlifyNavigation(text)),

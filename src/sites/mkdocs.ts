@@ -28,8 +28,8 @@ export const mkdocs: SiteProfile = {
     const settings = readSettings(await read(config));
     const contentRoot = joinPath(root, settings.docsDirectory);
     const route = mkdocsRoute(settings.directoryUrls);
-    const excludedDocs = ignoreMatcher([...excludedByDefault, ...settings.excludeDocs]);
-    const draftDocs = ignoreMatcher(settings.draftDocs);
+    const excludedDocs = ignoreMatcher([...excludedByDefault, ...settings.excludeDocs], `${config}'s exclude_docs`);
+    const draftDocs = ignoreMatcher(settings.draftDocs, `${config}'s draft_docs`);
     const excluded = (relativePath: string) => excludedDocs(relativePath) || draftDocs(relativePath);
     return { profile: mkdocs, root, configFile: config, navigationFile: config, contentRoot, assetRoots: [contentRoot], routePrefix: '', route, excluded };
   },

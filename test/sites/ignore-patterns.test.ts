@@ -38,6 +38,13 @@ describe('ignoreMatcher (gitignore patterns, as MkDocs exclude_docs reads them)'
     expect(ignored('*.md\n!drafts/', paths)).toEqual(['.hidden.md', '.assets/a.md', 'drafts/keep.md', 'drafts/other.md']);
   });
 
+  it('reads up to 200 patterns (comments and blank lines aside) and refuses a longer list', () => {
+    const patterns = Array.from({ length: 201 }, (_, index) => `drafts/page-${index}.md`);
+    const notes = Array.from({ length: 500 }, () => '# a note\n');
+    expect(ignored([...notes, ...patterns.slice(0, 200)].join('\n'), ['drafts/page-199.md', 'drafts/page-200.md'])).toEqual(['drafts/page-199.md']);
+    expect(() => ignoreMatcher(patterns, 'mkdocs.yml’s exclude_docs')).toThrow(/^mkdocs.yml’s exclude_docs has more than 200 patterns/);
+  });
+
   it('runs in linear time on patterns that would make a backtracking engine run for hours, and skips what it cannot read', () => {
     const started = Date.now();
     expect(ignored(`${'*a'.repeat(30)}b`, [`${'a'.repeat(3000)}.md`])).toEqual([]);

@@ -225,6 +225,15 @@ describe('readSite', () => {
     expect(pagesOf(site)).toEqual(['0 index.mdx / [Start]']);
   });
 
+  it('Mintlify: a .mintignore of more patterns than Quire reads fails the read with what to do, rather than publish what the rest leave out', async () => {
+    const docs = { navigation: { groups: [{ group: 'Start', pages: ['index', 'drafts/page-250'] }] } };
+    const patterns = Array.from({ length: 100_000 }, (_, index) => `drafts/page-${index}.mdx`).join('\n');
+    const reading = readSite(
+      filesOf({ 'docs.json': JSON.stringify(docs), '.mintignore': patterns, 'index.mdx': '# Acme\n', 'drafts/page-250.mdx': '# Draft\n' }),
+    );
+    await expect(reading).rejects.toThrow(/\.mintignore has more than 200 patterns, the most Quire reads; merge them/);
+  });
+
   it('a plain folder: dot-files and dot-folders and draft pages are not published, unlisted pages are hidden', async () => {
     const [site] = await readSite(
       filesOf({
