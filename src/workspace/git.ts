@@ -48,7 +48,12 @@ export function gitEnvironment(options: GitOptions): NodeJS.ProcessEnv {
   const environment: NodeJS.ProcessEnv = { ...process.env, ...options.environment, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
   // A git hook or another tool may have exported these; they would point commands at the wrong repository.
   for (const name of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_ASKPASS', 'SSH_ASKPASS']) delete environment[name];
-  const config: [string, string][] = [['credential.helper', '']];
+  // Set here, these outrank any repository's configuration: no file a job's tools could reach may make git run a program.
+  const config: [string, string][] = [
+    ['credential.helper', ''],
+    ['core.fsmonitor', 'false'],
+    ['core.hooksPath', '/dev/null'],
+  ];
   if (options.credentials && options.repository && /^https?:/i.test(options.repository)) {
     const origin = new URL(options.repository).origin;
     config.push([`http.${origin}/.extraHeader`, `Authorization: Basic ${basicToken(options.credentials)}`]);

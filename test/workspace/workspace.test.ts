@@ -316,6 +316,54 @@ describe('workspace over smart HTTP', () => {
     expect((await workspace.files.list()).map((entry) => entry.path)).toEqual(['README.md', 'docs']);
   });
 
+  it('never lets a move put a link where its target leaves the checkout, whatever runs beside it', async () => {
+    // Each link points inside the checkout where it is; two folders up it would point outside (at the data directory).
+    writeFileSync(join(root, 'outside-secret.txt'), 'SERVER-ONLY secret\n');
+    writeFileSync(join(root, 'outside-target.txt'), 'untouched\n');
+    const repository = server.createRepository(
+      'racing',
+      { 'README.md': '# Racing\n', 'zzz/outside-secret.txt': 'inside\n', 'outside-target.txt': 'inside\n' },
+      { 'a/b/link': '../..', 'w/x/link': '../../outside-target.txt' },
+    );
+    const workspace = await open(repository, 'quire/job_racing');
+    const refusal = /is or holds a symbolic link, and Quire does not move links/;
+    await expect(workspace.files.move('a/b/link', 'top')).rejects.toThrow(refusal);
+    await expect(workspace.files.move('a', 'moved')).rejects.toThrow(refusal);
+    // The attack: a search (or a write) checked while moves swap a folder for a link two folders up.
+    for (let round = 0; round < 10; round++) {
+      const outcomes = await Promise.allSettled([
+        workspace.files.search('SERVER-ONLY'),
+        workspace.files.move('zzz', `kept-${round}`),
+        workspace.files.move('a/b/link', 'zzz'),
+        workspace.files.write(`c${round}`, 'WRITTEN BY TENANT\n'),
+        workspace.files.move('w/x/link', `c${round}`),
+      ]);
+      expect(outcomes[0]).toEqual({ status: 'fulfilled', value: [] });
+      expect(outcomes[2]).toMatchObject({ status: 'rejected' });
+      expect(outcomes[4]).toMatchObject({ status: 'rejected' });
+      await workspace.files.move(`kept-${round}`, 'zzz');
+    }
+    expect(readFileSync(join(root, 'outside-target.txt'), 'utf8')).toBe('untouched\n');
+  });
+
+  it('runs git without programs a repository’s configuration names (fsmonitor, hooks)', async () => {
+    const repository = server.createRepository('configured');
+    const workspace = await open(repository, 'quire/job_configured');
+    const marker = join(root, 'ran');
+    const mirror = join(
+      root,
+      'mirrors',
+      readdirSync(join(root, 'mirrors')).find((name) => !name.endsWith('.lock'))!,
+    );
+    git(mirror, 'config', 'core.fsmonitor', `touch ${marker}; false`);
+    mkdirSync(join(mirror, 'hooks'), { recursive: true });
+    writeFileSync(join(mirror, 'hooks', 'pre-commit'), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+    await workspace.files.write('docs/new.md', 'new\n');
+    expect(await workspace.hasUncommittedChanges()).toBe(true);
+    expect(await workspace.commitAll('Change', author)).toBe(true);
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it('sweeps the checkouts that interrupted jobs left behind, and only those of jobs no longer active', async () => {
     server.createRepository('swept');
     const repository = `${server.url}/swept.git`;
