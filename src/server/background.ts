@@ -61,12 +61,14 @@ export const backgroundLoops: readonly BackgroundLoop[] = [
   {
     name: 'workspace sweeper',
     roles: ['worker'],
-    // A checkout of an admin MCP session of this process stays, saved (its job completed) or not.
+    // A checkout of an admin MCP session stays, saved (its job completed) or not: one of this process, and one whose
+    // lease another process (the API's) renews while the session may still be used.
     start: ({ storage, config, logger, adminSessions }) => ({
       stop: startWorkspaceSweeper(
         config.dataDir,
         async (jobId) => adminSessions.holds(jobId) || (await isJobActive(storage.db, jobId)),
         logger.child({ component: 'worker' }),
+        { sessionLeaseMs: (config.mcpSessionIdleMinutes + 2) * 60_000 },
       ),
     }),
   },

@@ -1,4 +1,4 @@
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { withLock } from './lock.ts';
 import { discardWorktree, removeWorktree } from './checkout.ts';
@@ -15,20 +15,47 @@ const jobDirectory = /^quire-(job_[0-9A-Z]{26})$/;
  * happens under the mirror's lock, after asking again, so a follow-up that reopens the job meanwhile
  * keeps its checkout. Returns how many checkouts and snapshots were removed.
  */
-export async function sweepWorkspaces(root: string, isActive: (jobId: string) => Promise<boolean>): Promise<number> {
-  return (await sweepCheckouts(root, isActive)) + (await sweepSnapshots(root));
+export async function sweepWorkspaces(root: string, isActive: (jobId: string) => Promise<boolean>, options: { sessionLeaseMs?: number } = {}): Promise<number> {
+  return (await sweepCheckouts(root, isActive, options.sessionLeaseMs ?? defaultSessionLeaseMs)) + (await sweepSnapshots(root));
 }
 
-async function sweepCheckouts(root: string, isActive: (jobId: string) => Promise<boolean>): Promise<number> {
+/**
+ * A checkout an admin MCP session works in is leased (`quire-<job id>.session` beside it, renewed while the
+ * session is used): the session lives in the API process that opened it, and its job may have completed (a
+ * save) while the session goes on, so a worker process that sweeps cannot tell from the job alone. A lease
+ * not renewed for `sessionLeaseMs` (the sessions' idle time and a margin) belongs to a session that ended
+ * without removing it: its process died.
+ */
+const defaultSessionLeaseMs = 62 * 60_000;
+const sessionLease = (root: string, jobId: string) => join(root, 'workspaces', `quire-${jobId}.session`);
+
+/** Creates or renews the lease of a job's checkout for its admin MCP session. */
+export async function renewSessionLease(root: string, jobId: string): Promise<void> {
+  await writeFile(sessionLease(root, jobId), '', { mode: 0o600 });
+}
+
+export async function endSessionLease(root: string, jobId: string): Promise<void> {
+  await rm(sessionLease(root, jobId), { force: true });
+}
+
+async function sweepCheckouts(root: string, isActive: (jobId: string) => Promise<boolean>, sessionLeaseMs: number): Promise<number> {
   const base = join(root, 'workspaces');
+  const leased = async (jobId: string) => {
+    const lease = await stat(sessionLease(root, jobId)).catch(() => null);
+    return lease !== null && Date.now() - lease.mtimeMs < sessionLeaseMs;
+  };
+  const inUse = async (jobId: string) => (await isActive(jobId)) || (await leased(jobId));
   let removed = 0;
   for (const name of await readdir(base).catch(() => [] as string[])) {
     const jobId = jobDirectory.exec(name)?.[1];
-    if (!jobId || (await isActive(jobId))) continue;
+    if (!jobId || (await inUse(jobId))) continue;
     const swept = await removeUnder(
       join(base, name),
-      () => isActive(jobId),
-      (mirror, dir) => discardWorktree(mirror, dir, jobId),
+      () => inUse(jobId),
+      async (mirror, dir) => {
+        await discardWorktree(mirror, dir, jobId);
+        await endSessionLease(root, jobId);
+      },
     );
     if (swept) removed++;
   }

@@ -8,12 +8,17 @@ const sweepEveryMs = 60 * 60 * 1000;
  * that processes which died left behind (see sweep.ts); `isActive` tells which jobs still own their
  * checkouts. Returns how to stop, waiting for a sweep under way.
  */
-export function startWorkspaceSweeper(dataDir: string, isActive: (jobId: string) => Promise<boolean>, logger: Logger): () => Promise<void> {
+export function startWorkspaceSweeper(
+  dataDir: string,
+  isActive: (jobId: string) => Promise<boolean>,
+  logger: Logger,
+  options: { sessionLeaseMs?: number } = {},
+): () => Promise<void> {
   let running: Promise<void> = Promise.resolve();
   const sweep = () => {
     running = running.then(async () => {
       try {
-        const removed = await sweepWorkspaces(dataDir, isActive);
+        const removed = await sweepWorkspaces(dataDir, isActive, options);
         if (removed > 0) logger.info({ removed }, 'removed checkouts and snapshots that interrupted runs left behind');
       } catch (error) {
         logger.warn({ err: error }, 'could not remove checkouts of ended jobs or abandoned snapshots; trying again in an hour');

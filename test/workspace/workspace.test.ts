@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WorkspaceGitError, WorkspacePathError, type Workspace } from '../../src/workspace/types.ts';
-import { sweepWorkspaces } from '../../src/workspace/sweep.ts';
+import { renewSessionLease, sweepWorkspaces } from '../../src/workspace/sweep.ts';
 import { openWorkspace } from '../../src/workspace/workspace.ts';
 import { commitToBareRepository, git } from '../support/git-repositories.ts';
 import { startGitHttpServer, type GitHttpServer } from '../support/git-http-server.ts';
@@ -362,6 +362,22 @@ describe('workspace over smart HTTP', () => {
     expect(await workspace.hasUncommittedChanges()).toBe(true);
     expect(await workspace.commitAll('Change', author)).toBe(true);
     expect(existsSync(marker)).toBe(false);
+  });
+
+  it('leaves a checkout alone while its admin MCP session’s lease is fresh, whatever its job’s status', async () => {
+    server.createRepository('leased');
+    const jobId = 'job_01KLLLLLLLLLLLLLLLLLLLLLLL';
+    const session = await open(`${server.url}/leased.git`, `quire/${jobId}`);
+    await session.files.write('docs/after-save.md', 'edited after the save\n');
+    await renewSessionLease(root, jobId);
+    // The job completed (a save), and the session goes on in another process: a worker's sweep keeps it.
+    expect(await sweepWorkspaces(root, async () => false)).toBe(0);
+    expect(await session.files.read('docs/after-save.md')).toBe('edited after the save\n');
+    // A lease older than the sessions' idle time is a session whose process died.
+    expect(await sweepWorkspaces(root, async () => false, { sessionLeaseMs: 0 })).toBe(1);
+    expect(existsSync(session.dir)).toBe(false);
+    expect(existsSync(join(root, 'workspaces', `quire-${jobId}.session`))).toBe(false);
+    opened.splice(opened.indexOf(session), 1);
   });
 
   it('sweeps the checkouts that interrupted jobs left behind, and only those of jobs no longer active', async () => {

@@ -410,8 +410,11 @@ describe.each(testDatabases)('the admin MCP server on $dialect', (database) => {
     await call(client, 'write_file', { sessionId: idle.sessionId, path: 'docs/unsaved.md', content: '# Unsaved\n' });
     const workspace = join(quire.dataDir, 'workspaces', idle.branch.replace('/', '-'));
     expect(existsSync(workspace)).toBe(true);
+    // Leased while open, so that a worker process's sweep leaves it alone (workspace/sweep.ts).
+    expect(existsSync(`${workspace}.session`)).toBe(true);
     expect(await quire.service.context.adminSessions.endIdle(Date.now() + 61 * 60_000)).toBeGreaterThanOrEqual(1);
     expect(existsSync(workspace)).toBe(false);
+    expect(existsSync(`${workspace}.session`)).toBe(false);
     const ended = await api('GET', `/v2/agent/${projectId}/job/${idle.jobId}`);
     expect(ended.body).toMatchObject({ status: 'failed', error: expect.stringMatching(/idle for 60 minutes.*Edits not saved were discarded/) });
     expect(await delivered(idle.jobId, 'job.failed')).toEqual(['job.created', 'job.failed']);

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../../http/context.ts';
 import { endSessionJob } from '../../../jobs/sessions.ts';
 import type { ApiKeyRow } from '../../../storage/tables/accounts.ts';
+import { endSessionLease, renewSessionLease } from '../../../workspace/sweep.ts';
 import type { TranscriptBuffer } from './transcript-buffer.ts';
 
 export type WorkbenchSession = Awaited<ReturnType<AppContext['workbench']['open']>>;
@@ -35,6 +36,8 @@ declare module '../../../http/context.ts' {
  */
 export class AdminSessions {
   private readonly sessions = new Map<string, OpenSession>();
+  /** When each session's checkout lease was last renewed (see workspace/sweep.ts). */
+  private readonly leasedAt = new Map<string, number>();
   private readonly context: AppContext;
 
   constructor(context: AppContext) {
@@ -47,6 +50,19 @@ export class AdminSessions {
 
   add(session: OpenSession): void {
     this.sessions.set(session.id, session);
+    this.renewLease(session);
+  }
+
+  /**
+   * Renews the lease of the session's checkout, at most once a minute: a worker process that sweeps checkouts
+   * leaves a leased one alone, though the session's job may have completed.
+   */
+  private renewLease(session: OpenSession, now = Date.now()): void {
+    if (now - (this.leasedAt.get(session.id) ?? 0) < 60_000) return;
+    this.leasedAt.set(session.id, now);
+    renewSessionLease(this.context.config.dataDir, session.jobId).catch((error: unknown) =>
+      this.context.logger.warn({ err: error, jobId: session.jobId }, 'could not renew an admin MCP session’s checkout lease'),
+    );
   }
 
   /** The session when `key` may see it; undefined otherwise, as for a session that does not exist. */
@@ -54,6 +70,7 @@ export class AdminSessions {
     const session = this.sessions.get(id);
     if (!session || session.orgId !== key.org_id || !canSee(session.projectId)) return undefined;
     session.lastUsed = Date.now();
+    this.renewLease(session, session.lastUsed);
     return session;
   }
 
@@ -84,6 +101,8 @@ export class AdminSessions {
       .flush()
       .catch((error: unknown) => this.context.logger.error({ err: error, jobId: session.jobId }, 'could not write an admin MCP session’s transcript'));
     await session.bench.dispose();
+    this.leasedAt.delete(id);
+    await endSessionLease(this.context.config.dataDir, session.jobId).catch(() => undefined);
     return session;
   }
 
