@@ -12,6 +12,12 @@ export const serverSettings = {
     hiddenCredentials,
   ),
   bodyLimitBytes: setting('QUIRE_BODY_LIMIT_BYTES', 1_048_576, integer(1024), 'Largest request body accepted by the API, in bytes; larger bodies get 413.'),
+  requestTimeoutSeconds: setting(
+    'QUIRE_REQUEST_TIMEOUT_SECONDS',
+    120,
+    integer(1, 3600),
+    'Seconds a client has to send a whole request, headers and body; then the connection is closed (a body sent a byte a minute would hold it for good). Answers, streams included, are not limited by it.',
+  ),
   trustedProxies: setting<string[]>(
     'QUIRE_TRUSTED_PROXIES',
     [],

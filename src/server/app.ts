@@ -22,6 +22,14 @@ export async function buildApp(context: AppContext, options: AppOptions = {}): P
     // pino's Logger is a FastifyBaseLogger; the declared types differ only in pino's newer fields.
     loggerInstance: context.logger as FastifyBaseLogger,
     bodyLimit: context.config.bodyLimitBytes,
+    // Fastify turns Node's limit on receiving a request off: a client trickling a body would hold its socket forever.
+    // Node reads the limit when it makes the server (Fastify's own option sets it after, which Node's checks ignore),
+    // and checks it every `connectionsCheckingInterval`: a quarter of it, so a request ends within 1.25 times it.
+    requestTimeout: context.config.requestTimeoutSeconds * 1000,
+    http: {
+      requestTimeout: context.config.requestTimeoutSeconds * 1000,
+      connectionsCheckingInterval: Math.min(30_000, context.config.requestTimeoutSeconds * 250),
+    },
     trustProxy: false,
     frameworkErrors: frameworkErrorHandler,
     // One line per request only at debug level: at info, logs say what the service did, not what it was asked.

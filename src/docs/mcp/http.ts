@@ -53,6 +53,11 @@ export async function answerMcp(
   if (request.method !== 'POST') {
     return jsonRpcError(405, -32000, 'Method not allowed: this server takes POST only (no SSE stream, no session to end).', { allow: 'POST' });
   }
+  // A JSON-RPC batch would carry up to a hundred calls through one request, which the rate limits count once
+  // (MCP's 2025-06-18 revision dropped batching; no client Quire knows sends one).
+  if (Array.isArray(request.body)) {
+    return jsonRpcError(400, -32600, 'Invalid request: JSON-RPC batches are not accepted; send one message per request.');
+  }
   const sessionId = request.headers['mcp-session-id'];
   const client = typeof sessionId === 'string' ? readSessionId(sessionId, sessionKey) : undefined;
   if (typeof sessionId === 'string' && client === undefined) {

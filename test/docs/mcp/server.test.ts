@@ -145,6 +145,20 @@ describe('HTTP', () => {
     }
   });
 
+  it('refuses a JSON-RPC batch, which would carry a hundred calls through one rate-limited request, and runs none of it', async () => {
+    const call = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'query_docs_filesystem_acme', arguments: { command: 'cat index.mdx' } },
+    });
+    const before = recorded.reads.length;
+    const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(Array.from({ length: 100 }, (_, index) => call(index + 10))) });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { code: -32600, message: expect.stringMatching(/batches are not accepted/) } });
+    expect(recorded.reads.length).toBe(before);
+  });
+
   it('refuses a body over 1 MiB with 413', async () => {
     const body = JSON.stringify({ ...listTools, params: { padding: 'x'.repeat(1024 * 1024) } });
     const response = await fetch(url, { method: 'POST', headers, body });
