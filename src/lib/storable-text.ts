@@ -11,3 +11,6 @@ export function isStorableText(text: string): boolean {
 
 /** What to tell a client whose `name` failed `isStorableText`. */
 export const unstorableMessage = (name: string) => `${name} holds a NUL character or an unpaired UTF-16 surrogate; remove it.`;
+
+/** `text` made storable: NUL characters and unpaired surrogates become U+FFFD. For text Quire did not take from a client (a model's answer). */
+export const storableText = (text: string): string => text.replaceAll('\u0000', '\uFFFD').toWellFormed();

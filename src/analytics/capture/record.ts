@@ -20,6 +20,8 @@ import { signatureHeaders, type RequestHeaders } from './signature-headers.ts';
 
 /** Stores the searches and feedback still buffered: the server and the proxy call it at shutdown. */
 export { flushInteractions };
+/** The longest feedback texts recording takes (a longer one is refused), for sources that check before they record. */
+export { feedbackLimits } from '../feedback/kinds.ts';
 
 /** A request as the feature that answered it knows it. */
 export interface RecordedRequest {

@@ -1,5 +1,6 @@
 import type { ModelMessage } from 'ai';
 import { ApiError, invalidRequest } from '../../http/errors.ts';
+import { isStorableText, unstorableMessage } from '../../lib/storable-text.ts';
 import type { BodyMessage, MessageBody } from './schemas.ts';
 
 /** Characters of the whole conversation a body may carry: the fields are bounded one by one, this bounds them together. */
@@ -32,6 +33,13 @@ export function questionOf(body: MessageBody): string {
     throw invalidRequest('The last message has no text: give it a text part (or `content`) with the question.', [
       { path: `/messages/${body.messages.length - 1}`, message: 'must have text' },
     ]);
+  }
+  // Both are stored with the turn: refused here, before the limits and the model, not by the database once answered.
+  if (!isStorableText(question)) {
+    throw invalidRequest(unstorableMessage('The question'), [{ path: `/messages/${body.messages.length - 1}`, message: 'must be storable text' }]);
+  }
+  if (body.currentPath !== undefined && !isStorableText(body.currentPath)) {
+    throw invalidRequest(unstorableMessage('currentPath'), [{ path: '/currentPath', message: 'must be storable text' }]);
   }
   const total =
     body.messages.reduce((sum, message) => sum + messageText(message).length, 0) + (body.context ?? []).reduce((sum, item) => sum + item.value.length, 0);

@@ -15,6 +15,7 @@ import type { AnswerProtocol } from './protocols.ts';
 import type { MessageBody } from './schemas.ts';
 import { newThread, recordTurn, threadHistory, threadOpens } from './threads.ts';
 import { answerTurn } from './turn.ts';
+import { storableText } from '../../lib/storable-text.ts';
 
 /** The header the embeddable assistant script sends (`X-Quire-Assistant: web`); an integration names itself with any other value. */
 export const callerHeader = 'x-quire-assistant';
@@ -158,7 +159,8 @@ export async function answerMessage(
               thread_id: thread.id,
               project_id: project.id,
               query: question,
-              response: answer.text,
+              // The model's text, which a question can steer into holding a NUL.
+              response: storableText(answer.text),
               response_type: answer.resolution === 'clarifying_question' ? 'clarifying_question' : 'answer',
               resolution: answer.resolution === 'unanswered' ? 'unanswered' : 'answered',
               sources: JSON.stringify(answer.cited.map(({ path, title, url }) => ({ path, title, url }))),

@@ -1,5 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { feedbackLimits } from '../../analytics/capture/record.ts';
+import { isStorableText, unstorableMessage } from '../../lib/storable-text.ts';
 import { DocsTree } from './docs-tree.ts';
 import { CommandError } from './errors.ts';
 import { filesystemUsage, runFilesystemCommand } from './filesystem.ts';
@@ -90,11 +92,13 @@ export function createSearchMcpServer(options: SearchMcpServerOptions): McpServe
         `Give the page's path (as search, ls or tree show it) and what is wrong. It is recorded for the team; nothing else changes.`,
       inputSchema: {
         path: z.string().min(1).max(1000).describe('The page, e.g. "guides/setup.mdx".'),
-        description: z.string().min(1).max(5000).describe('What is wrong or missing, and what you expected to find.'),
+        description: z.string().min(1).max(feedbackLimits.comment).describe('What is wrong or missing, and what you expected to find.'),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
     async ({ path, description }) => {
+      // Refused here, not dropped where it is stored while the caller is told it was recorded.
+      if (!isStorableText(description)) return { content: [text(unstorableMessage('The description'))], isError: true };
       let page: string;
       try {
         page = new DocsTree(await source.files()).requireFile(path).path;

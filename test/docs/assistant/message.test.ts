@@ -216,6 +216,20 @@ describe.each(testDatabases)('the assistant’s answers on $dialect', (database)
     expect(lastQuestion(model.requests.at(-1)!)).toContain('quire init');
   });
 
+  it('refuses a question or currentPath holding a NUL or a lone surrogate with 400, before the model runs', async () => {
+    const calls = model.requests.length;
+    for (const body of [
+      { messages: [question('configure\u0000?')] },
+      { messages: [question('configure \ud800?')] },
+      { messages: [question('configure?')], currentPath: '/guides/\u0000setup' },
+    ]) {
+      const refused = await ask('v2', body);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ code: 'invalid_request', error: expect.stringMatching(/NUL character or an unpaired UTF-16 surrogate/) });
+    }
+    expect(model.requests.length).toBe(calls);
+  });
+
   it('ends the stream with an error part on a provider failure or the step limit, and exports neither', async () => {
     const before = (await exportRows()).length;
     const failed = await uiChunks(await ask('v2', { messages: [question('broken model?')] }));

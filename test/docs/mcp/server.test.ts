@@ -87,6 +87,13 @@ describe('search MCP server over streamable HTTP', () => {
     expect(unknown).toMatchObject({ isError: true });
     expect(unknown.text).toContain('No such page: nope.md');
     expect(recorded.feedback).toHaveLength(1);
+    // What recording would drop is refused, never answered "recorded": too long, or not storable.
+    const long = await call(client, 'submit_feedback_acme', { path: 'guides/setup.mdx', description: 'x'.repeat(2001) });
+    expect(long).toMatchObject({ isError: true });
+    const nul = await call(client, 'submit_feedback_acme', { path: 'guides/setup.mdx', description: 'wrong\u0000name' });
+    expect(nul).toMatchObject({ isError: true });
+    expect(nul.text).toMatch(/NUL character/);
+    expect(recorded.feedback).toHaveLength(1);
   });
 
   it('names each client in its own session', async () => {
