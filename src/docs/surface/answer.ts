@@ -2,7 +2,7 @@ import { acceptsMarkdownFirst, preferredCoding } from '../../lib/accept.ts';
 import type { Storage } from '../../storage/dialect.ts';
 import { trimTrailingSlashes } from '../../lib/trim.ts';
 import { getPage } from '../index/pages.ts';
-import { llmsCodings, llmsFullText, viewPath, type LlmsFile, type LlmsTextCache, type SiteInfo } from './site-files.ts';
+import { llmsCodings, viewPath, type LlmsFile, type LlmsTextCache, type SiteInfo } from './site-files.ts';
 
 /** Where the surface is served and how: Quire's `/sites/{projectId}` or a site's root behind `quire proxy`. */
 export interface SurfacePlace {
@@ -57,14 +57,14 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
  * coding whose copy is made (each coding with its own strong ETag), and 304 without a body when the
  * client already holds that copy. Counted as a view either way.
  */
-function llmsAnswer(file: LlmsFile, request: SurfaceRequest): SurfaceAnswer {
+function llmsAnswer(file: LlmsFile, request: SurfaceRequest, path: '/llms.txt' | '/llms-full.txt'): SurfaceAnswer {
   const coding = preferredCoding(request.acceptEncoding, llmsCodings);
   const coded = coding ? file.coded(coding) : null;
   const etag = coded ? `${file.etag.slice(0, -1)}-${coding}"` : file.etag;
   const headers: Record<string, string> = { 'content-type': 'text/plain; charset=utf-8', etag, vary: 'accept-encoding' };
-  if (matches(request.ifNoneMatch, etag)) return { status: 304, headers, body: '', viewPath: '/llms.txt' };
+  if (matches(request.ifNoneMatch, etag)) return { status: 304, headers, body: '', viewPath: path };
   if (coded) headers['content-encoding'] = coding!;
-  return { status: 200, headers, body: coded ?? file.body, viewPath: '/llms.txt' };
+  return { status: 200, headers, body: coded ?? file.body, viewPath: path };
 }
 
 /**
@@ -115,9 +115,9 @@ export async function answerSurface(place: SurfacePlace, request: SurfaceRequest
   switch (path) {
     case '/llms.txt':
     case '/.well-known/llms.txt':
-      return llmsAnswer(await place.llmsText.get(place.storage, place.site), request);
+      return llmsAnswer(await place.llmsText.get(place.storage, place.site), request, '/llms.txt');
     case '/llms-full.txt':
-      return text(await llmsFullText(place.storage, place.site), 'text/plain', '/llms-full.txt');
+      return llmsAnswer(await place.llmsText.get(place.storage, place.site, 'full'), request, '/llms-full.txt');
     case '/.well-known/mcp':
     case '/.well-known/mcp.json':
       return mcpDiscovery(place, path);

@@ -60,8 +60,8 @@ async function buildLlmsText(storage: Storage, site: SiteInfo): Promise<string> 
   return [`# ${site.name}\n`, `> ${site.description}\n`, ...sections].join('\n');
 }
 
-/** Every listed page in navigation order: `# title`, `Source: url`, then its Markdown. Not cached: it may be large. */
-export async function llmsFullText(storage: Storage, site: SiteInfo): Promise<string> {
+/** Every listed page in navigation order: `# title`, `Source: url`, then its Markdown. */
+async function llmsFullText(storage: Storage, site: SiteInfo): Promise<string> {
   const pages = await listedPages(storage, site.projectId).select('markdown').execute();
   return pages.map((page) => `# ${page.title}\n\nSource: ${pageUrl(site.siteUrl, page.route)}\n\n${page.markdown.trim()}\n`).join('\n');
 }
@@ -103,24 +103,34 @@ export class LlmsFile {
 /** Codings llms.txt is kept in besides its plain text, best first. */
 export const llmsCodings: readonly ContentCoding[] = ['br', 'gzip'];
 
+/** The two index files: llms.txt, and llms-full.txt with every page's Markdown. */
+export type LlmsKind = 'index' | 'full';
+
 /**
- * llms.txt per project, built once per generation of its index (and per site name and address) and
- * kept in memory as bytes, so a site of 10,000 pages answers from memory after the first request,
- * in a compressed copy when the client takes one. Requests that arrive while it is being built wait
- * for the same build. Bounded: the least recently built go first.
+ * llms.txt and llms-full.txt per project, each built once per generation of its index (and per site name
+ * and address) and kept in memory as bytes, so a site of 10,000 pages answers from memory after the first
+ * request, in a compressed copy when the client takes one. Requests that arrive while one is being built
+ * wait for the same build: llms-full.txt built for each request of thirty at once held 1.6 GB and the event
+ * loop for over a second. Bounded: the least recently built go first, and few llms-full.txt files (each
+ * as large as its site's docs) are kept.
  */
 export class LlmsTextCache {
-  readonly #cache = new TtlCache<{ file: Promise<LlmsFile> }>(60 * 60 * 1000, { maxEntries: 256 });
+  readonly #caches: Record<LlmsKind, TtlCache<{ file: Promise<LlmsFile> }>> = {
+    index: new TtlCache(60 * 60 * 1000, { maxEntries: 256 }),
+    full: new TtlCache(60 * 60 * 1000, { maxEntries: 8 }),
+  };
 
-  async get(storage: Storage, site: SiteInfo): Promise<LlmsFile> {
+  async get(storage: Storage, site: SiteInfo, kind: LlmsKind = 'index'): Promise<LlmsFile> {
     const { generation } = await readDocsState(storage, site.projectId);
     const key = JSON.stringify([site.projectId, generation, site.name, site.description, site.siteUrl]);
-    const { file } = (await this.#cache.get(key, async () => {
+    const cache = this.#caches[kind];
+    const build = kind === 'index' ? buildLlmsText : llmsFullText;
+    const { file } = (await cache.get(key, async () => {
       const etag = `"${generation}-${createHash('sha256').update(key).digest('base64url').slice(0, 16)}"`;
-      return { file: buildLlmsText(storage, site).then((text) => new LlmsFile(text, etag)) };
+      return { file: build(storage, site).then((text) => new LlmsFile(text, etag)) };
     }))!;
     return file.catch((error: unknown) => {
-      this.#cache.delete(key);
+      cache.delete(key);
       throw error;
     });
   }
