@@ -184,6 +184,10 @@ describe.each(testDatabases)('feedback and searches API on $dialect', (database)
     expect(first.searches.map((row: { searchQuery: string }) => row.searchQuery)).toEqual(['webhooks', 'sso']);
     const second = (await get(tenant, 'searches', `${range}&limit=2&cursor=${first.nextCursor}`)).json();
     expect(second).toMatchObject({ searches: [{ searchQuery: 'billing' }], nextCursor: null });
+    // The widest range the API takes reads only the days that have searches (it listed every day of it, for minutes).
+    const widest = (await get(tenant, 'searches', 'dateFrom=0100-01-01&dateTo=9999-12-31')).json();
+    expect(widest.searches).toEqual(body.searches);
+    expect(widest.totalSearches).toBe(6);
   });
 
   it('ranks exactly when no query dominates (the per-day lists have to deepen)', async () => {
