@@ -134,6 +134,29 @@ describe.each(testDatabases)('Web Bot Auth on $dialect', (database) => {
     expect(directory.requests - before).toBe(1);
   });
 
+  it('fetches at most 8 directories for one batch: views naming more keep what their IP ranges said', async () => {
+    const directories = await Promise.all(Array.from({ length: 12 }, () => directoryServer(() => [bot.publicJwk])));
+    try {
+      const markers = directories.map(() => `/${crypto.randomUUID()}`);
+      const events = await Promise.all(
+        directories.map(async (each, index) => ({
+          path,
+          userAgent: 'ExampleAgent/1.0 (+https://agent.example)',
+          ip: '198.51.100.9',
+          headers: await signedHeaders(bot.privateJwk, each.origin),
+          referrer: markers[index],
+        })),
+      );
+      expect(await postEvents(events)).toMatchObject({ accepted: 12, rejected: 0 });
+      expect(directories.map((each) => each.requests)).toEqual([...Array(8).fill(1), ...Array(4).fill(0)]);
+      const rows = await storage.db.selectFrom('analytics_events').select(['referrer', 'verification']).where('referrer', 'in', markers).execute();
+      const verification = new Map(rows.map((row) => [row.referrer, Number(row.verification)]));
+      expect(markers.map((marker) => verification.get(marker) === Verification.verified)).toEqual([...Array(8).fill(true), ...Array(4).fill(false)]);
+    } finally {
+      await Promise.all(directories.map((each) => each.close()));
+    }
+  });
+
   it('does not verify a signature made with a key the directory does not publish', async () => {
     expect(await verificationOf(await signedHeaders(stranger.privateJwk, directory.origin))).toBe(Verification.unknown);
   });

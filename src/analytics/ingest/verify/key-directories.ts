@@ -96,11 +96,17 @@ async function parseDirectory(body: string): Promise<DirectoryKeys> {
   return keys;
 }
 
+/** Directory downloads at once in a process, all batches together: each is a DNS lookup and a connection to a host a client named. */
+const maxDownloads = 16;
+
 /** One process's cache of key directories, bounded; concurrent requests for one directory share a fetch. */
 export class KeyDirectories {
   readonly #entries = new Map<string, { keys: DirectoryKeys | null; expires: number }>();
   readonly #loading = new Map<string, Promise<DirectoryKeys | null>>();
   readonly #options: DirectoryOptions;
+  /** Downloads under way, and those waiting for one to end (`maxDownloads`). */
+  #downloading = 0;
+  readonly #waiting: (() => void)[] = [];
 
   constructor(options: DirectoryOptions) {
     this.#options = options;
@@ -123,15 +129,29 @@ export class KeyDirectories {
     return loading;
   }
 
+  /** Waits for one of `maxDownloads` download slots; returns how to give it back. */
+  async #downloadSlot(): Promise<() => void> {
+    if (this.#downloading >= maxDownloads) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    else this.#downloading++;
+    return () => {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#downloading--;
+    };
+  }
+
   async #load(origin: string): Promise<DirectoryKeys | null> {
     let keys: DirectoryKeys | null = null;
     let ttlMs = failureTtlMs;
+    const release = await this.#downloadSlot();
     try {
       const answer = await download(new URL(HTTP_MESSAGE_SIGNATURES_DIRECTORY, origin), this.#options);
       keys = await parseDirectory(answer.body);
       ttlMs = answer.ttlMs;
     } catch {
       // Unreachable, private, slow, not a directory: no keys, and the view keeps what its IP said.
+    } finally {
+      release();
     }
     this.#entries.delete(origin);
     if (ttlMs > 0) {

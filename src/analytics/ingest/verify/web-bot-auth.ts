@@ -25,6 +25,12 @@ export function signatureAgentOrigin(value: string | undefined, allowHttp: boole
 // Auth draft, the Signature-Agent header itself (so it cannot be pointed at another directory).
 const coversRequired = (signatureInput: string) => /"@authority"/.test(signatureInput) && /"signature-agent"/i.test(signatureInput);
 
+/**
+ * Key directories one batch of events may name: an agent signs with its own, and a tenant's batch naming a
+ * directory per event (a wildcard domain pointed at someone else) made Quire fetch thousands of addresses at once.
+ */
+export const maxDirectoriesPerBatch = 8;
+
 /** Whether the request carries a valid Web Bot Auth signature that speaks for the user agent's claim. */
 async function validSignature(directories: KeyDirectories, signed: SignedRequest, userAgent: string): Promise<boolean> {
   const { headers } = signed;
@@ -54,7 +60,15 @@ async function validSignature(directories: KeyDirectories, signed: SignedRequest
 export async function verifySignatures(directories: KeyDirectories, events: PreparedEvent[]): Promise<SignatureVerified[]> {
   // Most events carry no headers: they cost one filter pass, no promise each.
   const signed = events.filter((event) => event.signed !== null);
-  const valid = await Promise.all(signed.map((event) => validSignature(directories, event.signed!, event.userAgent)));
+  // The first few directories a batch names are fetched; views naming others keep what their IP ranges said.
+  const named = new Set<string>();
+  const checked = signed.map((event) => {
+    const origin = signatureAgentOrigin(event.signed!.headers['signature-agent'], directories.allowPrivate);
+    if (origin === null || (!named.has(origin) && named.size >= maxDirectoriesPerBatch)) return false;
+    named.add(origin);
+    return true;
+  });
+  const valid = await Promise.all(signed.map((event, index) => checked[index] && validSignature(directories, event.signed!, event.userAgent)));
   // In the events' order: of two events presenting one signature, the earlier is its first presenter.
   const verified: SignatureVerified[] = [];
   signed.forEach((event, index) => {
