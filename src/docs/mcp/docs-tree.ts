@@ -30,11 +30,35 @@ export function normalizePath(input: string): string {
   return segments.join('/');
 }
 
+/**
+ * The pages as a tree, indexed once: each folder's entries, sorted, so `ls`, `tree` and `rg` over a folder cost
+ * what they list. Scanning every page for each folder made one `tree` of a 20,000-page site hold the event loop
+ * for most of a second.
+ */
 export class DocsTree {
   readonly #files: Map<string, DocsFile>;
+  /** Each folder's entries ('' the root), folders first, then files, each by name. */
+  readonly #folders = new Map<string, TreeEntry[]>();
 
   constructor(files: DocsFile[]) {
     this.#files = new Map(files.map((file) => [normalizePath(file.path), file]));
+    const entries = new Map<string, Map<string, TreeEntry>>([['', new Map()]]);
+    for (const filePath of this.#files.keys()) {
+      const segments = filePath.split('/');
+      for (let depth = 0; depth < segments.length; depth++) {
+        const folder = segments.slice(0, depth).join('/');
+        const path = segments.slice(0, depth + 1).join('/');
+        let children = entries.get(folder);
+        if (!children) entries.set(folder, (children = new Map()));
+        if (!children.has(segments[depth])) children.set(segments[depth], { name: segments[depth], path, isFolder: depth < segments.length - 1 });
+      }
+    }
+    for (const [folder, children] of entries) {
+      this.#folders.set(
+        folder,
+        [...children.values()].sort((a, b) => Number(b.isFolder) - Number(a.isFolder) || a.name.localeCompare(b.name, 'en')),
+      );
+    }
   }
 
   file(path: string): DocsFile | undefined {
@@ -42,9 +66,7 @@ export class DocsTree {
   }
 
   isFolder(path: string): boolean {
-    if (path === '') return true;
-    for (const filePath of this.#files.keys()) if (filePath.startsWith(`${path}/`)) return true;
-    return false;
+    return this.#folders.has(path);
   }
 
   /** The file at `input`, or an error that says why not. */
@@ -67,14 +89,7 @@ export class DocsTree {
 
   /** A folder's entries: folders first, then files, each by name. */
   children(folder: string): TreeEntry[] {
-    const prefix = folder === '' ? '' : `${folder}/`;
-    const entries = new Map<string, TreeEntry>();
-    for (const filePath of this.#files.keys()) {
-      if (!filePath.startsWith(prefix)) continue;
-      const [name, ...rest] = filePath.slice(prefix.length).split('/');
-      if (!entries.has(name)) entries.set(name, { name, path: prefix + name, isFolder: rest.length > 0 });
-    }
-    return [...entries.values()].sort((a, b) => Number(b.isFolder) - Number(a.isFolder) || a.name.localeCompare(b.name, 'en'));
+    return this.#folders.get(folder) ?? [];
   }
 
   /** The pages at or under `entry`, in tree order. */
@@ -82,4 +97,13 @@ export class DocsTree {
     if (!entry.isFolder) return [{ path: entry.path, file: this.#files.get(entry.path) as DocsFile }];
     return this.children(entry.path).flatMap((child) => this.filesUnder(child));
   }
+}
+
+/** One tree per list of pages: a source that hands the same list again (a build's pages, kept) is indexed once. */
+const trees = new WeakMap<DocsFile[], DocsTree>();
+
+export function treeOf(files: DocsFile[]): DocsTree {
+  let tree = trees.get(files);
+  if (!tree) trees.set(files, (tree = new DocsTree(files)));
+  return tree;
 }

@@ -1,6 +1,6 @@
 import { splitCommandLine } from './command-line.ts';
 import { cat, head, ls, treeCommand, type Command } from './commands.ts';
-import { DocsTree } from './docs-tree.ts';
+import { treeOf } from './docs-tree.ts';
 import { CommandError, UsageError } from './errors.ts';
 import { limitOutput } from './output.ts';
 import { rg } from './rg.ts';
@@ -37,7 +37,7 @@ export async function runFilesystemCommand(command: string, files: DocsFile[]): 
     if (name === undefined) throw new UsageError('The command is empty.');
     const run = Object.hasOwn(commands, name) ? commands[name] : undefined;
     if (!run) throw new UsageError(`Unknown command: ${name}.`);
-    const { text, pagesRead } = limitOutput(await run(args, new DocsTree(files)));
+    const { text, pagesRead } = limitOutput(await run(args, treeOf(files)));
     return { text, isError: false, pagesRead };
   } catch (error) {
     if (!(error instanceof CommandError)) throw error;

@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { feedbackLimits } from '../../analytics/capture/record.ts';
 import { isStorableText, unstorableMessage } from '../../lib/storable-text.ts';
-import { DocsTree } from './docs-tree.ts';
+import { treeOf } from './docs-tree.ts';
 import { CommandError } from './errors.ts';
 import { filesystemUsage, runFilesystemCommand } from './filesystem.ts';
 import type { DocsSource, McpClientInfo } from './source.ts';
@@ -101,7 +101,7 @@ export function createSearchMcpServer(options: SearchMcpServerOptions): McpServe
       if (!isStorableText(description)) return { content: [text(unstorableMessage('The description'))], isError: true };
       let page: string;
       try {
-        page = new DocsTree(await source.files()).requireFile(path).path;
+        page = treeOf(await source.files()).requireFile(path).path;
       } catch (error) {
         if (error instanceof CommandError) return { content: [text(error.message)], isError: true };
         throw error;
