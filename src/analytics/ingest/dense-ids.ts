@@ -13,9 +13,12 @@ export class Dictionary {
   readonly projects = new Map<string, number>();
   readonly paths = new Map<number, Map<string, number>>();
   readonly pathNames = new Map<number, Map<number, string>>();
-  readonly agents = new Map<string, number>();
-  /** Referring host to referrer id (shared by every project, like agents). */
-  readonly referrers = new Map<string, number>();
+  /** User agent to agent id; replaced by an empty map once it holds `dictionaryLimits.agents` (see `learnAgent`). */
+  agents = new Map<string, number>();
+  /** Referring host to referrer id (shared by every project, like agents); bounded as `agents` is. */
+  referrers = new Map<string, number>();
+  /** Paths held in `paths`, all projects together. */
+  #pathCount = 0;
   /** Id blocks of the project counters, where reservations commit on their own. */
   readonly blocks = new IdBlocks();
   /** Visitor ids of visitor keys, per project (see visitor-identity.ts). */
@@ -24,16 +27,41 @@ export class Dictionary {
   readonly visitorLog = new VisitorLogCopy();
 
   learnPaths(projectKey: number, entries: Iterable<[string, number]>): void {
-    let byName = this.paths.get(projectKey);
-    let byId = this.pathNames.get(projectKey);
-    if (!byName) this.paths.set(projectKey, (byName = new Map()));
-    if (!byId) this.pathNames.set(projectKey, (byId = new Map()));
     for (const [path, id] of entries) {
+      // Every project's paths start over at the limit: new maps, so a lookup under way keeps the one it read.
+      if (this.#pathCount >= dictionaryLimits.paths) {
+        this.paths.clear();
+        this.pathNames.clear();
+        this.#pathCount = 0;
+      }
+      let byName = this.paths.get(projectKey);
+      let byId = this.pathNames.get(projectKey);
+      if (!byName) this.paths.set(projectKey, (byName = new Map()));
+      if (!byId) this.pathNames.set(projectKey, (byId = new Map()));
+      if (!byName.has(path)) this.#pathCount++;
       byName.set(path, id);
       byId.set(id, path);
     }
   }
+
+  learnAgent(agent: string, id: number): void {
+    if (this.agents.size >= dictionaryLimits.agents) this.agents = new Map();
+    this.agents.set(agent, id);
+  }
+
+  learnReferrer(host: string, id: number): void {
+    if (this.referrers.size >= dictionaryLimits.referrers) this.referrers = new Map();
+    this.referrers.set(host, id);
+  }
 }
+
+/**
+ * Entries the dictionary's caches hold at most: what views name comes from clients, and a tenant posting a new
+ * 2 KB user agent, path and referrer with each view grew the process by 19 MB a batch of 3,000, for good. At the
+ * limit a cache starts over (a miss costs a lookup); the maps are replaced, not emptied, so a call that read one
+ * before finds what it read. Real sites stay far below: thousands of pages, agents and referring hosts.
+ */
+export const dictionaryLimits = { paths: 500_000, agents: 100_000, referrers: 100_000 };
 
 /** The project's small integer key, creating its analytics row on first use. */
 export async function projectKey(db: Kysely<Database>, dictionary: Dictionary, projectId: string): Promise<number> {
@@ -174,7 +202,8 @@ export async function agentIds(
   userAgents: string[],
 ): Promise<{ ids: Map<string, number>; learned: Map<string, number> }> {
   const learned = new Map<string, number>();
-  const missing = [...new Set(userAgents)].filter((agent) => !dictionary.agents.has(agent)).sort();
+  const known = dictionary.agents;
+  const missing = [...new Set(userAgents)].filter((agent) => !known.has(agent)).sort();
   for (const part of chunks(missing)) {
     await trx
       .insertInto('analytics_agents')
@@ -185,22 +214,25 @@ export async function agentIds(
     for (const row of rows) learned.set(row.user_agent, Number(row.agent_id));
   }
   const ids = new Map<string, number>();
-  for (const agent of new Set(userAgents)) ids.set(agent, dictionary.agents.get(agent) ?? learned.get(agent)!);
+  for (const agent of new Set(userAgents)) ids.set(agent, known.get(agent) ?? learned.get(agent)!);
   return { ids, learned };
 }
 
-/** Every path of a project by id (for answers), refreshed from the database when one is unknown. */
+/** The paths of `needed` path ids of a project (for answers), from the cache or the database (which fills the cache). */
 export async function pathNames(db: Kysely<Database>, dictionary: Dictionary, key: number, needed: Iterable<number>): Promise<Map<number, string>> {
   const known = dictionary.pathNames.get(key);
-  for (const id of needed) {
-    if (!known?.has(id)) {
-      const rows = await db.selectFrom('analytics_paths').select(['path', 'path_id']).where('project_key', '=', key).execute();
-      dictionary.learnPaths(
-        key,
-        rows.map((row) => [row.path, Number(row.path_id)]),
-      );
-      break;
-    }
+  const names = new Map<number, string>();
+  const unknown: number[] = [];
+  for (const id of new Set(needed)) {
+    const name = known?.get(id);
+    if (name === undefined) unknown.push(id);
+    else names.set(id, name);
   }
-  return dictionary.pathNames.get(key) ?? new Map();
+  for (const part of chunks(unknown)) {
+    const rows = await db.selectFrom('analytics_paths').select(['path', 'path_id']).where('project_key', '=', key).where('path_id', 'in', part).execute();
+    const found = rows.map((row): [string, number] => [row.path, Number(row.path_id)]);
+    dictionary.learnPaths(key, found);
+    for (const [path, id] of found) names.set(id, path);
+  }
+  return names;
 }

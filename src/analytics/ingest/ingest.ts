@@ -307,9 +307,9 @@ export function createEventWriter(storage: Storage, dictionary: Dictionary, sign
       outcomes.forEach((outcome, index) => {
         const { key } = projects[index][0];
         dictionary.learnPaths(key, outcome.paths);
-        for (const [agent, id] of outcome.agents) dictionary.agents.set(agent, id);
+        for (const [agent, id] of outcome.agents) dictionary.learnAgent(agent, id);
         learnAgentTraits(dictionary, outcome.traits);
-        for (const [host, id] of outcome.referrers) dictionary.referrers.set(host, id);
+        for (const [host, id] of outcome.referrers) dictionary.learnReferrer(host, id);
         for (const entry of outcome.learned) dictionary.identities.set(key, entry.key, entry.agentId, entry.visitorId);
         if (outcome.complete) dictionary.identities.markComplete(key, outcome.complete.counter, outcome.complete.generation);
         freshVisitors += outcome.freshVisitors;

@@ -61,7 +61,8 @@ export async function referrerIds(
   hosts: string[],
 ): Promise<{ ids: Map<string, number>; learned: Map<string, number> }> {
   const learned = new Map<string, number>();
-  const missing = [...new Set(hosts)].filter((host) => !dictionary.referrers.has(host)).sort();
+  const known = dictionary.referrers;
+  const missing = [...new Set(hosts)].filter((host) => !known.has(host)).sort();
   for (let start = 0; start < missing.length; start += 500) {
     const part = missing.slice(start, start + 500);
     await trx
@@ -73,15 +74,16 @@ export async function referrerIds(
     for (const row of rows) learned.set(row.host, Number(row.referrer_id));
   }
   const ids = new Map<string, number>();
-  for (const host of new Set(hosts)) ids.set(host, dictionary.referrers.get(host) ?? learned.get(host)!);
+  for (const host of new Set(hosts)) ids.set(host, known.get(host) ?? learned.get(host)!);
   return { ids, learned };
 }
 
 /** Hosts of referrer ids, from the cache or the database (which fills the cache). */
 export async function referrerHosts(db: Kysely<Database>, dictionary: Dictionary, ids: Iterable<number>): Promise<Map<number, string>> {
   const hosts = new Map<number, string>();
-  for (const [host, id] of dictionary.referrers) hosts.set(id, host);
-  const unknown = [...new Set(ids)].filter((id) => !hosts.has(id));
+  const wanted = new Set(ids);
+  for (const [host, id] of dictionary.referrers) if (wanted.has(id)) hosts.set(id, host);
+  const unknown = [...wanted].filter((id) => !hosts.has(id));
   for (let start = 0; start < unknown.length; start += 500) {
     const rows = await db
       .selectFrom('analytics_referrers')
@@ -89,7 +91,7 @@ export async function referrerHosts(db: Kysely<Database>, dictionary: Dictionary
       .where('referrer_id', 'in', unknown.slice(start, start + 500))
       .execute();
     for (const row of rows) {
-      dictionary.referrers.set(row.host, Number(row.referrer_id));
+      dictionary.learnReferrer(row.host, Number(row.referrer_id));
       hosts.set(Number(row.referrer_id), row.host);
     }
   }

@@ -37,10 +37,10 @@ export async function ranking(
   const { storage, ids, caches } = state;
   const key = await existingProjectKey(storage.db, ids, projectId);
   if (key === undefined) return { ranking: empty, names: new Map() };
-  const result = await inSnapshot(storage, async (trx) => {
+  return inSnapshot(storage, async (trx) => {
     const { version } = await trx.selectFrom('analytics_projects').select('version').where('project_key', '=', key).executeTakeFirstOrThrow();
     const cacheKey = `${key}:${measure}:${from}:${to}`;
-    const cached = caches.cachedRanking<SplitRanking>(cacheKey, Number(version));
+    const cached = caches.cachedRanking<NamedRanking>(cacheKey, Number(version));
     if (cached) return cached;
     const indexed = measure === 'visitors' ? await indexedVisitors(trx, state, key, from, to) : null;
     const computed: SplitRanking = indexed ?? rank(await readSources(trx, state, key, from, to), measure);
@@ -50,11 +50,17 @@ export async function ranking(
       key,
       computed.rows.map((row) => row.pathId),
     );
-    const ordered: SplitRanking = { ...order(computed, names), split: computed.split };
-    caches.storeRanking(cacheKey, Number(version), ordered);
-    return ordered;
+    // With its paths' names: the process's cache of names is bounded, so it may no longer hold them when a page is cut.
+    const named: NamedRanking = { ranking: { ...order(computed, names), split: computed.split }, names };
+    caches.storeRanking(cacheKey, Number(version), named);
+    return named;
   });
-  return { ranking: result, names: ids.pathNames.get(key) ?? new Map() };
+}
+
+/** A ranking and the names of its paths, as cached. */
+interface NamedRanking {
+  ranking: SplitRanking;
+  names: Map<number, string>;
 }
 
 /**
@@ -67,8 +73,8 @@ export async function totals(state: QueryState, projectId: string, measure: Meas
   if (key === undefined) return empty.totals;
   const found = await inSnapshot(state.storage, async (trx) => {
     const { version } = await trx.selectFrom('analytics_projects').select('version').where('project_key', '=', key).executeTakeFirstOrThrow();
-    const cached = state.caches.cachedRanking<SplitRanking>(`${key}:${measure}:${from}:${to}`, Number(version));
-    if (cached) return cached.totals;
+    const cached = state.caches.cachedRanking<NamedRanking>(`${key}:${measure}:${from}:${to}`, Number(version));
+    if (cached) return cached.ranking.totals;
     const { firstDay, endDay, partial } = splitRange(from, to);
     if (measure !== 'visitors' || partial.length > 0 || endDay <= firstDay) return null;
     return (await freshIndex(trx, state, key, firstDay, endDay))?.siteTotals(firstDay, endDay) ?? null;

@@ -24,7 +24,7 @@ export async function userAgents(trx: Kysely<Database>, dictionary: Dictionary, 
       .where('agent_id', 'in', unknown.slice(start, start + 500))
       .execute();
     for (const row of rows) {
-      dictionary.agents.set(row.user_agent, Number(row.agent_id));
+      dictionary.learnAgent(row.user_agent, Number(row.agent_id));
       agents.set(Number(row.agent_id), row.user_agent);
     }
   }
