@@ -8,7 +8,7 @@ import { addressRanges, inRanges, plainAddress } from './ip-ranges.ts';
 // Special-purpose blocks (RFC 6890 and its IPv6 counterparts): this host, private networks, shared
 // address space, link-local, documentation, benchmarking, multicast and reserved space. In IPv6 also
 // the unspecified and loopback addresses with the deprecated IPv4-compatible block around them
-// (`::127.0.0.1`), and the deprecated site-local block.
+// (`::127.0.0.1`), the translation blocks, and the deprecated site-local block.
 const notPublic = addressRanges([
   '0.0.0.0/8',
   '10.0.0.0/8',
@@ -24,7 +24,11 @@ const notPublic = addressRanges([
   '203.0.113.0/24',
   '224.0.0.0/3',
   '::/96',
+  // IPv4-translated addresses (RFC 2765), which a translator sends to the IPv4 address they end with.
+  '::ffff:0:0:0/96',
   '64:ff9b::/96',
+  // Local-use IPv4/IPv6 translation (RFC 8215): a translator of the private network the server runs in.
+  '64:ff9b:1::/48',
   '100::/64',
   '2001:db8::/32',
   'fc00::/7',

@@ -34,6 +34,9 @@ describe('where webhooks may be sent', () => {
       '::ffff:a9fe:a9fe',
       '::127.0.0.1',
       '64:ff9b::a00:1',
+      '::ffff:0:7f00:1',
+      '::ffff:0:a00:1',
+      '64:ff9b:1::a00:1',
       '2002:7f00:1::1',
       '2002:c0a8:101::1',
     ];
