@@ -399,6 +399,9 @@ describe.each(testDatabases)('dimensions, filters and comparisons on $dialect', 
     expect(own.json()).toEqual({ totals: { visitors: 0, views: 0 }, results: [], hasMore: false });
     const realtime = await app.inject({ method: 'GET', url: `/v1/analytics/${tenant.project.id}/realtime`, headers: other.auth });
     expect(realtime.statusCode).toBe(404);
+    // A parameter the operation does not take is a 400, as on every other analytics read.
+    const unknown = await app.inject({ method: 'GET', url: `/v1/analytics/${other.project.id}/realtime?x=1`, headers: other.auth });
+    expect(unknown.statusCode).toBe(400);
   });
 
   it('pages a breakdown in order with hasMore', async () => {

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { requireKey, visibleProject } from '../../accounts/request-auth.ts';
 import type { AppContext } from '../../http/context.ts';
 import { errorResponses, ProjectParams } from '../../http/schemas.ts';
@@ -55,6 +56,8 @@ export const dimensionRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }>
       description:
         'Distinct human, AI and total visitors of the last five minutes, and the pages they viewed; views count here as soon as their ingestion is acknowledged. Shares the per-organization analytics limit.',
       params: ProjectParams,
+      // No parameters: an unknown one is a 400, as on every other analytics read.
+      querystring: Type.Object({}, { additionalProperties: false }),
       response: { 200: RealtimeResult, ...errors },
     },
     handler: async (request, reply) => {
