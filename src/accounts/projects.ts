@@ -86,6 +86,10 @@ export function checkProjectSettings(settings: ProjectSettings): string | null {
   if (settings.repository && !isRepositoryLocation(settings.repository)) {
     return `A repository is an https:// URL, a file:// URL or an absolute path; got "${settings.repository}".`;
   }
+  // A token in the address would be stored in the clear and shown in every job of the project, its webhooks included.
+  if (settings.repository && hasCredentials(settings.repository)) {
+    return 'A repository address cannot hold a user name or password; give it without them, and connect the token instead (quire connections add, or the dashboard).';
+  }
   for (const change of settings.assetExtensions ?? []) {
     if (!extensionChange.test(change)) return `"${change}" is not an extension change (+ext or -ext, such as +pdf or -svg).`;
   }
@@ -109,6 +113,11 @@ function isWebAddress(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+function hasCredentials(value: string): boolean {
+  const url = URL.parse(value);
+  return url !== null && (url.username !== '' || url.password !== '');
 }
 
 function isRepositoryLocation(value: string): boolean {

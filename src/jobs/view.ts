@@ -1,4 +1,5 @@
 import type { JobMessageRow, JobRow } from '../storage/tables/jobs.ts';
+import { displayRepository } from '../workspace/git-errors.ts';
 import type { JobProblem, TranscriptMessage } from './runner.ts';
 
 const iso = (value: number | null) => (value === null ? null : new Date(value).toISOString());
@@ -17,7 +18,8 @@ export function jobView(row: JobRow) {
   return {
     id: row.id,
     status: row.status,
-    source: { repository: row.repository, ref: row.ref },
+    // Without credentials, which projects saved before they were refused may hold.
+    source: { repository: displayRepository(row.repository), ref: row.ref },
     // Jobs store `provider:model`; the API shows the model id, as providers name it.
     model: row.model.slice(row.model.indexOf(':') + 1),
     // Rows stored before links were checked may hold another scheme: shown as no link.

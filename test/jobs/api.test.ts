@@ -54,6 +54,14 @@ describe.each(testDatabases)('agent-job API on $dialect', (database) => {
     expect((await create(tenant, { prompt: 'Draft it', draft: true })).json()).toMatchObject({ draft: true, problems: [] });
   });
 
+  it('shows a repository address saved with credentials (before they were refused) without them', async () => {
+    const own = await createTenant(storage);
+    const job = (await create(own, { prompt: 'Old settings' })).json();
+    await storage.db.updateTable('jobs').set({ repository: 'https://ci:ghp_saved_token@github.com/acme/docs' }).where('id', '=', job.id).execute();
+    const fetched = (await app.inject({ method: 'GET', url: `/v2/agent/${own.project.id}/job/${job.id}`, headers: own.auth })).json();
+    expect(fetched.source.repository).toBe('https://github.com/acme/docs');
+  });
+
   it('lists jobs newest first with a cursor', async () => {
     const ids: string[] = [];
     for (let index = 0; index < 3; index++) ids.push((await create(other, { prompt: `job ${index}` })).json().id);

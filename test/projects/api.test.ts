@@ -146,6 +146,15 @@ describe.each(testDatabases)('projects over the API on $dialect', (database) => 
     expect((await app.inject({ method: 'GET', url: url(), headers: tenant.auth })).json().repository).toBe('https://github.com/acme/docs');
   });
 
+  it('refuses a repository address holding a user name or password, which every job of the project would show', async () => {
+    for (const repository of ['https://ci:ghp_token@github.com/acme/docs', 'https://ghp_token@github.com/acme/docs']) {
+      const response = await patch({ repository });
+      expect(response.statusCode, repository).toBe(400);
+      expect(response.json().error).toMatch(/cannot hold a user name or password.*connect the token instead/);
+    }
+    expect((await app.inject({ method: 'GET', url: url(), headers: tenant.auth })).json().repository).toBe('https://github.com/acme/docs');
+  });
+
   it('is 404 for another organization’s project and an unknown one, whatever the body', async () => {
     for (const projectId of [other.project.id, 'prj_unknown']) {
       expect((await app.inject({ method: 'GET', url: url(projectId), headers: tenant.auth })).statusCode).toBe(404);
