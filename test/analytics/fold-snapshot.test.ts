@@ -61,7 +61,8 @@ describe.each(testDatabases)('folds planned in a snapshot on $dialect', (databas
     };
   };
 
-  const store = (project: IngestProject, inputs: ReturnType<typeof views>) => storeEvents(analytics, project, prepareAll(inputs).events);
+  type Input = ReturnType<typeof views>;
+  const store = (project: IngestProject, inputs: Input) => storeEvents(analytics, project, prepareAll(inputs).events);
 
   /** What the queries answer over the three days: pages (views and visitors) and sources. */
   const answers = async (projectId: string) => {
@@ -73,7 +74,7 @@ describe.each(testDatabases)('folds planned in a snapshot on $dialect', (databas
   };
 
   /** A project folded without interference, with the same views: the answers each case must give. */
-  const reference = async (inputs: ReturnType<typeof views>[]) => {
+  const reference = async (inputs: Input[]) => {
     const { project } = await createTenant(storage);
     for (const part of inputs) await store(project, part);
     await foldPending(storage, (await existingProjectKey(storage.db, analytics.ids, project.id))!, { repair: true });
@@ -82,57 +83,55 @@ describe.each(testDatabases)('folds planned in a snapshot on $dialect', (databas
 
   const pendingLeft = async (key: number) => (await storage.db.selectFrom('analytics_pending').select('id').where('project_key', '=', key).execute()).length;
 
-  it('counts each view once when another fold takes the same batches and newer ones first', async () => {
-    const first = views(300, 1);
-    const second = views(100, 6);
-    const { project } = await createTenant(storage);
-    await store(project, first);
-    const key = (await existingProjectKey(storage.db, analytics.ids, project.id))!;
-    const between = async () => {
-      await store(project, second);
-      await foldPending(storage, key, { repair: false });
-    };
-    await foldPending(interrupted(between), key, { repair: false });
-    await foldPending(storage, key, { repair: true });
-    expect(await pendingLeft(key)).toBe(0);
-    const got = await answers(project.id);
-    expect(got.pages[0].totals.total).toBe(400);
-    expect(got).toEqual(await reference([first, second]));
-  });
-
-  it('counts each view once when views are ingested and the days rebuilt between the snapshot and the write', async () => {
-    const first = views(300, 2);
-    const second = views(100, 5);
-    const { project } = await createTenant(storage);
-    await store(project, first);
-    const key = (await existingProjectKey(storage.db, analytics.ids, project.id))!;
-    const between = async () => {
-      await store(project, second);
-      await rebuildProject({ storage, ids: analytics.ids }, project.id);
-    };
-    await foldPending(interrupted(between), key, { repair: false });
-    await foldPending(storage, key, { repair: true });
-    expect(await pendingLeft(key)).toBe(0);
-    const got = await answers(project.id);
-    expect(got.pages[0].totals.total).toBe(400);
-    expect(got).toEqual(await reference([first, second]));
-  });
-
-  it('writes its snapshot’s batches and leaves the ones ingested meanwhile for the next fold', async () => {
-    const first = views(200, 3);
-    const second = views(200, 4);
+  /**
+   * Stores `first`, folds with `between` run after the fold's snapshot and before its write (`between` is given the
+   * project, its key and `second`), folds what is left with a repair, and checks the answers of both batches.
+   */
+  async function foldAround(first: Input, second: Input, between: (project: IngestProject, key: number) => Promise<unknown>, leftAfter: number) {
     const { project } = await createTenant(storage);
     await store(project, first);
     const key = (await existingProjectKey(storage.db, analytics.ids, project.id))!;
     await foldPending(
-      interrupted(() => store(project, second)),
+      interrupted(() => between(project, key)),
       key,
       { repair: false },
     );
-    expect(await pendingLeft(key)).toBe(1);
+    expect(await pendingLeft(key)).toBe(leftAfter);
     await foldPending(storage, key, { repair: true });
+    expect(await pendingLeft(key)).toBe(0);
     const got = await answers(project.id);
-    expect(got.pages[0].totals.total).toBe(400);
+    expect(got.pages[0].totals.total).toBe(first.length + second.length);
     expect(got).toEqual(await reference([first, second]));
+  }
+
+  it('counts each view once when another fold takes the same batches and newer ones first', async () => {
+    const second = views(100, 6);
+    await foldAround(
+      views(300, 1),
+      second,
+      async (project, key) => {
+        await store(project, second);
+        await foldPending(storage, key, { repair: false });
+      },
+      0,
+    );
+  });
+
+  it('counts each view once when views are ingested and the days rebuilt between the snapshot and the write', async () => {
+    const second = views(100, 5);
+    await foldAround(
+      views(300, 2),
+      second,
+      async (project) => {
+        await store(project, second);
+        await rebuildProject({ storage, ids: analytics.ids }, project.id);
+      },
+      0,
+    );
+  });
+
+  it('writes its snapshot’s batches and leaves the ones ingested meanwhile for the next fold', async () => {
+    const second = views(200, 4);
+    await foldAround(views(200, 3), second, (project) => store(project, second), 1);
   });
 });

@@ -31,6 +31,17 @@ describe.each(testDatabases)('storage conformance on $dialect', (database) => {
     return storage;
   }
 
+  /** Organizations as `db` sees them. */
+  const count = async (db: Storage['db']) =>
+    Number(
+      (
+        await db
+          .selectFrom('organizations')
+          .select((eb) => eb.fn.countAll().as('count'))
+          .executeTakeFirstOrThrow()
+      ).count,
+    );
+
   it('applies each migration once when several processes start together', async () => {
     const shared = await fresh({ migrate: false });
     const applied = await Promise.all([1, 2, 3].map(() => storageProcess('migrate', shared.location.env).result));
@@ -49,15 +60,6 @@ describe.each(testDatabases)('storage conformance on $dialect', (database) => {
 
   it('reads one snapshot in a snapshot transaction while another process writes', async () => {
     const shared = await fresh();
-    const count = async (db: Storage['db']) =>
-      Number(
-        (
-          await db
-            .selectFrom('organizations')
-            .select((eb) => eb.fn.countAll().as('count'))
-            .executeTakeFirstOrThrow()
-        ).count,
-      );
     let writer: ReturnType<typeof storageProcess> | undefined;
     const seen = await inSnapshot(shared, async (trx) => {
       const before = await count(trx);
@@ -73,15 +75,6 @@ describe.each(testDatabases)('storage conformance on $dialect', (database) => {
 
   it('reads one snapshot without a write lock in a read snapshot, and refuses a write there', async () => {
     const shared = await fresh();
-    const count = async (db: Storage['db']) =>
-      Number(
-        (
-          await db
-            .selectFrom('organizations')
-            .select((eb) => eb.fn.countAll().as('count'))
-            .executeTakeFirstOrThrow()
-        ).count,
-      );
     let writer: ReturnType<typeof storageProcess> | undefined;
     const seen = await shared.readSnapshot(async (trx) => {
       const before = await count(trx);

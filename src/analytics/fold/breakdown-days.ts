@@ -3,7 +3,7 @@ import type { DialectProfile } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
 import { allBreakdownKinds, keepsVisitors, type BreakdownKind } from '../model/breakdown-batch.ts';
 import { encodeDaySet, sortedDistinct, unionSorted, type PathEntry } from '../model/day-set.ts';
-import { dayKey, readDays, writeDay, type DayKey, type DayUpdate, type StoredDay } from './stored-days.ts';
+import { dayKey, mergeDay, readDays, writeDay, type DayKey, type DayUpdate, type StoredDay } from './stored-days.ts';
 
 /**
  * Breakdown days: per project, UTC day and kind, the views and sorted visitors of each agent or
@@ -36,21 +36,8 @@ export class BreakdownGroups {
 export const breakdownKeys = (groups: Iterable<{ day: number; kind: BreakdownKind }>): DayKey[] => [...groups].map(({ day, kind }) => ({ day, part: kind }));
 
 /** Grouped entries unioned into the breakdown days read (the fold), or replacing them (`replace`, a rebuild), encoded. */
-export function mergeBreakdowns(current: Map<string, StoredDay>, groups: Iterable<Group>, replace = false): DayUpdate[] {
-  return [...groups].map((group) => {
-    const stored = current.get(dayKey(group.day, group.kind));
-    const entries = replace ? new Map<number, PathEntry>() : (stored?.entries ?? new Map<number, PathEntry>());
-    for (const [key, added] of group.keys) {
-      const existing = entries.get(key);
-      const visitors = sortedDistinct(added.visitors);
-      entries.set(
-        key,
-        existing ? { visitors: unionSorted(existing.visitors, visitors), views: existing.views + added.views } : { visitors, views: added.views },
-      );
-    }
-    return { key: { day: group.day, part: group.kind }, revision: stored?.revision ?? 0, data: encodeDaySet(entries) };
-  });
-}
+export const mergeBreakdowns = (current: Map<string, StoredDay>, groups: Iterable<Group>, replace = false): DayUpdate[] =>
+  [...groups].map((group) => mergeDay({ day: group.day, part: group.kind }, current.get(dayKey(group.day, group.kind)), group.keys, replace));
 
 /** Unions grouped entries into the stored breakdown days, or replaces them (`replace`, a rebuild), in `trx` with the rows locked. */
 export async function storeBreakdowns(

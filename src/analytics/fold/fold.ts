@@ -5,12 +5,12 @@ import { inSnapshot } from '../../storage/snapshot.ts';
 import { existingProjectKey } from '../ingest/dense-ids.ts';
 import type { IngestState } from '../ingest/ingest.ts';
 import { classCodes, type ClassCode } from '../model/class-codes.ts';
-import { encodeDaySet, sortedDistinct, unionSorted, type PathEntry } from '../model/day-set.ts';
+import { encodeDaySet, type PathEntry } from '../model/day-set.ts';
 import { readBreakdownBatch } from '../model/breakdown-batch.ts';
 import { readPendingBatch, type CountedView } from '../model/pending-batch.ts';
 import { readVisitDoubts, VisitDoubts } from '../model/visit-doubts.ts';
 import { BreakdownGroups, breakdownKeys, mergeBreakdowns } from './breakdown-days.ts';
-import { dayKey, readDays, writeDay, type DayKey, type DayUpdate, type StoredDay } from './stored-days.ts';
+import { dayKey, mergeDay, readDays, writeDay, type DayKey, type DayUpdate, type StoredDay } from './stored-days.ts';
 import { repairVisits } from './visit-repair.ts';
 
 /** Pending batches folded per transaction: bounds how long day-set rows stay locked, and a fold's memory. */
@@ -77,21 +77,8 @@ export async function writeDaySet(
 }
 
 /** Grouped views unioned into the day sets read, encoded. */
-function mergeViews(current: Map<string, StoredDay>, groups: Iterable<Group>): DayUpdate[] {
-  return [...groups].map((group) => {
-    const stored = current.get(dayKey(group.day, group.classCode));
-    const entries = stored?.entries ?? new Map<number, PathEntry>();
-    for (const [pathId, added] of group.paths) {
-      const existing = entries.get(pathId);
-      const visitors = sortedDistinct(added.visitors);
-      entries.set(
-        pathId,
-        existing ? { visitors: unionSorted(existing.visitors, visitors), views: existing.views + added.views } : { visitors, views: added.views },
-      );
-    }
-    return { key: { day: group.day, part: group.classCode }, revision: stored?.revision ?? 0, data: encodeDaySet(entries) };
-  });
-}
+const mergeViews = (current: Map<string, StoredDay>, groups: Iterable<Group>): DayUpdate[] =>
+  [...groups].map((group) => mergeDay({ day: group.day, part: group.classCode }, current.get(dayKey(group.day, group.classCode)), group.paths));
 
 /**
  * What one fold writes, computed from one snapshot: the pending batches it takes (up to `batchesPerFold`,

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DialectProfile } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
-import { daySetEntries, decodeDaySet, type PathEntry } from '../model/day-set.ts';
+import { daySetEntries, decodeDaySet, encodeDaySet, sortedDistinct, unionSorted, type PathEntry } from '../model/day-set.ts';
 
 /**
  * The two tables that keep a project's days as encoded sets (model/day-set.ts), one row per UTC day and
@@ -94,4 +94,18 @@ export async function writeDay(trx: Kysely<Database>, table: DayTable, projectKe
     .where('day', '=', key.day)
     .where(partColumn[table], '=', key.part)
     .execute();
+}
+
+/**
+ * A day's update: `added` (per key, its visitors as they came and its views) unioned into the row as read
+ * (`stored`; none when it has no row yet), or replacing it (`replace`, a rebuild), encoded.
+ */
+export function mergeDay(key: DayKey, stored: StoredDay | undefined, added: Map<number, { visitors: number[]; views: number }>, replace = false): DayUpdate {
+  const entries = replace ? new Map<number, PathEntry>() : (stored?.entries ?? new Map<number, PathEntry>());
+  for (const [id, { visitors: arrived, views }] of added) {
+    const existing = entries.get(id);
+    const visitors = sortedDistinct(arrived);
+    entries.set(id, existing ? { visitors: unionSorted(existing.visitors, visitors), views: existing.views + views } : { visitors, views });
+  }
+  return { key, revision: stored?.revision ?? 0, data: encodeDaySet(entries) };
 }
