@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { newId } from '../lib/ids.ts';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../storage/schema.ts';
-import { checkSecretKeys, resealAll, secretBox } from './secrets.ts';
+import { checkSecretKeys, resealAll, secretBox, type StoredSealed } from './secrets.ts';
 import type { ConnectionKind, ConnectionRow } from '../storage/tables/accounts.ts';
 
 /** A connection as code hosts use it: the token decrypted, in memory only. */
@@ -67,34 +67,21 @@ export async function removeConnection(db: Kysely<Database>, orgId: string, id: 
 }
 
 /** The sealed tokens of every connection that has one. */
-async function sealedTokens(db: Kysely<Database>): Promise<{ id: string; secret: string }[]> {
+async function sealedTokens(db: Kysely<Database>): Promise<StoredSealed[]> {
   const rows = await db.selectFrom('code_host_connections').select(['id', 'secret']).where('secret', 'is not', null).execute();
-  return rows.map((row) => ({ id: row.id, secret: row.secret! }));
+  return rows.map((row) => ({ table: 'code_host_connections', column: 'secret', id: row.id, value: row.secret! }));
 }
 
 /** Re-encrypts every token under QUIRE_SECRET_KEY; returns how many were re-encrypted. */
 export async function reencryptConnections(db: Kysely<Database>, config: Config): Promise<number> {
-  return resealAll(
-    config,
-    await sealedTokens(db),
-    (row) => row.secret,
-    async (row, sealed) => {
-      const result = await db
-        .updateTable('code_host_connections')
-        .set({ secret: sealed })
-        .where('id', '=', row.id)
-        .where('secret', '=', row.secret)
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
-    },
-  );
+  return resealAll(db, config, await sealedTokens(db));
 }
 
 /** Fails start-up with a ConfigError when stored tokens cannot be decrypted with the configured keys. */
 export async function checkStoredSecrets(db: Kysely<Database>, config: Config): Promise<void> {
   checkSecretKeys(
     config,
-    (await sealedTokens(db)).map((row) => row.secret),
+    (await sealedTokens(db)).map((row) => row.value),
   );
 }
 

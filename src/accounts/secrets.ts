@@ -1,5 +1,7 @@
 import { createCipheriv, createDecipheriv, hash, randomBytes } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
+import type { Database } from '../storage/schema.ts';
 import { ConfigError } from '../config/parsers.ts';
 
 /**
@@ -67,22 +69,27 @@ export function checkSecretKeys(config: Pick<Config, 'secretKey' | 'secretKeyPre
   if (unknown !== undefined) throw new ConfigError(unreadable(unknown, config.secretKey));
 }
 
+/** A sealed value as stored: its table, column and row. Every table that holds one has a text `id` key. */
+export interface StoredSealed {
+  table: 'code_host_connections' | 'analytics_drains' | 'webhook_endpoints';
+  column: 'secret' | 'previous_secret';
+  id: string;
+  value: string;
+}
+
 /**
- * Re-seals under QUIRE_SECRET_KEY each of `entries` sealed with another key (`quire connections
- * rotate-key`); `save` writes one only where it still holds the value read (a batch or a request may have
- * re-sealed it meanwhile) and answers whether it did. Returns how many were re-sealed.
+ * Re-seals under QUIRE_SECRET_KEY each of `entries` sealed with another key (`quire connections rotate-key`),
+ * writing one only where its row still holds the value read (a batch or a request may have re-sealed it
+ * meanwhile). Returns how many were re-sealed.
  */
-export async function resealAll<T>(
-  config: Pick<Config, 'secretKey' | 'secretKeyPrevious'>,
-  entries: T[],
-  valueOf: (entry: T) => string,
-  save: (entry: T, sealed: string) => Promise<boolean>,
-): Promise<number> {
+export async function resealAll(db: Kysely<Database>, config: Pick<Config, 'secretKey' | 'secretKeyPrevious'>, entries: StoredSealed[]): Promise<number> {
   const box = secretBox(config);
   let changed = 0;
-  for (const entry of entries) {
-    if (box.isCurrent(valueOf(entry))) continue;
-    if (await save(entry, box.seal(box.open(valueOf(entry))))) changed += 1;
+  for (const { table, column, id, value } of entries) {
+    if (box.isCurrent(value)) continue;
+    const sealed = box.seal(box.open(value));
+    const result = await sql`update ${sql.table(table)} set ${sql.ref(column)} = ${sealed} where id = ${id} and ${sql.ref(column)} = ${value}`.execute(db);
+    if ((result.numAffectedRows ?? 0n) > 0n) changed += 1;
   }
   return changed;
 }

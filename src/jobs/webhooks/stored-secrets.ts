@@ -1,15 +1,15 @@
 import type { Kysely } from 'kysely';
-import { checkSecretKeys, resealAll } from '../../accounts/secrets.ts';
+import { checkSecretKeys, resealAll, type StoredSealed } from '../../accounts/secrets.ts';
 import type { Config } from '../../config/config.ts';
 import type { Database } from '../../storage/schema.ts';
 
 /** Webhook secrets sealed with QUIRE_SECRET_KEY (secrets kept before a key was set stay as they are: `whsec_…`). */
-async function sealedSecrets(db: Kysely<Database>): Promise<{ id: string; column: 'secret' | 'previous_secret'; value: string }[]> {
+async function sealedSecrets(db: Kysely<Database>): Promise<StoredSealed[]> {
   const rows = await db.selectFrom('webhook_endpoints').select(['id', 'secret', 'previous_secret']).execute();
   return rows.flatMap((row) =>
     (['secret', 'previous_secret'] as const).flatMap((column) => {
       const value = row[column];
-      return value !== null && value.startsWith('v1:') ? [{ id: row.id, column, value }] : [];
+      return value !== null && value.startsWith('v1:') ? [{ table: 'webhook_endpoints' as const, column, id: row.id, value }] : [];
     }),
   );
 }
@@ -25,18 +25,5 @@ export async function checkWebhookSecrets(db: Kysely<Database>, config: Config):
 
 /** Re-seals every webhook secret under QUIRE_SECRET_KEY (`quire connections rotate-key`); returns how many changed. */
 export async function reencryptWebhookSecrets(db: Kysely<Database>, config: Config): Promise<number> {
-  return resealAll(
-    config,
-    await sealedSecrets(db),
-    (entry) => entry.value,
-    async (entry, sealed) => {
-      const result = await db
-        .updateTable('webhook_endpoints')
-        .set({ [entry.column]: sealed })
-        .where('id', '=', entry.id)
-        .where(entry.column, '=', entry.value)
-        .executeTakeFirst();
-      return result.numUpdatedRows > 0n;
-    },
-  );
+  return resealAll(db, config, await sealedSecrets(db));
 }
