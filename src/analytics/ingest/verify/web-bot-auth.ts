@@ -32,11 +32,10 @@ const coversRequired = (signatureInput: string) => /"@authority"/.test(signature
 export const maxDirectoriesPerBatch = 8;
 
 /** Whether the request carries a valid Web Bot Auth signature that speaks for the user agent's claim. */
-async function validSignature(directories: KeyDirectories, signed: SignedRequest, userAgent: string): Promise<boolean> {
+async function validSignature(directories: KeyDirectories, signed: SignedRequest, userAgent: string, origin: string): Promise<boolean> {
   const { headers } = signed;
   const authority = headers.host ?? headers[':authority'];
-  const origin = signatureAgentOrigin(headers['signature-agent'], directories.allowPrivate);
-  if (authority === undefined || origin === null || headers.signature === undefined || !coversRequired(headers['signature-input'] ?? '')) return false;
+  if (authority === undefined || headers.signature === undefined || !coversRequired(headers['signature-input'] ?? '')) return false;
   const claim = userAgent === '' ? null : claimedOperator(userAgent);
   if (claim !== null && !operatorHosts.get(claim.operator)?.has(new URL(origin).hostname)) return false;
   const keys = await directories.keys(origin);
@@ -62,13 +61,15 @@ export async function verifySignatures(directories: KeyDirectories, events: Prep
   const signed = events.filter((event) => event.signed !== null);
   // The first few directories a batch names are fetched; views naming others keep what their IP ranges said.
   const named = new Set<string>();
-  const checked = signed.map((event) => {
+  const origins = signed.map((event) => {
     const origin = signatureAgentOrigin(event.signed!.headers['signature-agent'], directories.allowPrivate);
-    if (origin === null || (!named.has(origin) && named.size >= maxDirectoriesPerBatch)) return false;
+    if (origin === null || (!named.has(origin) && named.size >= maxDirectoriesPerBatch)) return null;
     named.add(origin);
-    return true;
+    return origin;
   });
-  const valid = await Promise.all(signed.map((event, index) => checked[index] && validSignature(directories, event.signed!, event.userAgent)));
+  const valid = await Promise.all(
+    signed.map((event, index) => origins[index] !== null && validSignature(directories, event.signed!, event.userAgent, origins[index])),
+  );
   // In the events' order: of two events presenting one signature, the earlier is its first presenter.
   const verified: SignatureVerified[] = [];
   signed.forEach((event, index) => {
