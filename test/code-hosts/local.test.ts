@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeHostFor } from '../../src/code-hosts/select.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { openWorkspace } from '../../src/workspace/workspace.ts';
-import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
+import { createTenant, grantAccess, testApp, testContext, type Tenant } from '../support/app.ts';
 import { createBareRepository, git } from '../support/git-repositories.ts';
 import { testDatabases } from '../support/storage.ts';
 import { signIn } from '../dashboard/session.ts';
@@ -29,7 +29,10 @@ beforeAll(async () => {
   repository = createBareRepository(join(sandbox, 'docs.git'));
   storage = await database.open();
   tenant = await createTenant(storage, { project: { repository: `file://${repository}`, ref: null } });
-  app = await testApp(testContext(storage));
+  const context = testContext(storage);
+  // As the operator does for a local repository; the change page checks the grant at every view.
+  await grantAccess(storage, context.config, tenant.orgId, { localDirectories: [repository] });
+  app = await testApp(context);
   await app.listen({ port: 0, host: '127.0.0.1' });
   base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   owner = (await signIn(app, storage, tenant.orgId)).cookie;

@@ -10,7 +10,7 @@ import { createSignInLink, signInUrl } from '../../src/accounts/people/sessions.
 import { jobBranch } from '../../src/lib/job-branch.ts';
 import { startService, type RunningService } from '../../src/server/service.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
-import { createTenant, scriptedAgent, testConfig } from '../support/app.ts';
+import { createTenant, grantAccess, scriptedAgent, testConfig } from '../support/app.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { commitToBareRepository, createBareRepository, git } from '../support/git-repositories.ts';
 import { testDatabases } from '../support/storage.ts';
@@ -45,10 +45,12 @@ describe('every dashboard page fits a phone screen', () => {
         return { prLink: run.prompt.includes('local') ? null : 'https://github.com/acme-corporation-with-a-long-name/handbook/pull/4242' };
       },
     });
-    service = await startService({ config: testConfig({ workerPollMs: 50, dataDir: join(sandbox, 'data') }), api: true, worker: true, agent, storage });
+    const config = testConfig({ workerPollMs: 50, dataDir: join(sandbox, 'data') });
+    service = await startService({ config, api: true, worker: true, agent, storage });
     const tenant = await createTenant(storage, { project: { name: 'Handbook for the whole engineering organization', model: 'openai-compatible:test-model' } });
     const repository = createBareRepository(join(sandbox, 'docs.git'));
     const local = await createProject(storage.db, tenant.orgId, { name: 'Local docs', repository: `file://${repository}`, model: 'openai-compatible:m' });
+    await grantAccess(storage, config, tenant.orgId, { localDirectories: [repository] });
     const key = await createKey(storage.db, tenant.orgId, {
       name: 'Continuous integration deploy key for the documentation site',
       scopes: ['read', 'write', 'ingest'],
