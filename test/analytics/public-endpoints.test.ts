@@ -156,6 +156,28 @@ describe.each(testDatabases)('public analytics endpoints on $dialect', (database
     expect((await proxied('192.0.2.10')).statusCode).toBe(429);
   });
 
+  it('checks a view, feedback or search before the limits: refused ones use no budget, and stay 400 once the limit is used up', async () => {
+    const { app, tenant } = await start({ collectRateLimitPerAddress: 2, collectRateLimitPerProject: 1000 });
+    const remoteAddress = '198.51.100.8';
+    const collect = (fields: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      app.inject({
+        method: 'POST',
+        url: '/v1/collect',
+        remoteAddress,
+        headers: { 'content-type': 'text/plain', origin: site, 'user-agent': chrome, ...headers },
+        payload: JSON.stringify({ project: tenant.project.id, url: `${site}/guides/setup`, visitorId: 'visitor-checked-first', ...fields }),
+      });
+    const refused = [
+      await collect({}, { 'user-agent': 'x'.repeat(3000) }),
+      await collect({ kind: 'feedback', data: { source: 'contextual', comment: 'x'.repeat(2001) } }),
+      await collect({ kind: 'search', data: { query: 'setup' } }),
+    ];
+    expect(refused.map((answer) => answer.statusCode)).toEqual([400, 400, 400]);
+    for (const answer of refused) expect(answer.json()).toMatchObject({ code: 'invalid_request' });
+    expect([(await collect({})).statusCode, (await collect({})).statusCode, (await collect({})).statusCode]).toEqual([204, 204, 429]);
+    expect((await collect({}, { 'user-agent': 'x'.repeat(3000) })).statusCode).toBe(400);
+  });
+
   it('limits views per project across addresses, and a refused view uses none of the client’s budget', async () => {
     const { app, tenant } = await start({ collectRateLimitPerAddress: 1, collectRateLimitPerProject: 3 });
     const statuses = [];

@@ -5,29 +5,34 @@ import { rateLimited, takeRateLimit } from '../../http/rate-limit.ts';
 import type { IngestProject } from '../ingest/ingest.ts';
 import { reportIngested } from '../ingest/ingested.ts';
 import { storeInteractions } from './interactions.ts';
-import { prepareInteraction } from './validate.ts';
+import { prepareInteraction, type PreparedInteraction } from './validate.ts';
 
 /**
- * A feedback or search event from the browser tracker, after the collect endpoint's origin checks
- * and view limits. A feedback's path defaults to the page it was sent from, and feedback (which
- * carries text a person typed) also takes from a tighter per-address budget
- * (QUIRE_FEEDBACK_RATE_LIMIT_PER_ADDRESS). Throws a 400 that says what to fix.
+ * Checks a feedback or search event from the browser tracker, before the collect endpoint takes from
+ * its limits (so a refused event uses up no one's budget). A feedback's path defaults to the page it
+ * was sent from. Throws a 400 that says what to fix.
  */
-export async function collectInteraction(
-  context: AppContext,
-  project: IngestProject,
-  address: string | undefined,
-  event: Record<string, unknown>,
-  page: URL,
-): Promise<void> {
+export function prepareCollectedInteraction(context: AppContext, event: Record<string, unknown>, page: URL): PreparedInteraction {
   if (event.kind === 'feedback' && event.path === undefined) event.path = page.pathname;
-  let prepared;
   try {
-    prepared = prepareInteraction(event, Date.now());
+    return prepareInteraction(event, Date.now());
   } catch (error) {
     reportIngested(context, 'tracker', 0, 1);
     throw invalidRequest((error as Error).message);
   }
+}
+
+/**
+ * Stores a checked feedback or search event, after the collect endpoint's view limits. Feedback (which
+ * carries text a person typed) also takes from a tighter per-address budget
+ * (QUIRE_FEEDBACK_RATE_LIMIT_PER_ADDRESS).
+ */
+export async function storeCollectedInteraction(
+  context: AppContext,
+  project: IngestProject,
+  address: string | undefined,
+  prepared: PreparedInteraction,
+): Promise<void> {
   if (prepared.kind === 'feedback') {
     const { config, storage } = context;
     const state = await storage.db

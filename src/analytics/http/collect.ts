@@ -7,10 +7,12 @@ import type { AppContext } from '../../http/context.ts';
 import { ApiError, invalidRequest, notFound } from '../../http/errors.ts';
 import { jsonBodyParser } from '../../http/json.ts';
 import { rateLimited, rateLimitHeaders, takeRateLimit, type RateLimitState } from '../../http/rate-limit.ts';
-import { ingest } from '../ingest/ingest.ts';
+import { storeVerified } from '../ingest/ingest.ts';
 import { reportIngested } from '../ingest/ingested.ts';
 import { allowedHost } from '../ingest/referrers.ts';
-import { collectInteraction } from '../feedback/collect.ts';
+import { prepareEvent } from '../ingest/validate.ts';
+import type { PreparedEvent } from '../model/prepared-event.ts';
+import { prepareCollectedInteraction, storeCollectedInteraction } from '../feedback/collect.ts';
 
 const script = readFileSync(new URL('./tracker.js', import.meta.url), 'utf8');
 
@@ -65,6 +67,16 @@ async function takeCollectLimits(context: AppContext, projectId: string, address
   });
 }
 
+/** Checks a view as ingestion would; throws a 400 that says what to fix. */
+function prepareView(context: AppContext, event: Record<string, unknown>): PreparedEvent {
+  try {
+    return prepareEvent(event, Date.now());
+  } catch (error) {
+    reportIngested(context, 'tracker', 0, 1);
+    throw invalidRequest((error as Error).message);
+  }
+}
+
 /** The browser tracker: `GET /script.js` and the public endpoint it posts views to. */
 export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = async (app, { context }) => {
   const clientAddress = clientAddressResolver(context.config.trustedProxies);
@@ -110,26 +122,21 @@ export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> =
         );
       }
       const address = clientAddress(request);
-      reply.headers(rateLimitHeaders(await takeCollectLimits(context, project.id, address)));
+      // Each event is checked before the limits are taken: a request refused anyway takes nothing from its address's or project's budget.
+      const takeLimits = async () => void reply.headers(rateLimitHeaders(await takeCollectLimits(context, project.id, address)));
+      const visitor = { visitorId: body.visitorId, userAgent: request.headers['user-agent'], ip: address };
       if (body.kind) {
         // The sender is who the request says, as for a view; the page's own data cannot name another.
-        const visitor = { visitorId: body.visitorId, userAgent: request.headers['user-agent'], ip: address };
-        await collectInteraction(context, project, address, { ...body.data, kind: body.kind, ...visitor }, page);
+        const interaction = prepareCollectedInteraction(context, { ...body.data, kind: body.kind, ...visitor }, page);
+        await takeLimits();
+        await storeCollectedInteraction(context, project, address, interaction);
         reportIngested(context, 'tracker', 1, 0);
         return reply.code(204).send();
       }
-      const result = await ingest(context.analytics, project, [
-        {
-          path: page.pathname + page.search,
-          visitorId: body.visitorId,
-          userAgent: request.headers['user-agent'],
-          ip: address,
-          referrer: body.referrer,
-          accept: request.headers.accept,
-        },
-      ]);
-      reportIngested(context, 'tracker', result.accepted, result.rejected);
-      if (result.rejected > 0) throw invalidRequest(result.errors[0].message);
+      const view = prepareView(context, { ...visitor, path: page.pathname + page.search, referrer: body.referrer, accept: request.headers.accept });
+      await takeLimits();
+      const { stored } = await storeVerified(context.analytics, project, [view]);
+      reportIngested(context, 'tracker', stored, 0);
       return reply.code(204).send();
     },
   });

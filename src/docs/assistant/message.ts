@@ -59,14 +59,14 @@ function modelOf(context: AppContext, project: ProjectRow): LanguageModel {
 }
 
 /**
- * The thread a message continues (its key checked, else 404) or a new one, whose key is sent once.
- * A new thread is stored with its first turn (`row`), so starting one costs no write of its own.
+ * The thread a message continues (its key checked, else 404) or a new one, whose `key` is sent once
+ * with its answer. A new thread is stored with its first turn (`row`), so starting one costs no write
+ * of its own. Reads no earlier turns: those are read once the limits have taken the message.
  */
-async function threadFor(context: AppContext, project: ProjectRow, body: MessageBody, reply: FastifyReply) {
+async function threadFor(context: AppContext, project: ProjectRow, body: MessageBody) {
   if (body.threadId === undefined) {
     const thread = newThread(project, body.fp);
-    reply.header('x-thread-id', thread.id).header('x-thread-key', thread.key);
-    return { id: thread.id, history: exchangesOfBody(body), row: thread.row };
+    return { id: thread.id, key: thread.key, row: thread.row };
   }
   if (!(await threadOpens(context.storage, project.id, body.threadId, body.threadKey))) {
     throw new ApiError(
@@ -74,8 +74,7 @@ async function threadFor(context: AppContext, project: ProjectRow, body: Message
       'This thread was not found, or its threadKey is wrong: send the X-Thread-Key its first answer gave, or leave threadId out to start a new thread.',
     );
   }
-  reply.header('x-thread-id', body.threadId);
-  return { id: body.threadId, history: await threadHistory(context.storage, body.threadId), row: undefined };
+  return { id: body.threadId, key: undefined, row: undefined };
 }
 
 /** How one version of the operation answers: its wire format and its rate limit. */
@@ -88,8 +87,9 @@ export interface MessageOperation {
 }
 
 /**
- * Answers one assistant message: checks the body and the model, then takes from the limits (so a
- * request that could never be answered costs none), each refusal a common error body; then streams
+ * Answers one assistant message: checks the body, the model and the thread's key, then takes from the
+ * limits (so a request that could never be answered costs none, and gets its own refusal even past
+ * them), each refusal a common error body; then reads the thread's earlier turns and streams
  * the answer. Text reaches the client as the model writes it; a client that goes away stops the
  * model call. The turn (with its thread, when the message started one) is stored before the finish
  * part is written, so an answer the client saw finish is recorded; a failed turn stores its new
@@ -105,8 +105,11 @@ export async function answerMessage(
   const { config, storage } = context;
   const question = questionOf(body);
   const model = modelOf(context, project);
+  const thread = await threadFor(context, project, body);
   await limit();
-  const thread = await threadFor(context, project, body, reply);
+  reply.header('x-thread-id', thread.id);
+  if (thread.key !== undefined) reply.header('x-thread-key', thread.key);
+  const history = thread.row ? exchangesOfBody(body) : await threadHistory(storage, thread.id);
   const site = siteOf(project, config);
   const stream = new PassThrough();
   /**
@@ -135,7 +138,7 @@ export async function answerMessage(
       await answerTurn({
         model,
         instructions: assistantInstructions(site.name),
-        messages: modelMessages(thread.history, body, question),
+        messages: modelMessages(history, body, question),
         tools: {
           storage,
           projectId: project.id,

@@ -56,8 +56,20 @@ describe.each(testDatabases)('the assistant’s limits on $dialect', (database) 
     expect(metrics).toContain('quire_assistant_turns_failed_total{reason="step-limit"} 0');
   });
 
+  const unknownThread = (text: string) => ({ ...question(text), threadId: 'thr_unknown', threadKey: 'thk_wrong' });
+
+  it('refuses a follow-up of an unknown thread with 404 before the limits, so it uses none of the address’s messages', async () => {
+    const statuses: number[] = [];
+    for (let index = 0; index < 3; index++) {
+      const response = await ask(unknownThread('configure?'));
+      statuses.push(response.status);
+      await response.text();
+    }
+    expect(statuses).toEqual([404, 404, 404]);
+  });
+
   it('answers 429 with Retry-After once the address has used its messages', async () => {
-    // The test above used one of the address's 3 messages; refused requests (413, 409) used none.
+    // The test above it used one of the address's 3 messages; refused requests (413, 404, 409) used none.
     const statuses: number[] = [];
     for (let index = 0; index < 2; index++) {
       const response = await ask(question('configure?'));
@@ -70,6 +82,8 @@ describe.each(testDatabases)('the assistant’s limits on $dialect', (database) 
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(await refused.json()).toMatchObject({ code: 'rate_limited', error: expect.stringContaining('assistant messages') });
+    // A request refused anyway gets its own answer, not the limit's.
+    expect((await ask(unknownThread('configure?'))).status).toBe(404);
   });
 
   it('is 409 project_not_configured without a model', async () => {
