@@ -99,6 +99,15 @@ async function addWorktree(mirror: string, dir: string, args: string[], git: Mir
  */
 export const localBranch = (jobId: string): string => jobBranch(jobId);
 
+/**
+ * The lock a job's checkout is held by, from its opening until it is disposed of: the job's runs take turns in
+ * the one folder, so a run that is still ending (taking back a push that raced a cancel) never removes the
+ * checkout of the job's next run. Its holder renews it; one not renewed for a minute, about when another worker
+ * claims the job of a process that died (QUIRE_JOB_LEASE_SECONDS), was left by that process.
+ */
+export const checkoutHold = (dir: string): string => `${dir}.lock`;
+export const checkoutHoldStaleMs = 60_000;
+
 /** Removes a job's checkout and its branch from the mirror (a workspace disposed of, or an early checkout not kept). */
 export async function discardWorktree(mirror: string, dir: string, jobId: string): Promise<void> {
   await removeWorktree(mirror, dir);

@@ -1,19 +1,22 @@
 import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { withLock } from './lock.ts';
-import { discardWorktree, removeWorktree } from './checkout.ts';
+import { lockLapsed, withLock } from './lock.ts';
+import { checkoutHoldStaleMs, discardWorktree, removeWorktree } from './checkout.ts';
 
 /** A job's checkout directory: `quire-<job id>` (workspace.ts). */
 const jobDirectory = /^quire-(job_[0-9A-Z]{26})$/;
+/** The lock a job's checkout is held by: `quire-<job id>.lock` (checkout.ts). */
+const jobHold = /^quire-job_[0-9A-Z]{26}\.lock$/;
 
 /**
  * Removes what processes that died (SIGKILL, power loss) left behind instead of disposing of it:
  * checkouts of jobs no longer active, as `isActive` tells (a job retried by another worker clears its
  * own old checkout, but one that ended `failed` after its last attempt, or that completed elsewhere,
- * would keep its files forever), and the read-only snapshots that earlier versions checked out for docs
- * builds (builds now read git objects: commit-tree.ts) once no process renews their lease. Each removal
- * happens under the mirror's lock, after asking again, so a follow-up that reopens the job meanwhile
- * keeps its checkout. Returns how many checkouts and snapshots were removed.
+ * would keep its files forever), the checkout holds they no longer renew, and the read-only snapshots
+ * that earlier versions checked out for docs builds (builds now read git objects: commit-tree.ts) once
+ * no process renews their lease. Each checkout or snapshot is removed under the mirror's lock, after
+ * asking again, so a follow-up that reopens the job meanwhile keeps its checkout. Returns how many
+ * checkouts and snapshots were removed.
  */
 export async function sweepWorkspaces(root: string, isActive: (jobId: string) => Promise<boolean>, options: { sessionLeaseMs?: number } = {}): Promise<number> {
   return (await sweepCheckouts(root, isActive, options.sessionLeaseMs ?? defaultSessionLeaseMs)) + (await sweepSnapshots(root));
@@ -47,6 +50,11 @@ async function sweepCheckouts(root: string, isActive: (jobId: string) => Promise
   const inUse = async (jobId: string) => (await isActive(jobId)) || (await leased(jobId));
   let removed = 0;
   for (const name of await readdir(base).catch(() => [] as string[])) {
+    // A hold no process renews was left by one that died; a live one is a run's, perhaps one still ending after a cancel.
+    if (jobHold.test(name)) {
+      if (await lockLapsed(join(base, name), checkoutHoldStaleMs)) await rm(join(base, name), { recursive: true, force: true });
+      continue;
+    }
     const jobId = jobDirectory.exec(name)?.[1];
     if (!jobId || (await inUse(jobId))) continue;
     const swept = await removeUnder(

@@ -105,7 +105,7 @@ export interface Workspace {
   retractPush(): Promise<void>;
   /** The branch the job started from (resolved default branch when `ref` was null). */
   baseBranch: string;
-  /** Removes the checkout. */
+  /** Removes the checkout, then lets the job's next run open it; calling it again does nothing. */
   dispose(): Promise<void>;
 }
 

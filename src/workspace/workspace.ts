@@ -1,11 +1,11 @@
 import { join, resolve } from 'node:path';
 import { stagedChangeBytes } from './change-size.ts';
 import { stagedChanges, textAtBase } from './changes.ts';
-import { checkOut, discardWorktree, localBranch } from './checkout.ts';
+import { checkOut, checkoutHold, checkoutHoldStaleMs, discardWorktree, localBranch } from './checkout.ts';
 import { createWorkspaceFiles } from './files.ts';
 import { explainGitError } from './git-errors.ts';
 import { runGit, type GitOptions } from './git.ts';
-import { withLock } from './lock.ts';
+import { acquireLock, withLock } from './lock.ts';
 import { mirrorPath, normalizeRepository } from './mirror.ts';
 import { WorkspaceGitError, type ChangeDiff, type CommitAuthor, type Workspace, type WorkspaceOptions } from './types.ts';
 
@@ -13,7 +13,9 @@ import { WorkspaceGitError, type ChangeDiff, type CommitAuthor, type Workspace, 
  * Opens a job's workspace: refreshes the repository's cached mirror, then checks out the job branch
  * as a `git worktree` of it under `<root>/workspaces/quire-<job id>`. The worktree shares the mirror's objects, so
  * a second job on a repository downloads only what changed. A branch that already exists on the
- * remote (a follow-up) is continued; otherwise it starts at `ref` or the default branch.
+ * remote (a follow-up) is continued; otherwise it starts at `ref` or the default branch. While an earlier
+ * run of the job still holds the checkout (a cancelled run taking its push back), this waits until it is
+ * disposed of, or until `signal` aborts.
  */
 export async function openWorkspace(options: WorkspaceOptions): Promise<Workspace> {
   if (!/^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(options.branch) || options.branch.includes('..')) {
@@ -29,7 +31,13 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   const git: GitOptions & { repository: string } = { cwd: mirror, repository, credentials: options.credentials, signal: options.signal };
   const lock = `${mirror}.lock`;
 
-  const { baseBranch, baseCommit, remoteBefore } = await withLock(lock, () => checkOut(mirror, dir, options, git), options.signal);
+  const release = await acquireLock(checkoutHold(dir), { signal: options.signal, staleAfterMs: checkoutHoldStaleMs });
+  const { baseBranch, baseCommit, remoteBefore } = await withLock(lock, () => checkOut(mirror, dir, options, git), options.signal).catch(
+    async (error: unknown) => {
+      await release();
+      throw error;
+    },
+  );
 
   const inWorkspace = { ...git, cwd: dir };
   // Where the job branch left the base: the base branch may have moved on since earlier runs.
@@ -47,6 +55,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
     const patch = await runGit(['diff', '--no-color', '--no-ext-diff', '--no-renames', ...range], inWorkspace);
     return { files, patch };
   };
+  let disposed: Promise<void> | null = null;
   return {
     dir,
     baseBranch,
@@ -91,14 +100,17 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
     async hasUncommittedChanges() {
       return (await runGit(['status', '--porcelain', '--untracked-files=all'], inWorkspace)).trim() !== '';
     },
+    // Bounded by its own time limit, not the job's signal: the cancel it answers aborted that. The job's next run
+    // waits for it, holding off until this run is disposed of (checkoutHold).
     async retractPush() {
       const pushed = (await runGit(['rev-parse', 'HEAD'], { cwd: dir })).trim();
       const target = remoteBefore ? `+${remoteBefore}:refs/heads/${options.branch}` : `:refs/heads/${options.branch}`;
       const lease = `--force-with-lease=refs/heads/${options.branch}:${pushed}`;
       await runGit(['push', '--quiet', lease, 'origin', target], { ...inWorkspace, signal: AbortSignal.timeout(60_000) }).catch(() => undefined);
     },
-    async dispose() {
-      await withLock(lock, () => discardWorktree(mirror, dir, options.jobId));
+    dispose() {
+      disposed ??= withLock(lock, () => discardWorktree(mirror, dir, options.jobId)).finally(release);
+      return disposed;
     },
   };
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -34,6 +34,28 @@ async function open(repository: string, branch: string, ref: string | null = 'ma
   const workspace = await openWorkspace({ repository, ref, branch, jobId: jobOf(branch), root, credentials: { ...credentials, password } });
   opened.push(workspace);
   return workspace;
+}
+
+/** The mirror of the repository a test's workspaces share. */
+const mirrorOf = () =>
+  join(
+    root,
+    'mirrors',
+    readdirSync(join(root, 'mirrors')).find((name) => !name.endsWith('.lock'))!,
+  );
+
+/**
+ * What a run whose process died leaves of a job's checkout: the folder with an edit never committed, registered
+ * in the repository's mirror (which an earlier job made), and a hold that process stopped renewing long ago.
+ */
+function leaveCrashedCheckout(jobId: string): string {
+  const dir = join(root, 'workspaces', `quire-${jobId}`);
+  git(mirrorOf(), 'worktree', 'add', '--quiet', '-B', `quire/${jobId}`, dir, 'origin/main');
+  writeFileSync(join(dir, 'docs', 'half-done.md'), 'interrupted\n');
+  mkdirSync(`${dir}.lock`);
+  const renewed = new Date(Date.now() - 10 * 60_000);
+  utimesSync(`${dir}.lock`, renewed, renewed);
+  return dir;
 }
 
 async function failure(promise: Promise<unknown>): Promise<Error> {
@@ -225,6 +247,27 @@ describe('workspace over smart HTTP', () => {
     expect(git(join(server.root, 'follow-up.git'), 'rev-list', '--count', 'main..quire/job_follow').trim()).toBe('2');
   });
 
+  it('opens a job’s checkout for its next run only once the earlier run has taken back its push and removed its checkout', async () => {
+    const repository = server.createRepository('cancelled');
+    const cancelled = await open(repository, 'quire/job_cancelled');
+    await cancelled.files.write('docs/cancelled.md', 'pushed as the cancel landed\n');
+    await cancelled.commitAll('Cancelled run', author);
+    await cancelled.push();
+    // The cancelled run is still ending (taking its push back, then disposing) when a follow-up's run opens the job's checkout.
+    const ending = cancelled.retractPush().then(() => cancelled.dispose());
+    const followUp = await open(repository, 'quire/job_cancelled');
+    await ending;
+    opened.splice(opened.indexOf(cancelled), 1);
+    expect(await followUp.files.read('docs/guide.md')).toContain('# Guide');
+    expect(existsSync(join(followUp.dir, 'docs/cancelled.md'))).toBe(false);
+    await followUp.files.write('docs/follow-up.md', 'follow-up\n');
+    await followUp.commitAll('Follow-up', author);
+    await followUp.push();
+    const remote = join(server.root, 'cancelled.git');
+    expect(git(remote, 'ls-tree', '-r', '--name-only', 'quire/job_cancelled', 'docs')).toMatch(/^docs\/follow-up\.md$/m);
+    expect(git(remote, 'ls-tree', '-r', '--name-only', 'quire/job_cancelled', 'docs')).not.toContain('cancelled.md');
+  });
+
   it('starts from a branch, an annotated tag, a tag of a tag and a commit id, and never from a branch a ref only prefixes', async () => {
     const repository = server.createRepository('refs');
     const bare = join(server.root, 'refs.git');
@@ -268,19 +311,43 @@ describe('workspace over smart HTTP', () => {
     expect(await after.files.read('docs/unpushed.md')).toBe('victim draft, never pushed\n');
   });
 
-  it('checks out again over what a crashed run left: its folder, or a registration whose folder is gone', async () => {
+  it('checks out again over what a crashed run left: its folder and hold, or a registration whose folder is gone', async () => {
     const repository = server.createRepository('crashed');
-    const left = await open(repository, 'quire/job_crashed');
-    await left.files.write('docs/half-done.md', 'interrupted\n');
-    opened.splice(opened.indexOf(left), 1);
+    await open(repository, 'quire/job_earlier');
+    const left = leaveCrashedCheckout('job_crashed');
     const again = await open(repository, 'quire/job_crashed');
-    expect(again.dir).toBe(left.dir);
+    expect(again.dir).toBe(left);
     expect(existsSync(join(again.dir, 'docs/half-done.md'))).toBe(false);
-    opened.splice(opened.indexOf(again), 1);
-    rmSync(again.dir, { recursive: true, force: true });
+    await again.dispose();
+    expect(existsSync(`${left}.lock`)).toBe(false);
+    rmSync(leaveCrashedCheckout('job_crashed'), { recursive: true, force: true });
     const third = await open(repository, 'quire/job_crashed');
     expect(await third.files.read('docs/guide.md')).toContain('# Guide');
     expect(git(third.dir, 'branch', '--show-current').trim()).toBe('quire/job_crashed');
+  });
+
+  it('waits for a job’s checkout while another process on the machine holds it, and stops waiting when the run is cancelled', async () => {
+    const repository = server.createRepository('held');
+    const hold = join(root, 'workspaces', 'quire-job_held.lock');
+    mkdirSync(hold, { recursive: true });
+    let settled = false;
+    const waiting = open(repository, 'quire/job_held').finally(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(settled).toBe(false);
+    expect(server.requests.some((request) => request.url.startsWith('/held.git'))).toBe(false);
+    // That process's run of the job disposed of its workspace.
+    rmSync(hold, { recursive: true });
+    const held = await waiting;
+    expect(await held.files.read('docs/guide.md')).toContain('# Guide');
+
+    const controller = new AbortController();
+    const cancelled = openWorkspace({ repository, ref: 'main', branch: 'quire/job_held', jobId: 'job_held', root, credentials, signal: controller.signal });
+    controller.abort(new Error('job cancelled'));
+    await expect(cancelled).rejects.toThrow('job cancelled');
+    expect(await held.files.read('docs/guide.md')).toContain('# Guide');
+    await held.dispose();
+    expect(existsSync(hold)).toBe(false);
+    expect(await (await open(repository, 'quire/job_held')).files.read('docs/guide.md')).toContain('# Guide');
   });
 
   it('explains a missing repository, a missing ref and refused credentials without the secret', async () => {
@@ -385,20 +452,16 @@ describe('workspace over smart HTTP', () => {
     const repository = `${server.url}/swept.git`;
     const ended = 'job_01KAAAAAAAAAAAAAAAAAAAAAAA';
     const active = 'job_01KBBBBBBBBBBBBBBBBBBBBBBB';
-    const left = await open(repository, `quire/${ended}`);
-    await left.files.write('docs/half-done.md', 'interrupted\n');
-    opened.splice(opened.indexOf(left), 1); // its process "died": never disposed
     const running = await open(repository, `quire/${active}`);
-    const mirror = join(
-      root,
-      'mirrors',
-      readdirSync(join(root, 'mirrors')).find((name) => !name.endsWith('.lock'))!,
-    );
+    const left = leaveCrashedCheckout(ended);
+    const mirror = mirrorOf();
     expect(git(mirror, 'worktree', 'list')).toContain(`quire-${ended}`);
 
     expect(await sweepWorkspaces(root, async (jobId) => jobId === active)).toBe(1);
-    expect(existsSync(left.dir)).toBe(false);
+    expect(existsSync(left)).toBe(false);
+    expect(existsSync(`${left}.lock`)).toBe(false);
     expect(existsSync(running.dir)).toBe(true);
+    expect(existsSync(`${running.dir}.lock`)).toBe(true);
     expect(git(mirror, 'worktree', 'list')).not.toContain(`quire-${ended}`);
     expect(git(mirror, 'branch', '--list', `quire/${ended}`)).toBe('');
     expect(await running.files.read('README.md')).toBeTruthy();
