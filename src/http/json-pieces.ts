@@ -132,3 +132,25 @@ export function ndjsonLines(bytes: Uint8Array): { lines: string[] } | { failure:
   }
   return { lines };
 }
+
+/** A byte of ASCII spacing as `trim` removes it (tab, line feed, vertical tab, form feed, carriage return, space), or of a multi-byte character. */
+const mayBeBlank = (code: number) => code === space || (code >= tab && code <= carriageReturn) || code >= 0x80;
+
+/**
+ * How many lines ndjsonLines gives, counted on the bytes without decoding or checking them, so a body
+ * of too many can be refused before any line is parsed. A line with a byte that is neither ASCII
+ * spacing nor part of a multi-byte character counts at once (an event's first byte, as a rule); only
+ * a line without one is decoded, to see whether it is blank as `trim` sees it (Unicode spacing too).
+ */
+export function ndjsonLineCount(bytes: Uint8Array): number {
+  let count = 0;
+  for (let start = 0; start <= bytes.length;) {
+    let end = bytes.indexOf(newline, start);
+    if (end === -1) end = bytes.length;
+    let index = start;
+    while (index < end && mayBeBlank(bytes[index])) index++;
+    if (index < end || utf8.decode(bytes.subarray(start, end)).trim() !== '') count++;
+    start = end + 1;
+  }
+  return count;
+}

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { updateProject } from '../../src/accounts/projects.ts';
+import { maxEventsPerRequest } from '../../src/analytics/ingest/ingest.ts';
 import type { Config } from '../../src/config/config.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
@@ -85,6 +86,29 @@ describe.each(testDatabases)('public analytics endpoints on $dialect', (database
     const lines = await post('application/x-ndjson', `${JSON.stringify({ path: '/a' })}\n[[[[\n${JSON.stringify({ path: '/b' })}\n`);
     expect(lines.statusCode).toBe(202);
     expect(lines.json()).toMatchObject({ accepted: 2, rejected: 1 });
+  });
+
+  it('refuses NDJSON of more events than a request may hold with 413 on its line count, parsing no line', async () => {
+    // Parsed on the event loop, where the spy sees it.
+    const { app, tenant } = await start({ parseThreads: 0 });
+    const post = (payload: string) =>
+      app.inject({
+        method: 'POST',
+        url: `/v1/analytics/${tenant.project.id}/events`,
+        headers: { ...tenant.auth, 'content-type': 'application/x-ndjson' },
+        payload,
+      });
+    const line = '{"path":"/too-many"}';
+    const parse = vi.spyOn(JSON, 'parse');
+    const refused = await post(`${line}\n`.repeat(maxEventsPerRequest + 1));
+    expect(refused.statusCode).toBe(413);
+    expect(refused.json()).toMatchObject({ code: 'payload_too_large', error: expect.stringContaining(`has ${maxEventsPerRequest + 1} events`) });
+    expect(parse.mock.calls.filter(([text]) => text === line).length).toBe(0);
+    // Blank lines, Unicode spacing included, are no events: as many lines as a request may hold are taken.
+    const blank = ['', ' \t\r', '\u00a0', '\uFEFF'].join('\n');
+    const taken = await post(`${blank}\n${`{}\n${blank}\n`.repeat(maxEventsPerRequest)}`);
+    expect(taken.statusCode).toBe(202);
+    expect(taken.json()).toMatchObject({ accepted: 0, rejected: maxEventsPerRequest });
   });
 
   it('answers 413 to megabyte bodies and 400 to small nested ones on the collect endpoint, parsing neither', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ndjsonLines, parseMemberInPieces } from '../../src/http/json-pieces.ts';
+import { ndjsonLineCount, ndjsonLines, parseMemberInPieces } from '../../src/http/json-pieces.ts';
 import { parseJsonText } from '../../src/http/json.ts';
 
 /** What parsing the decoded text whole gives: the reference every piecewise parse must equal. */
@@ -87,5 +87,21 @@ describe('NDJSON lines decoded one at a time', () => {
     expect(ndjsonLines(bytesOf(text))).toEqual({ lines: ['{"a":1}\r', '{"b":"Ü日本"}', '\uFEFF{"c":[1]}', '{"d":2}'] });
     expect(ndjsonLines(bytesOf(`{"a":1}\n${'['.repeat(33)}\n`))).toEqual({ failure: 'too-deep' });
     expect(ndjsonLines(bytesOf(`"${'['.repeat(40)}\n{"a":1}`))).toEqual({ lines: [`"${'['.repeat(40)}`, '{"a":1}'] });
+  });
+
+  it('are counted on the bytes as the decoded text has them, blank lines (Unicode spacing too) left out', () => {
+    const texts = [
+      '',
+      '\n\n',
+      `\uFEFF{"a":1}\r\n\n  \n{"b":"Ü日本"}\n\uFEFF{"c":[1]}\n{"d":2}`,
+      '\uFEFF\n\u00a0\u2003\n\t\v\f\r\n\u2028\n日本\n\u00a0x\n \n',
+      `${'['.repeat(40)}\nnot json\n\u0000\n\u001c`,
+    ];
+    for (const text of texts) {
+      expect(ndjsonLineCount(bytesOf(text)), JSON.stringify(text)).toBe(text.split('\n').filter((line) => line.trim() !== '').length);
+    }
+    // Bytes that are not UTF-8 decode to a replacement character: a line, as ndjsonLines keeps it.
+    expect(ndjsonLineCount(Uint8Array.of(0xff, 0x0a, 0xc3))).toBe(2);
+    expect(ndjsonLines(Uint8Array.of(0xff, 0x0a, 0xc3))).toEqual({ lines: ['\uFFFD', '\uFFFD'] });
   });
 });

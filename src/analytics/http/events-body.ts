@@ -1,5 +1,5 @@
 import { parseJsonText, type JsonFailure } from '../../http/json.ts';
-import { ndjsonLines, parseMemberInPieces } from '../../http/json-pieces.ts';
+import { ndjsonLineCount, ndjsonLines, parseMemberInPieces } from '../../http/json-pieces.ts';
 import type { ParseWork } from '../../lib/parse-pool.ts';
 import { prepareRequest, type PreparedRequest } from './events-request.ts';
 import { maxEventsPerRequest } from '../ingest/ingest.ts';
@@ -52,6 +52,11 @@ function parseEventsBytes(bytes: Uint8Array, ndjson: boolean): { value: unknown 
 
 /** Parses and checks a JSON (`{"events": [...]}`) or NDJSON body's bytes; the same wherever it runs. */
 export function parseEventsBody(bytes: Uint8Array, ndjson: boolean, now: number): ParsedEventsBody {
+  if (ndjson) {
+    // One event a line: a body of more than a request may hold is counted, not parsed, and refused (413) as it would be once parsed.
+    const count = ndjsonLineCount(bytes);
+    if (count > maxEventsPerRequest) return { body: { events: [] }, count };
+  }
   const json = parseEventsBytes(bytes, ndjson);
   if ('failure' in json) return json;
   const parsed = json.value;
