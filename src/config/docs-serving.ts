@@ -1,6 +1,9 @@
 import { integer, setting, type Setting } from './parsers.ts';
 
-/** Docs served to agents and readers: the limits of the discovery operations and of the search MCP server. */
+/**
+ * Docs served to agents and readers: the limits of the discovery operations and of the search MCP
+ * server, and how many of the site surface's 404s are recorded.
+ */
 export const docsServingSettings = {
   discoveryRateLimit: setting(
     'QUIRE_DISCOVERY_RATE_LIMIT',
@@ -31,5 +34,17 @@ export const docsServingSettings = {
     3600,
     integer(1),
     'Length of the rolling window of the QUIRE_DOCS_MCP_RATE_LIMIT_* limits, in seconds.',
+  ),
+  docsNotFoundRecordLimitPerAddress: setting(
+    'QUIRE_DOCS_NOT_FOUND_RECORD_LIMIT_PER_ADDRESS',
+    300,
+    integer(1),
+    'Site-surface requests (`/sites/{projectId}/…`) answered 404 that are recorded in analytics per client address per window (an IPv6 /64 counts as one address); more are still answered 404, but not recorded.',
+  ),
+  docsNotFoundRecordWindowSeconds: setting(
+    'QUIRE_DOCS_NOT_FOUND_RECORD_WINDOW_SECONDS',
+    3600,
+    integer(1),
+    'Length of the rolling window of QUIRE_DOCS_NOT_FOUND_RECORD_LIMIT_PER_ADDRESS, in seconds.',
   ),
 } satisfies Record<string, Setting<unknown>>;

@@ -62,14 +62,18 @@ class TakeQueue {
 
 const queues = new WeakMap<Storage, TakeQueue>();
 
+function queueOf(storage: Storage): TakeQueue {
+  let queue = queues.get(storage);
+  if (!queue) queues.set(storage, (queue = new TakeQueue(storage)));
+  return queue;
+}
+
 /**
  * Takes one request from each bucket (a refused request uses up none of them). Gives the rate-limit
  * headers of the tightest bucket; a refusal throws the 429 error of the first bucket that refused.
  */
 async function take(context: LimitContext, buckets: { bucket: string; rule: RateLimitRule; what: string }[]): Promise<Record<string, string>> {
-  let queue = queues.get(context.storage);
-  if (!queue) queues.set(context.storage, (queue = new TakeQueue(context.storage)));
-  const states = await queue.take(buckets);
+  const states = await queueOf(context.storage).take(buckets);
   const refused = states.findIndex((state) => !state.allowed);
   if (refused >= 0) throw rateLimited(states[refused], buckets[refused].what);
   const tightest = states.reduce((fewest, state) => (state.remaining < fewest.remaining ? state : fewest));
@@ -79,7 +83,8 @@ async function take(context: LimitContext, buckets: { bucket: string; rule: Rate
 /**
  * The limits of the docs features, exact across processes (the buckets are in the database):
  * discovery search and page per organization; the search MCP server per client address (an IPv6
- * /64 counts as one) and per project; assistant messages per organization and per client address.
+ * /64 counts as one) and per project; assistant messages per organization and per client address;
+ * the site surface's recorded 404s per client address.
  */
 export function docsLimits(context: LimitContext) {
   const { config } = context;
@@ -130,5 +135,20 @@ export function docsLimits(context: LimitContext) {
       ),
     mcp: async (project: ProjectRow, request: FastifyRequest, reply: FastifyReply) => void reply.headers(await mcpCall(project, clientAddress(request))),
     mcpCall,
+    /**
+     * Whether the site surface records this 404: whoever asks chooses the missing paths, and each one
+     * recorded grows the project's analytics and its docs gaps, so a client's are recorded up to its
+     * budget only. Never refuses the request, which is answered 404 either way; a failed take records nothing.
+     */
+    recordsNotFound: async (request: FastifyRequest): Promise<boolean> => {
+      const rule = { limit: config.docsNotFoundRecordLimitPerAddress, windowMs: config.docsNotFoundRecordWindowSeconds * 1000 };
+      try {
+        const [state] = await queueOf(context.storage).take([{ bucket: `docs-not-found:address:${clientNetwork(clientAddress(request))}`, rule }]);
+        return state.allowed;
+      } catch (error) {
+        request.log.warn({ err: error }, 'the 404 limit could not be taken; the 404 is not recorded');
+        return false;
+      }
+    },
   };
 }

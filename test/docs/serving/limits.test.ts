@@ -1,5 +1,8 @@
+import { setTimeout } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existingProjectKey } from '../../../src/analytics/ingest/dense-ids.ts';
+import type { AppContext } from '../../../src/http/context.ts';
 import type { Storage } from '../../../src/storage/dialect.ts';
 import { createTenant } from '../../support/app.ts';
 import { testDatabases } from '../../support/storage.ts';
@@ -9,10 +12,17 @@ describe.each(testDatabases)('the limits of the docs served on $dialect', (datab
   let storage: Storage;
   let app: FastifyInstance;
   let base: string;
+  let context: AppContext;
 
   beforeAll(async () => {
     storage = await database.open();
-    ({ app, base } = await startService(storage, { discoveryRateLimit: 2, docsMcpRateLimitPerAddress: 3, docsMcpRateLimitPerProject: 100 }));
+    ({ app, base, context } = await startService(storage, {
+      discoveryRateLimit: 2,
+      docsMcpRateLimitPerAddress: 3,
+      docsMcpRateLimitPerProject: 100,
+      docsNotFoundRecordLimitPerAddress: 3,
+      trustedProxies: ['127.0.0.1'],
+    }));
   });
   afterAll(async () => {
     await app.close();
@@ -78,5 +88,23 @@ describe.each(testDatabases)('the limits of the docs served on $dialect', (datab
     const refused = await ping();
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).not.toBeNull();
+  });
+
+  it('answers every missing page 404 but records only the per-address budget of them', async () => {
+    const tenant = await createTenant(storage, { project: { docsPublic: true } });
+    await fillIndex(storage, tenant.project.id);
+    const get = (path: string, address: string) => fetch(`${base}/sites/${tenant.project.id}${path}`, { headers: { 'x-forwarded-for': address } });
+    for (let index = 0; index < 8; index++) expect((await get(`/guessed-${index}.md`, '203.0.113.7')).status).toBe(404);
+    expect((await get('/guessed-elsewhere.md', '2001:db8:1:2::9')).status).toBe(404);
+    expect((await get('/guides/setup.md', '203.0.113.7')).status).toBe(200);
+
+    const key = await existingProjectKey(storage.db, context.analytics.ids, tenant.project.id);
+    const recorded = async (status: number) =>
+      (await storage.db.selectFrom('analytics_events').select('at').where('project_key', '=', key!).where('status', '=', status).execute()).length;
+    // Recording is left to commit in the background: wait for it, then for any 404 still on its way.
+    await expect.poll(() => recorded(200)).toBe(1);
+    await expect.poll(() => recorded(404)).toBeGreaterThanOrEqual(4);
+    await setTimeout(300);
+    expect(await recorded(404)).toBe(4);
   });
 });
