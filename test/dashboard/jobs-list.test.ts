@@ -55,6 +55,15 @@ describe('the jobs list of a project', () => {
     expect(view.body).toContain('<dt>Change</dt>');
   });
 
+  it("shows a job's repository without the credentials a row stored before they were refused", async () => {
+    const job = (await createJob(context, tenant.project, { prompt: 'An old job' })).job.id;
+    await storage.db.updateTable('jobs').set({ repository: 'https://x-access-token:ghp_secret123@github.com/acme/docs.git' }).where('id', '=', job).execute();
+    const view = await app.inject({ method: 'GET', url: `/dashboard/projects/${tenant.project.id}/jobs/${job}`, headers: { cookie: session.cookie } });
+    expect(view.statusCode).toBe(200);
+    expect(view.body).toContain('github.com/acme/docs.git');
+    expect(view.body).not.toContain('ghp_secret123');
+  });
+
   it('filters by status', async () => {
     const failed = await page('?status=failed');
     expect(failed.body).toContain('Rewrite the install guide');

@@ -2,6 +2,7 @@ import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import type { JobProblem, TranscriptMessage } from '../../jobs/runner.ts';
 import type { JobRow } from '../../storage/tables/jobs.ts';
 import { jobView } from '../../jobs/view.ts';
+import { displayRepository } from '../../workspace/git-errors.ts';
 import { diffLines } from '../diff.ts';
 import { age, html, time, type Html } from '../html.ts';
 import { csrfField, type Viewer } from '../layout.ts';
@@ -153,7 +154,7 @@ export function jobLive(viewer: Viewer, project: ProjectRow, job: JobRow, messag
   return html`<dl class="job">
 <dt>Status</dt><dd><span role="status">${statusBadge(job.status)}</span>${job.error ? html` ${job.error}` : ''}</dd>
 <dt>Model</dt><dd>${job.model}</dd>
-<dt>Source</dt><dd>${job.repository}${job.ref ? ` @ ${job.ref}` : ''}</dd>
+<dt>Source</dt><dd>${displayRepository(job.repository)}${job.ref ? ` @ ${job.ref}` : ''}</dd>
 <dt>Created</dt><dd>${time(job.created_at)} (${age(job.created_at)})</dd>
 <dt>Branch</dt><dd><code>${job.branch}</code>${job.draft ? ' (draft pull request)' : ''}</dd>
 <dt>${job.pr_link && isLocalChange(job.pr_link) ? 'Change' : 'Pull request'}</dt><dd>${pullRequestLink(job, 'full')}${pullRequestState(job)}</dd>
