@@ -13,7 +13,7 @@ import type { AnalyticsDrainRow } from '../../storage/tables/analytics.ts';
 import { authenticate } from './auth.ts';
 import { readBody, type ReadBody } from '../../http/shared-body.ts';
 import { inlineBelow, ParsePool } from '../../lib/parse-pool.ts';
-import { decompressed, isGzip } from './body.ts';
+import { isGzip } from './body.ts';
 import { findDrain, resealDrainSecret, type DrainKind } from './drains.ts';
 import { DrainParams, DrainResult } from './schemas.ts';
 import { drainBatchWork } from './prepare-batch.ts';
@@ -28,7 +28,7 @@ const nothing = { accepted: 0, duplicates: 0, skipped: 0, reasons: {}, notes: {}
 function unauthorized(kind: DrainKind): ApiError {
   const how =
     kind === 'vercel'
-      ? 'Vercel signs each batch with the drain’s secret (x-vercel-signature): set it as the drain’s signature secret in Vercel.'
+      ? 'Vercel signs each batch with the drain’s secret (x-vercel-signature, checked over the body as sent): set it as the drain’s signature secret in Vercel.'
       : 'Send the drain’s secret as "Authorization: Bearer <secret>" (Cloudflare: a header_Authorization parameter) or as ?secret=<secret>.';
   return new ApiError('unauthorized', `This batch does not carry the drain’s secret. ${how}`, {
     headers: { 'www-authenticate': 'Bearer realm="quire-drain"' },
@@ -98,32 +98,21 @@ export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box
   ) {
     const { drain, project } = await drainOf(projectId, drainId, reply);
     const secret = secretOf(drain);
-    const gzip = isGzip(raw, request.headers['content-encoding']);
-    let body: Buffer | null = gzip ? null : raw;
-    const inflate = () => {
-      if (body === null) body = decompressed(raw, true, limit);
-      return body;
-    };
-    const outcome = authenticate(request, drain, secret, raw, () => {
-      try {
-        return gzip ? inflate() : null;
-      } catch {
-        return null;
-      }
-    });
+    // The batch is authenticated on its bytes as sent: nothing is decompressed for a sender without the secret.
+    const outcome = authenticate(request, drain, secret, raw);
     if (outcome === 'unauthorized') throw unauthorized(drain.kind as DrainKind);
     if (outcome === 'handshake') {
       if (raw.length > 0) unsignedBatch(drain.id);
       return nothing;
     }
     await resealDrainSecret(storage.db, box, drain, secret);
-    // Decompressing (unless checking the signature did), reading and checking the records runs in a
-    // parse thread for a large batch; gzip is counted as about 8 times its size.
+    // Decompressing, reading and checking the records runs in a parse thread for a large batch; gzip is
+    // counted as about 8 times its size.
+    const gzip = isGzip(raw, request.headers['content-encoding']);
     const input = { kind: drain.kind as DrainKind, drainId: drain.id, rule: assetRuleOf(project), limit, now: Date.now() };
-    const bytes = body === null ? raw.length * 8 : body.length;
     let prepared;
     try {
-      prepared = await pool.run({ ...input, body: body ?? raw, gzip: body === null }, bytes);
+      prepared = await pool.run({ ...input, body: raw, gzip }, gzip ? raw.length * 8 : raw.length);
     } finally {
       // Parsed: the slab serves the next batch while this one is stored.
       release();
@@ -155,7 +144,7 @@ export const receiveRoutes: FastifyPluginAsyncTypebox<{ context: AppContext; box
     schema: {
       tags,
       summary: 'Receive a host’s log batch',
-      description: `Public; authenticated by the drain’s secret: Vercel’s \`x-vercel-signature\` (hex HMAC-SHA1 of the body), else \`Authorization: Bearer <secret>\` or \`?secret=\`. NDJSON or a JSON array, optionally gzip (\`Content-Encoding: gzip\`), up to ${limit} bytes before and after decompression. Answers 200 once the batch is committed; the same batch sent again is not counted twice; a record that is not a page view is skipped and counted, never the batch's failure.`,
+      description: `Public; authenticated by the drain’s secret: Vercel’s \`x-vercel-signature\` (hex HMAC-SHA1 of the body as sent, compressed or not), else \`Authorization: Bearer <secret>\` or \`?secret=\`. NDJSON or a JSON array, optionally gzip (\`Content-Encoding: gzip\`), up to ${limit} bytes before and after decompression. Answers 200 once the batch is committed; the same batch sent again is not counted twice; a record that is not a page view is skipped and counted, never the batch's failure.`,
       security: [],
       params: DrainParams,
       querystring: SecretQuery,
