@@ -42,6 +42,13 @@ export interface DialectProfile {
    * which changes when the row is updated, so it is used within one snapshot), and its SQL type.
    */
   rowId: { column: 'rowid' | 'ctid'; type: 'integer' | 'tid' };
+  /**
+   * The collation that orders text by code point (the order of its UTF-8 bytes) whatever the database's
+   * own: SQLite's `binary` (its default, named so a column's collation cannot change it), PostgreSQL's `"C"`
+   * (a database created with a locale such as `en_US` would otherwise put `a` before `B`). Rankings order
+   * their ties by it, as lib/code-point-order.ts does in memory.
+   */
+  codePointCollation: 'binary' | '"C"';
 }
 
 export const dialectProfiles: Record<DialectProfile['name'], DialectProfile> = {
@@ -58,6 +65,7 @@ export const dialectProfiles: Record<DialectProfile['name'], DialectProfile> = {
     modifyingCtes: false,
     analyzeAfterBulkWrites: false,
     rowId: { column: 'rowid', type: 'integer' },
+    codePointCollation: 'binary',
   },
   postgres: {
     name: 'postgres',
@@ -72,6 +80,7 @@ export const dialectProfiles: Record<DialectProfile['name'], DialectProfile> = {
     modifyingCtes: true,
     analyzeAfterBulkWrites: true,
     rowId: { column: 'ctid', type: 'tid' },
+    codePointCollation: '"C"',
   },
 };
 

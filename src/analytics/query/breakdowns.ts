@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { codePointOrder } from '../../lib/code-point-order.ts';
 import type { Database } from '../../storage/schema.ts';
 import { inSnapshot } from '../../storage/snapshot.ts';
 import { agentIdentity, isMcpUserAgent } from '../ingest/agent-identity.ts';
@@ -37,9 +38,10 @@ export interface Breakdown<Row> {
   rows: Row[];
 }
 
-/** Views descending, then name ascending (code-unit order), so pages are stable. */
+/** Views descending, then name ascending by code point (as the filtered breakdowns order them in SQL), so pages are stable. */
 function ordered<Row extends { views: number }>(rows: Row[], name: (row: Row) => string): Row[] {
-  return rows.sort((a, b) => b.views - a.views || (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0));
+  const compare = codePointOrder(rows.map(name));
+  return rows.sort((a, b) => b.views - a.views || compare(name(a), name(b)));
 }
 
 /** AI agents of the range: user agents are grouped by the agent they name. */

@@ -8,6 +8,7 @@
  * events (dimensions.ts).
  */
 import type { Kysely } from 'kysely';
+import { codePointOrder } from '../../lib/code-point-order.ts';
 import type { Database } from '../../storage/schema.ts';
 import { pathNames } from '../ingest/dense-ids.ts';
 import { unknownValue } from '../ingest/dimensions/user-agents.ts';
@@ -97,9 +98,11 @@ export interface DayBreakdown {
   rows: { value: string; visitors: number; views: number }[];
 }
 
-/** Code-unit order, as the raw-event query orders its values on both databases' tests. */
-const byVisitors = (a: { value: string; visitors: number }, b: { value: string; visitors: number }) =>
-  b.visitors - a.visitors || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0);
+/** `rows` by visitors descending, then value by code point, as the raw-event query orders its values on both databases (dimensions.ts). */
+function byVisitors(rows: DayBreakdown['rows']): DayBreakdown['rows'] {
+  const compare = codePointOrder(rows.map((row) => row.value));
+  return rows.sort((a, b) => b.visitors - a.visitors || compare(a.value, b.value));
+}
 
 /** A whole dimension breakdown of [from, to) from the breakdown days, cached per data version. */
 export async function dayBreakdown(
@@ -144,7 +147,7 @@ export async function dayBreakdown(
       existing.views = sumViews(merged.groups[0].views);
     } else rows.push({ value: 'bot', visitors: group.visitors, views: sumViews(group.views) });
   }
-  const result = { totals: counted.totals, rows: rows.filter((row) => row.views > 0).sort(byVisitors) };
+  const result = { totals: counted.totals, rows: byVisitors(rows.filter((row) => row.views > 0)) };
   state.caches.storeRanking(cacheKey, version, result);
   return result;
 }
@@ -183,7 +186,7 @@ async function indexedBreakdown(
     const slotViewCount = views(slot);
     if (slotViewCount > 0) rows.push({ value: dimension.values[slot], visitors, views: slotViewCount });
   }
-  return { totals: { visitors: ranked.site, views: totalViews }, rows: rows.sort(byVisitors) };
+  return { totals: { visitors: ranked.site, views: totalViews }, rows: byVisitors(rows) };
 }
 
 /**

@@ -10,6 +10,7 @@ import type { AgentRow, ReferrerRow } from './breakdowns.ts';
 import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
 import { inSnapshot } from '../../storage/snapshot.ts';
+import { compareCodePoints } from '../../lib/code-point-order.ts';
 import { agentIdentity, claimsKnownAgent, isMcpUserAgent } from '../ingest/agent-identity.ts';
 import type { AgentCategory } from '../ingest/agents/load.ts';
 import { Verification } from '../model/verification.ts';
@@ -124,6 +125,12 @@ function withConditions(query: Events, conditions: Expression<SqlBool>[]): Event
   return conditions.reduce((filtered, condition) => filtered.where(condition), query);
 }
 
+/**
+ * `text` compared by code point, whatever the database's or the column's collation, so ties are ordered as the
+ * unfiltered answers order them in memory (lib/code-point-order.ts).
+ */
+const byCodePoint = (state: QueryState, text: Expression<string | null>) => sql<string>`(${text}) collate ${sql.raw(state.storage.profile.codePointCollation)}`;
+
 export interface DimensionRow {
   value: string;
   visitors: number;
@@ -146,8 +153,8 @@ const emptyPage: DimensionPage = { totals: { visitors: 0, views: 0 }, results: [
 
 /**
  * One page of a breakdown: distinct visitors and views per value, ordered by visitors descending then
- * value. For `entry_page` the views are entrances (views that began a visit). Views without a country
- * (no address, or one in no published range) are in the totals but in no country's row.
+ * value by code point. For `entry_page` the views are entrances (views that began a visit). Views
+ * without a country (no address, or one in no published range) are in the totals but in no country's row.
  */
 export async function dimensionBreakdown(
   state: QueryState,
@@ -172,7 +179,7 @@ export async function dimensionBreakdown(
     const totals = await events.select([sql<number>`count(distinct e.visitor_id)`.as('visitors'), sql<number>`count(*)`.as('views')]).executeTakeFirstOrThrow();
     const rows = await events
       .where(value, 'is not', null)
-      .select([sql<string>`${value}`.as('value'), sql<number>`count(distinct e.visitor_id)`.as('visitors'), sql<number>`count(*)`.as('views')])
+      .select([byCodePoint(state, value).as('value'), sql<number>`count(distinct e.visitor_id)`.as('visitors'), sql<number>`count(*)`.as('views')])
       .groupBy(sql`1`)
       .orderBy(sql`2`, 'desc')
       .orderBy(sql`1`, 'asc')
@@ -226,7 +233,7 @@ export async function filteredTotals(state: QueryState, projectId: string, measu
   });
 }
 
-/** A page of visitors or views per path under filters, ordered as `/visitors` is (total descending, then path). */
+/** A page of visitors or views per path under filters, ordered as `/visitors` is (total descending, then path by code point). */
 export async function filteredPage(
   state: QueryState,
   projectId: string,
@@ -260,7 +267,7 @@ export async function filteredPage(
       .select([sql<string>`p.path`.as('path'), ...classCounts(measure)])
       .groupBy('p.path')
       .orderBy(sql`4`, 'desc')
-      .orderBy('p.path', 'asc')
+      .orderBy(byCodePoint(state, sql`p.path`), 'asc')
       .limit(request.limit + 1)
       .offset(request.offset)
       .execute();
@@ -312,7 +319,7 @@ export async function filteredReferrers(
       .select([sql<string>`v.host`.as('referrer'), sql<number>`count(distinct e.visitor_id)`.as('visitors'), sql<number>`count(*)`.as('views')])
       .groupBy('v.host')
       .orderBy(sql`3`, 'desc')
-      .orderBy('v.host', 'asc')
+      .orderBy(byCodePoint(state, sql`v.host`), 'asc')
       .limit(request.limit + 1)
       .offset(request.offset)
       .execute();
@@ -341,7 +348,7 @@ export async function realtime(
       .select([sql<string>`p.path`.as('path'), sql<number>`count(distinct e.visitor_id)`.as('visitors')])
       .groupBy('p.path')
       .orderBy(sql`2`, 'desc')
-      .orderBy('p.path', 'asc')
+      .orderBy(byCodePoint(state, sql`p.path`), 'asc')
       .limit(50)
       .execute();
     return { visitors, pages: pages.map((row) => ({ path: row.path, visitors: Number(row.visitors) })) };
@@ -411,7 +418,7 @@ export async function filteredAgents(
   }
   const ordered = [...byName.values()]
     .map(({ visitorSet, ...row }) => ({ ...row, visitors: visitorSet.size }))
-    .sort((a, b) => b.views - a.views || (a.agent < b.agent ? -1 : a.agent > b.agent ? 1 : 0));
+    .sort((a, b) => b.views - a.views || compareCodePoints(a.agent, b.agent));
   const rows = ordered.slice(request.offset, request.offset + request.limit);
   return { totals: { visitors: allVisitors.size, views: allViews }, rows, hasMore: request.offset + rows.length < ordered.length };
 }

@@ -1,3 +1,4 @@
+import { codePointOrder } from '../../lib/code-point-order.ts';
 import { ClassCode, classCodes } from '../model/class-codes.ts';
 import type { Counts, Measure, Ranking, Sources } from './types.ts';
 
@@ -165,13 +166,9 @@ export function rank(sources: Sources, measure: Measure): Ranking {
   return { totals, rows };
 }
 
-/** Orders rows by total descending, then path ascending (by code unit, as JavaScript compares strings). */
+/** Orders rows by total descending, then path ascending by code point, as the filtered queries order them in SQL. */
 export function order(ranking: Ranking, names: Map<number, string>): Ranking {
-  const rows = [...ranking.rows].sort((a, b) => {
-    if (a.total !== b.total) return b.total - a.total;
-    const left = names.get(a.pathId)!;
-    const right = names.get(b.pathId)!;
-    return left < right ? -1 : left > right ? 1 : 0;
-  });
+  const compare = codePointOrder(names.values());
+  const rows = [...ranking.rows].sort((a, b) => b.total - a.total || compare(names.get(a.pathId)!, names.get(b.pathId)!));
   return { totals: ranking.totals, rows };
 }

@@ -1,3 +1,4 @@
+import { codePointOrder } from '../../lib/code-point-order.ts';
 import { ClassCode } from '../model/class-codes.ts';
 import { pathLists } from './exact-counts.ts';
 import type { Ranking, Sources } from './types.ts';
@@ -9,13 +10,11 @@ export interface TopRows {
   count: number;
 }
 
-/** Total descending, then path ascending (code units), as `order` ranks. */
-const before = (names: Map<number, string>) => (a: Ranking['rows'][number], b: Ranking['rows'][number]) => {
-  if (a.total !== b.total) return b.total - a.total;
-  const left = names.get(a.pathId)!;
-  const right = names.get(b.pathId)!;
-  return left < right ? -1 : left > right ? 1 : 0;
-};
+/** Total descending, then path ascending by code point, as `order` ranks. */
+function before(names: Map<number, string>) {
+  const compare = codePointOrder(names.values());
+  return (a: Ranking['rows'][number], b: Ranking['rows'][number]) => b.total - a.total || compare(names.get(a.pathId)!, names.get(b.pathId)!);
+}
 
 /**
  * The first `wanted` rows of a visitors ranking without counting every page: a page's visitors are at
