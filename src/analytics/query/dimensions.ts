@@ -233,7 +233,11 @@ export async function filteredTotals(state: QueryState, projectId: string, measu
   });
 }
 
-/** A page of visitors or views per path under filters, ordered as `/visitors` is (total descending, then path by code point). */
+/**
+ * A page of visitors or views per path under filters, ordered as `/visitors` is (total descending, then path by
+ * code point). A `limit` of `Infinity` asks for every row, counted in one snapshot (the dashboard's CSV export):
+ * the ranking is computed once instead of once per page.
+ */
 export async function filteredPage(
   state: QueryState,
   projectId: string,
@@ -263,14 +267,18 @@ export async function filteredPage(
     const conditions = await filterConditions(trx, state, key, request.from, request.to, request.filters);
     const events = withConditions(countedEvents(trx, key, request.from, request.to, 'all'), conditions);
     const totals = counts(await events.select(classCounts(measure)).executeTakeFirst());
-    const rows = await events
+    const ranked = events
       .select([sql<string>`p.path`.as('path'), ...classCounts(measure)])
       .groupBy('p.path')
       .orderBy(sql`4`, 'desc')
-      .orderBy(byCodePoint(state, sql`p.path`), 'asc')
-      .limit(request.limit + 1)
-      .offset(request.offset)
-      .execute();
+      .orderBy(byCodePoint(state, sql`p.path`), 'asc');
+    // A page asks for one row more than it shows, to know whether more follow; every row is the query without a limit.
+    const rows = Number.isFinite(request.limit)
+      ? await ranked
+          .limit(request.limit + 1)
+          .offset(request.offset)
+          .execute()
+      : (await ranked.execute()).slice(request.offset);
     return {
       totals,
       rows: rows.slice(0, request.limit).map((row) => ({ path: row.path, ...counts(row) })),

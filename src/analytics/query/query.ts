@@ -82,6 +82,7 @@ export async function totals(state: QueryState, projectId: string, measure: Meas
   return found ?? (await ranking(state, projectId, measure, from, to)).ranking.totals;
 }
 
+/** A page of the cached ranking; a `limit` of `Infinity` is every row (the dashboard's CSV export). */
 export async function page(state: QueryState, projectId: string, request: PageRequest): Promise<Page> {
   const { ranking: computed, names } = await ranking(state, projectId, request.measure, request.from, request.to);
   const rows = computed.rows.slice(request.offset, request.offset + request.limit).map((row) => {

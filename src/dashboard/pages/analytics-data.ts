@@ -21,7 +21,10 @@ export interface Range {
   filters: Filter[];
 }
 
-/** Visitors per page, or views (one row): the day sets answer unfiltered, the raw events under filters, as in the API. */
+/**
+ * Visitors per page, or views (one row): the day sets answer unfiltered, the raw events under filters, as in the API.
+ * A `limit` of `Infinity` is every row, each ranking computed once.
+ */
 export const pageOf = (context: AppContext, projectId: string, measure: PageRequest['measure'], range: Range, limit: number, offset: number) =>
   range.filters.length === 0
     ? page(context.analytics, projectId, { measure, from: range.from, to: range.to, limit, offset })

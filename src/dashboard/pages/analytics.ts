@@ -25,7 +25,6 @@ type AnalyticsQuery = { from?: string; to?: string; offset?: string; filter?: st
 type AnalyticsRequest = FastifyRequest<{ Params: { projectId: string }; Querystring: AnalyticsQuery }>;
 
 const pageSize = 50;
-const exportPageSize = 250;
 /** A year and a day: the chart draws one point per day. */
 const longestRangeDays = 366;
 /** As many filters as the API takes on one request. */
@@ -159,12 +158,10 @@ export function analyticsPages(scope: FastifyInstance, context: AppContext): voi
     const project = await viewerProject(context, request, request.params.projectId);
     const { from, end } = readRange(request.query);
     const range = { from, to: end, filters: readFilters(request.query) };
-    const lines = ['path,human,ai,total'];
-    for (let offset = 0, more = true; more; offset += exportPageSize) {
-      const result = await pageOf(context, project.id, 'visitors', range, exportPageSize, offset);
-      for (const row of result.rows) lines.push([row.path, row.human, row.ai, row.total].map(csvField).join(','));
-      more = result.hasMore;
-    }
+    // Every row in one call: the ranking is counted once, in one snapshot. Pages of it would each count it again
+    // under filters (from the raw events), and could each read another version of the data.
+    const { rows } = await pageOf(context, project.id, 'visitors', range, Number.POSITIVE_INFINITY, 0);
+    const lines = ['path,human,ai,total', ...rows.map((row) => [row.path, row.human, row.ai, row.total].map(csvField).join(','))];
     const filename = `visitors-${project.id}-${isoDay(from)}-${isoDay(end - dayMs)}.csv`;
     return reply
       .type('text/csv; charset=utf-8')
