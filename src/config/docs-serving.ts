@@ -39,12 +39,18 @@ export const docsServingSettings = {
     'QUIRE_DOCS_NOT_FOUND_RECORD_LIMIT_PER_ADDRESS',
     300,
     integer(1),
-    'Site-surface requests (`/sites/{projectId}/…`) answered 404 that are recorded in analytics per client address per window (an IPv6 /64 counts as one address); more are still answered 404, but not recorded.',
+    'Site-surface requests (`/sites/{projectId}/…`) answered 404 that are recorded in one project’s analytics per client address per window (an IPv6 /64 counts as one address); more are still answered 404, but not recorded.',
+  ),
+  docsNotFoundRecordLimitPerProject: setting(
+    'QUIRE_DOCS_NOT_FOUND_RECORD_LIMIT_PER_PROJECT',
+    5000,
+    integer(1),
+    'Site-surface requests answered 404 that are recorded in one project’s analytics per window from all addresses together (many addresses cost little: an IPv6 /48 holds 65,536 /64s); more are still answered 404, but not recorded.',
   ),
   docsNotFoundRecordWindowSeconds: setting(
     'QUIRE_DOCS_NOT_FOUND_RECORD_WINDOW_SECONDS',
     3600,
     integer(1),
-    'Length of the rolling window of QUIRE_DOCS_NOT_FOUND_RECORD_LIMIT_PER_ADDRESS, in seconds.',
+    'Length of the rolling window of the QUIRE_DOCS_NOT_FOUND_RECORD_LIMIT_* limits, in seconds.',
   ),
 } satisfies Record<string, Setting<unknown>>;

@@ -84,7 +84,7 @@ async function take(context: LimitContext, buckets: { bucket: string; rule: Rate
  * The limits of the docs features, exact across processes (the buckets are in the database):
  * discovery search and page per organization; the search MCP server per client address (an IPv6
  * /64 counts as one) and per project; assistant messages per organization and per client address;
- * the site surface's recorded 404s per client address.
+ * the site surface's recorded 404s per project, and per client address within each project.
  */
 export function docsLimits(context: LimitContext) {
   const { config } = context;
@@ -136,15 +136,26 @@ export function docsLimits(context: LimitContext) {
     mcp: async (project: ProjectRow, request: FastifyRequest, reply: FastifyReply) => void reply.headers(await mcpCall(project, clientAddress(request))),
     mcpCall,
     /**
-     * Whether the site surface records this 404: whoever asks chooses the missing paths, and each one
-     * recorded grows the project's analytics and its docs gaps, so a client's are recorded up to its
-     * budget only. Never refuses the request, which is answered 404 either way; a failed take records nothing.
+     * Whether the site surface records this 404 of `project`: whoever asks chooses the missing paths, and
+     * each one recorded grows the project's analytics and its docs gaps, so they are recorded up to the
+     * project's budget, and a client's up to its own budget within that project. The per-address budget
+     * alone bounds nothing (addresses are cheap: an IPv6 /48 holds 65,536 /64s), and one shared by every
+     * project would let junk asked of one starve another's recording from the same address (NAT, hosted
+     * fetchers). Never refuses the request, which is answered 404 either way; a failed take records nothing.
      */
-    recordsNotFound: async (request: FastifyRequest): Promise<boolean> => {
-      const rule = { limit: config.docsNotFoundRecordLimitPerAddress, windowMs: config.docsNotFoundRecordWindowSeconds * 1000 };
+    recordsNotFound: async (project: ProjectRow, request: FastifyRequest): Promise<boolean> => {
+      const windowMs = config.docsNotFoundRecordWindowSeconds * 1000;
+      const projectBucket = `docs-not-found:project:${project.id}`;
       try {
-        const [state] = await queueOf(context.storage).take([{ bucket: `docs-not-found:address:${clientNetwork(clientAddress(request))}`, rule }]);
-        return state.allowed;
+        const states = await queueOf(context.storage).take([
+          // The address first: a client past its own budget takes nothing from the project's.
+          {
+            bucket: `${projectBucket}:address:${clientNetwork(clientAddress(request))}`,
+            rule: { limit: config.docsNotFoundRecordLimitPerAddress, windowMs },
+          },
+          { bucket: projectBucket, rule: { limit: config.docsNotFoundRecordLimitPerProject, windowMs } },
+        ]);
+        return states.every((state) => state.allowed);
       } catch (error) {
         request.log.warn({ err: error }, 'the 404 limit could not be taken; the 404 is not recorded');
         return false;

@@ -22,8 +22,8 @@ const header = (value: string | string[] | undefined) => (Array.isArray(value) ?
 /**
  * The site surface on Quire, `/sites/{projectId}`: llms.txt, llms-full.txt, each page's Markdown,
  * the MCP discovery document and the search MCP server, with the access rule of the docs (public
- * when `docsPublic`, else an assistant or admin key as Bearer). Every answer is counted, a client's 404s
- * up to its budget (QUIRE_DOCS_NOT_FOUND_RECORD_LIMIT_PER_ADDRESS).
+ * when `docsPublic`, else an assistant or admin key as Bearer). Every answer is counted, 404s up to the
+ * project's budget and a client's budget in that project (QUIRE_DOCS_NOT_FOUND_RECORD_LIMIT_*).
  */
 export async function siteSurfaceRoutes(app: FastifyInstance, { context }: { context: AppContext }): Promise<void> {
   const authorize = docsAuthorizer(context);
@@ -50,7 +50,7 @@ export async function siteSurfaceRoutes(app: FastifyInstance, { context }: { con
       ifNoneMatch: header(request.headers['if-none-match']),
     });
     if (!answer) {
-      if (await limits.recordsNotFound(request)) counter.view(request, project, { path, status: 404 });
+      if (await limits.recordsNotFound(project, request)) counter.view(request, project, { path, status: 404 });
       throw new ApiError('not_found', `The site has no ${path}: ask for /llms.txt, a page's Markdown (/{route}.md), or a route with Accept: text/markdown.`);
     }
     counter.view(request, project, { path: answer.viewPath, status: answer.status, contentType: answer.headers['content-type'] });

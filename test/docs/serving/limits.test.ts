@@ -21,6 +21,7 @@ describe.each(testDatabases)('the limits of the docs served on $dialect', (datab
       docsMcpRateLimitPerAddress: 3,
       docsMcpRateLimitPerProject: 100,
       docsNotFoundRecordLimitPerAddress: 3,
+      docsNotFoundRecordLimitPerProject: 5,
       trustedProxies: ['127.0.0.1'],
     }));
   });
@@ -90,21 +91,53 @@ describe.each(testDatabases)('the limits of the docs served on $dialect', (datab
     expect(refused.headers.get('retry-after')).not.toBeNull();
   });
 
+  const getSite = (projectId: string, path: string, address: string) => fetch(`${base}/sites/${projectId}${path}`, { headers: { 'x-forwarded-for': address } });
+
+  /**
+   * The 404s recorded for `projectId`, once a page it served (after them) is recorded: recording is left to
+   * commit in the background, so this waits for that page, then for any 404 still on its way.
+   */
+  async function recordedNotFound(projectId: string, atLeast: number): Promise<number> {
+    const key = await existingProjectKey(storage.db, context.analytics.ids, projectId);
+    const recorded = async (status: number) =>
+      (await storage.db.selectFrom('analytics_events').select('at').where('project_key', '=', key!).where('status', '=', status).execute()).length;
+    await expect.poll(() => recorded(200)).toBe(1);
+    await expect.poll(() => recorded(404)).toBeGreaterThanOrEqual(atLeast);
+    await setTimeout(300);
+    return recorded(404);
+  }
+
   it('answers every missing page 404 but records only the per-address budget of them', async () => {
     const tenant = await createTenant(storage, { project: { docsPublic: true } });
     await fillIndex(storage, tenant.project.id);
-    const get = (path: string, address: string) => fetch(`${base}/sites/${tenant.project.id}${path}`, { headers: { 'x-forwarded-for': address } });
+    const get = (path: string, address: string) => getSite(tenant.project.id, path, address);
     for (let index = 0; index < 8; index++) expect((await get(`/guessed-${index}.md`, '203.0.113.7')).status).toBe(404);
     expect((await get('/guessed-elsewhere.md', '2001:db8:1:2::9')).status).toBe(404);
     expect((await get('/guides/setup.md', '203.0.113.7')).status).toBe(200);
+    expect(await recordedNotFound(tenant.project.id, 4)).toBe(4);
+  });
 
-    const key = await existingProjectKey(storage.db, context.analytics.ids, tenant.project.id);
-    const recorded = async (status: number) =>
-      (await storage.db.selectFrom('analytics_events').select('at').where('project_key', '=', key!).where('status', '=', status).execute()).length;
-    // Recording is left to commit in the background: wait for it, then for any 404 still on its way.
-    await expect.poll(() => recorded(200)).toBe(1);
-    await expect.poll(() => recorded(404)).toBeGreaterThanOrEqual(4);
-    await setTimeout(300);
-    expect(await recorded(404)).toBe(4);
+  it('records no more of one project’s 404s than its budget, however many addresses ask', async () => {
+    const tenant = await createTenant(storage, { project: { docsPublic: true } });
+    await fillIndex(storage, tenant.project.id);
+    // One /48 holds 65,536 /64s, each a fresh per-address budget.
+    for (let network = 0; network < 12; network++)
+      expect((await getSite(tenant.project.id, `/guessed-${network}.md`, `2001:db8:ffff:${network}::1`)).status).toBe(404);
+    expect((await getSite(tenant.project.id, '/guides/setup.md', '192.0.2.1')).status).toBe(200);
+    expect(await recordedNotFound(tenant.project.id, 5)).toBe(5);
+  });
+
+  it('keeps an address’s 404 budget per project: junk asked of one project leaves another’s 404s recorded', async () => {
+    const junk = await createTenant(storage, { project: { docsPublic: true } });
+    const real = await createTenant(storage, { project: { docsPublic: true } });
+    await fillIndex(storage, junk.project.id);
+    await fillIndex(storage, real.project.id);
+    const shared = '198.51.100.20';
+    for (let index = 0; index < 6; index++) expect((await getSite(junk.project.id, `/guessed-${index}.md`, shared)).status).toBe(404);
+    expect((await getSite(real.project.id, '/moved-page.md', shared)).status).toBe(404);
+    expect((await getSite(junk.project.id, '/guides/setup.md', shared)).status).toBe(200);
+    expect((await getSite(real.project.id, '/guides/setup.md', shared)).status).toBe(200);
+    expect(await recordedNotFound(junk.project.id, 3)).toBe(3);
+    expect(await recordedNotFound(real.project.id, 1)).toBe(1);
   });
 });
