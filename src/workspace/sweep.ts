@@ -1,7 +1,7 @@
 import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { lockLapsed, withLock } from './lock.ts';
-import { checkoutHoldStaleMs, discardWorktree, removeWorktree } from './checkout.ts';
+import { checkoutHold, checkoutHoldStaleMs, discardWorktree, removeWorktree } from './checkout.ts';
 
 /** A job's checkout directory: `quire-<job id>` (workspace.ts). */
 const jobDirectory = /^quire-(job_[0-9A-Z]{26})$/;
@@ -12,11 +12,11 @@ const jobHold = /^quire-job_[0-9A-Z]{26}\.lock$/;
  * Removes what processes that died (SIGKILL, power loss) left behind instead of disposing of it:
  * checkouts of jobs no longer active, as `isActive` tells (a job retried by another worker clears its
  * own old checkout, but one that ended `failed` after its last attempt, or that completed elsewhere,
- * would keep its files forever), the checkout holds they no longer renew, and the read-only snapshots
- * that earlier versions checked out for docs builds (builds now read git objects: commit-tree.ts) once
- * no process renews their lease. Each checkout or snapshot is removed under the mirror's lock, after
- * asking again, so a follow-up that reopens the job meanwhile keeps its checkout. Returns how many
- * checkouts and snapshots were removed.
+ * would keep its files forever) and whose hold no run renews, the checkout holds they no longer renew,
+ * and the read-only snapshots that earlier versions checked out for docs builds (builds now read git
+ * objects: commit-tree.ts) once no process renews their lease. Each checkout or snapshot is removed
+ * under the mirror's lock, after asking again, so a follow-up that reopens the job meanwhile keeps its
+ * checkout. Returns how many checkouts and snapshots were removed.
  */
 export async function sweepWorkspaces(root: string, isActive: (jobId: string) => Promise<boolean>, options: { sessionLeaseMs?: number } = {}): Promise<number> {
   return (await sweepCheckouts(root, isActive, options.sessionLeaseMs ?? defaultSessionLeaseMs)) + (await sweepSnapshots(root));
@@ -47,7 +47,10 @@ async function sweepCheckouts(root: string, isActive: (jobId: string) => Promise
     const lease = await stat(sessionLease(root, jobId)).catch(() => null);
     return lease !== null && Date.now() - lease.mtimeMs < sessionLeaseMs;
   };
-  const inUse = async (jobId: string) => (await isActive(jobId)) || (await leased(jobId));
+  // A checkout whose hold is renewed is a live run's, whatever its job's status: a cancelled job is `failed` while
+  // its run still takes back its push (up to a minute), in the checkout, before disposing of it.
+  const held = async (dir: string) => !(await lockLapsed(checkoutHold(dir), checkoutHoldStaleMs));
+  const inUse = async (dir: string, jobId: string) => (await held(dir)) || (await isActive(jobId)) || (await leased(jobId));
   let removed = 0;
   for (const name of await readdir(base).catch(() => [] as string[])) {
     // A hold no process renews was left by one that died; a live one is a run's, perhaps one still ending after a cancel.
@@ -56,11 +59,12 @@ async function sweepCheckouts(root: string, isActive: (jobId: string) => Promise
       continue;
     }
     const jobId = jobDirectory.exec(name)?.[1];
-    if (!jobId || (await inUse(jobId))) continue;
+    const dir = join(base, name);
+    if (!jobId || (await inUse(dir, jobId))) continue;
     const swept = await removeUnder(
-      join(base, name),
-      () => inUse(jobId),
-      async (mirror, dir) => {
+      dir,
+      () => inUse(dir, jobId),
+      async (mirror) => {
         await discardWorktree(mirror, dir, jobId);
         await endSessionLease(root, jobId);
       },

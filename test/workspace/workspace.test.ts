@@ -440,11 +440,33 @@ describe('workspace over smart HTTP', () => {
     // The job completed (a save), and the session goes on in another process: a worker's sweep keeps it.
     expect(await sweepWorkspaces(root, async () => false)).toBe(0);
     expect(await session.files.read('docs/after-save.md')).toBe('edited after the save\n');
-    // A lease older than the sessions' idle time is a session whose process died.
+    // A lease older than the sessions' idle time is a session whose process died, and stopped renewing the checkout's hold.
+    expect(await sweepWorkspaces(root, async () => false, { sessionLeaseMs: 0 })).toBe(0);
+    const renewed = new Date(Date.now() - 10 * 60_000);
+    utimesSync(`${session.dir}.lock`, renewed, renewed);
     expect(await sweepWorkspaces(root, async () => false, { sessionLeaseMs: 0 })).toBe(1);
     expect(existsSync(session.dir)).toBe(false);
     expect(existsSync(join(root, 'workspaces', `quire-${jobId}.session`))).toBe(false);
     opened.splice(opened.indexOf(session), 1);
+  });
+
+  it('leaves a checkout alone while its run still holds it, though the job has ended: a cancelled run taking back its push', async () => {
+    server.createRepository('ending');
+    const jobId = 'job_01KEEEEEEEEEEEEEEEEEEEEEEE';
+    const ending = await open(`${server.url}/ending.git`, `quire/${jobId}`);
+    await ending.files.write('docs/raced.md', 'pushed as the cancel landed\n');
+    await ending.commitAll('Raced the cancel', author);
+    await ending.push();
+    // The job is `failed` (cancelled), so not active; its run has not disposed of the workspace yet.
+    expect(await sweepWorkspaces(root, async () => false)).toBe(0);
+    expect(await ending.files.read('docs/raced.md')).toBe('pushed as the cancel landed\n');
+    expect(git(ending.dir, 'rev-parse', '--abbrev-ref', 'HEAD').trim()).toBe(`quire/${jobId}`);
+    await ending.retractPush();
+    expect(git(join(server.root, 'ending.git'), 'branch', '--list', `quire/${jobId}`)).toBe('');
+    await ending.dispose();
+    opened.splice(opened.indexOf(ending), 1);
+    expect(existsSync(ending.dir)).toBe(false);
+    expect(await sweepWorkspaces(root, async () => false)).toBe(0);
   });
 
   it('sweeps the checkouts that interrupted jobs left behind, and only those of jobs no longer active', async () => {
