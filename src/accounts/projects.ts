@@ -5,6 +5,7 @@ import { newId } from '../lib/ids.ts';
 import { refNameProblem } from '../lib/ref-name.ts';
 import type { Database } from '../storage/schema.ts';
 import { noteProjectChange } from './changes.ts';
+import { displayRepository } from '../lib/display-repository.ts';
 import { defaultMcpName, mcpNameFormatProblem, withMcpName } from './mcp-name.ts';
 import type { ProjectRow } from '../storage/tables/accounts.ts';
 
@@ -193,7 +194,7 @@ export function projectView(row: ProjectRow) {
     id: row.id,
     orgId: row.org_id,
     name: row.name,
-    repository: row.repository,
+    repository: row.repository === null ? null : displayRepository(row.repository),
     ref: row.ref,
     docsPath: row.docs_path,
     model: row.model,

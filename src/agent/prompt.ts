@@ -1,3 +1,4 @@
+import { displayRepository } from '../lib/display-repository.ts';
 import { siteProfiles } from '../sites/profiles.ts';
 
 /** Where each site kind keeps its navigation, as the profiles describe it. */
@@ -6,7 +7,7 @@ const navigationHints = siteProfiles.flatMap((profile) => (profile.promptHint ==
 /** What the model is told before every job: the repository is documentation, and how to work on it. */
 export function systemPrompt(options: { repository: string; baseBranch: string; docsPath: string | null }): string {
   const scope = options.docsPath ? `\nThe documentation lives under \`${options.docsPath}\`; stay there unless the request needs otherwise.` : '';
-  return `You are Quire's documentation agent. You edit the documentation repository ${options.repository} (branch ${options.baseBranch}) \
+  return `You are Quire's documentation agent. You edit the documentation repository ${displayRepository(options.repository)} (branch ${options.baseBranch}) \
 to carry out the user's request. Your changes are committed and proposed as a pull request that a person reviews.${scope}
 
 You work only through the tools: list_files, read_file, search, write_file, edit_file, delete_file, move_file. \

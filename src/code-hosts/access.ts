@@ -6,7 +6,7 @@ import { findOrganization } from '../accounts/organizations.ts';
 import type { OrganizationRow } from '../storage/tables/accounts.ts';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../storage/schema.ts';
-import { displayRepository } from '../workspace/git-errors.ts';
+import { displayRepository } from '../lib/display-repository.ts';
 import { localHost, localRepositoryPath } from './local.ts';
 import { providerFor } from './select.ts';
 import { CodeHostError, type CodeHost } from './types.ts';

@@ -1,5 +1,5 @@
 import type { Config } from '../config/config.ts';
-import { displayRepository } from '../workspace/git-errors.ts';
+import { displayRepository } from '../lib/display-repository.ts';
 import { githubProvider } from './github-provider.ts';
 import { gitlabProvider } from './gitlab-provider.ts';
 import { localProvider, localRepositoryPath } from './local.ts';

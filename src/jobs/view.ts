@@ -1,5 +1,5 @@
 import type { JobMessageRow, JobRow } from '../storage/tables/jobs.ts';
-import { displayRepository } from '../workspace/git-errors.ts';
+import { displayRepository } from '../lib/display-repository.ts';
 import type { JobProblem, TranscriptMessage } from './runner.ts';
 
 const iso = (value: number | null) => (value === null ? null : new Date(value).toISOString());

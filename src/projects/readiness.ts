@@ -1,4 +1,5 @@
 import { repositoryProblem } from '../code-hosts/access.ts';
+import { displayRepository } from '../lib/display-repository.ts';
 import type { AppContext } from '../http/context.ts';
 import { checkModel } from '../llm/models.ts';
 import { ModelProbes } from '../llm/probe.ts';
@@ -44,7 +45,7 @@ export async function readinessChecks(context: AppContext, project: ProjectRow):
     {
       name: 'repository',
       label: 'Repository',
-      ok: project.repository,
+      ok: project.repository === null ? null : displayRepository(project.repository),
       fix: 'Set the Repository field: an https:// URL, or the path of a local repository.',
       ms: null,
     },

@@ -1,7 +1,8 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { jobBranch } from '../lib/job-branch.ts';
-import { displayRepository, explainGitError } from './git-errors.ts';
+import { displayRepository } from '../lib/display-repository.ts';
+import { explainGitError } from './git-errors.ts';
 import { runGit, type GitOptions } from './git.ts';
 import { defaultBranch, exists, refreshMirror, resolveRefs } from './mirror.ts';
 import { WorkspaceGitError, type WorkspaceOptions } from './types.ts';

@@ -1,25 +1,13 @@
 import { RE2JS } from 're2js';
 import { GitCommandError } from './git.ts';
 import { WorkspaceGitError } from './types.ts';
+import { displayRepository } from '../lib/display-repository.ts';
 
 // Git's stderr carries what the remote sends, and the remote is whatever server a project names: these
 // two patterns scan arbitrary text after a prefix the server can repeat, which a backtracking engine
 // does in time quadratic in the output's length, so they run on RE2.
 const rejectedPush = RE2JS.compile('!\\s*\\[(?:remote )?rejected\\][^\\n]*\\(([^)]+)\\)');
 const forbidden = RE2JS.compile('(?i)\\b403\\b|permission to .* denied|access denied');
-
-/** The repository as it may appear in messages: any user name or password in the URL is dropped. */
-export function displayRepository(repository: string): string {
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(repository)) return repository;
-  try {
-    const url = new URL(repository);
-    url.username = '';
-    url.password = '';
-    return url.toString();
-  } catch {
-    return repository;
-  }
-}
 
 /**
  * Turns git's output into a sentence a user can act on. Git's own stderr is already free of

@@ -3,7 +3,8 @@ import { access, appendFile, mkdir } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { trimTrailingSlashes } from '../lib/trim.ts';
-import { displayRepository, explainGitError } from './git-errors.ts';
+import { displayRepository } from '../lib/display-repository.ts';
+import { explainGitError } from './git-errors.ts';
 import { runGit, type GitOptions } from './git.ts';
 import { WorkspaceGitError } from './types.ts';
 

@@ -44,6 +44,19 @@ describe.each(testDatabases)('the dashboard’s docs settings and assistant keys
     expect(await findProject(storage.db, tenant.project.id)).toMatchObject({ site_url: null, docs_public: 1, mcp_name: 'acme' });
   });
 
+  it('shows a repository saved with a token (before such addresses were refused) without it, on the settings page and the list', async () => {
+    await storage.db
+      .updateTable('projects')
+      .set({ repository: 'https://ci:ghp_storedToken123@github.com/acme/docs' })
+      .where('id', '=', tenant.project.id)
+      .execute();
+    const page = await app.inject({ method: 'GET', url: `/dashboard/projects/${tenant.project.id}`, headers: { cookie: session.cookie } });
+    expect(page.body).toContain('value="https://github.com/acme/docs"');
+    const list = await app.inject({ method: 'GET', url: '/dashboard/projects', headers: { cookie: session.cookie } });
+    for (const body of [page.body, list.body]) expect(body).not.toContain('ghp_storedToken123');
+    await storage.db.updateTable('projects').set({ repository: null }).where('id', '=', tenant.project.id).execute();
+  });
+
   it('shows the assistant model, saves it and clears it when emptied', async () => {
     expect((await settings({ assistantModel: 'openai:gpt-4.1-mini' })).statusCode).toBe(303);
     expect((await findProject(storage.db, tenant.project.id))!.assistant_model).toBe('openai:gpt-4.1-mini');

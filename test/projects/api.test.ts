@@ -155,6 +155,24 @@ describe.each(testDatabases)('projects over the API on $dialect', (database) => 
     expect((await app.inject({ method: 'GET', url: url(), headers: tenant.auth })).json().repository).toBe('https://github.com/acme/docs');
   });
 
+  it('shows a repository saved with a token before such addresses were refused without it, to every key', async () => {
+    const saved = (await app.inject({ method: 'GET', url: url(), headers: tenant.auth })).json().repository;
+    await storage.db
+      .updateTable('projects')
+      .set({ repository: 'https://ci:ghp_storedToken123@github.com/acme/docs' })
+      .where('id', '=', tenant.project.id)
+      .execute();
+    try {
+      for (const headers of [tenant.auth, readOnly]) {
+        const response = await app.inject({ method: 'GET', url: url(), headers });
+        expect(response.json().repository).toBe('https://github.com/acme/docs');
+        expect(response.body).not.toContain('ghp_storedToken123');
+      }
+    } finally {
+      await storage.db.updateTable('projects').set({ repository: saved }).where('id', '=', tenant.project.id).execute();
+    }
+  });
+
   it('is 404 for another organization’s project and an unknown one, whatever the body', async () => {
     for (const projectId of [other.project.id, 'prj_unknown']) {
       expect((await app.inject({ method: 'GET', url: url(projectId), headers: tenant.auth })).statusCode).toBe(404);

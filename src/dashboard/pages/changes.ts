@@ -13,7 +13,7 @@ import { layout, projectTabs, sendPage } from '../layout.ts';
 import { markdownHtml } from '../markdown.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import type { JobRow } from '../../storage/tables/jobs.ts';
-import { displayRepository } from '../../workspace/git-errors.ts';
+import { displayRepository } from '../../lib/display-repository.ts';
 
 function changeBody(project: ProjectRow, job: JobRow, change: LocalChange): Html {
   const commits = change.commits.map((commit) => html`<li><code>${commit.id}</code> ${commit.subject} <span class="hint">(${commit.author})</span></li>`);

@@ -2,7 +2,7 @@ import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import type { JobProblem, TranscriptMessage } from '../../jobs/runner.ts';
 import type { JobRow } from '../../storage/tables/jobs.ts';
 import { jobView } from '../../jobs/view.ts';
-import { displayRepository } from '../../workspace/git-errors.ts';
+import { displayRepository } from '../../lib/display-repository.ts';
 import { diffLines } from '../diff.ts';
 import { age, html, time, type Html } from '../html.ts';
 import { csrfField, type Viewer } from '../layout.ts';

@@ -7,6 +7,7 @@ import { baseUrl, field, formOf, viewerOf, viewerProject } from '../auth.ts';
 import { html, type Html } from '../html.ts';
 import { csrfField, layout, notice, projectTabs, sendPage, type Viewer } from '../layout.ts';
 import { readinessChecklist } from './readiness.ts';
+import { displayRepository } from '../../lib/display-repository.ts';
 
 interface FormValues {
   name: string;
@@ -32,7 +33,7 @@ const onOffField = (form: URLSearchParams, name: string) => (['on', 'off'].inclu
 function valuesOf(project: ProjectRow): FormValues {
   return {
     name: project.name,
-    repository: project.repository ?? '',
+    repository: project.repository === null ? '' : displayRepository(project.repository),
     ref: project.ref ?? '',
     docsPath: project.docs_path ?? '',
     model: project.model ?? '',
@@ -140,7 +141,7 @@ async function listPage(context: AppContext, viewer: Viewer, values: FormValues,
   const rows = projects.map(
     (
       project,
-    ) => html`<tr><td><a href="/dashboard/projects/${project.id}">${project.name}</a></td><td><code>${project.id}</code></td><td>${project.repository ?? '–'}</td>
+    ) => html`<tr><td><a href="/dashboard/projects/${project.id}">${project.name}</a></td><td><code>${project.id}</code></td><td>${project.repository === null ? '–' : displayRepository(project.repository)}</td>
 <td><a href="/dashboard/projects/${project.id}/docs">Docs<span class="visually-hidden"> of ${project.name}</span></a> · <a href="/dashboard/projects/${project.id}/jobs">Jobs<span class="visually-hidden"> of ${project.name}</span></a> · <a href="/dashboard/projects/${project.id}/analytics">Analytics<span class="visually-hidden"> of ${project.name}</span></a></td></tr>`,
   );
   const body = html`

@@ -9,6 +9,7 @@ import { docsStatus } from '../../index/build/status.ts';
 import { analyticsTools, type ApiCall } from './analytics-tools.ts';
 import { apiResult, refusal, structured } from './results.ts';
 import { SessionTools } from './session-tools.ts';
+import { displayRepository } from '../../../lib/display-repository.ts';
 
 export interface AdminMcpOptions {
   context: AppContext;
@@ -69,7 +70,7 @@ export function createAdminMcpServer(options: AdminMcpOptions): McpServer {
         projects.map(async (project) => ({
           id: project.id,
           name: project.name,
-          repository: project.repository,
+          repository: project.repository === null ? null : displayRepository(project.repository),
           ref: project.ref,
           docs: { status: (await docsStatus(context.storage, project.id)).status },
         })),
