@@ -15,6 +15,10 @@ import { maxJsonDepth, nestsTooDeep, type JsonFailure } from './json.ts';
  * the caller then parses it whole. Cuts fall only on commas between the array's elements, found by a scan
  * that skips strings, so every piece of a valid body is a valid array; an invalid body stays invalid in
  * pieces (an empty element, which alone would parse as `[]`, is refused here).
+ *
+ * The same scan counts the array's elements (scanMember), so a body of more than a caller takes can be
+ * refused before any of it is parsed, also when it has to be parsed whole for a BOM, an escaped key or the
+ * member given more than once.
  */
 const pieceBytes = 64 * 1024;
 
@@ -33,13 +37,6 @@ function skipWhitespace(bytes: Uint8Array, index: number): number {
   return index;
 }
 
-/** The index after `expected` at `index` (after whitespace), or -1. */
-function expect(bytes: Uint8Array, index: number, expected: Uint8Array): number {
-  const start = skipWhitespace(bytes, index);
-  for (let offset = 0; offset < expected.length; offset++) if (bytes[start + offset] !== expected[offset]) return -1;
-  return start + expected.length;
-}
-
 /** Where the string that opens at `open` ends: the next quote not escaped by an odd run of backslashes, or -1. */
 function stringEnd(bytes: Uint8Array, open: number): number {
   for (let end = bytes.indexOf(quote, open + 1); end !== -1; end = bytes.indexOf(quote, end + 1)) {
@@ -50,14 +47,23 @@ function stringEnd(bytes: Uint8Array, open: number): number {
   return -1;
 }
 
+/** An array's elements, scanned but not parsed: its byte ranges cut between elements, its closing bracket, how many elements it holds. */
+interface ElementRuns {
+  runs: [number, number][];
+  close: number;
+  count: number;
+}
+
 /**
- * The byte ranges of the array that opens just before `start`, cut between elements, and the index of
- * its closing bracket; null when it does not close, closes with a brace, or nests too deeply.
+ * The array that opens just before `start`, scanned (see ElementRuns); null when it does not close, closes
+ * with a brace, or nests too deeply. `count` is the number of elements JSON.parse would give a valid array:
+ * none when only spacing lies between the brackets, else one more than its top-level commas.
  */
-function elementRuns(bytes: Uint8Array, start: number, outerDepth: number): { runs: [number, number][]; close: number } | null {
+function elementRuns(bytes: Uint8Array, start: number, outerDepth: number): ElementRuns | null {
   const runs: [number, number][] = [];
   let runStart = start;
   let depth = 0;
+  let commas = 0;
   for (let index = start; index < bytes.length; index++) {
     const code = bytes[index];
     if (code === quote) {
@@ -72,37 +78,98 @@ function elementRuns(bytes: Uint8Array, start: number, outerDepth: number): { ru
       }
       if (code !== closeBracket) return null;
       runs.push([runStart, index]);
-      return { runs, close: index };
-    } else if (code === comma && depth === 0 && index - runStart >= pieceBytes) {
-      runs.push([runStart, index]);
-      runStart = index + 1;
+      const count = commas > 0 || skipWhitespace(bytes, start) < index ? commas + 1 : 0;
+      return { runs, close: index, count };
+    } else if (code === comma && depth === 0) {
+      commas++;
+      if (index - runStart >= pieceBytes) {
+        runs.push([runStart, index]);
+        runStart = index + 1;
+      }
     }
   }
   return null;
 }
 
+/** Whether `bytes` open with a UTF-8 byte-order mark, which decoding the body drops. */
+const byteOrderMark = (bytes: Uint8Array) => bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+
+const sameBytes = (left: Uint8Array, right: Uint8Array) => left.length === right.length && left.every((code, index) => code === right[index]);
+
+/** Whether the JSON string `key` (its bytes, quotes included), written with escapes, reads as `member`. */
+function escapedKeyIs(key: Uint8Array, member: string): boolean {
+  if (!key.includes(backslash)) return false;
+  try {
+    return JSON.parse(utf8.decode(key)) === member;
+  } catch {
+    return false;
+  }
+}
+
+/** A body read as `{"<member>": [elements]}`, scanned but not parsed (see scanMember). */
+export interface MemberScan {
+  /** How many elements its array holds: the last one's, when the member is given more than once, as JSON.parse keeps the last. */
+  count: number;
+  /** The array cut between elements, when the body may be parsed in pieces (see above); null when it is to be parsed whole. */
+  runs: [number, number][] | null;
+}
+
+/**
+ * Scans `bytes` as an object whose every member is `member` and an array, as JSON.parse reads the body's
+ * decoded text (a leading BOM dropped, keys compared once their escapes are read): how many elements the
+ * member would hold and, for the documented shape, the array's pieces. Null for any other shape, a
+ * nesting deeper than `maxJsonDepth`, or a body of at most `pieceBytes` (parsed whole in well under a
+ * millisecond, whatever it holds). Nothing is parsed but an escaped key, so an element that is not JSON
+ * is counted like any other: the count is exact for a body that parses, and a bound for one that does not.
+ */
+export function scanMember(bytes: Uint8Array, member: string): MemberScan | null {
+  if (bytes.length <= pieceBytes) return null;
+  const literal = new TextEncoder().encode(JSON.stringify(member));
+  const bom = byteOrderMark(bytes);
+  let index = skipWhitespace(bytes, bom ? 3 : 0);
+  if (bytes[index] !== openBrace) return null;
+  const arrays: ElementRuns[] = [];
+  let exact = !bom;
+  do {
+    index = skipWhitespace(bytes, index + 1);
+    if (bytes[index] !== quote) return null;
+    const keyEnd = stringEnd(bytes, index);
+    if (keyEnd === -1) return null;
+    const key = bytes.subarray(index, keyEnd + 1);
+    const plain = sameBytes(key, literal);
+    if (!plain && !escapedKeyIs(key, member)) return null;
+    exact &&= plain;
+    index = skipWhitespace(bytes, keyEnd + 1);
+    if (bytes[index] !== colon) return null;
+    index = skipWhitespace(bytes, index + 1);
+    if (bytes[index] !== openBracket) return null;
+    const array = elementRuns(bytes, index + 1, 2);
+    if (array === null) return null;
+    arrays.push(array);
+    index = skipWhitespace(bytes, array.close + 1);
+  } while (bytes[index] === comma);
+  if (bytes[index] !== closeBrace || skipWhitespace(bytes, index + 1) !== bytes.length) return null;
+  const last = arrays[arrays.length - 1];
+  return { count: last.count, runs: exact && arrays.length === 1 ? last.runs : null };
+}
+
 /**
  * Parses `bytes` as `{"<member>": [elements]}` in pieces (see above): the value JSON.parse of the whole
- * would give, a failure it would give, or null for a body to parse whole.
+ * would give, a failure it would give, or null for a body to parse whole. `scan` is the body's scanMember, when already made.
  */
-export function parseMemberInPieces(bytes: Uint8Array, member: string): { value: Record<string, unknown[]> } | { failure: JsonFailure } | null {
-  if (bytes.length <= pieceBytes) return null;
-  let index = expect(bytes, 0, Uint8Array.of(openBrace));
-  if (index !== -1) index = expect(bytes, index, new TextEncoder().encode(JSON.stringify(member)));
-  if (index !== -1) index = expect(bytes, index, Uint8Array.of(colon));
-  if (index !== -1) index = expect(bytes, index, Uint8Array.of(openBracket));
-  if (index === -1) return null;
-  const array = elementRuns(bytes, index, 2);
-  if (array === null) return null;
-  const end = expect(bytes, array.close + 1, Uint8Array.of(closeBrace));
-  if (end === -1 || skipWhitespace(bytes, end) !== bytes.length) return null;
-
+export function parseMemberInPieces(
+  bytes: Uint8Array,
+  member: string,
+  scan = scanMember(bytes, member),
+): { value: Record<string, unknown[]> } | { failure: JsonFailure } | null {
+  const runs = scan?.runs;
+  if (!runs) return null;
   const elements: unknown[] = [];
-  for (const [start, stop] of array.runs) {
+  for (const [start, stop] of runs) {
     const text = utf8.decode(bytes.subarray(start, stop));
     // `[]` alone is an empty array; an empty run beside others is an element missing between commas.
     if (text.trim() === '') {
-      if (array.runs.length === 1) break;
+      if (runs.length === 1) break;
       return { failure: 'not-json' };
     }
     try {

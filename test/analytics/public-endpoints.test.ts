@@ -111,6 +111,44 @@ describe.each(testDatabases)('public analytics endpoints on $dialect', (database
     expect(taken.json()).toMatchObject({ accepted: 0, rejected: maxEventsPerRequest });
   });
 
+  it('refuses JSON of more events than a request may hold with 413 on its element count, parsing no event', async () => {
+    // Parsed on the event loop, where the spy sees it.
+    const { app, tenant } = await start({ parseThreads: 0 });
+    const post = (payload: string) =>
+      app.inject({
+        method: 'POST',
+        url: `/v1/analytics/${tenant.project.id}/events`,
+        headers: { ...tenant.auth, 'content-type': 'application/json' },
+        payload,
+      });
+    // Events with commas, brackets and braces in strings and nested values (each refused on its own: no path starting with `/`).
+    const kinds = ['{"path":"no-slash","referrer":"https://a.test/?q=[1,2]{3}\\\\","headers":{"x":"],"}}', '[1,[2,3],{"a":[4]}]', '"},{"', '0'];
+    const events = (count: number, separator = ',') => Array.from({ length: count }, (_, index) => kinds[index % kinds.length]).join(separator);
+    const shapes = (count: number) => [
+      `{"events":[${events(count)}]}`,
+      `\n { "events" :\t[ ${events(count, ' ,\r\n ')} ] } \n`,
+      `\uFEFF{"events":[${events(count)}]}`,
+      `{"\\u0065vents":[${events(count)}]}`,
+      `{"events":[],"events":[${events(count)}]}`,
+    ];
+    const parse = vi.spyOn(JSON, 'parse');
+    for (const payload of shapes(maxEventsPerRequest + 1)) {
+      const refused = await post(payload);
+      expect(refused.statusCode).toBe(413);
+      expect(refused.json()).toEqual({
+        code: 'payload_too_large',
+        error: `This request has ${maxEventsPerRequest + 1} events; send at most ${maxEventsPerRequest} per request.`,
+      });
+    }
+    expect(parsedTextsOf(parse, 1024)).toBe(0);
+    // As many events as a request may hold are taken, whatever the body's shape.
+    for (const payload of shapes(maxEventsPerRequest)) {
+      const taken = await post(payload);
+      expect(taken.statusCode).toBe(202);
+      expect(taken.json()).toMatchObject({ accepted: 0, rejected: maxEventsPerRequest });
+    }
+  });
+
   it('answers 413 to megabyte bodies and 400 to small nested ones on the collect endpoint, parsing neither', async () => {
     const { app, tenant } = await start();
     const before = await storedEvents();

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { ndjsonLineCount, ndjsonLines, parseMemberInPieces } from '../../src/http/json-pieces.ts';
+import fc from 'fast-check';
+import { describe, expect, it, vi } from 'vitest';
+import { ndjsonLineCount, ndjsonLines, parseMemberInPieces, scanMember } from '../../src/http/json-pieces.ts';
 import { parseJsonText } from '../../src/http/json.ts';
 
 /** What parsing the decoded text whole gives: the reference every piecewise parse must equal. */
@@ -78,6 +79,69 @@ describe('JSON bodies parsed in pieces', () => {
   it('reads an empty array of any length as empty', () => {
     const bytes = bytesOf(`{"events":[${' '.repeat(100_000)}]}`);
     expect(parseMemberInPieces(bytes, 'events')).toEqual({ value: { events: [] } });
+  });
+});
+
+describe('the elements of a JSON body counted before it is parsed', () => {
+  /** How many events parsing the whole text gives: the reference every count must equal. */
+  const parsedCount = (bytes: Uint8Array) => (whole(bytes) as { value: { events: unknown[] } }).value.events.length;
+  const inner = JSON.stringify(events).slice(1, -1);
+  const padding = JSON.stringify('x'.repeat(70_000));
+
+  it('counts as many elements as parsing the whole text gives, whatever the spacing, strings and nesting, parsing none', () => {
+    const bodies = [
+      body,
+      JSON.stringify({ events }, null, 2),
+      ` \r\n${body}\n\t `,
+      // Commas, brackets and escaped quotes inside strings and nested values; spacing around every comma.
+      `{ "events" : [ ${padding} , "a,b" ,\n"[\\"]" , [1,[2,3]] , {"a":[",",{"b":"}"}]} , 0 ,\t-1.5e3, true , null , "" , [] , {} ] }`,
+      `{"events":[${padding}]}`,
+      `{"events":[${' '.repeat(70_000)}]}`,
+      `{"events":[${'\n'.repeat(70_000)}[]]}`,
+      `{"events":[${'0,'.repeat(40_000)}0]}`,
+      // Shapes parsed whole, counted all the same: a byte-order mark, an escaped key, the member twice (the last one counts).
+      `\uFEFF${body}`,
+      body.replace('"events"', '"\\u0065vents"'),
+      `{"events":[${inner}], "ev\\u0065nts" : [1,2,3]}`,
+      `{"events":[1,2,3],"events":[${inner}]}`,
+      `{"events":[${inner}],"events":[]}`,
+    ];
+    const parse = vi.spyOn(JSON, 'parse');
+    const counts = bodies.map((text) => scanMember(bytesOf(text), 'events')?.count);
+    expect(parse.mock.calls.filter(([text]) => typeof text === 'string' && text.length > 100)).toEqual([]);
+    parse.mockRestore();
+    expect(counts).toEqual(bodies.map((text) => parsedCount(bytesOf(text))));
+    expect(counts.slice(0, 4)).toEqual([1500, 1500, 1500, 12]);
+  });
+
+  it('counts any array of JSON values, written with any indentation, as parsing it does', () => {
+    const value = fc.jsonValue({ maxDepth: 4 });
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 30 }), fc.constantFrom(undefined, 1, '\t', ' \r\n'), (values, indent) => {
+        const bytes = bytesOf(JSON.stringify({ events: [...values, 'x'.repeat(70_000), ...values] }, null, indent));
+        expect(scanMember(bytes, 'events')?.count).toBe(values.length * 2 + 1);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('leaves to the whole parse a body it cannot count as that parse would read it, or a small one', () => {
+    const doubtful = [
+      JSON.stringify({ other: 1, events }),
+      JSON.stringify({ events, other: 1 }),
+      `{"events":1,"events":[${inner}]}`,
+      `{"events":[${inner}],"events":"x"}`,
+      `  \uFEFF${body}`,
+      `\uFEFF\uFEFF${body}`,
+      `${body} x`,
+      `${body}}`,
+      JSON.stringify({ items: events }),
+      JSON.stringify(events),
+      `{"events":[${inner},${'['.repeat(40)}1${']'.repeat(40)}]}`,
+      `{"events":[${inner}`,
+      JSON.stringify({ events: events.slice(0, 10) }),
+    ];
+    for (const text of doubtful) expect(scanMember(bytesOf(text), 'events'), text.slice(0, 40)).toBeNull();
   });
 });
 

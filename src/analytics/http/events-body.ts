@@ -1,5 +1,5 @@
 import { parseJsonText, type JsonFailure } from '../../http/json.ts';
-import { ndjsonLineCount, ndjsonLines, parseMemberInPieces } from '../../http/json-pieces.ts';
+import { ndjsonLineCount, ndjsonLines, parseMemberInPieces, scanMember, type MemberScan } from '../../http/json-pieces.ts';
 import type { ParseWork } from '../../lib/parse-pool.ts';
 import { prepareRequest, type PreparedRequest } from './events-request.ts';
 import { maxEventsPerRequest } from '../ingest/ingest.ts';
@@ -42,22 +42,23 @@ export function parseNdjsonBytes(bytes: Uint8Array): { value: { events: unknown[
 }
 
 /**
- * A JSON or NDJSON body's bytes, parsed without a string of the whole body where its shape allows
- * (see http/json-pieces.ts): the value, or the refusal, that parsing its decoded text gives.
+ * How many events a body holds, counted on its bytes before anything is parsed: an NDJSON body's lines
+ * that are not blank, or the elements of a JSON body's `events` array (scanMember in http/json-pieces.ts,
+ * whose scan also cuts the body into the pieces it is parsed in). A JSON body that scan leaves to the
+ * whole parse (a small one, or one of another shape) counts 0 here and is counted once parsed.
  */
-function parseEventsBytes(bytes: Uint8Array, ndjson: boolean): { value: unknown } | { failure: JsonFailure } {
-  if (ndjson) return parseNdjsonBytes(bytes);
-  return parseMemberInPieces(bytes, 'events') ?? parseJsonText(utf8.decode(bytes));
+function countEvents(bytes: Uint8Array, ndjson: boolean): { count: number; scan: MemberScan | null } {
+  if (ndjson) return { count: ndjsonLineCount(bytes), scan: null };
+  const scan = scanMember(bytes, 'events');
+  return { count: scan?.count ?? 0, scan };
 }
 
 /** Parses and checks a JSON (`{"events": [...]}`) or NDJSON body's bytes; the same wherever it runs. */
 export function parseEventsBody(bytes: Uint8Array, ndjson: boolean, now: number): ParsedEventsBody {
-  if (ndjson) {
-    // One event a line: a body of more than a request may hold is counted, not parsed, and refused (413) as it would be once parsed.
-    const count = ndjsonLineCount(bytes);
-    if (count > maxEventsPerRequest) return { body: { events: [] }, count };
-  }
-  const json = parseEventsBytes(bytes, ndjson);
+  // A body of more events than a request may hold is counted, not parsed, and refused (413) as it would be once parsed.
+  const { count, scan } = countEvents(bytes, ndjson);
+  if (count > maxEventsPerRequest) return { body: { events: [] }, count };
+  const json = ndjson ? parseNdjsonBytes(bytes) : (parseMemberInPieces(bytes, 'events', scan) ?? parseJsonText(utf8.decode(bytes)));
   if ('failure' in json) return json;
   const parsed = json.value;
   const events = typeof parsed === 'object' && parsed !== null ? (parsed as { events?: unknown }).events : undefined;
