@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
+import { updateProject } from '../../src/accounts/projects.ts';
 import { clientAddressResolver, type AddressedRequest } from '../../src/http/client-address.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, testApp, testContext, type Tenant } from '../support/app.ts';
@@ -99,6 +100,37 @@ describe.each(testDatabases)('analytics API on $dialect', (database) => {
     const foreign = await collect('https://evil.example/guides/setup', 'https://evil.example');
     expect(foreign.statusCode).toBe(403);
     expect(foreign.json().code).toBe('forbidden');
+  });
+
+  it('suggests a tracker-domains command that keeps the project’s current domains', async () => {
+    const other = await createTenant(storage);
+    const collect = (url: string, origin: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/v1/collect',
+        headers: { 'content-type': 'text/plain', origin },
+        payload: JSON.stringify({ project: other.project.id, url, visitorId: 'x' }),
+      });
+    const command = `quire projects update ${other.project.id} --tracker-domains`;
+
+    expect((await collect('https://evil.example/a', 'https://evil.example')).json().error).toContain(`"${command} evil.example"`);
+
+    await updateProject(storage.db, other.project.id, { trackerDomains: ['docs.example.com', '*.example.org'] });
+    const refused = await collect('https://evil.example/a', 'https://evil.example');
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().error).toBe(
+      `evil.example is not a tracker domain of this project; add it with "${command} 'docs.example.com,*.example.org,evil.example'".`,
+    );
+    // The page is a tracker domain's but the request comes from another site: that site is the one named.
+    expect((await collect('https://docs.example.com/a', 'https://evil.example')).json().error).toMatch(/^evil\.example is not/);
+
+    const many = Array.from({ length: 100 }, (_, index) => `docs-${index}.example.com`);
+    await updateProject(storage.db, other.project.id, { trackerDomains: many });
+    const long = (await collect('https://evil.example/a', 'https://evil.example')).json().error as string;
+    expect(long.length).toBeLessThan(500);
+    expect(long).not.toContain('docs-0.example.com');
+    expect(long).toContain(`"${command} …,evil.example"`);
+    expect(long).toContain('replaces the list');
   });
 
   it('takes the client IP from X-Forwarded-For only behind a trusted proxy', () => {

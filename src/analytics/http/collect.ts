@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { findProject } from '../../accounts/projects.ts';
+import type { ProjectRow } from '../../storage/tables/accounts.ts';
 import { clientAddressResolver, clientNetwork } from '../../http/client-address.ts';
 import type { AppContext } from '../../http/context.ts';
 import { ApiError, invalidRequest, notFound } from '../../http/errors.ts';
@@ -77,6 +78,27 @@ function prepareView(context: AppContext, event: Record<string, unknown>): Prepa
   }
 }
 
+/** Past this many characters the current tracker domains are not spelled out in a refusal. */
+const listedDomainsMaxChars = 200;
+
+/**
+ * The refusal of a host that is not a tracker domain, with the command that adds it. `--tracker-domains`
+ * replaces the list, so the command names the current domains too; a long list is pointed to instead.
+ */
+function notTrackerDomain(project: Pick<ProjectRow, 'id' | 'tracker_domains'>, host: string): string {
+  const current = project.tracker_domains.split(',').filter(Boolean);
+  const listed = [...current, host].join(',');
+  // A shell would expand an unquoted *.example.com against the files where the command is run.
+  const argument = listed.includes('*') ? `'${listed}'` : listed;
+  if (current.length === 0 || listed.length <= listedDomainsMaxChars) {
+    return `${host} is not a tracker domain of this project; add it with "quire projects update ${project.id} --tracker-domains ${argument}".`;
+  }
+  return (
+    `${host} is not one of this project's ${current.length} tracker domains; add it to "Allowed tracker domains" on /dashboard/projects/${project.id}, ` +
+    `or give the current ones with it: "quire projects update ${project.id} --tracker-domains …,${host}" (the flag replaces the list; "quire projects show ${project.id} --json" lists them).`
+  );
+}
+
 /** The browser tracker: `GET /script.js` and the public endpoint it posts views to. */
 export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = async (app, { context }) => {
   const clientAddress = clientAddressResolver(context.config.trustedProxies);
@@ -115,12 +137,8 @@ export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> =
       }
       const origin = request.headers.origin;
       const originHost = origin ? URL.parse(origin)?.host : undefined;
-      if (!allowedHost(project.tracker_domains, page.host) || (originHost !== undefined && !allowedHost(project.tracker_domains, originHost))) {
-        throw new ApiError(
-          'forbidden',
-          `${page.host} is not a tracker domain of this project; add it with "quire projects update ${project.id} --tracker-domains ${page.host}".`,
-        );
-      }
+      const refusedHost = [page.host, originHost].find((host) => host !== undefined && !allowedHost(project.tracker_domains, host));
+      if (refusedHost !== undefined) throw new ApiError('forbidden', notTrackerDomain(project, refusedHost));
       const address = clientAddress(request);
       // Each event is checked before the limits are taken: a request refused anyway takes nothing from its address's or project's budget.
       const takeLimits = async () => void reply.headers(rateLimitHeaders(await takeCollectLimits(context, project.id, address)));
