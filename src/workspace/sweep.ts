@@ -1,6 +1,6 @@
 import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { lockLapsed, withLock } from './lock.ts';
+import { lockLapsed, removeLapsedLock, withLock } from './lock.ts';
 import { checkoutHold, checkoutHoldStaleMs, discardWorktree, removeWorktree } from './checkout.ts';
 
 /** A job's checkout directory: `quire-<job id>` (workspace.ts). */
@@ -55,7 +55,7 @@ async function sweepCheckouts(root: string, isActive: (jobId: string) => Promise
   for (const name of await readdir(base).catch(() => [] as string[])) {
     // A hold no process renews was left by one that died; a live one is a run's, perhaps one still ending after a cancel.
     if (jobHold.test(name)) {
-      if (await lockLapsed(join(base, name), checkoutHoldStaleMs)) await rm(join(base, name), { recursive: true, force: true });
+      await removeLapsedLock(join(base, name), checkoutHoldStaleMs);
       continue;
     }
     const jobId = jobDirectory.exec(name)?.[1];

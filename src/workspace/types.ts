@@ -105,7 +105,10 @@ export interface Workspace {
   retractPush(): Promise<void>;
   /** The branch the job started from (resolved default branch when `ref` was null). */
   baseBranch: string;
-  /** Removes the checkout, then lets the job's next run open it; calling it again does nothing. */
+  /**
+   * Removes the checkout, then lets the job's next run open it; calling it again does nothing. A run whose hold
+   * another run took over (it stalled for a minute) leaves the checkout to that run.
+   */
   dispose(): Promise<void>;
 }
 

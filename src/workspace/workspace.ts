@@ -31,13 +31,23 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   const git: GitOptions & { repository: string } = { cwd: mirror, repository, credentials: options.credentials, signal: options.signal };
   const lock = `${mirror}.lock`;
 
-  const release = await acquireLock(checkoutHold(dir), { signal: options.signal, staleAfterMs: checkoutHoldStaleMs });
+  const hold = await acquireLock(checkoutHold(dir), { signal: options.signal, staleAfterMs: checkoutHoldStaleMs });
   const { baseBranch, baseCommit, remoteBefore } = await withLock(lock, () => checkOut(mirror, dir, options, git), options.signal).catch(
     async (error: unknown) => {
-      await release();
+      await hold.release();
       throw error;
     },
   );
+  // A run whose process stalled for longer than the hold may go unrenewed lost the checkout to the job's next run,
+  // which checked out over it: it writes, commits and pushes nothing more there, and leaves it to that run.
+  const stillHeld = async () => {
+    if (!(await hold.held())) {
+      throw new WorkspaceGitError(
+        `Another run of job ${options.jobId} took over its checkout while this run was stalled (it did not renew its hold for a minute); this run changes nothing more.`,
+      );
+    }
+  };
+  const files = createWorkspaceFiles(dir);
 
   const inWorkspace = { ...git, cwd: dir };
   // Where the job branch left the base: the base branch may have moved on since earlier runs.
@@ -59,8 +69,14 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   return {
     dir,
     baseBranch,
-    files: createWorkspaceFiles(dir),
+    files: {
+      ...files,
+      write: (path, content) => stillHeld().then(() => files.write(path, content)),
+      remove: (path) => stillHeld().then(() => files.remove(path)),
+      move: (from, to) => stillHeld().then(() => files.move(from, to)),
+    },
     async commitAll(message: string, author: CommitAuthor) {
+      await stillHeld();
       await runGit(['add', '--all'], inWorkspace);
       const staged = await runGit(['diff', '--cached', '--name-only'], inWorkspace);
       if (staged.trim() === '') return false;
@@ -84,6 +100,7 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
       return textAtBase(inWorkspace, await mergeBase(), path, maxBytes);
     },
     async push() {
+      await stillHeld();
       try {
         await runGit(['push', '--quiet', 'origin', `refs/heads/${localBranch(options.jobId)}:refs/heads/${options.branch}`], inWorkspace);
       } catch (error) {
@@ -103,13 +120,20 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
     // Bounded by its own time limit, not the job's signal: the cancel it answers aborted that. The job's next run
     // waits for it, holding off until this run is disposed of (checkoutHold).
     async retractPush() {
+      if (!(await hold.held())) return;
       const pushed = (await runGit(['rev-parse', 'HEAD'], { cwd: dir })).trim();
       const target = remoteBefore ? `+${remoteBefore}:refs/heads/${options.branch}` : `:refs/heads/${options.branch}`;
       const lease = `--force-with-lease=refs/heads/${options.branch}:${pushed}`;
       await runGit(['push', '--quiet', lease, 'origin', target], { ...inWorkspace, signal: AbortSignal.timeout(60_000) }).catch(() => undefined);
     },
     dispose() {
-      disposed ??= withLock(lock, () => discardWorktree(mirror, dir, options.jobId)).finally(release);
+      disposed ??= (async () => {
+        try {
+          if (await hold.held()) await withLock(lock, () => discardWorktree(mirror, dir, options.jobId));
+        } finally {
+          await hold.release();
+        }
+      })();
       return disposed;
     },
   };

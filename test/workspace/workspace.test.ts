@@ -326,6 +326,31 @@ describe('workspace over smart HTTP', () => {
     expect(git(third.dir, 'branch', '--show-current').trim()).toBe('quire/job_crashed');
   });
 
+  it('writes, commits, pushes and removes nothing once another process took the checkout over from a run that stalled', async () => {
+    const repository = server.createRepository('stalled');
+    const stalled = await open(repository, 'quire/job_stalled');
+    await stalled.files.write('docs/before.md', 'written while the run held its checkout\n');
+    // The run's process stalled past the hold's lapse; another process's run of the job took the hold over (moved
+    // the lapsed one aside, made its own) and checked out again.
+    const hold = `${stalled.dir}.lock`;
+    rmSync(hold);
+    writeFileSync(hold, 'token of the run that took over');
+    writeFileSync(join(stalled.dir, 'docs', 'next-run.md'), 'the next run’s work\n');
+
+    const refusal = /Another run of job job_stalled took over its checkout/;
+    await expect(stalled.files.write('docs/late.md', 'late\n')).rejects.toThrow(refusal);
+    await expect(stalled.files.remove('docs/next-run.md')).rejects.toThrow(refusal);
+    await expect(stalled.commitAll('Late', author)).rejects.toThrow(refusal);
+    await expect(stalled.push()).rejects.toThrow(refusal);
+    await stalled.retractPush();
+    await stalled.dispose();
+    opened.splice(opened.indexOf(stalled), 1);
+    expect(readFileSync(join(stalled.dir, 'docs', 'next-run.md'), 'utf8')).toBe('the next run’s work\n');
+    expect(existsSync(join(stalled.dir, 'docs', 'late.md'))).toBe(false);
+    expect(readFileSync(hold, 'utf8')).toBe('token of the run that took over');
+    expect(git(join(server.root, 'stalled.git'), 'branch', '--list', 'quire/job_stalled')).toBe('');
+  });
+
   it('waits for a job’s checkout while another process on the machine holds it, and stops waiting when the run is cancelled', async () => {
     const repository = server.createRepository('held');
     const hold = join(root, 'workspaces', 'quire-job_held.lock');
