@@ -6,12 +6,14 @@ import { publicUrl, type Config } from '../config/config.ts';
 import { createOrganization, listOrganizations, resolveOrganization } from '../accounts/organizations.ts';
 import { checkProjectSettings, findProject, listProjects, parseAssetExtensions, projectView, siteUrlOf, type ProjectSettings } from '../accounts/projects.ts';
 import type { SaveResult } from '../projects/settings.ts';
+import type { Storage } from '../storage/dialect.ts';
 import { databaseName, withStorage } from './database.ts';
 import { organizationView, registerGrants } from './tenancy.ts';
 import { CliError, print, table } from './output.ts';
 
 /** Saving a project checks its repository through the code-host clients: loaded by the verbs that save, not by every listing. */
 const projectSettingsModule = () => import('../projects/settings.ts');
+const docsRequestsModule = () => import('../server/docs-requests.ts');
 
 interface ProjectFlags {
   json?: boolean;
@@ -39,10 +41,23 @@ function onOff(flag: string, value: string | undefined): boolean | undefined {
   throw new CliError(`${flag} takes on or off; got "${value}".`);
 }
 
-/** The saved project, or the refusal as the flag's problem. */
-function saved(result: SaveResult) {
+/**
+ * The saved project, or the refusal as the flag's problem. A project created with a repository, or
+ * saved with another repository or ref, has its docs build requested here: this process has no
+ * builder, nor the server's events, so the request goes through the database to the server's builder.
+ */
+async function saved(storage: Storage, result: SaveResult) {
   if (!result.ok) throw new CliError(result.problem.message);
-  return projectView(result.project);
+  if (result.sourceChanged) await (await docsRequestsModule()).requestDocsBuild(storage, result.project.id);
+  return { view: projectView(result.project), docsBuildRequested: result.sourceChanged && result.project.repository !== null };
+}
+
+/** What happens to the docs build the save requested, and how to follow it. */
+function docsBuildNote(projectId: string): string {
+  return (
+    `\nDocs index: a build is queued. A running "quire serve" (or "quire worker") starts it within seconds; ` +
+    `if none runs, it starts when one does ("npm start"). "quire docs status --project ${projectId}" follows it.`
+  );
 }
 
 /** `--asset-extensions +pdf,-svg` (`default` or "" clears the changes). */
@@ -166,12 +181,13 @@ export function registerAccounts(program: Command): void {
       .option('--org <id>', 'organization (default: the first one)')
       .option('--json', 'print JSON'),
   ).action((flags: ProjectFlags & { name: string }) =>
-    withStorage(async ({ db }, config) => {
+    withStorage(async (storage, config) => {
+      const { db } = storage;
       const settings = projectSettings(flags);
       const organization = await resolveOrganization(db, flags.org);
       const { createCheckedProject } = await projectSettingsModule();
-      const view = saved(await createCheckedProject({ db, config }, organization.id, { ...settings, name: flags.name }));
-      print(flags, view, () => `Created project ${view.id} (${view.name}) in ${organization.id}.`);
+      const { view, docsBuildRequested } = await saved(storage, await createCheckedProject({ db, config }, organization.id, { ...settings, name: flags.name }));
+      print(flags, view, () => `Created project ${view.id} (${view.name}) in ${organization.id}.${docsBuildRequested ? docsBuildNote(view.id) : ''}`);
     }),
   );
   organizationListing(projects, (db, orgId) => listProjects(db, orgId).then((rows) => rows.map(projectView)), [
@@ -198,13 +214,14 @@ export function registerAccounts(program: Command): void {
     );
   projectOptions(projects.command('update').argument('<id>', 'project id').option('--name <name>', 'project name').option('--json', 'print JSON')).action(
     (id: string, flags: ProjectFlags) =>
-      withStorage(async ({ db }, config) => {
+      withStorage(async (storage, config) => {
+        const { db } = storage;
         const settings = projectSettings(flags);
         const project = await findProject(db, id);
         if (!project) throw new CliError(`No project has the id ${id}; "quire projects list" shows them.`);
         const { saveProjectSettings } = await projectSettingsModule();
-        const view = saved(await saveProjectSettings({ db, config }, project, settings));
-        print(flags, view, () => `Updated project ${describeProject(view, config)}`);
+        const { view, docsBuildRequested } = await saved(storage, await saveProjectSettings({ db, config }, project, settings));
+        print(flags, view, () => `Updated project ${describeProject(view, config)}${docsBuildRequested ? docsBuildNote(view.id) : ''}`);
       }),
   );
 }

@@ -18,7 +18,10 @@ declare module '../http/context.ts' {
 export interface SettingsDependencies {
   db: Kysely<Database>;
   config: Config;
-  /** The process's events; the CLI, a process of its own, has none to tell. */
+  /**
+   * The process's events. The CLI, a process of its own, has none to tell: it requests the docs build
+   * itself when the result says the source changed.
+   */
   events?: EventEmitter<QuireEvents>;
 }
 
@@ -67,7 +70,14 @@ export async function projectSettingsProblem(
   return null;
 }
 
-export type SaveResult = { ok: true; project: ProjectRow } | { ok: false; problem: SettingsProblem };
+export type SaveResult =
+  | {
+      ok: true;
+      project: ProjectRow;
+      /** Created with a repository, or saved with another repository or ref: its docs are to be built again. */
+      sourceChanged: boolean;
+    }
+  | { ok: false; problem: SettingsProblem };
 
 /** Creates a project when its settings pass projectSettingsProblem. */
 export async function createCheckedProject(
@@ -78,8 +88,9 @@ export async function createCheckedProject(
   const problem = await projectSettingsProblem(dependencies, orgId, undefined, settings);
   if (problem) return { ok: false, problem };
   const project = await createProject(dependencies.db, orgId, settings);
-  if (project.repository) dependencies.events?.emit('project-source-changed', { projectId: project.id });
-  return { ok: true, project };
+  const sourceChanged = project.repository !== null;
+  if (sourceChanged) dependencies.events?.emit('project-source-changed', { projectId: project.id });
+  return { ok: true, project, sourceChanged };
 }
 
 /** The one place a project's settings are saved: checks them, saves them, and tells the process when its docs' source moved. */
@@ -87,8 +98,7 @@ export async function saveProjectSettings(dependencies: SettingsDependencies, pr
   const problem = await projectSettingsProblem(dependencies, project.org_id, project, settings);
   if (problem) return { ok: false, problem };
   const saved = (await updateProject(dependencies.db, project.id, settings))!;
-  if (saved.repository !== project.repository || saved.ref !== project.ref) {
-    dependencies.events?.emit('project-source-changed', { projectId: project.id });
-  }
-  return { ok: true, project: saved };
+  const sourceChanged = saved.repository !== project.repository || saved.ref !== project.ref;
+  if (sourceChanged) dependencies.events?.emit('project-source-changed', { projectId: project.id });
+  return { ok: true, project: saved, sourceChanged };
 }
