@@ -6,6 +6,10 @@ import { ApiError } from './errors.ts';
 export interface RateLimitRule {
   /** Requests allowed in any window of `windowMs`. */
   limit: number;
+  /**
+   * A window over an hour must be a `…WindowSeconds` setting's: the clean-up keeps hits only as long as
+   * the widest of those, or an hour (rate-limit-cleanup.ts).
+   */
   windowMs: number;
 }
 
@@ -23,7 +27,10 @@ export interface RateLimitRequest {
   rule: RateLimitRule;
 }
 
-/** Share of calls that also delete their buckets' expired hits; the count ignores them meanwhile, so this is only housekeeping. */
+/**
+ * Share of calls that also delete their buckets' expired hits; the count ignores them meanwhile, so this is only
+ * housekeeping. Buckets not taken again are cleaned up in the background (rate-limit-cleanup.ts).
+ */
 const pruneShare = 1 / 16;
 
 /** The distinct buckets in the one order every take locks them. */

@@ -11,6 +11,7 @@ import { startWorkspaceSweeper } from '../workspace/sweeper.ts';
 import { startPurging } from '../analytics/feedback/purge-loop.ts';
 import { startBackgroundLoop } from '../analytics/fold/background.ts';
 import type { AppContext } from '../http/context.ts';
+import { startRateLimitCleanup } from '../http/rate-limit-cleanup.ts';
 import { jobsChannel } from '../jobs/queue/enqueue.ts';
 import { webhooksChannel } from '../jobs/webhooks/emit.ts';
 import { DeliveryLoop } from '../jobs/webhooks/loop.ts';
@@ -57,6 +58,13 @@ export const backgroundLoops: readonly BackgroundLoop[] = [
     name: 'feedback purge',
     roles: ['api', 'worker'],
     start: (context) => startPurging(context),
+  },
+  {
+    // Wherever limits are taken (an API) and wherever the rest of the housekeeping runs (a worker): the
+    // deletes skip rows in use and are idempotent, so several processes at once lose nothing.
+    name: 'rate-limit clean-up',
+    roles: ['api', 'worker'],
+    start: (context) => startRateLimitCleanup(context),
   },
   {
     name: 'workspace sweeper',

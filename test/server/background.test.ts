@@ -14,11 +14,12 @@ const loopsOf = (role: Role) => backgroundLoops.filter((loop) => loop.roles.incl
 const view = { path: '/guides/setup', timestamp: '2026-11-21T09:00:00Z', userAgent: 'Mozilla/5.0 (X11; Linux x86_64) Firefox/125.0', visitorId: 'v1' };
 
 describe('the background loops list', () => {
-  it('gives the analytics loops and docs build requests to every process, admin MCP sessions to API processes, the docs gaps, job loops and the docs builder to workers', () => {
-    expect(loopsOf('api')).toEqual(['analytics fold', 'feedback purge', 'admin MCP sessions', 'docs build requests']);
+  it('gives the analytics loops, the rate-limit clean-up and docs build requests to every process, admin MCP sessions to API processes, the docs gaps, job loops and the docs builder to workers', () => {
+    expect(loopsOf('api')).toEqual(['analytics fold', 'feedback purge', 'rate-limit clean-up', 'admin MCP sessions', 'docs build requests']);
     expect(loopsOf('worker')).toEqual([
       'analytics fold',
       'feedback purge',
+      'rate-limit clean-up',
       'workspace sweeper',
       'docs gaps',
       'webhook deliveries',
@@ -65,6 +66,29 @@ describe.each(testDatabases)('background loops started by the service on $dialec
       expect(service.deliveries).not.toBeNull();
       expect((await ingest(service.context.analytics, tenant.project, [view])).accepted).toBe(1);
       await expect.poll(pending, { timeout: 5_000 }).toBe(0);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('deletes expired rate-limit rows in a `quire serve --no-worker` process', async () => {
+    const expired = Date.now() - 2 * 86_400_000;
+    await storage.db.insertInto('rate_limit_hits').values({ bucket: 'background:address:2001:db8::', at: expired }).execute();
+    await storage.db.insertInto('rate_limit_buckets').values({ bucket: 'background:address:2001:db8::' }).execute();
+    const left = async () =>
+      (await storage.db.selectFrom('rate_limit_hits').select('at').where('bucket', '=', 'background:address:2001:db8::').execute()).length +
+      (await storage.db.selectFrom('rate_limit_buckets').select('bucket').where('bucket', '=', 'background:address:2001:db8::').execute()).length;
+    expect(await left()).toBe(2);
+    const service = await startService({
+      config: testConfig({ dataDir }),
+      api: true,
+      worker: false,
+      storage,
+      agent: scriptedAgent(),
+      logger: pino({ level: 'silent' }),
+    });
+    try {
+      await expect.poll(left, { timeout: 5_000 }).toBe(0);
     } finally {
       await service.stop();
     }
