@@ -2,6 +2,7 @@ import { acceptsMarkdownFirst, preferredCoding } from '../../lib/accept.ts';
 import type { Storage } from '../../storage/dialect.ts';
 import { trimTrailingSlashes } from '../../lib/trim.ts';
 import { getPage } from '../index/pages.ts';
+import { readerPageHtml, readerPagePolicy } from './reader-page.ts';
 import { llmsCodings, viewPath, type LlmsFile, type LlmsTextCache, type SiteInfo } from './site-files.ts';
 
 /** Where the surface is served and how: Quire's `/sites/{projectId}` or a site's root behind `quire proxy`. */
@@ -13,6 +14,8 @@ export interface SurfacePlace {
   base: string;
   /** Whether anonymous requests may use the MCP server (the project's `docsPublic`). */
   anonymous: boolean;
+  /** Whether a page's route asked for as HTML is answered with the page rendered (reader-page.ts): on Quire, not behind the proxy. */
+  readerPages?: boolean;
 }
 
 /** A request to the surface: its path relative to the base, decoded, and its Accept header (and those of revalidation and compression). */
@@ -80,20 +83,18 @@ function markdownRoutes(path: string): string[] {
 
 const withFolderForms = (routes: string[]) => routes.flatMap((route) => (route === '/' ? [route] : [route, `${route}/`]));
 
-async function markdownPage(place: SurfacePlace, routes: string[]): Promise<SurfaceAnswer | null> {
+/** The first of `routes` that is a page, as Markdown or (`reader`) rendered as HTML. */
+async function pageAnswer(place: SurfacePlace, routes: string[], reader = false): Promise<SurfaceAnswer | null> {
   for (const route of routes) {
     const page = await getPage(place.storage, place.site.projectId, route);
     if (!page) continue;
-    return {
-      status: 200,
-      headers: {
-        'content-type': 'text/markdown; charset=utf-8',
-        vary: 'accept',
-        link: `<${place.base}/llms.txt>; rel="llms-txt"`,
-      },
-      body: page.markdown,
-      viewPath: viewPath(page.route),
+    const headers: Record<string, string> = {
+      'content-type': reader ? 'text/html; charset=utf-8' : 'text/markdown; charset=utf-8',
+      vary: 'accept',
+      link: `<${place.base}/llms.txt>; rel="llms-txt"`,
     };
+    if (reader) headers['content-security-policy'] = readerPagePolicy;
+    return { status: 200, headers, body: reader ? readerPageHtml(page, place.base) : page.markdown, viewPath: viewPath(page.route) };
   }
   return null;
 }
@@ -106,7 +107,7 @@ function mcpDiscovery(place: SurfacePlace, path: string): SurfaceAnswer {
 
 /**
  * The site surface's answer to a path, or null when the path is none of its files and no page's
- * Markdown was asked for (Quire answers 404 then; the proxy forwards the request). Paths are only
+ * Markdown was asked for, nor (on Quire) a page's route (Quire answers 404 then; the proxy forwards the request). Paths are only
  * looked up in the index, never on a file system, so `..` and the like find nothing.
  */
 export async function answerSurface(place: SurfacePlace, request: SurfaceRequest): Promise<SurfaceAnswer | null> {
@@ -122,7 +123,8 @@ export async function answerSurface(place: SurfacePlace, request: SurfaceRequest
     case '/.well-known/mcp.json':
       return mcpDiscovery(place, path);
   }
-  if (path.endsWith('.md')) return markdownPage(place, markdownRoutes(path));
-  if (acceptsMarkdownFirst(request.accept)) return markdownPage(place, path === '/' ? [path] : withFolderForms([trimTrailingSlashes(path)]));
-  return null;
+  if (path.endsWith('.md')) return pageAnswer(place, markdownRoutes(path));
+  const routes = path === '/' ? [path] : withFolderForms([trimTrailingSlashes(path)]);
+  if (acceptsMarkdownFirst(request.accept)) return pageAnswer(place, routes);
+  return place.readerPages ? pageAnswer(place, routes, true) : null;
 }

@@ -42,6 +42,7 @@ export async function siteSurfaceRoutes(app: FastifyInstance, { context }: { con
       site: siteOf(project, context.config),
       base: quireSurfaceBase(project, context.config),
       anonymous: project.docs_public === 1,
+      readerPages: true,
     };
     const answer = await answerSurface(place, {
       path,
@@ -51,7 +52,7 @@ export async function siteSurfaceRoutes(app: FastifyInstance, { context }: { con
     });
     if (!answer) {
       if (await limits.recordsNotFound(project, request)) counter.view(request, project, { path, status: 404 });
-      throw new ApiError('not_found', `The site has no ${path}: ask for /llms.txt, a page's Markdown (/{route}.md), or a route with Accept: text/markdown.`);
+      throw new ApiError('not_found', `The site has no ${path}: ask for /llms.txt (every page), a page's route, or its Markdown (/{route}.md).`);
     }
     counter.view(request, project, { path: answer.viewPath, status: answer.status, contentType: answer.headers['content-type'] });
     return reply.code(answer.status).headers(answer.headers).send(answer.body);

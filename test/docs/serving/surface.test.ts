@@ -164,13 +164,24 @@ describe.each(testDatabases)('the site surface on $dialect', (database) => {
     }
   });
 
-  it('answers Markdown for a route when Accept ranks it above HTML, and not for a browser', async () => {
+  it('answers Markdown for a route when Accept ranks it above HTML, and the page as HTML to a browser that follows a link', async () => {
     const markdown = await get(open, '/guides/setup', { accept: 'text/markdown;q=0.9, text/html;q=0.8' });
     expect(markdown.status).toBe(200);
     expect(markdown.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
     expect(await (await get(open, '/', { accept: 'text/markdown' })).text()).toContain('# Welcome');
-    expect((await get(open, '/guides/setup', { accept: browserAccept })).status).toBe(404);
-    expect((await get(open, '/guides/setup', { accept: 'text/html;q=0.5, text/markdown;q=0.5' })).status).toBe(404);
+    for (const accept of [browserAccept, 'text/html;q=0.5, text/markdown;q=0.5']) {
+      const page = await get(open, '/guides/setup', { accept });
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
+      expect(page.headers.get('vary')).toBe('accept');
+      const html = await page.text();
+      expect(html).toContain('<title>Setup</title>');
+      expect(html).toContain('<h1>Setup</h1>');
+      expect(html).toContain(`href="https://quire.acme.test/sites/${open.project.id}/guides/setup.md"`);
+    }
+    expect(await (await get(open, '/', { accept: browserAccept })).text()).toContain('<h1>Welcome</h1>');
+    expect((await get(open, '/nothing', { accept: browserAccept })).status).toBe(404);
   });
 
   it('describes its MCP server at /.well-known/mcp(.json): public or with a bearer key', async () => {
