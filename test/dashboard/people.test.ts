@@ -120,6 +120,54 @@ describe.each(testDatabases)('people, invitations and roles on $dialect', (datab
     }
   });
 
+  it('asks for a password when passkeys cannot work at Quire’s address, and names the port it runs on', async () => {
+    const ipApp = await testApp(testContext(storage, { config: { host: '127.0.0.1', port: 9123 } }));
+    try {
+      const { token } = await createInvitation(storage.db, acme.orgId, { role: 'member', note: 'by IP', hours: 1 });
+      const page = await ipApp.inject({ method: 'GET', url: `/dashboard/invitations/${token}` });
+      expect(page.body).not.toContain('Leave it empty');
+      expect(page.body).not.toContain('Password (optional)');
+      expect(page.body).toMatch(/<input id="join-password"[^>]* required minlength="12"/);
+      expect(page.body).toContain('http://localhost:9123 on this machine');
+      expect(page.body).not.toContain('localhost:8080');
+      const signInPage = await ipApp.inject({ method: 'GET', url: '/dashboard/sign-in' });
+      expect(signInPage.body).toContain('address is http://127.0.0.1:9123: set QUIRE_PUBLIC_URL');
+      expect(signInPage.body).toContain('http://localhost:9123 on this machine');
+
+      const response = await ipApp.inject({
+        method: 'POST',
+        url: `/dashboard/invitations/${token}`,
+        headers: { ...formType, cookie: `quire_sign_in=${cookieValue(page.headers['set-cookie'], 'quire_sign_in')}` },
+        payload: form({ csrf: csrfOf(page.body), name: 'Ivy', email: 'ivy@acme.test', password: '' }),
+      });
+      expect(response.statusCode).toBe(400);
+      expect(response.body).toContain('id="password-error"');
+      expect(response.body).toContain('passkeys cannot be used at this address');
+      expect(await storage.db.selectFrom('people').select('id').where('email', '=', 'ivy@acme.test').executeTakeFirst()).toBeUndefined();
+    } finally {
+      await ipApp.close();
+    }
+  });
+
+  it('lets a person join without a password when Quire has a host name for passkeys', async () => {
+    const namedApp = await testApp(testContext(storage, { config: { publicUrl: 'http://localhost:9123' } }));
+    try {
+      const { token } = await createInvitation(storage.db, acme.orgId, { role: 'member', note: 'by name', hours: 1 });
+      const page = await namedApp.inject({ method: 'GET', url: `/dashboard/invitations/${token}` });
+      expect(page.body).toContain('Password (optional)');
+      expect(page.body).toContain('Leave it empty to sign in with a passkey only');
+      const response = await namedApp.inject({
+        method: 'POST',
+        url: `/dashboard/invitations/${token}`,
+        headers: { ...formType, cookie: `quire_sign_in=${cookieValue(page.headers['set-cookie'], 'quire_sign_in')}` },
+        payload: form({ csrf: csrfOf(page.body), name: 'Nina', email: 'nina@acme.test', password: '' }),
+      });
+      expect(response.statusCode).toBe(303);
+    } finally {
+      await namedApp.close();
+    }
+  });
+
   it('refuses an expired invitation', async () => {
     const { token } = await createInvitation(storage.db, acme.orgId, { role: 'owner', note: 'late', hours: 1 }, Date.now() - 2 * 3_600_000);
     const joined = await join(token, { name: 'Late', email: 'late@acme.test', password });

@@ -38,8 +38,10 @@ export function relyingParty(config: Config): RelyingParty | null {
   return { id: host, origin: url.origin };
 }
 
-export const passkeysUnavailable =
-  'Passkeys need a host name: set QUIRE_PUBLIC_URL to the address people open (http://localhost:8080 on this machine, or your https address) and restart Quire.';
+/** Why there are no passkeys, with the setting to change; `localhost` reaches the server on its own port from the same machine. */
+export function passkeysUnavailable(config: Config): string {
+  return `Passkeys need a host name, and Quire's address is ${publicUrl(config)}: set QUIRE_PUBLIC_URL to the address people open (http://localhost:${config.port} on this machine, or your https address) and restart Quire.`;
+}
 
 async function storeChallenge(db: Kysely<Database>, challenge: string, purpose: string, now = Date.now()): Promise<string> {
   await db.deleteFrom('webauthn_challenges').where('expires_at', '<=', now).execute();

@@ -43,7 +43,7 @@ async function accountPage(context: AppContext, viewer: Viewer, message?: Html):
 <dl class="job"><dt>Name</dt><dd>${person.name}</dd><dt>Email</dt><dd>${person.email}</dd><dt>Role</dt><dd>${person.role}</dd></dl>
 <section aria-labelledby="passkeys"><h2 id="passkeys">Passkeys</h2>
 ${rows.length > 0 ? html`<div class="scroll"><table><thead><tr><th scope="col">Passkey</th><th scope="col">Added</th><th scope="col">Last used</th><th scope="col">Action</th></tr></thead><tbody>${rows}</tbody></table></div>` : html`<p>No passkeys yet. A passkey signs you in with your device's lock (fingerprint, face or PIN), and cannot be phished.</p>`}
-${party ? html`<button type="button" class="primary" data-passkey-register data-csrf="${viewer.csrf}">Add a passkey</button><p class="field-error" data-passkey-error role="alert" hidden></p>` : html`<p class="hint">${passkeysUnavailable}</p>`}</section>
+${party ? html`<button type="button" class="primary" data-passkey-register data-csrf="${viewer.csrf}">Add a passkey</button><p class="field-error" data-passkey-error role="alert" hidden></p>` : html`<p class="hint">${passkeysUnavailable(context.config)}</p>`}</section>
 <section aria-labelledby="password"><h2 id="password">Password</h2>
 <form method="post" action="/dashboard/account/password" class="stack">${csrfField(viewer)}
 ${person.password_hash ? html`<label for="current-password">Current password</label><input id="current-password" name="current" type="password" autocomplete="current-password" required>` : ''}
@@ -57,8 +57,11 @@ ${signOutEverywhere(viewer)}`;
 /** A person's own page: passkeys, password, and signing out everywhere. */
 export function accountPages(scope: FastifyInstance, context: AppContext): void {
   scope.get<{ Querystring: { welcome?: string } }>('/account', async (request, reply) => {
-    const welcome =
-      request.query.welcome === '1' ? notice('success', 'Welcome! Add a passkey now, or set a password, so you can sign in again later.') : undefined;
+    // Without passkeys the invitation page asked for a password, so there is nothing to add.
+    const advice = relyingParty(context.config)
+      ? 'Add a passkey now, or set a password, so you can sign in again later.'
+      : 'You sign in with your email address and password.';
+    const welcome = request.query.welcome === '1' ? notice('success', `Welcome! ${advice}`) : undefined;
     return sendPage(reply, await accountPage(context, viewerOf(request), welcome));
   });
 
@@ -77,7 +80,7 @@ export function accountPages(scope: FastifyInstance, context: AppContext): void 
 
   scope.post('/account/passkeys/options', async (request, reply) => {
     const party = relyingParty(context.config);
-    if (!party) return reply.code(409).send({ error: passkeysUnavailable, code: 'conflict' });
+    if (!party) return reply.code(409).send({ error: passkeysUnavailable(context.config), code: 'conflict' });
     return registrationOptions(context.storage.db, party, await personOf(context, viewerOf(request)));
   });
 

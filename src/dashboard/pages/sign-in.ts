@@ -21,7 +21,7 @@ function signInForms(context: AppContext, formSecret: string, email = '', error?
     ? html`<section aria-labelledby="with-passkey"><h2 id="with-passkey">With a passkey</h2>
 <button type="button" class="primary" data-passkey-sign-in data-csrf="${formSecret}">Sign in with a passkey</button>
 <p class="field-error" data-passkey-error role="alert" hidden></p></section>`
-    : html`<p class="hint">${passkeysUnavailable}</p>`;
+    : html`<p class="hint">${passkeysUnavailable(context.config)}</p>`;
   return html`${passkeys}
 <section aria-labelledby="with-password"><h2 id="with-password">With a password</h2>
 <form method="post" action="/dashboard/sign-in/password" class="stack">
@@ -120,7 +120,7 @@ export function signInPages(scope: FastifyInstance, context: AppContext): void {
 
   scope.post<{ Body: { csrf?: unknown } }>('/sign-in/passkey/options', async (request, reply) => {
     const party = relyingParty(context.config);
-    if (!party) return reply.code(409).send({ error: passkeysUnavailable, code: 'conflict' });
+    if (!party) return reply.code(409).send({ error: passkeysUnavailable(context.config), code: 'conflict' });
     if (!formSecretMatches(request, request.body?.csrf)) return reply.code(403).send({ error: 'Reload the sign-in page and try again.', code: 'forbidden' });
     await allowAttempt(context, [`passkey:address:${clientNetwork(clientAddress(request))}`], 3);
     return authenticationOptions(context.storage.db, party);
