@@ -1,3 +1,4 @@
+import { networkFailure } from '../lib/network-failure.ts';
 import { CodeHostError } from './types.ts';
 
 interface HttpFailure {
@@ -14,6 +15,9 @@ interface HttpFailure {
 export function explainGithubError(error: unknown, attempt: string, permissions: string): CodeHostError {
   if (error instanceof CodeHostError) return error;
   const failure = (error ?? {}) as HttpFailure;
+  // Octokit reports a request that got no answer (DNS, refused, timeout) as status 500 without a response.
+  const unreachable = failure.response === undefined ? networkFailure(error) : null;
+  if (unreachable !== null) return new CodeHostError(`GitHub could not be reached to ${attempt} (${unreachable}); check GITHUB_API_URL and the network.`);
   const status = typeof failure.status === 'number' ? failure.status : undefined;
   const data = (failure.response?.data ?? {}) as { message?: string; errors?: { message?: string; code?: string }[] };
   const details = [data.message, ...(data.errors ?? []).map((entry) => entry.message ?? entry.code)].filter(Boolean).join('; ');

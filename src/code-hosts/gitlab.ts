@@ -1,5 +1,6 @@
 import { Gitlab } from '@gitbeaker/rest';
 import type { Config } from '../config/config.ts';
+import { networkFailure } from '../lib/network-failure.ts';
 import { repositoryPath } from './repository-path.ts';
 import { CodeHostError, type CodeHost } from './types.ts';
 
@@ -57,5 +58,6 @@ export function explainGitlabError(error: unknown, action: string): CodeHostErro
   if (status === 404)
     return new CodeHostError(`GitLab could not ${action} (404): the project does not exist or the token cannot see it; ${scopes}.${said}`, status);
   if (status !== undefined) return new CodeHostError(`GitLab could not ${action} (HTTP ${status}).${said}`, status);
-  return new CodeHostError(`GitLab could not be reached to ${action}; check GITLAB_URL and the network.`);
+  const unreachable = networkFailure(error);
+  return new CodeHostError(`GitLab could not be reached to ${action}${unreachable ? ` (${unreachable})` : ''}; check GITLAB_URL and the network.`);
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { githubApiUrl } from '../../src/code-hosts/github-auth.ts';
+import { identifyConnection } from '../../src/code-hosts/connect.ts';
 import { codeHostFor } from '../../src/code-hosts/select.ts';
 import { CodeHostError } from '../../src/code-hosts/types.ts';
 import { openWorkspace } from '../../src/workspace/workspace.ts';
@@ -11,6 +12,7 @@ import { testConfig } from '../support/app.ts';
 import { git } from '../support/git-repositories.ts';
 import { startGitHttpServer, type GitHttpServer } from '../support/git-http-server.ts';
 import { startGithubServer, type GithubServer } from '../support/github-server.ts';
+import { refusingUrl } from '../support/refusing-url.ts';
 
 const token = 'ghp_testtoken0123456789abcdefghijklmnop';
 const { publicKey, privateKey } = generateKeyPairSync('rsa', {
@@ -114,6 +116,37 @@ describe('GitHub code host', () => {
     expect(error).toBeInstanceOf(CodeHostError);
     expect(error?.message).toMatch(/401/);
     expect(error?.message).not.toContain('PRIVATE KEY');
+  });
+
+  it('says GitHub could not be reached, and why, when the request gets no answer (not a 500)', async () => {
+    const checkToken = (githubApiUrl: string) =>
+      identifyConnection(testConfig({ githubApiUrl }), { kind: 'github-token', token }).then(
+        () => null,
+        (caught: unknown) => caught as CodeHostError,
+      );
+    const refused = await checkToken(await refusingUrl());
+    expect(refused).toBeInstanceOf(CodeHostError);
+    expect(refused?.message).toMatch(
+      /^GitHub could not be reached to check the token \(connect ECONNREFUSED 127\.0\.0\.1:\d+\); check GITHUB_API_URL and the network\.$/,
+    );
+    expect(refused?.status).toBeUndefined();
+    const unknown = await checkToken('http://api.github.invalid');
+    expect(unknown?.message).toMatch(
+      /^GitHub could not be reached to check the token \(getaddrinfo (ENOTFOUND|EAI_AGAIN) api\.github\.invalid\); check GITHUB_API_URL/,
+    );
+    expect(`${refused?.message} ${unknown?.message}`).not.toContain(token);
+  });
+
+  it('still reports an answer of HTTP 500 as GitHub’s own failure', async () => {
+    const repository = 'https://github.com/acme/docs';
+    api.refuse = { status: 500, message: 'Server Error' };
+    const error = await codeHostFor(repository, testConfig({ githubApiUrl: api.url, githubToken: token }))
+      .openOrUpdatePullRequest({ repository, ...request })
+      .then(
+        () => null,
+        (caught: unknown) => caught as CodeHostError,
+      );
+    expect(error?.message).toMatch(/could not open a pull request on acme\/docs \(HTTP 500\); try again later\. GitHub said: Server Error\./);
   });
 
   it('derives the REST address for github.com and for Enterprise Server', () => {

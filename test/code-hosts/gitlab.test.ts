@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { identifyConnection } from '../../src/code-hosts/connect.ts';
 import { codeHostFor } from '../../src/code-hosts/select.ts';
 import { CodeHostError } from '../../src/code-hosts/types.ts';
 import { testConfig } from '../support/app.ts';
 import { startGitlabServer, type GitlabServer } from '../support/gitlab-server.ts';
+import { refusingUrl } from '../support/refusing-url.ts';
 
 const token = 'glpat-test-0123456789abcdef';
 let server: GitlabServer;
@@ -57,6 +59,21 @@ describe('GitLab code host', () => {
     } finally {
       server.refuse = null;
     }
+  });
+
+  it('says GitLab could not be reached, and why, when the request gets no answer', async () => {
+    const checkToken = (gitlabUrl: string) =>
+      identifyConnection(testConfig({ gitlabUrl }), { kind: 'gitlab', token }).then(
+        () => null,
+        (caught: unknown) => caught as CodeHostError,
+      );
+    const refused = await checkToken(await refusingUrl());
+    expect(refused?.message).toMatch(
+      /^GitLab could not be reached to check the token \(connect ECONNREFUSED 127\.0\.0\.1:\d+\); check GITLAB_URL and the network\.$/,
+    );
+    const unknown = await checkToken('http://gitlab.invalid');
+    expect(unknown?.message).toMatch(/^GitLab could not be reached to check the token \(getaddrinfo (ENOTFOUND|EAI_AGAIN) gitlab\.invalid\); check GITLAB_URL/);
+    expect(`${refused?.message} ${unknown?.message}`).not.toContain(token);
   });
 
   it('asks for GITLAB_TOKEN when it is missing', async () => {
