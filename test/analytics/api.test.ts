@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { updateProject } from '../../src/accounts/projects.ts';
 import { clientAddressResolver, type AddressedRequest } from '../../src/http/client-address.ts';
@@ -90,6 +91,23 @@ describe.each(testDatabases)('analytics API on $dialect', (database) => {
     expect(script.statusCode).toBe(200);
     expect(script.body).toContain('/v1/collect');
     expect(script.body).not.toContain('document.cookie');
+    expect(script.headers['content-encoding']).toBeUndefined();
+    for (const [acceptEncoding, coding, decode] of [
+      ['gzip, deflate, br', 'br', brotliDecompressSync],
+      ['gzip', 'gzip', gunzipSync],
+    ] as const) {
+      const compressed = await app.inject({ method: 'GET', url: '/script.js', headers: { 'accept-encoding': acceptEncoding } });
+      expect(compressed.headers['content-encoding']).toBe(coding);
+      expect(compressed.headers.vary).toBe('accept-encoding');
+      expect(compressed.rawPayload.length).toBeLessThan(2048);
+      expect(decode(compressed.rawPayload).toString('utf8')).toBe(script.body);
+      const again = await app.inject({
+        method: 'GET',
+        url: '/script.js',
+        headers: { 'accept-encoding': acceptEncoding, 'if-none-match': compressed.headers.etag as string },
+      });
+      expect(again.statusCode).toBe(304);
+    }
     const collect = (url: string, origin: string) =>
       app.inject({
         method: 'POST',

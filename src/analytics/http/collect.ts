@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { findProject } from '../../accounts/projects.ts';
@@ -7,6 +9,7 @@ import { clientAddressResolver, clientNetwork } from '../../http/client-address.
 import type { AppContext } from '../../http/context.ts';
 import { ApiError, invalidRequest, notFound } from '../../http/errors.ts';
 import { jsonBodyParser } from '../../http/json.ts';
+import { preferredCoding, type ContentCoding } from '../../lib/accept.ts';
 import { rateLimited, rateLimitHeaders, takeRateLimit, type RateLimitState } from '../../http/rate-limit.ts';
 import { storeVerified } from '../ingest/ingest.ts';
 import { reportIngested } from '../ingest/ingested.ts';
@@ -15,7 +18,24 @@ import { prepareEvent } from '../ingest/validate.ts';
 import type { PreparedEvent } from '../model/prepared-event.ts';
 import { prepareCollectedInteraction, storeCollectedInteraction } from '../feedback/collect.ts';
 
-const script = readFileSync(new URL('./tracker.js', import.meta.url), 'utf8');
+const script = readFileSync(new URL('./tracker.js', import.meta.url));
+/** The tracker as sent: compressed once at start (a few kilobytes), each copy with its own strong ETag. */
+const scriptCopies = new Map<ContentCoding | null, { body: Buffer; etag: string }>(
+  [
+    [null, script],
+    ['br', brotliCompressSync(script)],
+    ['gzip', gzipSync(script, { level: 9 })],
+  ].map(([coding, body]) => [
+    coding as ContentCoding | null,
+    {
+      body: body as Buffer,
+      etag: `"${createHash('sha256')
+        .update(body as Buffer)
+        .digest('base64url')
+        .slice(0, 16)}"`,
+    },
+  ]),
+);
 
 /**
  * A beacon is one small JSON object: a view's longest fields are two 2 KB addresses, a feedback's a
@@ -105,9 +125,14 @@ export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> =
   // The tracker posts text/plain so browsers send it without a preflight; the text is JSON.
   app.addContentTypeParser('text/plain', { parseAs: 'string' }, jsonBodyParser());
 
-  app.get('/script.js', { schema: { tags: ['Visitor analytics'], summary: 'Browser tracker script', security: [], hide: true } }, async (_request, reply) =>
-    reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(script),
-  );
+  app.get('/script.js', { schema: { tags: ['Visitor analytics'], summary: 'Browser tracker script', security: [], hide: true } }, async (request, reply) => {
+    const coding = preferredCoding(request.headers['accept-encoding'], ['br', 'gzip']);
+    const { body, etag } = scriptCopies.get(coding)!;
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').header('vary', 'accept-encoding').header('etag', etag);
+    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+    if (coding !== null) reply.header('content-encoding', coding);
+    return reply.send(body);
+  });
 
   app.post('/v1/collect', {
     bodyLimit: collectBodyLimitBytes,
