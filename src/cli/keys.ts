@@ -14,17 +14,19 @@ interface KeyFlags {
   kind: string;
   name?: string;
   project?: string;
-  scopes: string;
+  scopes?: string;
   origins?: string;
   expires?: string;
   allowIps?: string;
   json?: boolean;
 }
 
-/** `--kind`, and `--origins` only with the assistant kind, whose keys browsers send. */
+/** `--kind`; `--origins` only with the assistant kind, whose keys browsers send, and `--scopes` only with the admin kind. */
 function keyKind(flags: KeyFlags): KeyKind {
   if (!keyKinds.includes(flags.kind as KeyKind)) throw new CliError(`--kind is ${keyKinds.join(' or ')}; got "${flags.kind}".`);
   if (flags.origins !== undefined && flags.kind !== 'assistant') throw new CliError('--origins limits assistant keys; add --kind assistant.');
+  if (flags.scopes !== undefined && flags.kind === 'assistant')
+    throw new CliError("--scopes is for admin keys: an assistant key only reads its project's docs and asks its assistant; leave --scopes out.");
   return flags.kind as KeyKind;
 }
 
@@ -47,7 +49,7 @@ export function registerKeys(program: Command): void {
     .option('--kind <kind>', "admin (the admin API) or assistant (quire_dsc_…: reads one project's docs and asks its assistant, safe in a web page)", 'admin')
     .option('--name <name>', 'a name to tell keys apart')
     .option('--project <ids>', 'limit the key to these comma-separated project ids (an assistant key: its one project)')
-    .option('--scopes <scopes>', 'comma-separated: read, write, ingest (admin keys)', 'read,write')
+    .option('--scopes <scopes>', 'comma-separated: read, write, ingest (admin keys; default read,write)')
     .option('--origins <origins>', 'browser origins an assistant key may be used from, comma-separated, e.g. https://docs.acme.com (default: any)')
     .option('--expires <iso>', 'expiry time, ISO 8601 (default: never)')
     .option(
@@ -63,7 +65,7 @@ export function registerKeys(program: Command): void {
         let allowedIps;
         const allowedOrigins = origins(flags.origins);
         try {
-          scopes = parseScopes(flags.scopes);
+          scopes = parseScopes(flags.scopes ?? 'read,write');
           allowedIps = flags.allowIps === undefined ? undefined : parseAddressRanges(flags.allowIps);
         } catch (error) {
           throw new CliError(`${error instanceof AddressRangeError ? '--allow-ips: ' : ''}${(error as Error).message}`);

@@ -94,12 +94,15 @@ describe.each(testDatabases)('quire projects docs settings and assistant keys on
     expect((await json('keys', 'list', '--org', orgId)).find((key: { id: string }) => key.id === created.id).revokedAt).not.toBeNull();
   });
 
-  it('refuses an assistant key without one project, origins on an admin key, and an origin with a path', async () => {
+  it('refuses an assistant key without one project or with scopes, origins on an admin key, and an origin with a path', async () => {
     expect(await commands.quireFails('keys', 'create', '--org', orgId, '--kind', 'assistant')).toMatch(/--project/);
     expect(await commands.quireFails('keys', 'create', '--org', orgId, '--origins', 'https://docs.acme.com')).toMatch(/--kind assistant/);
     expect(
       await commands.quireFails('keys', 'create', '--org', orgId, '--kind', 'assistant', '--project', project.id, '--origins', 'https://acme.com/docs'),
     ).toMatch(/--origins: "https:\/\/acme.com\/docs" is not a browser origin/);
     expect(await commands.quireFails('keys', 'create', '--org', orgId, '--kind', 'robot')).toMatch(/--kind is admin or assistant/);
+    expect(await commands.quireFails('keys', 'create', '--org', orgId, '--kind', 'assistant', '--project', project.id, '--scopes', 'read')).toMatch(
+      /--scopes is for admin keys/,
+    );
   });
 });
