@@ -1,9 +1,11 @@
+import { loadConfig, publicUrl } from '../config/config.ts';
 import { trimTrailingSlashes } from '../lib/trim.ts';
 import { CliError } from './output.ts';
 
 /**
- * The CLI's HTTP client of the Quire API. It reads its own two variables, not the server's settings:
- * QUIRE_URL (default http://127.0.0.1:8080) and QUIRE_API_KEY (an admin key, `quire_…`).
+ * The CLI's HTTP client of the Quire API, from the settings every verb reads: QUIRE_URL, else the
+ * address the server's settings give (QUIRE_PUBLIC_URL, else HOST and PORT), and QUIRE_API_KEY (an
+ * admin key, `quire_…`).
  */
 export interface ApiClient {
   url: string;
@@ -17,11 +19,12 @@ export interface ApiClient {
 export class Unreachable extends CliError {}
 
 export function apiClient(environment: NodeJS.ProcessEnv = process.env): ApiClient {
-  const url = trimTrailingSlashes(environment.QUIRE_URL || 'http://127.0.0.1:8080');
-  const key = environment.QUIRE_API_KEY;
+  const config = loadConfig(environment);
+  const url = trimTrailingSlashes(config.apiUrl ?? publicUrl(config));
+  const key = config.apiKey;
   if (!key)
     throw new CliError(
-      'Set QUIRE_API_KEY to an admin API key (quire_…; "quire keys create" makes one), and QUIRE_URL if the server is not http://127.0.0.1:8080.',
+      `Set QUIRE_API_KEY to an admin API key (quire_…; "quire keys create" makes one), and QUIRE_URL if the server is not at ${url} (the address QUIRE_PUBLIC_URL, else HOST and PORT, give).`,
     );
   const authorization = { authorization: `Bearer ${key}` };
   const send = async (path: string, init: RequestInit): Promise<Response> => {

@@ -1,6 +1,6 @@
 /**
  * Every setting Quire reads, as one table: environment variable, default, parser and the sentence
- * that documents it. Each area keeps its part of the table in a file of its own (server.ts,
+ * that documents it. Each area keeps its part of the table in a file of its own (server.ts, cli.ts,
  * storage.ts, analytics.ts, jobs.ts, agent.ts, dashboard.ts, docs-serving.ts, docs-builds.ts, assistant.ts, code-hosts.ts); `settings` joins them,
  * so there is still one `Config`, and `loadConfig` reads the environment once at start-up and fails
  * with a message that says which variable to fix. `docs/configuration.md` lists the same table (a
@@ -10,6 +10,7 @@
 import { agentSettings } from './agent.ts';
 import { analyticsSettings } from './analytics.ts';
 import { assistantSettings } from './assistant.ts';
+import { cliSettings } from './cli.ts';
 import { codeHostSettings } from './code-hosts.ts';
 import { dashboardSettings } from './dashboard.ts';
 import { docsServingSettings } from './docs-serving.ts';
@@ -21,6 +22,7 @@ import { storageSettings } from './storage.ts';
 
 export const settings = {
   ...serverSettings,
+  ...cliSettings,
   ...storageSettings,
   ...analyticsSettings,
   ...jobSettings,

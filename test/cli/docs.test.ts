@@ -20,6 +20,7 @@ describe('quire docs, against a listening server with a builder', () => {
   let dataDir: string;
   let repositories: string;
   let commands: ReturnType<typeof quireCommands>;
+  let url: string;
 
   beforeAll(async () => {
     storage = await testDatabases[0].open();
@@ -29,7 +30,7 @@ describe('quire docs, against a listening server with a builder', () => {
     docsRepository(repository, { write: { 'mkdocs.yml': 'site_name: Acme\nnav:\n  - Home: index.md\n', 'docs/index.md': '# Home\n\nHello.\n' } });
     const context = testContext(storage, { config: { dataDir } });
     app = await testApp(context);
-    const url = await app.listen({ port: 0, host: '127.0.0.1' });
+    url = await app.listen({ port: 0, host: '127.0.0.1' });
     tenant = await createTenant(storage, { project: { repository, ref: 'main' } });
     await grantAccess(storage, context.config, tenant.orgId, { localDirectories: [repositories] });
     builder = new DocsBuilder({ ...buildContext(storage, context.config), leaseMs: 30_000, maxAttempts: 3, pollMs: 50 });
@@ -61,5 +62,18 @@ describe('quire docs, against a listening server with a builder', () => {
     expect(failed?.code).toBe(2);
     expect(JSON.parse(failed!.stdout)).toMatchObject({ status: 'failed', commit: status.commit, error: expect.stringContaining('mkdocs.yml') });
     expect(await commands.quireFails('docs', 'status', '--project', 'prj_missing')).toContain('404');
+  });
+
+  it('without QUIRE_URL, calls the server at the PORT the server settings give', async () => {
+    const beside = quireCommands({
+      ...process.env,
+      QUIRE_URL: '',
+      QUIRE_PUBLIC_URL: '',
+      HOST: '127.0.0.1',
+      PORT: new URL(url).port,
+      QUIRE_API_KEY: tenant.key,
+    });
+    const status = JSON.parse((await beside.quire('docs', 'status', '--project', tenant.project.id, '--json')).stdout);
+    expect(status).toMatchObject({ status: expect.any(String), pageErrors: expect.any(Array) });
   });
 });

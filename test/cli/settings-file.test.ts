@@ -68,11 +68,15 @@ describe('settings from a .env file in the project root', () => {
   });
 
   it('quire config shows each value, secrets masked, and where it came from; the environment wins', async () => {
-    const shown = await shownSettings(docs, { PORT: '7000' });
+    const shown = await shownSettings(docs, { PORT: '7000', QUIRE_API_KEY: 'quire_fromtheenvironment' });
     expect(shown.get('PORT')).toEqual({ name: 'PORT', value: '7000', source: 'environment' });
+    // The HTTP API clients' settings (`quire jobs`, `quire docs`) are listed with the others.
+    expect(shown.get('QUIRE_URL')).toEqual({ name: 'QUIRE_URL', value: '(unset)', source: 'default' });
+    expect(shown.get('QUIRE_API_KEY')).toEqual({ name: 'QUIRE_API_KEY', value: '****', source: 'environment' });
     expect(shown.get('GITHUB_TOKEN')).toEqual({ name: 'GITHUB_TOKEN', value: '****', source: `file ${join(root, '.env')}` });
     expect(shown.get('HOST')).toEqual({ name: 'HOST', value: '127.0.0.1', source: 'default' });
     expect(JSON.stringify([...shown.values()])).not.toContain('ghp_fromthefile');
+    expect(JSON.stringify([...shown.values()])).not.toContain('quire_fromtheenvironment');
   });
 
   it('quire config and a refused start show no secret: not a malformed private key, nor passwords in URLs', async () => {
