@@ -23,7 +23,8 @@ export async function organizationView(db: Kysely<Database>, config: Config, org
     name: organization.name,
     createdAt: new Date(organization.created_at).toISOString(),
     trusted: isTrusted(organization, config.trustFirstOrganization),
-    serverCredentials: organization.server_credentials === 1,
+    // A trusted organization uses the server-wide credentials as one granted them does (code-hosts/access.ts).
+    serverCredentials: organization.server_credentials === 1 || isTrusted(organization, config.trustFirstOrganization),
     localRepositories: (await listLocalGrants(db, organization.id)).map((grant) => grant.path),
   };
 }

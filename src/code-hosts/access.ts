@@ -47,7 +47,11 @@ export async function resolveAccess(db: Kysely<Database>, config: Config, orgId:
   if (organization.server_credentials === 1 || isTrusted(organization, config.trustFirstOrganization)) {
     const missing = provider.serverCredentialsMissing(config);
     if (!missing) return { host: provider.withServerCredentials(config), repository };
-    if (connections.length === 0) throw new CodeHostError(`${displayRepository(repository)} is on ${provider.label}; ${missing}.`);
+    if (connections.length === 0)
+      throw new CodeHostError(
+        `${displayRepository(repository)} is on ${provider.label}; ${missing} in the server's environment, or connect a token of organization ${organization.id} ` +
+          `on the dashboard's Connections page or with "quire connections add --org ${organization.id} --kind ${provider.connectionKinds.join('|')}".`,
+      );
   }
   const kinds = provider.connectionKinds.join('|');
   throw new CodeHostError(

@@ -136,7 +136,7 @@ describe.each(testDatabases)('code-host credentials belong to an organization, o
     expect(await repositoryProblem(storage.db, serverWide, other, githubRepository('acme-b/docs'))).toBeNull();
     expect(
       await repositoryProblem(storage.db, { ...serverWide, githubToken: undefined, githubAppId: undefined }, other, githubRepository('acme-b/docs')),
-    ).toMatch(/on GitHub; set GITHUB_TOKEN/);
+    ).toMatch(new RegExp(`on GitHub; set GITHUB_TOKEN.* in the server's environment, or connect a token .*quire connections add --org ${other} --kind`));
   });
 
   it('dashboard: connects a token without showing it back, and cannot disconnect another organization’s connection', async () => {

@@ -94,6 +94,16 @@ describe.each(testDatabases)('local repositories belong to the organizations gra
     expect(shown).toMatchObject({ id: orgB, serverCredentials: false, localRepositories: [join(root, 'b')], connections: [] });
     const listed = JSON.parse((await cli('orgs', 'list', '--json')).stdout);
     expect(listed.find((row: { id: string }) => row.id === orgA).localRepositories).toEqual([join(root, 'a')]);
+    // The trusted first organization uses the server-wide credentials: listed as having them.
+    await storage.db.updateTable('organizations').set({ first_start: 1 }).where('id', '=', orgA).execute();
+    const trustedEnv = { ...process.env, QUIRE_DATA_DIR: dataDir, LOG_LEVEL: 'silent', ...storage.location.env, QUIRE_TRUST_FIRST_ORGANIZATION: '1' };
+    const withTrust = JSON.parse((await run(process.execPath, ['src/cli/main.ts', 'orgs', 'list', '--json'], { env: trustedEnv })).stdout);
+    const trustedRows = withTrust.filter((row: { trusted: boolean }) => row.trusted);
+    expect(trustedRows).toHaveLength(1);
+    expect(trustedRows[0].serverCredentials).toBe(true);
+    expect(trustedRows[0].id).toBe(orgA);
+    expect(withTrust.filter((row: { trusted: boolean; serverCredentials: boolean }) => !row.trusted && row.serverCredentials)).toEqual([]);
+    await storage.db.updateTable('organizations').set({ first_start: 0 }).where('id', '=', orgA).execute();
     await cli('projects', 'create', '--org', orgB, '--name', 'B docs', '--repository', paths.bDocs);
     await cli('orgs', 'revoke-local', orgB, join(root, 'b'));
     expect(await cliFails('projects', 'create', '--org', orgB, '--name', 'B again', '--repository', paths.bDocs)).toMatch(/may not use the local repository/);
