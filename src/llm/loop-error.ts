@@ -25,6 +25,20 @@ export interface ProviderFailure {
   attempts?: number;
 }
 
+/**
+ * What a provider failure points to: no answer at all (`unreachable`), the key refused (401, 403), a
+ * model the provider does not know (404), its rate limit or quota (429), an error of its own (`provider`),
+ * or an answer the SDK could not use (`answer`).
+ */
+export type ProviderFailureCause = 'unreachable' | 'key' | 'model' | 'quota' | 'provider' | 'answer';
+
+export function providerFailureCause(provider: ProviderFailure): ProviderFailureCause {
+  if (!provider.apiCall) return 'answer';
+  const causes: Record<number, ProviderFailureCause> = { 401: 'key', 403: 'key', 404: 'model', 429: 'quota' };
+  if (provider.statusCode === undefined) return 'unreachable';
+  return causes[provider.statusCode] ?? 'provider';
+}
+
 export class LlmLoopError extends Error {
   override name = 'LlmLoopError';
   readonly kind: LoopErrorKind;

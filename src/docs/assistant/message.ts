@@ -176,7 +176,7 @@ export async function answerMessage(
         },
       });
     } catch (error) {
-      const message = reportFailure(context, project.id, error);
+      const message = reportFailure(context, project, error);
       if (!stored) await keepThread(context, project.id, thread.row);
       write(protocol.error(message) + protocol.end());
     } finally {

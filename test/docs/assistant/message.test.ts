@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../../src/accounts/keys.ts';
+import { updateProject } from '../../../src/accounts/projects.ts';
 import { flushInteractions } from '../../../src/analytics/capture/record.ts';
 import type { AppContext } from '../../../src/http/context.ts';
 import type { Storage } from '../../../src/storage/dialect.ts';
 import { createTenant, type Tenant } from '../../support/app.ts';
 import { startOpenAiServer, type OpenAiServer } from '../../support/openai-server.ts';
+import { refusingUrl } from '../../support/refusing-url.ts';
 import { testDatabases } from '../../support/storage.ts';
 import { fillIndex, startService } from '../serving/support.ts';
 import { assistantScript, dataStreamParts, lastQuestion, uiChunks, uiMessage } from './support.ts';
@@ -237,6 +239,42 @@ describe.each(testDatabases)('the assistant’s answers on $dialect', (database)
     const looping = await dataStreamParts(await ask('v1', { messages: [{ role: 'user', content: 'search forever' }] }));
     expect(looping.at(-1)).toMatchObject({ code: '3', value: expect.stringContaining('QUIRE_ASSISTANT_MAX_STEPS') });
     expect((await exportRows()).length).toBe(before);
+  });
+
+  it('names the cause of a provider failure and the setting to check, without the provider’s words, key or address', async () => {
+    const errorOf = async (response: Response) => (await uiChunks(response)).at(-1) as { type: string; errorText: string };
+    const refused = await errorOf(await ask('v2', { messages: [question('rejected key?')] }));
+    expect(refused).toEqual({
+      type: 'error',
+      errorText: "The model provider refused the server's key (HTTP 401); the site's operator should check OPENAI_API_KEY.",
+    });
+    const unknownModel = await errorOf(await ask('v2', { messages: [question('missing model?')] }));
+    expect(unknownModel.errorText).toBe(
+      "The model provider does not know the model (HTTP 404); the site's operator should check QUIRE_MODEL and OPENAI_BASE_URL.",
+    );
+
+    await updateProject(storage.db, other.project.id, { assistantModel: 'openai-compatible:other-model' });
+    const ownModel = await fetch(`${base}/discovery/v2/assistant/${other.project.id}/message`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${otherKey}` },
+      body: JSON.stringify({ fp: 'reader-2', messages: [question('missing model?')] }),
+    });
+    expect((await errorOf(ownModel)).errorText).toContain("should check the project's assistant model and OPENAI_BASE_URL");
+    await updateProject(storage.db, other.project.id, { assistantModel: null });
+
+    const offline = await startService(storage, { model: 'openai-compatible:test-model', openaiBaseUrl: await refusingUrl() });
+    try {
+      const response = await fetch(`${offline.base}/discovery/v2/assistant/${tenant.project.id}/message`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ fp: 'reader-1', messages: [question('anyone there?')] }),
+      });
+      expect((await errorOf(response)).errorText).toBe(
+        "The model provider could not be reached; the site's operator should check OPENAI_BASE_URL and the server's network.",
+      );
+    } finally {
+      await offline.app.close();
+    }
   });
 
   it('stores the thread a failed first turn started, so its key still continues it', async () => {

@@ -10,8 +10,9 @@ export function lastQuestion(request: ChatRequest): string {
 /**
  * The scripted model: what it does depends on a word in the question. `configure`: searches, reads
  * the setup page, answers citing it (and a page it never saw), then stops. `unknown`: searches and
- * says the docs do not cover it. `which`: asks back. `broken`: the provider fails. `forever`: searches
- * at every step. `slow`: answers after 5 seconds.
+ * says the docs do not cover it. `which`: asks back. `broken`: the provider fails. `rejected`: the provider
+ * refuses the key. `missing`: the provider does not know the model. `forever`: searches at every step. `slow`:
+ * answers after 5 seconds.
  */
 export const assistantScript: ModelScript = (request, turn) => {
   const question = lastQuestion(request);
@@ -36,6 +37,8 @@ export const assistantScript: ModelScript = (request, turn) => {
     ],
     ['which', [{ text: 'Which plan do you mean?', toolCalls: [{ name: 'record_outcome', arguments: { resolution: 'clarifying_question', sources: [] } }] }]],
     ['broken', [{ status: 500, message: 'The model is down.' }]],
+    ['rejected', [{ status: 401, message: 'Incorrect API key provided: sk-secret-0123' }]],
+    ['missing', [{ status: 404, message: 'The model `test-model` does not exist at https://models.internal.example/v1' }]],
     ['slow', [{ text: 'Late.', delayMs: 5000 }]],
   ];
   if (question.includes('forever')) return { text: '', toolCalls: [{ name: 'search_docs', arguments: { query: 'webhooks' } }] };
