@@ -168,7 +168,12 @@ export function registerAccounts(program: Command): void {
     .action((flags: { json?: boolean }) =>
       withStorage(async ({ db }, config) => {
         const views = await Promise.all((await listOrganizations(db)).map((row) => organizationView(db, config, row)));
-        print(flags, views, () => table(views, ['id', 'name', 'createdAt', 'trusted', 'serverCredentials', 'localRepositories']));
+        // As the other listings: no organization most likely means another database than the one meant.
+        print(flags, views, () =>
+          views.length === 0
+            ? `(none in ${databaseName(config)})`
+            : table(views, ['id', 'name', 'createdAt', 'trusted', 'serverCredentials', 'localRepositories']),
+        );
       }),
     );
   registerGrants(orgs);

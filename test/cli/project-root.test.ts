@@ -33,6 +33,8 @@ describe('the CLI run from a subdirectory', () => {
     const { stdout } = await quire(join(project, 'docs'), ['keys', 'list']);
     expect(stdout).toContain(`SQLite database ${join(project, 'data', 'quire.db')}`);
     expect(existsSync(join(project, 'docs', 'data'))).toBe(false);
+    const organizations = await quire(join(project, 'docs'), ['orgs', 'list'], { QUIRE_DATA_DIR: 'vacant' });
+    expect(organizations.stdout).toBe(`(none in SQLite database ${join(project, 'vacant', 'quire.db')})\n`);
   });
 
   it('resolves a relative QUIRE_DATA_DIR against the project root, as npm start does, not the current directory', async () => {
