@@ -17,18 +17,36 @@ import { createAnalyticsState, directoryOptions } from '../analytics/state.ts';
 import { withStorage } from './database.ts';
 import { CliError, print } from './output.ts';
 
-/** A one-line progress bar on stderr (redrawn in place on a terminal, every 10% otherwise). */
+/**
+ * A one-line progress bar on stderr (redrawn in place on a terminal, every 10% otherwise). The bytes are
+ * read ahead of the storing, so the bar reaches 100% while views are still being accepted: `finish`
+ * draws the stored totals once more, and the last line agrees with the summary.
+ */
 function progressBar(total: number | undefined) {
   let lastTenth = -1;
-  return (bytes: number, summary: ImportSummary) => {
+  let lastDrawn = '';
+  const line = (bytes: number, summary: ImportSummary) => {
     const fraction = total ? Math.min(1, bytes / total) : undefined;
     const bar = fraction === undefined ? '' : `[${'#'.repeat(Math.round(fraction * 30)).padEnd(30)}] ${(fraction * 100).toFixed(0).padStart(3)}% `;
     const text = `${bar}${summary.lines.toLocaleString('en-US')} lines, ${summary.accepted.toLocaleString('en-US')} accepted, ${summary.skipped.toLocaleString('en-US')} skipped`;
-    if (process.stderr.isTTY) process.stderr.write(`\r${text}`);
-    else if (fraction !== undefined && Math.floor(fraction * 10) > lastTenth) {
-      lastTenth = Math.floor(fraction * 10);
-      process.stderr.write(`${text}\n`);
-    }
+    return { fraction, text };
+  };
+  return {
+    update(bytes: number, summary: ImportSummary) {
+      const { fraction, text } = line(bytes, summary);
+      if (process.stderr.isTTY) process.stderr.write(`\r${text}`);
+      else if (fraction !== undefined && Math.floor(fraction * 10) > lastTenth) {
+        lastTenth = Math.floor(fraction * 10);
+        process.stderr.write(`${text}\n`);
+        lastDrawn = text;
+      }
+    },
+    /** After the import: the final totals, on a terminal ending the line; elsewhere only when they differ from the last line drawn. */
+    finish(summary: ImportSummary) {
+      const { text } = line(total ?? 0, summary);
+      if (process.stderr.isTTY) process.stderr.write(`\r${text}\n`);
+      else if (total !== undefined && text !== lastDrawn) process.stderr.write(`${text}\n`);
+    },
   };
 }
 
@@ -57,8 +75,9 @@ export function registerAnalytics(program: Command): void {
         // A file is opened by the import's reading thread; standard input is read here and handed to it.
         const input = file === '-' ? process.stdin : file;
         const analytics = createAnalyticsState(storage, directoryOptions(config));
-        const summary = await importLog(analytics, project, flags.format as FormatName, input, { onProgress: progressBar(size) });
-        if (process.stderr.isTTY) process.stderr.write('\n');
+        const progress = progressBar(size);
+        const summary = await importLog(analytics, project, flags.format as FormatName, input, { onProgress: progress.update });
+        progress.finish(summary);
         await foldProject(analytics, project.id);
         print(flags, summary, () => describeSummary(summary));
       }),
