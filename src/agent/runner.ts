@@ -7,7 +7,8 @@ import { jobBranch } from '../lib/job-branch.ts';
 import { LlmLoopError } from '../llm/loop-error.ts';
 import type { JobRow } from '../storage/tables/jobs.ts';
 import type { Config } from '../config/config.ts';
-import { WorkspaceGitError, WorkspacePathError, type ChangeDiff, type Workspace, type WorkspaceOptions } from '../workspace/types.ts';
+import { sessionHoldsCheckout } from '../workspace/session-lease.ts';
+import { CheckoutHeldError, WorkspaceGitError, WorkspacePathError, type ChangeDiff, type Workspace, type WorkspaceOptions } from '../workspace/types.ts';
 import { appendFollowUp, commitMessage, describeChange, type ChangeDescription } from './change-description.ts';
 import { checksSection } from './checks/report.ts';
 import { conversationFrom } from './conversation.ts';
@@ -78,6 +79,7 @@ export function createRunner(config: Config, dependencies: RunnerDependencies): 
         const change = describeChange(redact(work.summary), run.prompt, run.job);
         return { ...(await publish(run, workspace, host, repository, change, work, redact)), usage: work.usage };
       } catch (error) {
+        if (error instanceof CheckoutHeldError && !run.signal.aborted) throw await checkoutStillHeld(config, run.job);
         throw explainFailure(error, run.signal, timeLimit, config, redact, usage);
       } finally {
         await workspace?.dispose();
@@ -156,6 +158,20 @@ async function pushUnlessCancelled(run: JobRun, workspace: Workspace): Promise<v
 export function readState(state: unknown): RunnerState | null {
   const pullRequest = (state as Partial<RunnerState> | null)?.pullRequest;
   return pullRequest && typeof pullRequest.number === 'number' && typeof pullRequest.url === 'string' ? { pullRequest } : null;
+}
+
+/**
+ * The run's time ran out while it waited for the job's checkout, which it never opened: the job's `error` says who
+ * held it and what to do, not that the agent was slow.
+ */
+async function checkoutStillHeld(config: Config, job: JobRow): Promise<JobFailure> {
+  const waited = `This run waited ${config.agentMaxSeconds} seconds (QUIRE_AGENT_MAX_SECONDS) for the job's checkout and changed nothing:`;
+  if (await sessionHoldsCheckout(config.dataDir, job.id)) {
+    return new JobFailure(
+      `${waited} an admin MCP session has the job's branch ${job.branch} checked out, and stays open after its saves until it is idle for ${config.mcpSessionIdleMinutes} minutes (QUIRE_MCP_SESSION_IDLE_MINUTES). Continue in that session, or send a follow-up once it has ended.`,
+    );
+  }
+  return new JobFailure(`${waited} an earlier run of the job still held it. Send a follow-up once that run has ended.`);
 }
 
 /** Turns what stopped the run into the job's `error`; aborts by the worker pass through untouched. */

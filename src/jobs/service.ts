@@ -11,6 +11,7 @@ import { enqueueRun } from './queue/enqueue.ts';
 import type { JobOrigin, JobRow, JobStatus } from '../storage/tables/jobs.ts';
 import { checkBranchUnused, checkRefNames, chooseModel } from './create-options.ts';
 import { announceRecorded, appendMessage, appendStatus } from './transcript.ts';
+import { sessionHoldsCheckout } from '../workspace/session-lease.ts';
 import { jobView } from './view.ts';
 import { queueJobEvent } from './webhooks/emit.ts';
 
@@ -142,7 +143,11 @@ export async function getJobJson(context: AppContext, project: ProjectRow, jobId
   return body;
 }
 
-/** A follow-up message: the job becomes `active` again and continues where it stopped. */
+/**
+ * A follow-up message: the job becomes `active` again and continues where it stopped. 409 while an admin MCP
+ * session on this machine has the job's branch checked out (it stays open after a save, which completes the job):
+ * the run would wait for the session's checkout until its time limit.
+ */
 export async function followUp(context: AppContext, project: ProjectRow, jobId: string, submission: Submission): Promise<SubmissionResult> {
   const scope = `message:${jobId}`;
   const result = await context.storage.db.transaction().execute(async (trx) => {
@@ -152,6 +157,11 @@ export async function followUp(context: AppContext, project: ProjectRow, jobId: 
     if (replay) return { job: replay, rateLimit: await takeJobRateLimit(context, trx, project.id, false), replayed: true };
     if (job.status === 'active') throw conflict('The job is still active; wait until it is completed or failed before sending a follow-up.');
     if (job.status === 'archived') throw conflict('The job is archived and takes no more messages; create a new job instead.');
+    if (await sessionHoldsCheckout(context.config.dataDir, job.id)) {
+      throw conflict(
+        `An admin MCP session has the job's branch ${job.branch} checked out, and stays open after its saves until it is idle for ${context.config.mcpSessionIdleMinutes} minutes (QUIRE_MCP_SESSION_IDLE_MINUTES): continue in that session, or send the follow-up once it has ended.`,
+      );
+    }
     const rateLimit = await takeJobRateLimit(context, trx, project.id, true);
     const reopened = { ...job, status: 'active' as const, error: null, updated_at: now };
     await trx.updateTable('jobs').set({ status: 'active', error: null, updated_at: now }).where('id', '=', job.id).execute();

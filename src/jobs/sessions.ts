@@ -12,6 +12,7 @@ import type { JobProblem } from './runner.ts';
 import { newJobRow, takeJobRateLimit } from './service.ts';
 import { announceRecorded, appendMessage, appendStatus } from './transcript.ts';
 import { queueJobEvent } from './webhooks/emit.ts';
+import { sessionHoldsCheckout } from '../workspace/session-lease.ts';
 
 /**
  * The job of an admin MCP session (`origin: "mcp"`): its agent is the MCP client, so no run is queued
@@ -58,7 +59,7 @@ export async function openSessionJob(context: AppContext, project: ProjectRow, o
 /**
  * Reopens the job that works on `branch`, like a follow-up: it becomes `active` again on the same
  * branch and pull request. 404 when no job of the project has the branch, 409 when the job is active
- * (Quire's agent or another session works on it) or archived.
+ * (Quire's agent or another session works on it), archived, or open in a session of another process.
  */
 export async function reopenSessionJob(context: AppContext, project: ProjectRow, branch: string, clientName: string): Promise<JobRow> {
   const { job, webhooks } = await context.storage.db.transaction().execute(async (trx) => {
@@ -67,6 +68,13 @@ export async function reopenSessionJob(context: AppContext, project: ProjectRow,
     if (job.status === 'active')
       throw conflict(`Job ${job.id} on branch ${branch} is active: Quire's agent or another session works on it. Wait until it is completed, or cancel it.`);
     if (job.status === 'archived') throw conflict(`Job ${job.id} on branch ${branch} is archived; call checkout without a branch to start a new one.`);
+    // A session of this process was handed the branch or refused it before (see session-tools.ts); one of another
+    // process on the machine keeps its checkout, which this checkout would wait for until that session ends.
+    if (await sessionHoldsCheckout(context.config.dataDir, job.id)) {
+      throw conflict(
+        `Branch ${branch} is open in an admin MCP session of another Quire process on this machine, which stays open until it is idle for ${context.config.mcpSessionIdleMinutes} minutes (QUIRE_MCP_SESSION_IDLE_MINUTES): continue in that session, or call checkout again once it has ended.`,
+      );
+    }
     await takeJobRateLimit(context, trx, project.id, true);
     const now = Date.now();
     const reopened: JobRow = { ...job, status: 'active', error: null, updated_at: now };

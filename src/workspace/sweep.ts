@@ -1,7 +1,8 @@
-import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { lockLapsed, removeLapsedLock, withLock } from './lock.ts';
 import { checkoutHold, checkoutHoldStaleMs, discardWorktree, removeWorktree } from './checkout.ts';
+import { endSessionLease, sessionLeasedWithin } from './session-lease.ts';
 
 /** A job's checkout directory: `quire-<job id>` (workspace.ts). */
 const jobDirectory = /^quire-(job_[0-9A-Z]{26})$/;
@@ -23,30 +24,14 @@ export async function sweepWorkspaces(root: string, isActive: (jobId: string) =>
 }
 
 /**
- * A checkout an admin MCP session works in is leased (`quire-<job id>.session` beside it, renewed while the
- * session is used): the session lives in the API process that opened it, and its job may have completed (a
- * save) while the session goes on, so a worker process that sweeps cannot tell from the job alone. A lease
- * not renewed for `sessionLeaseMs` (the sessions' idle time and a margin) belongs to a session that ended
- * without removing it: its process died.
+ * A session lease (session-lease.ts) not renewed for `sessionLeaseMs` (the sessions' idle time and a margin)
+ * belongs to a session that ended without removing it: its process died.
  */
 const defaultSessionLeaseMs = 62 * 60_000;
-const sessionLease = (root: string, jobId: string) => join(root, 'workspaces', `quire-${jobId}.session`);
-
-/** Creates or renews the lease of a job's checkout for its admin MCP session. */
-export async function renewSessionLease(root: string, jobId: string): Promise<void> {
-  await writeFile(sessionLease(root, jobId), '', { mode: 0o600 });
-}
-
-export async function endSessionLease(root: string, jobId: string): Promise<void> {
-  await rm(sessionLease(root, jobId), { force: true });
-}
 
 async function sweepCheckouts(root: string, isActive: (jobId: string) => Promise<boolean>, sessionLeaseMs: number): Promise<number> {
   const base = join(root, 'workspaces');
-  const leased = async (jobId: string) => {
-    const lease = await stat(sessionLease(root, jobId)).catch(() => null);
-    return lease !== null && Date.now() - lease.mtimeMs < sessionLeaseMs;
-  };
+  const leased = (jobId: string) => sessionLeasedWithin(root, jobId, sessionLeaseMs);
   // A checkout whose hold is renewed is a live run's, whatever its job's status: a cancelled job is `failed` while
   // its run still takes back its push (up to a minute), in the checkout, before disposing of it.
   const held = async (dir: string) => !(await lockLapsed(checkoutHold(dir), checkoutHoldStaleMs));

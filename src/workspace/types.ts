@@ -124,3 +124,9 @@ export class WorkspacePathError extends FileAccessError {
 export class WorkspaceGitError extends Error {
   override name = 'WorkspaceGitError';
 }
+
+/**
+ * The wait for a job's checkout stopped (its signal aborted) while another holder still had it: an earlier run of
+ * the job, or an admin MCP session on the job's branch.
+ */
+export class CheckoutHeldError extends WorkspaceGitError {}

@@ -7,15 +7,16 @@ import { explainGitError } from './git-errors.ts';
 import { runGit, type GitOptions } from './git.ts';
 import { acquireLock, withLock } from './lock.ts';
 import { mirrorPath, normalizeRepository } from './mirror.ts';
-import { WorkspaceGitError, type ChangeDiff, type CommitAuthor, type Workspace, type WorkspaceOptions } from './types.ts';
+import { CheckoutHeldError, WorkspaceGitError, type ChangeDiff, type CommitAuthor, type Workspace, type WorkspaceOptions } from './types.ts';
 
 /**
  * Opens a job's workspace: refreshes the repository's cached mirror, then checks out the job branch
  * as a `git worktree` of it under `<root>/workspaces/quire-<job id>`. The worktree shares the mirror's objects, so
  * a second job on a repository downloads only what changed. A branch that already exists on the
  * remote (a follow-up) is continued; otherwise it starts at `ref` or the default branch. While an earlier
- * run of the job still holds the checkout (a cancelled run taking its push back), this waits until it is
- * disposed of, or until `signal` aborts.
+ * run of the job still holds the checkout (a cancelled run taking its push back), or an admin MCP session on the
+ * job's branch, this waits until it is disposed of, or until `signal` aborts (a `CheckoutHeldError` whose cause is
+ * the signal's reason).
  */
 export async function openWorkspace(options: WorkspaceOptions): Promise<Workspace> {
   if (!/^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(options.branch) || options.branch.includes('..')) {
@@ -31,7 +32,13 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   const git: GitOptions & { repository: string } = { cwd: mirror, repository, credentials: options.credentials, signal: options.signal };
   const lock = `${mirror}.lock`;
 
-  const hold = await acquireLock(checkoutHold(dir), { signal: options.signal, staleAfterMs: checkoutHoldStaleMs });
+  const hold = await acquireLock(checkoutHold(dir), { signal: options.signal, staleAfterMs: checkoutHoldStaleMs }).catch((error: unknown) => {
+    if (!options.signal?.aborted) throw error;
+    throw new CheckoutHeldError(
+      `Job ${options.jobId}'s checkout was still held, by an earlier run of the job or an admin MCP session, when this run stopped waiting for it.`,
+      { cause: error },
+    );
+  });
   const { baseBranch, baseCommit, remoteBefore } = await withLock(lock, () => checkOut(mirror, dir, options, git), options.signal).catch(
     async (error: unknown) => {
       await hold.release();

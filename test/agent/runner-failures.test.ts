@@ -1,5 +1,8 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JobFailure } from '../../src/jobs/runner.ts';
+import { endSessionLease, renewSessionLease } from '../../src/workspace/session-lease.ts';
 import { commitToBareRepository, git } from '../support/git-repositories.ts';
 import { scriptedTurns, type ModelReply } from '../support/openai-server.ts';
 import { runnerFixture, type RunnerFixture } from './runner-harness.ts';
@@ -93,6 +96,27 @@ describe('agent runner failures', () => {
     expect(missingRef?.message).toMatch(/no-such-branch/);
     const missingRepository = await failureOf(fixture.run('Add an FAQ', { job: { repository: `${fixture.repository}-missing` } }));
     expect(missingRepository).toBeInstanceOf(JobFailure);
+    expect(fixture.model.requests).toHaveLength(0);
+  });
+
+  it('fails saying who held the job’s checkout, not that the agent ran out of time, when the run waited for it all its time', async () => {
+    fixture = await runnerFixture(writePage, { agentMaxSeconds: 1 });
+    const { dataDir } = fixture.config;
+    // Another process on the machine holds the job's checkout: first an admin MCP session on the job's branch.
+    mkdirSync(join(dataDir, 'workspaces'), { recursive: true });
+    writeFileSync(join(dataDir, 'workspaces', 'quire-job_01TEST.lock'), 'token of another process');
+    await renewSessionLease(dataDir, 'job_01TEST');
+    const bySession = await failureOf(fixture.run('Add an FAQ'));
+    expect(bySession).toBeInstanceOf(JobFailure);
+    expect(bySession?.message).toBe(
+      "This run waited 1 seconds (QUIRE_AGENT_MAX_SECONDS) for the job's checkout and changed nothing: an admin MCP session has the job's branch quire/job_01TEST checked out, and stays open after its saves until it is idle for 60 minutes (QUIRE_MCP_SESSION_IDLE_MINUTES). Continue in that session, or send a follow-up once it has ended.",
+    );
+    // Then an earlier run of the job that has not ended.
+    await endSessionLease(dataDir, 'job_01TEST');
+    const byRun = await failureOf(fixture.run('Add an FAQ'));
+    expect(byRun?.message).toBe(
+      "This run waited 1 seconds (QUIRE_AGENT_MAX_SECONDS) for the job's checkout and changed nothing: an earlier run of the job still held it. Send a follow-up once that run has ended.",
+    );
     expect(fixture.model.requests).toHaveLength(0);
   });
 

@@ -2,8 +2,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { WorkspaceGitError, WorkspacePathError, type Workspace } from '../../src/workspace/types.ts';
-import { renewSessionLease, sweepWorkspaces } from '../../src/workspace/sweep.ts';
+import { CheckoutHeldError, WorkspaceGitError, WorkspacePathError, type Workspace } from '../../src/workspace/types.ts';
+import { renewSessionLease } from '../../src/workspace/session-lease.ts';
+import { sweepWorkspaces } from '../../src/workspace/sweep.ts';
 import { openWorkspace } from '../../src/workspace/workspace.ts';
 import { commitToBareRepository, git } from '../support/git-repositories.ts';
 import { startGitHttpServer, type GitHttpServer } from '../support/git-http-server.ts';
@@ -368,7 +369,9 @@ describe('workspace over smart HTTP', () => {
     const controller = new AbortController();
     const cancelled = openWorkspace({ repository, ref: 'main', branch: 'quire/job_held', jobId: 'job_held', root, credentials, signal: controller.signal });
     controller.abort(new Error('job cancelled'));
-    await expect(cancelled).rejects.toThrow('job cancelled');
+    const stopped = await cancelled.catch((error: unknown) => error);
+    expect(stopped).toBeInstanceOf(CheckoutHeldError);
+    expect((stopped as Error).cause).toEqual(new Error('job cancelled'));
     expect(await held.files.read('docs/guide.md')).toContain('# Guide');
     await held.dispose();
     expect(existsSync(hold)).toBe(false);

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -12,6 +12,7 @@ import { docsFiles, git } from '../../support/git-repositories.ts';
 import { startGithubServer, type GithubServer } from '../../support/github-server.ts';
 import { scriptedTurns, startOpenAiServer, type OpenAiServer } from '../../support/openai-server.ts';
 import { testDatabases } from '../../support/storage.ts';
+import { endSessionLease, renewSessionLease } from '../../../src/workspace/session-lease.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.ts';
 import { startQuire, type QuireUnderTest } from '../../agent/service-harness.ts';
 
@@ -427,5 +428,42 @@ describe.each(testDatabases)('the admin MCP server on $dialect', (database) => {
     expect(written).toBeGreaterThan(-1);
     expect(written).toBeLessThan(entries.findIndex((entry) => entry.content.type === 'session-ended'));
     expect((await call(client, 'read_file', { sessionId: idle.sessionId, path: 'docs/index.md' })).isError).toBe(true);
+  }, 180_000);
+
+  it('refuses a follow-up while a session has the job’s branch checked out after its save, and runs it once the session ended', async () => {
+    // Quire's agent did a job; a session continues its branch and saves, which completes the job again.
+    const created = await api('POST', `/v2/agent/${projectId}/job`, { prompt: 'Look over the guide' });
+    const job = async () => (await api('GET', `/v2/agent/${projectId}/job/${created.body.id as string}`)).body;
+    await vi.waitFor(async () => expect(await job()).toMatchObject({ status: 'completed' }), { timeout: 30_000, interval: 100 });
+    const session = await checkout({ branch: `quire/${created.body.id as string}` });
+    expect(session.jobId).toBe(created.body.id);
+    await call(client, 'write_file', { sessionId: session.sessionId, path: 'docs/held.md', content: '# Held\n' });
+    expect((await call(client, 'save', { sessionId: session.sessionId, title: 'Held' })).structuredContent).toMatchObject({ status: 'completed' });
+    const followUp = () => api('POST', `/v2/agent/${projectId}/job/${session.jobId}/message`, { prompt: 'Link the new page from the guide' });
+    const refused = await followUp();
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({
+      code: 'conflict',
+      error: `An admin MCP session has the job's branch ${session.branch} checked out, and stays open after its saves until it is idle for 60 minutes (QUIRE_MCP_SESSION_IDLE_MINUTES): continue in that session, or send the follow-up once it has ended.`,
+    });
+    expect(await job()).toMatchObject({ status: 'completed' });
+
+    // The session ends here, and another Quire process on the machine opens one on the branch: its lease, and the
+    // checkout's hold it renews.
+    await quire.service.context.adminSessions.end(session.sessionId, 'The client is done.');
+    const hold = join(quire.dataDir, 'workspaces', `quire-${session.jobId}.lock`);
+    writeFileSync(hold, 'token of the other process');
+    await renewSessionLease(quire.dataDir, session.jobId);
+    const reopened = await call(client, 'checkout', { projectId, branch: session.branch });
+    expect(reopened.isError).toBe(true);
+    expect(textOf(reopened)).toMatch(/Branch quire\/job_\w+ is open in an admin MCP session of another Quire process on this machine/);
+    expect((await followUp()).status).toBe(409);
+    expect(await job()).toMatchObject({ status: 'completed' });
+
+    // That session ended too: the follow-up's run opens the checkout at once and completes.
+    rmSync(hold);
+    await endSessionLease(quire.dataDir, session.jobId);
+    expect((await followUp()).status).toBe(200);
+    await vi.waitFor(async () => expect(await job()).toMatchObject({ status: 'completed', error: null }), { timeout: 30_000, interval: 100 });
   }, 180_000);
 });

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../../http/context.ts';
 import { endSessionJob } from '../../../jobs/sessions.ts';
 import type { ApiKeyRow } from '../../../storage/tables/accounts.ts';
-import { endSessionLease, renewSessionLease } from '../../../workspace/sweep.ts';
+import { endSessionLease, renewSessionLease } from '../../../workspace/session-lease.ts';
 import type { TranscriptBuffer } from './transcript-buffer.ts';
 
 export type WorkbenchSession = Awaited<ReturnType<AppContext['workbench']['open']>>;
