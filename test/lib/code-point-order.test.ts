@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { codePointOrder, compareCodePoints } from '../../src/lib/code-point-order.ts';
+import { byCodeUnit, codePointKey, compareCodePoints, sortByCodePoint } from '../../src/lib/code-point-order.ts';
 
 /** The order the databases give text under a binary collation: that of its UTF-8 bytes. */
 const utf8Order = (left: string, right: string) => Math.sign(Buffer.compare(Buffer.from(left), Buffer.from(right)));
@@ -23,6 +23,33 @@ describe('code-point order', () => {
       fc.property(text, text, (left, right) => Math.sign(compareCodePoints(left, right)) === utf8Order(left, right)),
       { numRuns: 2000 },
     );
+    // Keys compared by code unit, with JavaScript's `<`, give the same order.
+    fc.assert(
+      fc.property(text, text, (left, right) => byCodeUnit(codePointKey(left), codePointKey(right)) === utf8Order(left, right)),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('keys a name with no code unit from U+D800 up as itself', () => {
+    for (const name of ['', '/docs/a', '/\uD7FF', 'Ü日本\u0000']) expect(codePointKey(name)).toBe(name);
+    expect(codePointKey('/\uFF21')).not.toBe('/\uFF21');
+  });
+
+  it('sorts by the order given first, then by name in code-point order, leaving the list as it was', () => {
+    const rows = [
+      { views: 1, name: '/b' },
+      { views: 2, name: '/\u{1F600}' },
+      { views: 1, name: '/B' },
+      { views: 2, name: '/\uFF21' },
+      { views: 1, name: '/a' },
+    ];
+    const sorted = sortByCodePoint(
+      rows,
+      (a, b) => b.views - a.views,
+      (row) => row.name,
+    );
+    expect(sorted.map((row) => row.name)).toEqual(['/\uFF21', '/\u{1F600}', '/B', '/a', '/b']);
+    expect(rows[0].name).toBe('/b');
   });
 
   it('sorts a list as the UTF-8 bytes order it, with or without characters above U+FFFF in it', () => {
@@ -30,7 +57,13 @@ describe('code-point order', () => {
     const text = fc.array(character, { maxLength: 4 }).map((characters) => characters.join(''));
     fc.assert(
       fc.property(fc.array(text, { maxLength: 20 }), (texts) => {
-        expect([...texts].sort(codePointOrder(texts))).toEqual([...texts].sort(utf8Order));
+        expect(
+          sortByCodePoint(
+            texts,
+            () => 0,
+            (text) => text,
+          ),
+        ).toEqual([...texts].sort(utf8Order));
       }),
       { numRuns: 500 },
     );

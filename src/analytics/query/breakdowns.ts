@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { codePointOrder } from '../../lib/code-point-order.ts';
+import { sortByCodePoint } from '../../lib/code-point-order.ts';
 import type { Database } from '../../storage/schema.ts';
 import { inSnapshot } from '../../storage/snapshot.ts';
 import { agentIdentity, isMcpUserAgent } from '../ingest/agent-identity.ts';
@@ -40,8 +40,7 @@ export interface Breakdown<Row> {
 
 /** Views descending, then name ascending by code point (as the filtered breakdowns order them in SQL), so pages are stable. */
 function ordered<Row extends { views: number }>(rows: Row[], name: (row: Row) => string): Row[] {
-  const compare = codePointOrder(rows.map(name));
-  return rows.sort((a, b) => b.views - a.views || compare(name(a), name(b)));
+  return sortByCodePoint(rows, (a, b) => b.views - a.views, name);
 }
 
 /** AI agents of the range: user agents are grouped by the agent they name. */

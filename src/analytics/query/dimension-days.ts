@@ -8,7 +8,7 @@
  * events (dimensions.ts).
  */
 import type { Kysely } from 'kysely';
-import { codePointOrder } from '../../lib/code-point-order.ts';
+import { sortByCodePoint } from '../../lib/code-point-order.ts';
 import type { Database } from '../../storage/schema.ts';
 import { pathNames } from '../ingest/dense-ids.ts';
 import { unknownValue } from '../ingest/dimensions/user-agents.ts';
@@ -100,8 +100,11 @@ export interface DayBreakdown {
 
 /** `rows` by visitors descending, then value by code point, as the raw-event query orders its values on both databases (dimensions.ts). */
 function byVisitors(rows: DayBreakdown['rows']): DayBreakdown['rows'] {
-  const compare = codePointOrder(rows.map((row) => row.value));
-  return rows.sort((a, b) => b.visitors - a.visitors || compare(a.value, b.value));
+  return sortByCodePoint(
+    rows,
+    (a, b) => b.visitors - a.visitors,
+    (row) => row.value,
+  );
 }
 
 /** A whole dimension breakdown of [from, to) from the breakdown days, cached per data version. */

@@ -10,7 +10,7 @@ import type { AgentRow, ReferrerRow } from './breakdowns.ts';
 import { sql, type Expression, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
 import { inSnapshot } from '../../storage/snapshot.ts';
-import { compareCodePoints } from '../../lib/code-point-order.ts';
+import { sortByCodePoint } from '../../lib/code-point-order.ts';
 import { agentIdentity, claimsKnownAgent, isMcpUserAgent } from '../ingest/agent-identity.ts';
 import type { AgentCategory } from '../ingest/agents/load.ts';
 import { Verification } from '../model/verification.ts';
@@ -424,9 +424,11 @@ export async function filteredAgents(
     allVisitors.add(Number(row.visitor_id));
     allViews += views;
   }
-  const ordered = [...byName.values()]
-    .map(({ visitorSet, ...row }) => ({ ...row, visitors: visitorSet.size }))
-    .sort((a, b) => b.views - a.views || compareCodePoints(a.agent, b.agent));
+  const ordered = sortByCodePoint(
+    [...byName.values()].map(({ visitorSet, ...row }) => ({ ...row, visitors: visitorSet.size })),
+    (a, b) => b.views - a.views,
+    (row) => row.agent,
+  );
   const rows = ordered.slice(request.offset, request.offset + request.limit);
   return { totals: { visitors: allVisitors.size, views: allViews }, rows, hasMore: request.offset + rows.length < ordered.length };
 }

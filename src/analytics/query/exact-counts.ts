@@ -1,4 +1,4 @@
-import { codePointOrder } from '../../lib/code-point-order.ts';
+import { sortByCodePoint } from '../../lib/code-point-order.ts';
 import { ClassCode, classCodes } from '../model/class-codes.ts';
 import type { Counts, Measure, Ranking, Sources } from './types.ts';
 
@@ -168,7 +168,10 @@ export function rank(sources: Sources, measure: Measure): Ranking {
 
 /** Orders rows by total descending, then path ascending by code point, as the filtered queries order them in SQL. */
 export function order(ranking: Ranking, names: Map<number, string>): Ranking {
-  const compare = codePointOrder(names.values());
-  const rows = [...ranking.rows].sort((a, b) => b.total - a.total || compare(names.get(a.pathId)!, names.get(b.pathId)!));
+  const rows = sortByCodePoint(
+    ranking.rows,
+    (a, b) => b.total - a.total,
+    (row) => names.get(row.pathId)!,
+  );
   return { totals: ranking.totals, rows };
 }

@@ -1,4 +1,4 @@
-import { codePointOrder } from '../../lib/code-point-order.ts';
+import { byCodeUnit, codePointKey } from '../../lib/code-point-order.ts';
 import { ClassCode } from '../model/class-codes.ts';
 import { pathLists } from './exact-counts.ts';
 import type { Ranking, Sources } from './types.ts';
@@ -10,11 +10,14 @@ export interface TopRows {
   count: number;
 }
 
-/** Total descending, then path ascending by code point, as `order` ranks. */
-function before(names: Map<number, string>) {
-  const compare = codePointOrder(names.values());
-  return (a: Ranking['rows'][number], b: Ranking['rows'][number]) => b.total - a.total || compare(names.get(a.pathId)!, names.get(b.pathId)!);
+/** A counted row beside its path's code-point key (lib/code-point-order.ts), so that ties compare natively. */
+interface KeyedRow {
+  row: Ranking['rows'][number];
+  key: string;
 }
+
+/** Total descending, then path ascending by code point, as `order` ranks. */
+const before = (a: KeyedRow, b: KeyedRow) => b.row.total - a.row.total || byCodeUnit(a.key, b.key);
 
 /**
  * The first `wanted` rows of a visitors ranking without counting every page: a page's visitors are at
@@ -32,14 +35,13 @@ export function topVisitors(sources: Sources, wanted: number, names: Map<number,
   });
   const slots = pathIds.map((_, slot) => slot).filter((slot) => bound[slot] > 0);
   slots.sort((a, b) => bound[b] - bound[a]);
-  const compare = before(names);
   const stamp = new Uint32Array(maxVisitor + 1);
-  let rows: Ranking['rows'] = [];
+  const rows: KeyedRow[] = [];
   for (let next = 0; next < slots.length; next++) {
     if (rows.length >= wanted) {
-      rows.sort(compare);
+      rows.sort(before);
       rows.length = wanted;
-      if (wanted === 0 || rows[wanted - 1].total > bound[slots[next]]) break;
+      if (wanted === 0 || rows[wanted - 1].row.total > bound[slots[next]]) break;
     }
     const slot = slots[next];
     const base = (next + 1) * 4;
@@ -62,8 +64,12 @@ export function topVisitors(sources: Sources, wanted: number, names: Map<number,
         }
       }
     }
-    rows.push({ pathId: pathIds[slot], human: counts[ClassCode.human], ai: counts[ClassCode.ai], total });
+    const row = { pathId: pathIds[slot], human: counts[ClassCode.human], ai: counts[ClassCode.ai], total };
+    rows.push({ row, key: codePointKey(names.get(row.pathId)!) });
   }
-  rows = rows.sort(compare).slice(0, wanted);
-  return { rows, exact: rows.length, count: slots.length };
+  const top = rows
+    .sort(before)
+    .slice(0, wanted)
+    .map(({ row }) => row);
+  return { rows: top, exact: top.length, count: slots.length };
 }
