@@ -28,9 +28,40 @@ const isUnstorableText = (error: unknown) =>
 /** What each part of a request is called in an error a person reads. */
 const partNames: Record<string, string> = { querystring: 'query parameter', params: 'path parameter', body: 'field', headers: 'header' };
 
+type ValidationIssue = NonNullable<FastifyError['validation']>[number] & { schema?: unknown };
+
+/** Listed in an error before the rest are counted. */
+const maxListedValues = 30;
+
+/**
+ * The values an enum (`Type.Enum`), a union of constants (`Type.Union` of `Type.Literal`, null
+ * included) or a constant allows, from the issue that refused a value; null for any other issue.
+ */
+function allowedValues(issue: ValidationIssue): unknown[] | null {
+  const params = issue.params as { allowedValues?: unknown; allowedValue?: unknown };
+  if (issue.keyword === 'enum' && Array.isArray(params.allowedValues)) return params.allowedValues;
+  if (issue.keyword === 'const') return [params.allowedValue];
+  if (issue.keyword !== 'anyOf' || !Array.isArray(issue.schema)) return null;
+  const branches = issue.schema as { const?: unknown; type?: unknown }[];
+  if (!branches.every((branch) => 'const' in branch || branch.type === 'null')) return null;
+  return branches.map((branch) => ('const' in branch ? branch.const : null));
+}
+
+function oneOf(values: unknown[]): string {
+  const words = values.slice(0, maxListedValues).map((value) => (typeof value === 'string' ? value : JSON.stringify(value)));
+  const more = values.length > maxListedValues ? `, … (${values.length} in all)` : '';
+  return words.length === 1 ? `must be ${words[0]}` : `must be one of ${words.join(', ')}${more}`;
+}
+
 function validationDetails(error: FastifyError): ErrorDetail[] {
-  return (error.validation ?? []).map((issue) => {
+  const issues = (error.validation ?? []) as ValidationIssue[];
+  // A union of constants reports each branch's refusal before its own: the union's issue, listing them all, stands for those.
+  const unions = new Set(issues.filter((issue) => issue.keyword === 'anyOf' && allowedValues(issue)).map((issue) => issue.instancePath));
+  const shown = issues.filter((issue) => !(unions.has(issue.instancePath) && (issue.keyword === 'const' || issue.keyword === 'type')));
+  return shown.map((issue) => {
     const params = issue.params as Record<string, unknown>;
+    const allowed = allowedValues(issue);
+    if (allowed) return { path: issue.instancePath || '/', message: oneOf(allowed) };
     if (typeof params.additionalProperty !== 'string') return { path: issue.instancePath || '/', message: issue.message ?? 'is invalid' };
     // The validator runs verbose, so an unknown name can be answered with the names that are known.
     const { parentSchema } = issue as { parentSchema?: { properties?: object } };

@@ -2,7 +2,7 @@ import { Ajv, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 
-// verbose: errors carry their schema, so an unknown parameter's error can list the known ones.
+// verbose: errors carry their schema, so an unknown parameter's error can list the known ones, and a union of constants its values.
 const common: Options = { removeAdditional: false, useDefaults: true, allErrors: false, strict: false, verbose: true };
 
 function withFormats(ajv: Ajv): Ajv {

@@ -37,6 +37,37 @@ describe('validation errors a person can read', () => {
     });
   });
 
+  it('lists the allowed values of an enum or a union of constants, keeping the code and status', async () => {
+    const category = await app.inject({ method: 'GET', url: `/v1/analytics/${tenant.project.id}/agents?category=foo`, headers: tenant.auth });
+    expect(category.statusCode).toBe(400);
+    expect(category.json()).toEqual({
+      code: 'invalid_request',
+      error: 'The query parameter category must be one of training, search, assistant, agent, coding, other.',
+      details: [{ path: '/category', message: 'must be one of training, search, assistant, agent, coding, other' }],
+    });
+
+    const status = await get('status=foo');
+    expect(status.statusCode).toBe(400);
+    expect(status.json()).toEqual({
+      code: 'invalid_request',
+      error: 'The query parameter status must be one of active, completed, archived, failed.',
+      details: [{ path: '/status', message: 'must be one of active, completed, archived, failed' }],
+    });
+
+    const compare = await app.inject({ method: 'GET', url: `/v1/analytics/${tenant.project.id}/visitors?compare=next`, headers: tenant.auth });
+    expect(compare.statusCode).toBe(400);
+    expect(compare.json().error).toBe('The query parameter compare must be previous_period.');
+
+    const kind = await app.inject({
+      method: 'POST',
+      url: '/v1/collect',
+      headers: { 'content-type': 'text/plain' },
+      payload: JSON.stringify({ project: tenant.project.id, url: 'https://docs.example.com/', visitorId: 'v', kind: 'click' }),
+    });
+    expect(kind.statusCode).toBe(400);
+    expect(kind.json()).toMatchObject({ code: 'invalid_request', error: 'The field kind must be one of feedback, search.' });
+  });
+
   it('lists the known fields of a body with an unknown one', async () => {
     const response = await app.inject({
       method: 'POST',
