@@ -120,7 +120,7 @@ describe.each(testDatabases)('analytics API on $dialect', (database) => {
     expect(foreign.json().code).toBe('forbidden');
   });
 
-  it('suggests a tracker-domains command that keeps the project’s current domains', async () => {
+  it('suggests a tracker-domains command that keeps the project’s current domains, without telling the caller what they are', async () => {
     const other = await createTenant(storage);
     const collect = (url: string, origin: string) =>
       app.inject({
@@ -133,22 +133,16 @@ describe.each(testDatabases)('analytics API on $dialect', (database) => {
 
     expect((await collect('https://evil.example/a', 'https://evil.example')).json().error).toContain(`"${command} evil.example"`);
 
-    await updateProject(storage.db, other.project.id, { trackerDomains: ['docs.example.com', '*.example.org'] });
+    await updateProject(storage.db, other.project.id, { trackerDomains: ['docs.example.com', 'staging.internal.example.org'] });
     const refused = await collect('https://evil.example/a', 'https://evil.example');
     expect(refused.statusCode).toBe(403);
-    expect(refused.json().error).toBe(
-      `evil.example is not a tracker domain of this project; add it with "${command} 'docs.example.com,*.example.org,evil.example'".`,
-    );
+    const message = refused.json().error as string;
+    expect(message).toContain(`"${command} <current domains>,evil.example"`);
+    expect(message).toContain('the flag replaces the list');
+    expect(message).not.toContain('docs.example.com');
+    expect(message).not.toContain('staging.internal');
     // The page is a tracker domain's but the request comes from another site: that site is the one named.
     expect((await collect('https://docs.example.com/a', 'https://evil.example')).json().error).toMatch(/^evil\.example is not/);
-
-    const many = Array.from({ length: 100 }, (_, index) => `docs-${index}.example.com`);
-    await updateProject(storage.db, other.project.id, { trackerDomains: many });
-    const long = (await collect('https://evil.example/a', 'https://evil.example')).json().error as string;
-    expect(long.length).toBeLessThan(500);
-    expect(long).not.toContain('docs-0.example.com');
-    expect(long).toContain(`"${command} …,evil.example"`);
-    expect(long).toContain('replaces the list');
   });
 
   it('takes the client IP from X-Forwarded-For only behind a trusted proxy', () => {

@@ -98,24 +98,19 @@ function prepareView(context: AppContext, event: Record<string, unknown>): Prepa
   }
 }
 
-/** Past this many characters the current tracker domains are not spelled out in a refusal. */
-const listedDomainsMaxChars = 200;
-
 /**
  * The refusal of a host that is not a tracker domain, with the command that adds it. `--tracker-domains`
- * replaces the list, so the command names the current domains too; a long list is pointed to instead.
+ * replaces the list, so the command asks for the current domains too, without naming them: the refusal
+ * goes to whoever sends the request, and a project's list may hold hosts it does not publish (staging).
  */
 function notTrackerDomain(project: Pick<ProjectRow, 'id' | 'tracker_domains'>, host: string): string {
-  const current = project.tracker_domains.split(',').filter(Boolean);
-  const listed = [...current, host].join(',');
-  // A shell would expand an unquoted *.example.com against the files where the command is run.
-  const argument = listed.includes('*') ? `'${listed}'` : listed;
-  if (current.length === 0 || listed.length <= listedDomainsMaxChars) {
-    return `${host} is not a tracker domain of this project; add it with "quire projects update ${project.id} --tracker-domains ${argument}".`;
+  if (project.tracker_domains.split(',').filter(Boolean).length === 0) {
+    return `${host} is not a tracker domain of this project; add it with "quire projects update ${project.id} --tracker-domains ${host}".`;
   }
   return (
-    `${host} is not one of this project's ${current.length} tracker domains; add it to "Allowed tracker domains" on /dashboard/projects/${project.id}, ` +
-    `or give the current ones with it: "quire projects update ${project.id} --tracker-domains …,${host}" (the flag replaces the list; "quire projects show ${project.id} --json" lists them).`
+    `${host} is not a tracker domain of this project; add it to "Allowed tracker domains" on /dashboard/projects/${project.id}, ` +
+    `or give it with the current ones: "quire projects update ${project.id} --tracker-domains <current domains>,${host}" ` +
+    `(the flag replaces the list; "quire projects show ${project.id} --json" lists them).`
   );
 }
 
