@@ -65,7 +65,8 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> = asy
     schema: {
       tags,
       summary: 'Send a follow-up message',
-      description: 'Reopens a `completed` or `failed` job: the agent continues on the same branch and pull request. 409 while active or archived.',
+      description:
+        'Reopens a `completed` or `failed` job: the agent continues on the same branch and pull request. 409 while active or archived. A job of an admin MCP session runs with the model a new job of the project gets, and its `model` changes to it (409 `project_not_configured` when the project cannot run agent jobs).',
       params: JobParams,
       headers: IdempotencyHeaders,
       body: PromptBody,

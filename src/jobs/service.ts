@@ -11,6 +11,7 @@ import { enqueueRun } from './queue/enqueue.ts';
 import type { JobOrigin, JobRow, JobStatus } from '../storage/tables/jobs.ts';
 import { checkBranchUnused, checkRefNames, chooseModel } from './create-options.ts';
 import { announceRecorded, appendMessage, appendStatus } from './transcript.ts';
+import { isSessionModel } from './session-model.ts';
 import { sessionHoldsCheckout } from '../workspace/session-lease.ts';
 import { jobView } from './view.ts';
 import { queueJobEvent } from './webhooks/emit.ts';
@@ -68,13 +69,18 @@ export function newJobRow(
   };
 }
 
-export async function createJob(context: AppContext, project: ProjectRow, submission: Submission): Promise<SubmissionResult & { replayed: boolean }> {
+/** The project's repository and the `provider:model` its new jobs run with; 409 `project_not_configured` when it cannot run agent jobs. */
+function readyProject(context: AppContext, project: ProjectRow): { repository: string; model: string } {
   const problem = context.agent.checkProject(project);
   const model = context.agent.modelFor(project);
   if (problem || !model || !project.repository) {
     throw new ApiError('project_not_configured', problem ?? `Project ${project.id} is not ready for agent jobs: set its repository and model.`);
   }
-  const repository = project.repository;
+  return { repository: project.repository, model };
+}
+
+export async function createJob(context: AppContext, project: ProjectRow, submission: Submission): Promise<SubmissionResult & { replayed: boolean }> {
+  const { repository, model } = readyProject(context, project);
   const options = submission.options ?? {};
   checkRefNames(options);
   const jobModel = chooseModel(context, model, options.model);
@@ -146,7 +152,9 @@ export async function getJobJson(context: AppContext, project: ProjectRow, jobId
 /**
  * A follow-up message: the job becomes `active` again and continues where it stopped. 409 while an admin MCP
  * session on this machine has the job's branch checked out (it stays open after a save, which completes the job):
- * the run would wait for the session's checkout until its time limit.
+ * the run would wait for the session's checkout until its time limit. The job of a session stores its MCP client as
+ * its model, which Quire's agent cannot run: its follow-up runs with the model a new job of the project gets (409
+ * `project_not_configured` as a create when there is none), and the job's `model` says so from then on.
  */
 export async function followUp(context: AppContext, project: ProjectRow, jobId: string, submission: Submission): Promise<SubmissionResult> {
   const scope = `message:${jobId}`;
@@ -162,9 +170,10 @@ export async function followUp(context: AppContext, project: ProjectRow, jobId: 
         `An admin MCP session has the job's branch ${job.branch} checked out, and stays open after its saves until it is idle for ${context.config.mcpSessionIdleMinutes} minutes (QUIRE_MCP_SESSION_IDLE_MINUTES): continue in that session, or send the follow-up once it has ended.`,
       );
     }
+    const model = isSessionModel(job.model) ? readyProject(context, project).model : job.model;
     const rateLimit = await takeJobRateLimit(context, trx, project.id, true);
-    const reopened = { ...job, status: 'active' as const, error: null, updated_at: now };
-    await trx.updateTable('jobs').set({ status: 'active', error: null, updated_at: now }).where('id', '=', job.id).execute();
+    const reopened = { ...job, status: 'active' as const, error: null, model, updated_at: now };
+    await trx.updateTable('jobs').set({ status: 'active', error: null, model, updated_at: now }).where('id', '=', job.id).execute();
     await appendStatus(trx, reopened);
     await appendMessage(trx, job.id, 'user', { text: submission.prompt }, now);
     await enqueueRun(context.storage, trx, job.id, context.config.jobMaxAttempts, now);

@@ -10,6 +10,7 @@ import { checkRefNames } from './create-options.ts';
 import { pullRequestColumns } from './queue/complete.ts';
 import type { JobProblem } from './runner.ts';
 import { newJobRow, takeJobRateLimit } from './service.ts';
+import { sessionModel } from './session-model.ts';
 import { announceRecorded, appendMessage, appendStatus } from './transcript.ts';
 import { queueJobEvent } from './webhooks/emit.ts';
 import { sessionHoldsCheckout } from '../workspace/session-lease.ts';
@@ -20,11 +21,6 @@ import { sessionHoldsCheckout } from '../workspace/session-lease.ts';
  * reopening count towards the project's hourly job limit like a create or a follow-up, and every
  * transition fires the same webhooks as a job's.
  */
-
-/** The model column of a session's job: the client that works on it, as `mcp:<client name>` (the API shows the name). */
-export function sessionModel(clientName: string): string {
-  return `mcp:${clientName.replace(/[^A-Za-z0-9._ -]/g, '').slice(0, 100) || 'client'}`;
-}
 
 /** A new session job on a new branch `quire/<job id>` from `ref` (default the project's). */
 export async function openSessionJob(context: AppContext, project: ProjectRow, options: { ref?: string; clientName: string; opener: string }): Promise<JobRow> {

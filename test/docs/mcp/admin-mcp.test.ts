@@ -466,4 +466,47 @@ describe.each(testDatabases)('the admin MCP server on $dialect', (database) => {
     expect((await followUp()).status).toBe(200);
     await vi.waitFor(async () => expect(await job()).toMatchObject({ status: 'completed', error: null }), { timeout: 30_000, interval: 100 });
   }, 180_000);
+
+  /** A session that saved a change and ended, as a client leaves its job: completed, with a pull request. */
+  async function endedSession() {
+    const session = await checkout();
+    await call(client, 'write_file', { sessionId: session.sessionId, path: 'docs/notes.md', content: '# Notes\n' });
+    const saved = (await call(client, 'save', { sessionId: session.sessionId, title: 'Notes' })).structuredContent;
+    expect(saved).toMatchObject({ status: 'completed', model: 'test-agent', prLink: expect.any(String) });
+    await quire.service.context.adminSessions.end(session.sessionId, 'The client is done.');
+    return {
+      prLink: saved?.prLink,
+      job: async () => (await api('GET', `/v2/agent/${projectId}/job/${session.jobId}`)).body,
+      followUp: () => api('POST', `/v2/agent/${projectId}/job/${session.jobId}/message`, { prompt: 'Link the notes from the guide' }),
+    };
+  }
+
+  it('runs a follow-up of a session’s job with the model a new job of the project gets, and shows that model on the job', async () => {
+    const { prLink, job, followUp } = await endedSession();
+    const requests = model.requests.length;
+    expect(await followUp()).toMatchObject({ status: 200, body: { status: 'active', model: 'test-model' } });
+    await vi.waitFor(async () => expect(await job()).toMatchObject({ status: 'completed', error: null }), { timeout: 30_000, interval: 100 });
+    expect(await job()).toMatchObject({ model: 'test-model', prLink });
+    const calledModels = model.requests.slice(requests).map((request) => request.model);
+    expect(calledModels.length).toBeGreaterThan(0);
+    expect(new Set(calledModels)).toEqual(new Set(['test-model']));
+  }, 180_000);
+
+  it('refuses a follow-up of a session’s job as a create while the project has no model', async () => {
+    const { job, followUp } = await endedSession();
+    const setModel = async (value: string | null) => expect((await api('PATCH', `/v1/projects/${projectId}`, { model: value })).status).toBe(200);
+    await setModel(null);
+    try {
+      expect(await followUp()).toEqual({
+        status: 409,
+        body: {
+          code: 'project_not_configured',
+          error: `Project ${projectId} has no model; set QUIRE_MODEL=provider:model or "quire projects update ${projectId} --model provider:model".`,
+        },
+      });
+      expect(await job()).toMatchObject({ status: 'completed', model: 'test-agent' });
+    } finally {
+      await setModel('openai-compatible:test-model');
+    }
+  }, 180_000);
 });
