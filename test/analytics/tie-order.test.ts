@@ -18,6 +18,8 @@ const firefox = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefo
  */
 const paths = ['/b', '/\u{1F600}', '/B', '/z', '/\uFF21', '/a', '/a.c', '/ab', '/\u{1F600}x', '/\uFF21x'];
 const hosts = ['a.c.example', 'ab.example', 'a-d.example', 'a0.example', 'z.example'];
+/** Search queries that tie the same ways, as normalized (lower case, NFKC, which would turn U+FF21 into `a`: U+E000 stands in for it). */
+const queries = ['b', '\u{1F600}', 'z', '\uE000', 'a', 'a.c', 'ab', '\u{1F600}x', '\uE000x'];
 
 /** The documented order of names: by code point, which is the order of their UTF-8 bytes. */
 const byCodePoint = (names: string[]) => [...names].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
@@ -49,6 +51,9 @@ describe.each(variants)('ties in rankings, filtered or not, on $name', ({ databa
       await sql`create collation locale_text (provider = icu, locale = ${sql.lit(locale)})`.execute(storage.db);
       await sql`alter table analytics_paths alter column path type text collate locale_text`.execute(storage.db);
       await sql`alter table analytics_referrers alter column host type text collate locale_text`.execute(storage.db);
+      await sql`alter table analytics_feedback alter column path type text collate locale_text`.execute(storage.db);
+      await sql`alter table analytics_feedback_days alter column path type text collate locale_text`.execute(storage.db);
+      await sql`alter table analytics_search_days alter column query type text collate locale_text`.execute(storage.db);
     }
     context = testContext(storage, { config: { analyticsRateLimit: 100_000 } });
     app = await testApp(context);
@@ -63,6 +68,19 @@ describe.each(variants)('ties in rankings, filtered or not, on $name', ({ databa
     );
     expect(prepared.errors).toEqual([]);
     await storeEvents(context.analytics, tenant.project, prepared.events);
+    // One thumbs-up per page and one search per query, so they tie; `clicked` is searched twice and leads, its clicks tied between two pages.
+    const interactions = [
+      ...paths.map((path) => ({ kind: 'feedback', source: 'thumbs_only', path, helpful: true })),
+      ...queries.map((query) => ({ kind: 'search', query, hits: 1 })),
+      ...['/\u{1F600}', '/\uFF21'].map((clickedPath, index) => ({ kind: 'search', query: 'clicked', hits: 3, searchId: `s${index}`, clickedPath })),
+    ];
+    const stored = await app.inject({
+      method: 'POST',
+      url: `/v1/analytics/${tenant.project.id}/events`,
+      headers: tenant.auth,
+      payload: { events: interactions.map((event, index) => ({ ...event, timestamp: start + index * 1000 })) },
+    });
+    expect(stored.json()).toMatchObject({ accepted: interactions.length, rejected: 0 });
   });
   afterAll(async () => {
     await app?.close();
@@ -118,5 +136,28 @@ describe.each(variants)('ties in rankings, filtered or not, on $name', ({ databa
   it('orders the realtime pages the same way', async () => {
     const live = await realtime(context.analytics, tenant.project.id, start + (paths.length + hosts.length) * 1000);
     expect(live.pages.map((page) => page.path)).toEqual(pages);
+  });
+
+  it('orders tied feedback pages and searches by code point, page after page', async () => {
+    const feedback = (await get('feedback/by-page', 'limit=250')).feedback.map((row: { path: string }) => row.path);
+    const pagedFeedback: string[] = [];
+    for (let offset = 0; offset < paths.length; offset += 3)
+      pagedFeedback.push(...(await get('feedback/by-page', `limit=3&offset=${offset}`)).feedback.map((row: { path: string }) => row.path));
+    const searches = await get('searches', 'limit=100');
+    const pagedSearches: string[] = [];
+    for (let cursor = ''; pagedSearches.length <= queries.length;) {
+      const page = await get('searches', `limit=3${cursor}`);
+      pagedSearches.push(...page.searches.map((row: { searchQuery: string }) => row.searchQuery));
+      if (page.nextCursor === null) break;
+      cursor = `&cursor=${page.nextCursor}`;
+    }
+    expect({ feedback, pagedFeedback, searches: searches.searches.map((row: { searchQuery: string }) => row.searchQuery), pagedSearches }).toEqual({
+      feedback: byCodePoint(paths),
+      pagedFeedback: byCodePoint(paths),
+      searches: ['clicked', ...byCodePoint(queries)],
+      pagedSearches: ['clicked', ...byCodePoint(queries)],
+    });
+    // The page a query's searches clicked most, its ties by code point too.
+    expect(searches.searches[0]).toMatchObject({ searchQuery: 'clicked', topClickedPage: '/\uFF21' });
   });
 });

@@ -135,8 +135,10 @@ function pageRows(trx: Kysely<Database>, projectKey: number, filter: FeedbackFil
 
 /**
  * Per page: thumbs up, thumbs down, code-snippet feedback and all feedback of the filter, ordered by
- * `total` descending, then path. Whole days are summed from the per-day counts (one row per day,
- * page, source and status), so the cost follows the pages with feedback, not the number of items.
+ * `total` descending, then path by code point (the dialect's code-point collation: the same pages on
+ * either database whatever its own collation, in the visitors ranking's order). Whole days are summed
+ * from the per-day counts (one row per day, page, source and status), so the cost follows the pages
+ * with feedback, not the number of items.
  */
 export async function feedbackByPage(
   storage: Storage,
@@ -158,7 +160,7 @@ export async function feedbackByPage(
       .groupBy('path')
       .having((eb) => eb.fn.sum('total'), '>', 0)
       .orderBy('total', 'desc')
-      .orderBy('path')
+      .orderBy(sql`path collate ${sql.raw(storage.profile.codePointCollation)}`)
       .limit(limit + 1)
       .offset(offset)
       .execute(),

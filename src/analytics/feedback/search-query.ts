@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { compareCodePoints } from '../../lib/code-point-order.ts';
 import type { Storage } from '../../storage/dialect.ts';
 import type { Database } from '../../storage/schema.ts';
 import { inSnapshot } from '../../storage/snapshot.ts';
@@ -89,7 +90,7 @@ async function summaries(
   return queries.map((query) => {
     const total = totals.get(query)!;
     let top: [string, number] | null = null;
-    for (const [path, count] of total.clicks) if (!top || count > top[1] || (count === top[1] && path < top[0])) top = [path, count];
+    for (const [path, count] of total.clicks) if (!top || count > top[1] || (count === top[1] && compareCodePoints(path, top[0]) < 0)) top = [path, count];
     return {
       searchQuery: query,
       searches: total.searches,

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { compareCodePoints, sortByCodePoint } from '../../lib/code-point-order.ts';
 import type { Database } from '../../storage/schema.ts';
 
 /** Raw searches of the partial first and last days, grouped per query (whole days come from the aggregates). */
@@ -24,7 +25,13 @@ const daysPerStatement = 100;
 
 const column = (measure: Measure) => (measure === 'searches' ? 'searches' : 'no_hits');
 
-/** Each day's `depth` top queries by `measure`, read from the per-day ranked index. */
+/**
+ * Each day's `depth` top queries by `measure`, read from the per-day ranked index. Queries tied at the cut
+ * are kept in the index's order, the column's collation, not by code point: which of them a list keeps
+ * never changes the answer (a page is given only once its last row has more than any query left out could,
+ * see topQueries), and on PostgreSQL ordering by the code-point collation would forgo the index's order and
+ * sort every tied query of the day (0.07 ms became 146 ms for a day of 200,000 queries searched once).
+ */
 async function dayLists(trx: Kysely<Database>, projectKey: number, days: number[], measure: Measure, depth: number): Promise<Map<number, Ranked[]>> {
   const lists = new Map<number, Ranked[]>(days.map((day) => [day, []]));
   for (let start = 0; start < days.length; start += daysPerStatement) {
@@ -99,13 +106,17 @@ function listTotals(lists: Map<number, Ranked[]>, range: { measure: Measure; par
   return counts;
 }
 
-/** Queries after `cursor` in ranked order: count descending, then query ascending. */
+/** Queries after `cursor` in ranked order: count descending, then query ascending by code point. */
 function ranked(counts: Map<string, number>, cursor: [number, string] | null): Ranked[] {
   const rows: Ranked[] = [];
   for (const [query, count] of counts) {
-    if (count > 0 && (!cursor || count < cursor[0] || (count === cursor[0] && query > cursor[1]))) rows.push({ query, count });
+    if (count > 0 && (!cursor || count < cursor[0] || (count === cursor[0] && compareCodePoints(query, cursor[1]) > 0))) rows.push({ query, count });
   }
-  return rows.sort((a, b) => b.count - a.count || (a.query < b.query ? -1 : a.query > b.query ? 1 : 0));
+  return sortByCodePoint(
+    rows,
+    (a, b) => b.count - a.count,
+    (row) => row.query,
+  );
 }
 
 /**

@@ -77,7 +77,7 @@ export const feedbackRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> 
     schema: {
       tags,
       summary: 'Get feedback per page',
-      description: `Thumbs up, thumbs down, code-snippet feedback and all feedback per page, ordered by \`total\` descending, then \`path\`. Filter by \`source\` and \`status\` (comma lists). ${rules}`,
+      description: `Thumbs up, thumbs down, code-snippet feedback and all feedback per page, ordered by \`total\` descending, then \`path\` by code point. Filter by \`source\` and \`status\` (comma lists). ${rules}`,
       params: ProjectParams,
       querystring: ByPageQuery,
       response: { 200: ByPageResult, ...errors },
@@ -117,7 +117,7 @@ export const feedbackRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> 
     schema: {
       tags,
       summary: 'Get searches',
-      description: `Per distinct normalized query: searches, hits of its latest search, click-through rate, most clicked page and latest search; ordered by searches descending, then query. Cursor-paged. ${rules}`,
+      description: `Per distinct normalized query: searches, hits of its latest search, click-through rate, most clicked page and latest search; ordered by searches descending, then query by code point. Cursor-paged. ${rules}`,
       params: ProjectParams,
       querystring: SearchesQuery,
       response: { 200: SearchesResult, ...errors },
