@@ -32,7 +32,10 @@ describe('combined access-log lines', () => {
       offset: fc.integer({ min: 0, max: 1459 }),
     });
     const second = fc.record({ minute: fc.integer({ min: 0, max: 61 }), second: fc.integer({ min: 0, max: 62 }) });
-    const expected = (time: fc.RecordValue<typeof stamp.value>, within: { minute: number; second: number }) => {
+    const expected = (
+      time: { day: number; month: number; year: number; hour: number; sign: string; offset: number },
+      within: { minute: number; second: number },
+    ) => {
       const valid = time.day >= 1 && time.day <= 31 && time.month < 12 && time.hour <= 23 && time.sign !== '*' && within.minute <= 59 && within.second <= 60;
       if (!valid) return NaN;
       const offset = (time.sign === '-' ? -1 : 1) * (Math.floor(time.offset / 100) * 60 + (time.offset % 100)) * 60_000;
