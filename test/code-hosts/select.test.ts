@@ -32,8 +32,8 @@ describe('codeHostFor', () => {
     } catch (error) {
       message = (error as Error).message;
     }
-    expect(message).toContain('https://git.acme.test/');
-    expect(message).toContain('https://gitlab.acme.test/');
+    expect(message).toContain('(https://git.acme.test)');
+    expect(message).toContain('(https://gitlab.acme.test)');
     expect(message).not.toMatch(/ghp_server_secret|glpat-secret|ci:|root:/);
   });
 
