@@ -1,3 +1,5 @@
+import { escapeHtml } from '../lib/html-escape.ts';
+
 /**
  * HTML built from tagged templates: every interpolated value is escaped unless it is already
  * `Html` (the output of another `html` template), so a page cannot forget to escape a value.
@@ -15,12 +17,6 @@ export class Html {
 }
 
 type Value = Html | string | number | null | undefined | false | Value[];
-
-const entities: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (character) => entities[character]);
-}
 
 function render(value: Value): string {
   if (value === null || value === undefined || value === false) return '';

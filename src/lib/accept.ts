@@ -53,3 +53,12 @@ export function preferredCoding(acceptEncoding: string | undefined, available: r
   const [best] = encodings.call(negotiator, [...available, 'identity'], { preferred: available });
   return best === undefined || best === 'identity' ? null : (best as ContentCoding);
 }
+
+/** Whether an If-None-Match header names `etag` (or `*`); a weak form of it matches too (RFC 9110's weak comparison). */
+export function matchesEtag(ifNoneMatch: string | string[] | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return (Array.isArray(ifNoneMatch) ? ifNoneMatch.join(',') : ifNoneMatch).split(',').some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag;
+  });
+}

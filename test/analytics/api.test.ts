@@ -107,6 +107,12 @@ describe.each(testDatabases)('analytics API on $dialect', (database) => {
         headers: { 'accept-encoding': acceptEncoding, 'if-none-match': compressed.headers.etag as string },
       });
       expect(again.statusCode).toBe(304);
+      const weak = await app.inject({
+        method: 'GET',
+        url: '/script.js',
+        headers: { 'accept-encoding': acceptEncoding, 'if-none-match': `"other", W/${compressed.headers.etag as string}` },
+      });
+      expect(weak.statusCode).toBe(304);
     }
     const collect = (url: string, origin: string) =>
       app.inject({

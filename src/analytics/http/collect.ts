@@ -9,7 +9,7 @@ import { clientAddressResolver, clientNetwork } from '../../http/client-address.
 import type { AppContext } from '../../http/context.ts';
 import { ApiError, invalidRequest, notFound } from '../../http/errors.ts';
 import { jsonBodyParser } from '../../http/json.ts';
-import { preferredCoding, type ContentCoding } from '../../lib/accept.ts';
+import { matchesEtag, preferredCoding, type ContentCoding } from '../../lib/accept.ts';
 import { rateLimited, rateLimitHeaders, takeRateLimit, type RateLimitState } from '../../http/rate-limit.ts';
 import { storeVerified } from '../ingest/ingest.ts';
 import { reportIngested } from '../ingest/ingested.ts';
@@ -124,7 +124,7 @@ export const collectRoutes: FastifyPluginAsyncTypebox<{ context: AppContext }> =
     const coding = preferredCoding(request.headers['accept-encoding'], ['br', 'gzip']);
     const { body, etag } = scriptCopies.get(coding)!;
     reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').header('vary', 'accept-encoding').header('etag', etag);
-    if (request.headers['if-none-match'] === etag) return reply.code(304).send();
+    if (matchesEtag(request.headers['if-none-match'], etag)) return reply.code(304).send();
     if (coding !== null) reply.header('content-encoding', coding);
     return reply.send(body);
   });

@@ -1,4 +1,4 @@
-import { acceptsMarkdownFirst, preferredCoding } from '../../lib/accept.ts';
+import { acceptsMarkdownFirst, matchesEtag, preferredCoding } from '../../lib/accept.ts';
 import type { Storage } from '../../storage/dialect.ts';
 import { trimTrailingSlashes } from '../../lib/trim.ts';
 import { getPage } from '../index/pages.ts';
@@ -46,15 +46,6 @@ const text = (body: string, type: string, viewPath: string): SurfaceAnswer => ({
   viewPath,
 });
 
-/** Whether an If-None-Match header names `etag` (or `*`); a weak form of it matches too (RFC 9110's weak comparison). */
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch.split(',').some((tag) => {
-    const trimmed = tag.trim();
-    return trimmed === '*' || trimmed.replace(/^W\//, '') === etag;
-  });
-}
-
 /**
  * llms.txt from the bytes kept for the current generation: compressed when the client takes a
  * coding whose copy is made (each coding with its own strong ETag), and 304 without a body when the
@@ -65,7 +56,7 @@ function llmsAnswer(file: LlmsFile, request: SurfaceRequest, path: '/llms.txt' |
   const coded = coding ? file.coded(coding) : null;
   const etag = coded ? `${file.etag.slice(0, -1)}-${coding}"` : file.etag;
   const headers: Record<string, string> = { 'content-type': 'text/plain; charset=utf-8', etag, vary: 'accept-encoding' };
-  if (matches(request.ifNoneMatch, etag)) return { status: 304, headers, body: '', viewPath: path };
+  if (matchesEtag(request.ifNoneMatch, etag)) return { status: 304, headers, body: '', viewPath: path };
   if (coded) headers['content-encoding'] = coding!;
   return { status: 200, headers, body: coded ?? file.body, viewPath: path };
 }

@@ -6,14 +6,12 @@
  *
  * The Markdown is the repository's (anyone with write access to it wrote it), rendered with micromark's
  * safe defaults (raw HTML shown as text, no `javascript:` or `data:` addresses) under a Content-Security-
- * Policy that runs no script and loads nothing but the page's own styles and https images.
+ * Policy that runs no script, loads nothing but the page's own styles and https images, and may not be framed.
  */
 import { micromark } from 'micromark';
+import { escapeHtml } from '../../lib/html-escape.ts';
 
-const entities: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (character) => entities[character]);
-
-export const readerPagePolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src https: data:; base-uri 'none'; form-action 'none'";
+export const readerPagePolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src https:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** Root-relative addresses (`/guides/setup`, not `//host/…`) are the docs site's: they point under the surface's base. */
 const rootRelative = /(href|src)="\/(?!\/)/g;
