@@ -2,7 +2,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBackgroundLoop } from '../../src/analytics/fold/background.ts';
 import { existingProjectKey } from '../../src/analytics/ingest/dense-ids.ts';
-import { ingest } from '../../src/analytics/ingest/ingest.ts';
+import { ingest } from '../support/ingest.ts';
 import { createAnalyticsState, type AnalyticsState } from '../../src/analytics/state.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant } from '../support/app.ts';

@@ -5,7 +5,7 @@ import { foldPending } from '../../src/analytics/fold/fold.ts';
 import { storeClassificationVersion, storedClassificationVersion } from '../../src/analytics/fold/reclassify.ts';
 import { classificationVersion } from '../../src/analytics/ingest/agents/load.ts';
 import { existingProjectKey } from '../../src/analytics/ingest/dense-ids.ts';
-import { ingest } from '../../src/analytics/ingest/ingest.ts';
+import { ingest } from '../support/ingest.ts';
 import { ClassCode } from '../../src/analytics/model/class-codes.ts';
 import { page } from '../../src/analytics/query/query.ts';
 import { createAnalyticsState, type AnalyticsState } from '../../src/analytics/state.ts';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { ingest } from '../../src/analytics/ingest/ingest.ts';
+import { ingest } from '../support/ingest.ts';
 import { createAnalyticsState } from '../../src/analytics/state.ts';
 import type { Storage } from '../../src/storage/dialect.ts';
 import { createTenant, type Tenant } from '../support/app.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingest } from '../../src/analytics/ingest/ingest.ts';
+import { ingest } from '../support/ingest.ts';
 import { backgroundLoops, type Role } from '../../src/server/background.ts';
 import { startService } from '../../src/server/service.ts';
 import type { Storage } from '../../src/storage/dialect.ts';

@@ -363,10 +363,3 @@ export async function storeVerified(state: IngestState, project: IngestProject, 
   }
   return storeEvents(state, project, events);
 }
-
-/** The whole pipeline for API and tracker calls: validate, check signatures, store, report per event. */
-export async function ingest(state: IngestState, project: IngestProject, inputs: unknown[]): Promise<IngestResult> {
-  const { events, errors } = prepareAll(inputs);
-  const { stored, duplicates } = await storeVerified(state, project, events);
-  return { accepted: stored, rejected: errors.length, errors, duplicates };
-}
