@@ -166,7 +166,7 @@ export function readState(state: unknown): RunnerState | null {
  */
 async function checkoutStillHeld(config: Config, job: JobRow): Promise<JobFailure> {
   const waited = `This run waited ${config.agentMaxSeconds} seconds (QUIRE_AGENT_MAX_SECONDS) for the job's checkout and changed nothing:`;
-  if (await sessionHoldsCheckout(config.dataDir, job.id)) {
+  if (await sessionHoldsCheckout(config.dataDir, job.id, config.mcpSessionIdleMinutes)) {
     return new JobFailure(
       `${waited} an admin MCP session has the job's branch ${job.branch} checked out, and stays open after its saves until it is idle for ${config.mcpSessionIdleMinutes} minutes (QUIRE_MCP_SESSION_IDLE_MINUTES). Continue in that session, or send a follow-up once it has ended.`,
     );

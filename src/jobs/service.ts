@@ -165,7 +165,7 @@ export async function followUp(context: AppContext, project: ProjectRow, jobId: 
     if (replay) return { job: replay, rateLimit: await takeJobRateLimit(context, trx, project.id, false), replayed: true };
     if (job.status === 'active') throw conflict('The job is still active; wait until it is completed or failed before sending a follow-up.');
     if (job.status === 'archived') throw conflict('The job is archived and takes no more messages; create a new job instead.');
-    if (await sessionHoldsCheckout(context.config.dataDir, job.id)) {
+    if (await sessionHoldsCheckout(context.config.dataDir, job.id, context.config.mcpSessionIdleMinutes)) {
       throw conflict(
         `An admin MCP session has the job's branch ${job.branch} checked out, and stays open after its saves until it is idle for ${context.config.mcpSessionIdleMinutes} minutes (QUIRE_MCP_SESSION_IDLE_MINUTES): continue in that session, or send the follow-up once it has ended.`,
       );

@@ -66,7 +66,7 @@ export async function reopenSessionJob(context: AppContext, project: ProjectRow,
     if (job.status === 'archived') throw conflict(`Job ${job.id} on branch ${branch} is archived; call checkout without a branch to start a new one.`);
     // A session of this process was handed the branch or refused it before (see session-tools.ts); one of another
     // process on the machine keeps its checkout, which this checkout would wait for until that session ends.
-    if (await sessionHoldsCheckout(context.config.dataDir, job.id)) {
+    if (await sessionHoldsCheckout(context.config.dataDir, job.id, context.config.mcpSessionIdleMinutes)) {
       throw conflict(
         `Branch ${branch} is open in an admin MCP session of another Quire process on this machine, which stays open until it is idle for ${context.config.mcpSessionIdleMinutes} minutes (QUIRE_MCP_SESSION_IDLE_MINUTES): continue in that session, or call checkout again once it has ended.`,
       );

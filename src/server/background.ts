@@ -7,6 +7,7 @@
 import { closeGaps } from '../docs/gaps/closure.ts';
 import { startGapsRefresh } from '../docs/gaps/refresh-loop.ts';
 import { isJobActive } from '../jobs/active.ts';
+import { sessionLeaseMs } from '../workspace/session-lease.ts';
 import { startWorkspaceSweeper } from '../workspace/sweeper.ts';
 import { startPurging } from '../analytics/feedback/purge-loop.ts';
 import { startBackgroundLoop } from '../analytics/fold/background.ts';
@@ -76,7 +77,7 @@ export const backgroundLoops: readonly BackgroundLoop[] = [
         config.dataDir,
         async (jobId) => adminSessions.holds(jobId) || (await isJobActive(storage.db, jobId)),
         logger.child({ component: 'worker' }),
-        { sessionLeaseMs: (config.mcpSessionIdleMinutes + 2) * 60_000 },
+        { sessionLeaseMs: sessionLeaseMs(config.mcpSessionIdleMinutes) },
       ),
     }),
   },

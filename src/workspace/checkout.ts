@@ -100,6 +100,9 @@ async function addWorktree(mirror: string, dir: string, args: string[], git: Mir
  */
 export const localBranch = (jobId: string): string => jobBranch(jobId);
 
+/** A job's checkout: named by the job, not by its branch (branches are the clients' to name; `docs/update` and `docs-update` made one folder). */
+export const jobCheckoutDir = (root: string, jobId: string): string => join(root, 'workspaces', `quire-${jobId}`);
+
 /**
  * The lock a job's checkout is held by, from its opening until it is disposed of: the job's runs take turns in
  * the one folder, so a run that is still ending (taking back a push that raced a cancel) never removes the

@@ -1,6 +1,6 @@
 import { rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { checkoutHold, checkoutHoldStaleMs } from './checkout.ts';
+import { resolve } from 'node:path';
+import { checkoutHold, checkoutHoldStaleMs, jobCheckoutDir } from './checkout.ts';
 import { lockLapsed } from './lock.ts';
 
 /**
@@ -10,7 +10,10 @@ import { lockLapsed } from './lock.ts';
  * worker that sweeps checkouts, an API process taking a follow-up) cannot tell from the job alone that the checkout
  * is in use.
  */
-const sessionLease = (root: string, jobId: string) => join(root, 'workspaces', `quire-${jobId}.session`);
+const sessionLease = (root: string, jobId: string) => `${jobCheckoutDir(resolve(root), jobId)}.session`;
+
+/** How long a lease counts without being renewed: the sessions' idle time (`QUIRE_MCP_SESSION_IDLE_MINUTES`) and a margin; an older one was left by a session whose process died. */
+export const sessionLeaseMs = (idleMinutes: number): number => (idleMinutes + 2) * 60_000;
 
 /** Creates or renews the lease of a job's checkout for its admin MCP session. */
 export async function renewSessionLease(root: string, jobId: string): Promise<void> {
@@ -28,10 +31,11 @@ export async function sessionLeasedWithin(root: string, jobId: string, ms: numbe
 }
 
 /**
- * Whether an admin MCP session on this machine holds the job's checkout: the session's lease is there, and the
- * checkout's hold is renewed. A session whose process died left its lease, but its hold lapses within a minute.
+ * Whether an admin MCP session on this machine holds the job's checkout: the session's lease is renewed within
+ * `sessionLeaseMs(idleMinutes)`, and so is the checkout's hold. A session whose process died left its lease, but
+ * its hold lapses within a minute, and a later run's hold is not taken for the dead session's once its lease is old.
  */
-export async function sessionHoldsCheckout(root: string, jobId: string): Promise<boolean> {
-  const leased = (await stat(sessionLease(root, jobId)).catch(() => null)) !== null;
-  return leased && !(await lockLapsed(checkoutHold(join(root, 'workspaces', `quire-${jobId}`)), checkoutHoldStaleMs));
+export async function sessionHoldsCheckout(root: string, jobId: string, idleMinutes: number): Promise<boolean> {
+  if (!(await sessionLeasedWithin(root, jobId, sessionLeaseMs(idleMinutes)))) return false;
+  return !(await lockLapsed(checkoutHold(jobCheckoutDir(resolve(root), jobId)), checkoutHoldStaleMs));
 }

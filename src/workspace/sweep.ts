@@ -2,7 +2,7 @@ import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { lockLapsed, removeLapsedLock, withLock } from './lock.ts';
 import { checkoutHold, checkoutHoldStaleMs, discardWorktree, removeWorktree } from './checkout.ts';
-import { endSessionLease, sessionLeasedWithin } from './session-lease.ts';
+import { endSessionLease, sessionLeasedWithin, sessionLeaseMs } from './session-lease.ts';
 
 /** A job's checkout directory: `quire-<job id>` (workspace.ts). */
 const jobDirectory = /^quire-(job_[0-9A-Z]{26})$/;
@@ -27,7 +27,7 @@ export async function sweepWorkspaces(root: string, isActive: (jobId: string) =>
  * A session lease (session-lease.ts) not renewed for `sessionLeaseMs` (the sessions' idle time and a margin)
  * belongs to a session that ended without removing it: its process died.
  */
-const defaultSessionLeaseMs = 62 * 60_000;
+const defaultSessionLeaseMs = sessionLeaseMs(60);
 
 async function sweepCheckouts(root: string, isActive: (jobId: string) => Promise<boolean>, sessionLeaseMs: number): Promise<number> {
   const base = join(root, 'workspaces');

@@ -1,7 +1,7 @@
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { stagedChangeBytes } from './change-size.ts';
 import { stagedChanges, textAtBase } from './changes.ts';
-import { checkOut, checkoutHold, checkoutHoldStaleMs, discardWorktree, localBranch } from './checkout.ts';
+import { checkOut, checkoutHold, checkoutHoldStaleMs, discardWorktree, jobCheckoutDir, localBranch } from './checkout.ts';
 import { createWorkspaceFiles } from './files.ts';
 import { explainGitError } from './git-errors.ts';
 import { runGit, type GitOptions } from './git.ts';
@@ -26,9 +26,8 @@ export async function openWorkspace(options: WorkspaceOptions): Promise<Workspac
   const root = resolve(options.root);
   const mirror = mirrorPath(root, repository);
   if (!/^[A-Za-z0-9_]+$/.test(options.jobId)) throw new WorkspaceGitError(`"${options.jobId}" is not a job id.`);
-  // Named by the job, not by its branch: branches are the clients' to name (`docs/update` and `docs-update`
-  // made one folder), and a checkout found in place is cleared for the job that opens it.
-  const dir = join(root, 'workspaces', `quire-${options.jobId}`);
+  // A checkout found in place is cleared for the job that opens it.
+  const dir = jobCheckoutDir(root, options.jobId);
   const git: GitOptions & { repository: string } = { cwd: mirror, repository, credentials: options.credentials, signal: options.signal };
   const lock = `${mirror}.lock`;
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CheckoutHeldError, WorkspaceGitError, WorkspacePathError, type Workspace } from '../../src/workspace/types.ts';
-import { renewSessionLease } from '../../src/workspace/session-lease.ts';
+import { endSessionLease, renewSessionLease, sessionHoldsCheckout } from '../../src/workspace/session-lease.ts';
 import { sweepWorkspaces } from '../../src/workspace/sweep.ts';
 import { openWorkspace } from '../../src/workspace/workspace.ts';
 import { commitToBareRepository, git } from '../support/git-repositories.ts';
@@ -476,6 +476,21 @@ describe('workspace over smart HTTP', () => {
     expect(existsSync(session.dir)).toBe(false);
     expect(existsSync(join(root, 'workspaces', `quire-${jobId}.session`))).toBe(false);
     opened.splice(opened.indexOf(session), 1);
+  });
+
+  it('does not take a run’s hold for an admin MCP session whose process died and left its lease', async () => {
+    server.createRepository('stale-lease');
+    const jobId = 'job_01KSSSSSSSSSSSSSSSSSSSSSSS';
+    const run = await open(`${server.url}/stale-lease.git`, `quire/${jobId}`);
+    await renewSessionLease(root, jobId);
+    expect(await sessionHoldsCheckout(root, jobId, 60)).toBe(true);
+    // The lease was last renewed longer ago than the sessions' idle time and its margin: the run holds the checkout, not a session.
+    const old = new Date(Date.now() - 63 * 60_000);
+    utimesSync(join(root, 'workspaces', `quire-${jobId}.session`), old, old);
+    expect(await sessionHoldsCheckout(root, jobId, 60)).toBe(false);
+    await run.dispose();
+    opened.splice(opened.indexOf(run), 1);
+    await endSessionLease(root, jobId);
   });
 
   it('leaves a checkout alone while its run still holds it, though the job has ended: a cancelled run taking back its push', async () => {
