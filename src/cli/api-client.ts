@@ -1,11 +1,11 @@
-import { loadConfig, publicUrl } from '../config/config.ts';
+import { loadConfig, type Config } from '../config/config.ts';
 import { trimTrailingSlashes } from '../lib/trim.ts';
 import { CliError } from './output.ts';
 
 /**
- * The CLI's HTTP client of the Quire API, from the settings every verb reads: QUIRE_URL, else the
- * address the server's settings give (QUIRE_PUBLIC_URL, else HOST and PORT), and QUIRE_API_KEY (an
- * admin key, `quire_…`).
+ * The CLI's HTTP client of the Quire API, from the settings every verb reads: QUIRE_URL, else the server's
+ * listener on this machine (HOST and PORT; the CLI's other verbs open the server's database, so it runs
+ * where the server does), and QUIRE_API_KEY (an admin key, `quire_…`).
  */
 export interface ApiClient {
   url: string;
@@ -15,16 +15,22 @@ export interface ApiClient {
   open(path: string, headers: Record<string, string>, signal?: AbortSignal): Promise<Response>;
 }
 
+/** The server's listener as seen from its own machine: a wildcard HOST is reached on loopback. */
+function localUrl(config: Config): string {
+  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+}
+
 /** The server could not be reached (a retry may work). */
 export class Unreachable extends CliError {}
 
 export function apiClient(environment: NodeJS.ProcessEnv = process.env): ApiClient {
   const config = loadConfig(environment);
-  const url = trimTrailingSlashes(config.apiUrl ?? publicUrl(config));
+  const url = trimTrailingSlashes(config.apiUrl ?? localUrl(config));
   const key = config.apiKey;
   if (!key)
     throw new CliError(
-      `Set QUIRE_API_KEY to an admin API key (quire_…; "quire keys create" makes one), and QUIRE_URL if the server is not at ${url} (the address QUIRE_PUBLIC_URL, else HOST and PORT, give).`,
+      `Set QUIRE_API_KEY to an admin API key (quire_…; "quire keys create" makes one), and QUIRE_URL if the server is not at ${url} (the server's HOST and PORT).`,
     );
   const authorization = { authorization: `Bearer ${key}` };
   const send = async (path: string, init: RequestInit): Promise<Response> => {

@@ -17,8 +17,8 @@ export const commandDescriptions = {
   connections: "Organizations' own code-host credentials (tokens stored encrypted with QUIRE_SECRET_KEY)",
   dashboard: 'The web dashboard served at /dashboard',
   analytics: 'Visitor analytics: import or follow access logs, rebuild visitor sets, refresh crawler IP ranges',
-  jobs: 'Agent jobs through the HTTP API (QUIRE_API_KEY; QUIRE_URL, default QUIRE_PUBLIC_URL, else http://HOST:PORT)',
-  docs: 'The docs index of a project, through the HTTP API (QUIRE_API_KEY; QUIRE_URL, default QUIRE_PUBLIC_URL, else http://HOST:PORT)',
+  jobs: 'Agent jobs through the HTTP API (QUIRE_API_KEY; QUIRE_URL, default http://HOST:PORT on this machine)',
+  docs: 'The docs index of a project, through the HTTP API (QUIRE_API_KEY; QUIRE_URL, default http://HOST:PORT on this machine)',
   proxy:
     'Reverse proxy in front of a docs site that records every request it forwards as analytics, and serves llms.txt, Markdown pages and the search MCP server at the site root while the docs are public (status: GET /.quire/proxy-status from this machine)',
   webhooks: "A project's signed webhook endpoints and their deliveries",

@@ -10,7 +10,7 @@ export const cliSettings = {
     'QUIRE_URL',
     undefined,
     optionalUrl,
-    "Address of the Quire API that `quire jobs` and `quire docs` call; unset, the server's own address (QUIRE_PUBLIC_URL, else `http://HOST:PORT`), so they reach the server started with the same settings. Set it to reach another server.",
+    "Address of the Quire API that `quire jobs` and `quire docs` call; unset, the server's own listener on this machine (`http://HOST:PORT`, loopback when HOST is `0.0.0.0` or `::`), so they reach the server started with the same settings wherever QUIRE_PUBLIC_URL leads (a name a container or the server itself may not reach). Set it to reach another server.",
     hiddenCredentials,
   ),
   apiKey: setting<string | undefined>(

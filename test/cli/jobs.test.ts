@@ -136,17 +136,19 @@ describe('quire jobs, against a listening server', () => {
     }
   });
 
-  it('without QUIRE_URL, reaches the server at the address its settings give: QUIRE_PUBLIC_URL, else HOST and PORT', async () => {
+  it('without QUIRE_URL, reaches the server at its HOST and PORT on this machine, whatever QUIRE_PUBLIC_URL says', async () => {
     const server = { QUIRE_URL: '', QUIRE_PUBLIC_URL: '', HOST: '127.0.0.1' };
     const list = (env: Record<string, string>) => quireExit({ ...server, ...env }, 'jobs', 'list', '--project', tenant.project.id, '--json');
-    const [byPort, byPublicUrl, byQuireUrl, elsewhere] = await Promise.all([
+    const [byPort, behindPublicName, byQuireUrl, elsewhere] = await Promise.all([
       list({ PORT: new URL(url).port }),
-      list({ PORT: '1', QUIRE_PUBLIC_URL: url }),
+      // A public name the machine itself may not reach (a container, a reverse proxy elsewhere) is not used.
+      list({ PORT: new URL(url).port, QUIRE_PUBLIC_URL: 'https://quire.example.invalid' }),
       // QUIRE_URL still wins, for a server other than the one these settings start.
-      list({ PORT: '1', QUIRE_PUBLIC_URL: 'http://127.0.0.1:1', QUIRE_URL: url }),
+      list({ PORT: '1', QUIRE_URL: url }),
       list({ PORT: '1' }),
     ]);
-    for (const result of [byPort, byPublicUrl, byQuireUrl]) expect(result, result.stderr).toMatchObject({ code: 0, stdout: expect.stringContaining('"jobs"') });
+    for (const result of [byPort, behindPublicName, byQuireUrl])
+      expect(result, result.stderr).toMatchObject({ code: 0, stdout: expect.stringContaining('"jobs"') });
     expect(elsewhere.code).toBe(1);
     expect(elsewhere.stderr).toContain('Cannot reach Quire at http://127.0.0.1:1 (');
   });
