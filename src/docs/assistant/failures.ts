@@ -2,6 +2,7 @@ import type { Config } from '../../config/config.ts';
 import type { AppContext } from '../../http/context.ts';
 import { LlmLoopError, providerFailureCause, type LoopErrorKind, type ProviderFailureCause } from '../../llm/loop-error.ts';
 import { providerVariables } from '../../llm/models.ts';
+import { assistantModel } from './model-choice.ts';
 import type { ProjectRow } from '../../storage/tables/accounts.ts';
 
 /** Why a turn ended without an answer: a kind of the tool loop's failures, or `internal` for anything else. */
@@ -26,9 +27,8 @@ function explainProvider(config: Config, project: ProjectRow, error: unknown): s
   const provider = error instanceof LlmLoopError ? error.provider : undefined;
   const cause: ProviderFailureCause = provider ? providerFailureCause(provider) : 'provider';
   const status = provider?.statusCode ? ` (HTTP ${provider.statusCode})` : '';
-  // The same order as message.ts's assistantModelName: the assistant model, the project's, QUIRE_MODEL.
-  const modelSetting = project.assistant_model ? "the project's assistant model" : project.model ? "the project's model" : 'QUIRE_MODEL';
-  const variables = providerVariables(project.assistant_model ?? project.model ?? config.model ?? '');
+  const { name, setting: modelSetting } = assistantModel(config, project);
+  const variables = providerVariables(name ?? '');
   const endpoint = variables?.endpoint ? ` and ${variables.endpoint}` : '';
   const operator = "the site's operator should check";
   const sentences: Record<ProviderFailureCause, string> = {

@@ -16,6 +16,7 @@ import type { MessageBody } from './schemas.ts';
 import { newThread, recordTurn, threadHistory, threadOpens } from './threads.ts';
 import { answerTurn } from './turn.ts';
 import { storableText } from '../../lib/storable-text.ts';
+import { assistantModel } from './model-choice.ts';
 
 /** The header the embeddable assistant script sends (`X-Quire-Assistant: web`); an integration names itself with any other value. */
 export const callerHeader = 'x-quire-assistant';
@@ -28,18 +29,14 @@ export function callerOf(request: FastifyRequest): AssistantCaller {
   return value === 'web' ? 'web' : 'other';
 }
 
-/** The model that answers: the project's assistant model, else its model, else QUIRE_MODEL; 409 when none is set or the server lacks its key. */
-export function assistantModelName(context: AppContext, project: ProjectRow): string | null {
-  return project.assistant_model ?? project.model ?? context.config.model ?? null;
-}
-
 /** SDK model objects by name, per configuration: made once, reused by every message (they hold no state of a call). */
 const models = new WeakMap<Config, Map<string, LanguageModel>>();
 /** Model names kept per configuration; beyond, the oldest is made again when next asked. */
 const maxModels = 100;
 
+/** The model that answers (model-choice.ts); 409 when none is set or the server lacks its key. */
 function modelOf(context: AppContext, project: ProjectRow): LanguageModel {
-  const name = assistantModelName(context, project);
+  const { name } = assistantModel(context.config, project);
   if (!name) {
     throw new ApiError(
       'project_not_configured',
