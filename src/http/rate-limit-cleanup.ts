@@ -1,5 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
 import { sql } from 'kysely';
+import { runEvery } from '../lib/run-every.ts';
 import type { Config } from '../config/config.ts';
 import type { Storage } from '../storage/dialect.ts';
 import type { AppContext } from './context.ts';
@@ -90,23 +91,18 @@ export async function deleteExpiredRateLimits(
 export function startRateLimitCleanup(context: Pick<AppContext, 'storage' | 'config' | 'logger'>): { stop(): Promise<void> } {
   const olderThanMs = widestRateLimitWindowMs(context.config);
   const stopping = new AbortController();
-  let running: Promise<unknown> = Promise.resolve();
-  const clean = () => {
-    running = running
-      .then(() => deleteExpiredRateLimits(context.storage, olderThanMs, { signal: stopping.signal }))
-      .then((deleted) => {
-        if (deleted.hits + deleted.buckets > 0) context.logger.debug(deleted, 'deleted expired rate-limit rows');
-      })
-      .catch((error: unknown) => context.logger.warn({ err: error }, 'deleting expired rate-limit rows failed; the next round retries'));
-  };
-  const timer = setInterval(clean, cleanupEveryMs);
-  timer.unref();
-  clean();
+  const rounds = runEvery(
+    cleanupEveryMs,
+    async () => {
+      const deleted = await deleteExpiredRateLimits(context.storage, olderThanMs, { signal: stopping.signal });
+      if (deleted.hits + deleted.buckets > 0) context.logger.debug(deleted, 'deleted expired rate-limit rows');
+    },
+    (error) => context.logger.warn({ err: error }, 'deleting expired rate-limit rows failed; the next round retries'),
+  );
   return {
-    async stop() {
-      clearInterval(timer);
+    stop() {
       stopping.abort();
-      await running;
+      return rounds.stop();
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { runEvery } from '../lib/run-every.ts';
 import { sweepWorkspaces } from './sweep.ts';
 
 const sweepEveryMs = 60 * 60 * 1000;
@@ -14,21 +15,13 @@ export function startWorkspaceSweeper(
   logger: Logger,
   options: { sessionLeaseMs?: number } = {},
 ): () => Promise<void> {
-  let running: Promise<void> = Promise.resolve();
-  const sweep = () => {
-    running = running.then(async () => {
-      try {
-        const removed = await sweepWorkspaces(dataDir, isActive, options);
-        if (removed > 0) logger.info({ removed }, 'removed checkouts and snapshots that interrupted runs left behind');
-      } catch (error) {
-        logger.warn({ err: error }, 'could not remove checkouts of ended jobs or abandoned snapshots; trying again in an hour');
-      }
-    });
-  };
-  sweep();
-  const timer = setInterval(sweep, sweepEveryMs).unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
+  const rounds = runEvery(
+    sweepEveryMs,
+    async () => {
+      const removed = await sweepWorkspaces(dataDir, isActive, options);
+      if (removed > 0) logger.info({ removed }, 'removed checkouts and snapshots that interrupted runs left behind');
+    },
+    (error) => logger.warn({ err: error }, 'could not remove checkouts of ended jobs or abandoned snapshots; trying again in an hour'),
+  );
+  return () => rounds.stop();
 }

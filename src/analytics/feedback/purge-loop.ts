@@ -1,4 +1,5 @@
 import type { AppContext } from '../../http/context.ts';
+import { runEvery } from '../../lib/run-every.ts';
 import { purgeExpiredInteractions } from './retention.ts';
 
 const purgeEveryMs = 60 * 60 * 1000;
@@ -9,20 +10,10 @@ const purgeEveryMs = 60 * 60 * 1000;
  */
 export function startPurging(context: AppContext): { stop(): Promise<void> } {
   const days = context.config.analyticsRetentionDays;
-  let running: Promise<unknown> = Promise.resolve();
-  const purge = () => {
-    running = running
-      .then(() => purgeExpiredInteractions(context.storage, days))
-      .catch((error: unknown) => context.logger.warn({ err: error }, 'purging expired feedback and searches failed; the next hour retries'));
-  };
   if (days === 0) return { stop: async () => undefined };
-  const timer = setInterval(purge, purgeEveryMs);
-  timer.unref();
-  purge();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return runEvery(
+    purgeEveryMs,
+    () => purgeExpiredInteractions(context.storage, days),
+    (error) => context.logger.warn({ err: error }, 'purging expired feedback and searches failed; the next hour retries'),
+  );
 }
