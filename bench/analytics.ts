@@ -179,6 +179,38 @@ export async function visitorsPage(url: string, projectId: string, key: string, 
   return { elapsed: performance.now() - started, body };
 }
 
+/**
+ * The 90-day first page computed again, `rounds` times, each after one view arrived ten days before the dataset
+ * (outside every range measured, so each answer must equal `expected`): a new data version, so the ranking is
+ * computed afresh, as the dashboard's first page is after views arrive. The first-page figure above is the
+ * process's first ranking, which also pays for V8 compiling the query code and for the first touch of its memory,
+ * so one figure mixes the two; these are the same query on a server that has answered before. Times in ms.
+ */
+async function recomputedFirstPages(
+  server: BenchProcess,
+  { url, projectId, key }: { url: string; projectId: string; key: string },
+  shape: DatasetShape,
+  expected: VisitorsAnswer['body'],
+  rounds: number,
+): Promise<number[]> {
+  const times: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const event = { timestamp: benchStart - 10 * dayMs + round * 1000, path: '/docs/page-0', visitorId: `bench-recompute-${round}`, userAgent: 'Mozilla/5.0' };
+    const posted = await fetch(`${url}/v1/analytics/${projectId}/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ events: [event] }),
+    });
+    if (posted.status !== 202) throw new Error(`ingestion answered ${posted.status}: ${await posted.text()}`);
+    // The fold and the index rebuild it asks for run first, as they do before a dashboard is opened.
+    await waitUntilIdle(server);
+    const page = await visitorsPage(url, projectId, key, shape, 90, 0);
+    if (JSON.stringify(page.body) !== JSON.stringify(expected)) throw new Error('a 90-day first page changed after a view outside the range');
+    times.push(page.elapsed);
+  }
+  return times;
+}
+
 /** The raw views in DuckDB, with the agent and referrer each is listed under and the dimensions ingestion gives it. */
 async function duckdbViews(shape: DatasetShape): Promise<DuckDBConnection> {
   const instance = await DuckDBInstance.create(':memory:');
@@ -335,10 +367,12 @@ async function run(report: Report): Promise<void> {
       value: server.cpuSeconds() - cpuAfterLoad,
       unit: 's',
     });
+    let firstNinety: VisitorsAnswer['body'] | undefined;
     for (const days of [90, 30, 7]) {
       const to = benchStart + shape.days * dayMs;
       const from = to - days * dayMs;
       const first = await visitorsPage(url, projectId, key, shape, days, 0);
+      if (days === 90) firstNinety = first.body;
       const next = await visitorsPage(url, projectId, key, shape, days, 50);
       const expected = await reference(from, to);
       const same =
@@ -359,6 +393,14 @@ async function run(report: Report): Promise<void> {
       value: server.peakRss() / 1024 / 1024,
       unit: 'MiB',
       target: { text: '≤ 1,024 MiB', met: server.peakRss() <= 1024 ** 3 },
+    });
+    // After the peak above: the rounds add views (outside every range measured) and rebuild the indexes.
+    const recomputed = (await recomputedFirstPages(server, { url, projectId, key }, shape, firstNinety!, 3)).sort((a, b) => a - b);
+    report.add({
+      name: `visitors 90 days, first page computed again after new views, median of ${recomputed.length} (${recomputed.map((ms) => ms.toFixed(1)).join(', ')} ms; equal to the first)`,
+      value: recomputed[Math.floor(recomputed.length / 2)],
+      unit: 'ms',
+      target: { text: '≤ 30 ms', met: recomputed[Math.floor(recomputed.length / 2)] <= 30 },
     });
     await server.stop();
 
