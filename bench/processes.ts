@@ -6,7 +6,7 @@ import { serverNodeFlags } from '../src/lib/thread-memory.ts';
 export interface BenchProcess {
   child: ChildProcess;
   info: { url: string; projectId?: string; projectIds?: string[]; key?: string; jobId?: string };
-  /** Largest resident set seen, in bytes (sampled from /proc while it runs). */
+  /** Largest resident set since the process started, in bytes (its VmHWM). */
   peakRss(): number;
   /** CPU time the process has used so far, all its threads, in seconds (from /proc). */
   cpuSeconds(): number;
@@ -20,6 +20,17 @@ export interface BenchProcess {
 export function statCpuSeconds(stat: string): { own: number; children: number } {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return { own: (Number(fields[11]) + Number(fields[12])) / 100, children: (Number(fields[13]) + Number(fields[14])) / 100 };
+}
+
+/** The resident-set high-water mark of a running process (VmHWM), in bytes; 0 once it has ended. */
+function residentPeak(pid: number): number {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    // the process ended
+    return 0;
+  }
 }
 
 /** CPU time a running process has used so far, all its threads, in seconds. */
@@ -69,19 +80,15 @@ export async function startBenchProcess(script: string, args: string[], env: Rec
     lines.once('line', resolve);
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code} before it was ready`)));
   });
+  // The kernel's high-water mark of the resident set (VmHWM), read every 200 ms and when asked: exact, where sampling
+  // VmRSS could miss a peak shorter than its interval. Kept as last read, for a process that has ended.
   let peak = 0;
-  const sampler = setInterval(() => {
-    try {
-      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'));
-      if (match) peak = Math.max(peak, Number(match[1]) * 1024);
-    } catch {
-      // the process ended between samples
-    }
-  }, 200);
+  const readPeak = () => (peak = Math.max(peak, residentPeak(child.pid!)));
+  const sampler = setInterval(readPeak, 200);
   return {
     child,
     info: JSON.parse(line),
-    peakRss: () => peak,
+    peakRss: readPeak,
     cpuSeconds: () => processCpuSeconds(child.pid!),
     async stop() {
       clearInterval(sampler);
