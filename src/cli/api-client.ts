@@ -1,4 +1,4 @@
-import { loadConfig, type Config } from '../config/config.ts';
+import { loadConfig, localListenerUrl } from '../config/config.ts';
 import { trimTrailingSlashes } from '../lib/trim.ts';
 import { CliError } from './output.ts';
 
@@ -15,18 +15,12 @@ export interface ApiClient {
   open(path: string, headers: Record<string, string>, signal?: AbortSignal): Promise<Response>;
 }
 
-/** The server's listener as seen from its own machine: a wildcard HOST is reached on loopback. */
-function localUrl(config: Config): string {
-  const host = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
-}
-
 /** The server could not be reached (a retry may work). */
 export class Unreachable extends CliError {}
 
 export function apiClient(environment: NodeJS.ProcessEnv = process.env): ApiClient {
   const config = loadConfig(environment);
-  const url = trimTrailingSlashes(config.apiUrl ?? localUrl(config));
+  const url = trimTrailingSlashes(config.apiUrl ?? localListenerUrl(config));
   const key = config.apiKey;
   if (!key)
     throw new CliError(

@@ -59,6 +59,19 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env, overrid
   return result;
 }
 
+/** `http://HOST:PORT`, an IPv6 host in brackets (given with or without them). */
+function hostUrl(host: string, port: number): string {
+  const bare = host.replace(/^\[|\]$/g, '');
+  return `http://${bare.includes(':') ? `[${bare}]` : bare}:${port}`;
+}
+
 export function publicUrl(config: Config): string {
-  return config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+  return config.publicUrl ?? hostUrl(config.host, config.port);
+}
+
+/** The server's listener as reached from its own machine (the CLI's API calls): a wildcard HOST on loopback. */
+export function localListenerUrl(config: Config): string {
+  const host = config.host.replace(/^\[|\]$/g, '');
+  if (!wildcardHosts.has(host)) return hostUrl(host, config.port);
+  return hostUrl(host.includes(':') ? '::1' : '127.0.0.1', config.port);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig, settings } from '../../src/config/config.ts';
+import { loadConfig, localListenerUrl, publicUrl, settings } from '../../src/config/config.ts';
 import { ConfigError, hiddenPassword, optionalUrl, url, type Setting } from '../../src/config/parsers.ts';
 
 const entries = Object.values(settings) as Setting<unknown>[];
@@ -115,5 +115,21 @@ describe('durations that become timers', () => {
     const signal = AbortSignal.timeout(loadConfig({ QUIRE_AGENT_MAX_SECONDS: '2147483' }).agentMaxSeconds * 1000);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(signal.aborted).toBe(false);
+  });
+});
+
+describe('the server addresses the settings give', () => {
+  const config = (host: string) => loadConfig({ HOST: host, PORT: '9000', QUIRE_PUBLIC_URL: 'https://docs.example.com' });
+
+  it("reaches a wildcard HOST's listener on loopback from this machine, whatever QUIRE_PUBLIC_URL says", () => {
+    expect(localListenerUrl(config('0.0.0.0'))).toBe('http://127.0.0.1:9000');
+    for (const host of ['::', '[::]', '0:0:0:0:0:0:0:0']) expect(localListenerUrl(config(host)), host).toBe('http://[::1]:9000');
+    expect(localListenerUrl(config('10.1.2.3'))).toBe('http://10.1.2.3:9000');
+    for (const host of ['::1', '[::1]']) expect(localListenerUrl(config(host)), host).toBe('http://[::1]:9000');
+  });
+
+  it('writes an IPv6 HOST in brackets once in the public address it defaults to', () => {
+    for (const host of ['::1', '[::1]']) expect(publicUrl(loadConfig({ HOST: host, PORT: '9000' })), host).toBe('http://[::1]:9000');
+    expect(publicUrl(loadConfig({ HOST: '127.0.0.1', PORT: '9000' }))).toBe('http://127.0.0.1:9000');
   });
 });
