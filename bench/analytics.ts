@@ -11,7 +11,7 @@ import { countries } from '../src/analytics/ingest/dimensions/countries.ts';
 import { agentTraits } from '../src/analytics/ingest/dimensions/user-agents.ts';
 import { agentName, benchStart, combinedLine, datasetShape, eventOf, generateViews, ipOf, pathName, userAgentOf, type DatasetShape } from './analytics-data.ts';
 import { type BenchProcess, mainThreadCpuSeconds, startQuireServer, waitUntilIdle } from './processes.ts';
-import type { BenchSuite, Report } from './report.ts';
+import { median, type BenchSuite, type Report } from './report.ts';
 
 const scale = Number(process.env.QUIRE_BENCH_SCALE ?? '1');
 /** `QUIRE_BENCH_ANALYTICS=ingest` measures only ingestion and the server's CPU until every view is folded. */
@@ -194,19 +194,24 @@ async function recomputedFirstPages(
   rounds: number,
 ): Promise<number[]> {
   const times: number[] = [];
-  for (let round = 0; round < rounds; round++) {
-    const event = { timestamp: benchStart - 10 * dayMs + round * 1000, path: '/docs/page-0', visitorId: `bench-recompute-${round}`, userAgent: 'Mozilla/5.0' };
-    const posted = await fetch(`${url}/v1/analytics/${projectId}/events`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ events: [event] }),
-    });
-    if (posted.status !== 202) throw new Error(`ingestion answered ${posted.status}: ${await posted.text()}`);
-    // The fold and the index rebuild it asks for run first, as they do before a dashboard is opened.
-    await waitUntilIdle(server);
-    const page = await visitorsPage(url, projectId, key, shape, 90, 0);
-    if (JSON.stringify(page.body) !== JSON.stringify(expected)) throw new Error('a 90-day first page changed after a view outside the range');
-    times.push(page.elapsed);
+  const pool = new Pool(url, { connections: 1 });
+  try {
+    for (let round = 0; round < rounds; round++) {
+      const event = {
+        timestamp: benchStart - 10 * dayMs + round * 1000,
+        path: '/docs/page-0',
+        visitorId: `bench-recompute-${round}`,
+        userAgent: 'Mozilla/5.0',
+      };
+      await postBatch(pool, projectId, key, { events: 1, body: JSON.stringify({ events: [event] }) });
+      // The fold and the index rebuild it asks for run first, as they do before a dashboard is opened.
+      await waitUntilIdle(server);
+      const page = await visitorsPage(url, projectId, key, shape, 90, 0);
+      if (JSON.stringify(page.body) !== JSON.stringify(expected)) throw new Error('a 90-day first page changed after a view outside the range');
+      times.push(page.elapsed);
+    }
+  } finally {
+    await pool.close();
   }
   return times;
 }
@@ -395,12 +400,13 @@ async function run(report: Report): Promise<void> {
       target: { text: '≤ 1,024 MiB', met: server.peakRss() <= 1024 ** 3 },
     });
     // After the peak above: the rounds add views (outside every range measured) and rebuild the indexes.
-    const recomputed = (await recomputedFirstPages(server, { url, projectId, key }, shape, firstNinety!, 3)).sort((a, b) => a - b);
+    const recomputed = await recomputedFirstPages(server, { url, projectId, key }, shape, firstNinety!, 3);
+    const recomputedMedian = median(recomputed);
     report.add({
       name: `visitors 90 days, first page computed again after new views, median of ${recomputed.length} (${recomputed.map((ms) => ms.toFixed(1)).join(', ')} ms; equal to the first)`,
-      value: recomputed[Math.floor(recomputed.length / 2)],
+      value: recomputedMedian,
       unit: 'ms',
-      target: { text: '≤ 30 ms', met: recomputed[Math.floor(recomputed.length / 2)] <= 30 },
+      target: { text: '≤ 30 ms', met: recomputedMedian <= 30 },
     });
     await server.stop();
 
