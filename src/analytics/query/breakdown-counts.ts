@@ -17,7 +17,7 @@ export interface GroupedCounts {
  * Exact counts per group (an agent, a referrer) of the sources. `groupOf` maps an entry's kind and
  * agent or referrer id to its group, or -1 to leave it out. Visitors are counted with one stamp per
  * visitor: walking the visitor lists group by group, a visitor counts once per group (stamp = group
- * + 1), then once over all groups (stamp = group count + 1), so nothing is cleared or sorted. Lists
+ * + 1), and once over all groups where its stamp was still 0, in the same walk, so nothing is cleared or sorted. Lists
  * are kept as (array, start, end) in flat arrays and put in group order by counting, so a range of
  * many days and referrers allocates no object per list.
  */
@@ -73,31 +73,27 @@ export function countGroups(sources: BreakdownSources, groupCount: number, group
   const next = firstOfGroup.slice(0, groupCount);
   listGroups.forEach((group, list) => (order[next[group]++] = list));
 
+  // A visitor's stamp is 0 until a group first counts it: that first count is also its one count in the totals.
   const stamp = new Uint32Array(maxVisitor + 1);
   for (let group = 0; group < groupCount; group++) {
     const mark = group + 1;
     let counted = 0;
+    let fresh = 0;
     for (let position = firstOfGroup[group]; position < firstOfGroup[group + 1]; position++) {
       const list = order[position];
       const visitors = arrays[list];
       for (let index = starts[list]; index < ends[list]; index++) {
-        if (stamp[visitors[index]] !== mark) {
-          stamp[visitors[index]] = mark;
+        const visitor = visitors[index];
+        const seen = stamp[visitor];
+        if (seen !== mark) {
+          if (seen === 0) fresh++;
+          stamp[visitor] = mark;
           counted++;
         }
       }
     }
     groups[group].visitors = counted;
-  }
-  const everyone = groupCount + 1;
-  for (let list = 0; list < arrays.length; list++) {
-    const visitors = arrays[list];
-    for (let index = starts[list]; index < ends[list]; index++) {
-      if (stamp[visitors[index]] !== everyone) {
-        stamp[visitors[index]] = everyone;
-        totals.visitors++;
-      }
-    }
+    totals.visitors += fresh;
   }
   return { groups, totals };
 }

@@ -43,6 +43,17 @@ function ordered<Row extends { views: number }>(rows: Row[], name: (row: Row) =>
   return sortByCodePoint(rows, (a, b) => b.views - a.views, name);
 }
 
+/**
+ * The agent or referrer ids the sources hold. A loop over each day's keys: spreading them into one array first
+ * (`flatMap`) took a fifth of a 90-day agents breakdown.
+ */
+function sourceKeys(sources: BreakdownSources): Set<number> {
+  const keys = new Set<number>();
+  for (const { set } of sources.days) for (let index = 0; index < set.paths.length; index++) keys.add(set.paths[index]);
+  for (const entry of sources.loose) keys.add(entry.key);
+  return keys;
+}
+
 /** AI agents of the range: user agents are grouped by the agent they name. */
 async function agentBreakdown(
   trx: Kysely<Database>,
@@ -50,8 +61,7 @@ async function agentBreakdown(
   sources: BreakdownSources,
   category: AgentCategory | undefined,
 ): Promise<Breakdown<AgentRow>> {
-  const agentIds = new Set<number>([...sources.days.flatMap((day) => [...day.set.paths]), ...sources.loose.map((entry) => entry.key)]);
-  const names = await userAgents(trx, state.ids, agentIds);
+  const names = await userAgents(trx, state.ids, sourceKeys(sources));
   const identities: ReturnType<typeof agentIdentity>[] = [];
   const groupOfName = new Map<string, number>();
   const groupOfAgent = new Map<number, number>();
@@ -92,7 +102,7 @@ async function agentBreakdown(
 
 /** Referring sites of the range, by host. */
 async function referrerBreakdown(trx: Kysely<Database>, state: QueryState, sources: BreakdownSources): Promise<Breakdown<ReferrerRow>> {
-  const ids = [...new Set<number>([...sources.days.flatMap((day) => [...day.set.paths]), ...sources.loose.map((entry) => entry.key)])];
+  const ids = [...sourceKeys(sources)];
   const hosts = await referrerHosts(trx, state.ids, ids);
   const groupOf = new Map(ids.map((id, group) => [id, group]));
   const counted = countGroups(sources, ids.length, (_kind, key) => groupOf.get(key) ?? -1);
