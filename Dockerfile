@@ -27,6 +27,7 @@ COPY bin ./bin
 COPY src ./src
 ENV NODE_ENV=production \
     HOME=/var/lib/quire \
+    MALLOC_ARENA_MAX=2 \
     QUIRE_DATA_DIR=/var/lib/quire \
     HOST=0.0.0.0 \
     PORT=8080 \

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { serverNodeFlags } from '../src/lib/thread-memory.ts';
+import { serverEnvironment, serverNodeFlags } from '../src/lib/thread-memory.ts';
 
 export interface BenchProcess {
   child: ChildProcess;
@@ -59,10 +59,12 @@ export function processesCpuSeconds(name: string): number {
 
 /**
  * Starts a process that stands for `quire serve` (a bench script that starts Quire's service) with the Node flags
- * every command that starts the server gives it (`serverNodeFlags`, src/lib/thread-memory.ts).
+ * and environment every command that starts the server gives it (`serverNodeFlags`, `serverEnvironment`,
+ * src/lib/thread-memory.ts); a value of the environment given in `env` or this process's environment wins.
  */
 export function startQuireServer(script: string, args: string[], env: Record<string, string>): Promise<BenchProcess> {
-  return startBenchProcess(script, args, env, serverNodeFlags);
+  const defaults = Object.entries(serverEnvironment).filter(([name]) => process.env[name] === undefined);
+  return startBenchProcess(script, args, { ...Object.fromEntries(defaults), ...env }, serverNodeFlags);
 }
 
 /** Starts a benchmark server process with `nodeFlags` and waits for the JSON line it prints when ready. */

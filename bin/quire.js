@@ -23,6 +23,10 @@ const flagName = (flag) => flag.split('=')[0].replaceAll('_', '-');
 const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].map(flagName);
 const verb = args.find((arg) => !arg.startsWith('-'));
 const flags = verb === 'serve' ? serverFlags.filter((flag) => !given.includes(flagName(flag))) : [];
+// And with this environment (`serverEnvironment`, same file: glibc's malloc in two arenas), which glibc too reads only
+// as a process starts. A value the user gave is kept.
+const serverEnvironment = { MALLOC_ARENA_MAX: '2' };
+const environment = verb === 'serve' ? Object.entries(serverEnvironment).filter(([name]) => process.env[name] === undefined) : [];
 
 if (recentNode) {
   // Node keeps the code it compiled (with the types stripped) on disk, so every start after the first skips
@@ -32,7 +36,7 @@ if (recentNode) {
   if (compileCache?.directory) process.env.NODE_COMPILE_CACHE ??= compileCache.directory;
 }
 
-if (recentNode && flags.length === 0) {
+if (recentNode && flags.length === 0 && environment.length === 0) {
   await import(entry);
 } else {
   const node = recentNode ? process.execPath : join(root, 'node_modules', 'node', 'bin', 'node');
@@ -40,7 +44,7 @@ if (recentNode && flags.length === 0) {
     console.error(`Quire needs Node 22.18 or newer (found ${process.versions.node}). Run "npm install" in ${root} to fetch the pinned Node 24.`);
     process.exit(1);
   }
-  const child = spawn(node, [...flags, entry, ...args], { stdio: 'inherit' });
+  const child = spawn(node, [...flags, entry, ...args], { stdio: 'inherit', env: { ...process.env, ...Object.fromEntries(environment) } });
   // A supervisor signals this process only, so it passes each stop signal on, once. At a terminal, Ctrl-C and
   // a hang-up already reach the whole foreground process group, the child included: passing those on would
   // deliver them twice, and a second signal means "exit at once".

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serverNodeFlags } from '../../src/lib/thread-memory.ts';
+import { serverEnvironment, serverNodeFlags } from '../../src/lib/thread-memory.ts';
 import { quireCommands } from '../support/cli.ts';
 
 /**
@@ -81,6 +81,16 @@ function nodeFlagsOf(pid: number): string[] {
   );
 }
 
+/** The variables of `serverEnvironment` as a running process has them (read by glibc as it started). */
+function serverEnvironmentOf(pid: number): Record<string, string | undefined> {
+  const variables = new Map(
+    readFileSync(`/proc/${pid}/environ`, 'utf8')
+      .split('\0')
+      .map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
+  );
+  return Object.fromEntries(Object.keys(serverEnvironment).map((name) => [name, variables.get(name)]));
+}
+
 /** Kills whatever a test left running, the parent and Quire alike. */
 function killAll(started: Started | undefined): void {
   for (const pid of [started?.parent.pid, started?.ready.pid]) if (pid !== undefined && running(pid)) process.kill(pid, 'SIGKILL');
@@ -109,6 +119,7 @@ describe('stop signals sent to the process a supervisor started', () => {
       started = await startUntil('npm', ['start'], { ...env, PORT: String(port) }, /^Quire is listening on/);
       expect(started.ready.pid).not.toBe(started.parent.pid);
       expect(nodeFlagsOf(started.ready.pid)).toEqual(serverNodeFlags);
+      expect(serverEnvironmentOf(started.ready.pid)).toEqual(serverEnvironment);
       const parentExit = new Promise((resolve) => started!.parent.once('exit', resolve));
       process.kill(started.parent.pid!, 'SIGTERM');
       await parentExit;
@@ -143,13 +154,14 @@ describe('stop signals sent to the process a supervisor started', () => {
 
   // V8 reads the server's flags (src/lib/thread-memory.ts) only as a process starts: bin/quire.js started without them
   // (`npx quire serve`) runs Quire as a child that has them, and a flag of the same name given by the user wins.
-  it('bin/quire.js serve runs Quire with the server flags, as a child that SIGTERM to the parent stops; a flag the user gave is kept', async () => {
+  it('bin/quire.js serve runs Quire with the server flags and environment, as a child that SIGTERM to the parent stops; a flag and a variable the user gave are kept', async () => {
     const port = await freePort();
     let started: Started | undefined;
     try {
       started = await startUntil(process.execPath, ['bin/quire.js', 'serve'], { ...env, PORT: String(port) }, /^Quire is listening on/);
       expect(started.ready.pid).not.toBe(started.parent.pid);
       expect(nodeFlagsOf(started.ready.pid)).toEqual(serverNodeFlags);
+      expect(serverEnvironmentOf(started.ready.pid)).toEqual(serverEnvironment);
       const parentExit = new Promise<number | null>((resolve) => started!.parent.once('exit', resolve));
       process.kill(started.parent.pid!, 'SIGTERM');
       expect(await parentExit).toBe(0);
@@ -159,9 +171,10 @@ describe('stop signals sent to the process a supervisor started', () => {
       killAll(started);
     }
     try {
-      const options = { ...env, PORT: String(port), NODE_OPTIONS: '--max_semi_space_size=32' };
+      const options = { ...env, PORT: String(port), NODE_OPTIONS: '--max_semi_space_size=32', MALLOC_ARENA_MAX: '4' };
       started = await startUntil(process.execPath, ['bin/quire.js', 'serve'], options, /^Quire is listening on/);
       expect(started.ready.pid).toBe(started.parent.pid);
+      expect(serverEnvironmentOf(started.ready.pid)).toEqual({ MALLOC_ARENA_MAX: '4' });
       const parentExit = new Promise<number | null>((resolve) => started!.parent.once('exit', resolve));
       process.kill(started.parent.pid!, 'SIGTERM');
       expect(await parentExit).toBe(0);
@@ -188,6 +201,7 @@ describe('stop signals sent to the process a supervisor started', () => {
           started = await startUntil(olderNode, ['bin/quire.js', 'serve'], { ...env, PORT: String(port) }, /^Quire is listening on/);
           expect(started.ready.pid).not.toBe(started.parent.pid);
           expect(nodeFlagsOf(started.ready.pid)).toEqual(serverNodeFlags);
+          expect(serverEnvironmentOf(started.ready.pid)).toEqual(serverEnvironment);
           const parentExit = new Promise<number | null>((resolve) => started!.parent.once('exit', resolve));
           process.kill(started.parent.pid!, signal);
           expect(await parentExit).toBe(0);

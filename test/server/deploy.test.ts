@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serverNodeFlags } from '../../src/lib/thread-memory.ts';
+import { serverEnvironment, serverNodeFlags } from '../../src/lib/thread-memory.ts';
 
 const run = promisify(execFile);
 
@@ -65,6 +65,8 @@ describe('the Dockerfile', () => {
     const check = JSON.parse(last('HEALTHCHECK')!.replace(/^.*?CMD\s+/, '')) as string[];
     // Node with the server's flags (src/lib/thread-memory.ts), so bin/quire.js serves in that process, with no child.
     expect(entry).toEqual(['node', ...serverNodeFlags, 'bin/quire.js', 'serve']);
+    // And the server's environment (glibc reads it as the process starts), so nothing has to start a child for it.
+    expect(environment).toMatchObject(serverEnvironment);
     expect(check[0]).toBe('node');
     const port = String(await freePort());
     const env = { ...process.env, ...environment, QUIRE_DATA_DIR: dataDir, PORT: port, HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
@@ -99,6 +101,8 @@ describe('deploy/quire.service', () => {
     expect(directive('EnvironmentFile')).toEqual(['/etc/quire/quire.env']);
     expect(directive('Restart')).toEqual(['on-failure']);
     expect(directive('ExecStart')).toEqual([['/opt/quire/node_modules/node/bin/node', ...serverNodeFlags, 'src/cli/main.ts', 'serve'].join(' ')]);
+    const environment = directive('Environment').flatMap((line) => line.split(' '));
+    for (const [name, value] of Object.entries(serverEnvironment)) expect(environment).toContain(`${name}=${value}`);
     for (const hardening of ['NoNewPrivileges', 'ProtectSystem', 'ProtectHome', 'PrivateTmp', 'CapabilityBoundingSet'])
       expect(directive(hardening)).toHaveLength(1);
   });
