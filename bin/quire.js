@@ -23,8 +23,8 @@ const flagName = (flag) => flag.split('=')[0].replaceAll('_', '-');
 const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].map(flagName);
 const verb = args.find((arg) => !arg.startsWith('-'));
 const flags = verb === 'serve' ? serverFlags.filter((flag) => !given.includes(flagName(flag))) : [];
-// And with this environment (`serverEnvironment`, same file: glibc's malloc in two arenas), which glibc too reads only
-// as a process starts. A value the user gave is kept.
+// And with this environment (`serverEnvironment` in src/lib/thread-memory.ts: glibc's malloc in two arenas), which
+// glibc too reads only as a process starts. A value the user gave is kept.
 const serverEnvironment = { MALLOC_ARENA_MAX: '2' };
 const environment = verb === 'serve' ? Object.entries(serverEnvironment).filter(([name]) => process.env[name] === undefined) : [];
 
