@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
 import { inSnapshot } from '../../storage/snapshot.ts';
+import { decodeDaySet } from '../model/day-set.ts';
+import type { ClassCode } from '../model/class-codes.ts';
 import type { QueryState } from './caches.ts';
 import type { RangeIndex } from './range-index.ts';
 import { buildRangeIndex } from './range-index-build.ts';
 import { valueIndexKey, type ValueIndexes } from './value-index.ts';
-import { loadValuePages, valueProperties, type ValueProperty } from './value-pages.ts';
 
 /**
  * A value is indexed when its pages hold at least this share of its property's stored pages over the span
@@ -30,8 +31,7 @@ const sameRevisions = (a: Map<number, number>, b: Map<number, number>) => a.size
 /**
  * Rebuilds a project's value indexes from the value pages of the newest `spanDays` days that have them,
  * when those pages changed since the last build: the values whose pages hold at least `indexedShare`
- * of their property's, each read in one snapshot with the revisions (decoded pages come from the query
- * cache where the value pages were just computed), built after it. Run by the background loop after the value pages.
+ * of their property's, each read in one snapshot with the revisions and built after it. Run by the background loop after the value pages.
  */
 export async function refreshValueIndexes(state: Pick<QueryState, 'storage' | 'caches'>, projectKey: number, spanDays: number): Promise<void> {
   const { storage, caches } = state;
@@ -58,20 +58,50 @@ export async function refreshValueIndexes(state: Pick<QueryState, 'storage' | 'c
     const totals = new Map<number, number>();
     for (const row of sizes) totals.set(Number(row.property), (totals.get(Number(row.property)) ?? 0) + Number(row.bytes));
     const picked = sizes.filter((row) => Number(row.bytes) >= indexedShare * totals.get(Number(row.property))!);
-    const properties = Object.keys(valueProperties) as ValueProperty[];
     const values = [];
     for (const row of picked) {
-      const property = properties.find((name) => valueProperties[name] === Number(row.property))!;
+      const property = Number(row.property);
       const valueKey = Number(row.value_key);
-      values.push({
-        key: valueIndexKey(Number(row.property), valueKey),
-        days: await loadValuePages(trx, state, projectKey, property, valueKey, spanStart, endDay, revisions),
-      });
+      values.push({ key: valueIndexKey(property, valueKey), pages: await encodedPages(trx, projectKey, property, valueKey, spanStart, endDay, revisions) });
     }
     return { revisions, spanStart, span: endDay - spanStart, values };
   });
   if (read === null) return;
   const indexes = new Map<string, RangeIndex>();
-  for (const { key, days } of read.values) indexes.set(key, await buildRangeIndex(days, read.spanStart, read.span));
+  // One value's pages decoded at a time, just before its index is built: decoded, all the values' pages together were
+  // the largest part of the memory the server's work after a load peaked at.
+  for (const { key, pages } of read.values) {
+    const days = pages.map(({ day, classCode, revision, data }) => ({ day, classCode, revision, set: decodeDaySet(data) }));
+    indexes.set(key, await buildRangeIndex(days, read.spanStart, read.span));
+  }
   caches.storeValueIndexes<ValueIndexes>(projectKey, { revisions: read.revisions, indexes });
+}
+
+/**
+ * The stored value pages of one value over [firstDay, endDay), still encoded, of the days `revisions` holds (at the
+ * revision read beside them, in the same snapshot). Neither decoded nor put in the query cache: an index is built from
+ * them once, and filtered queries on the value then use the index, so the cache keeps the sets queries read.
+ */
+async function encodedPages(
+  trx: Kysely<Database>,
+  projectKey: number,
+  property: number,
+  valueKey: number,
+  firstDay: number,
+  endDay: number,
+  revisions: Map<number, number>,
+): Promise<{ day: number; classCode: ClassCode; revision: number; data: Uint8Array }[]> {
+  const rows = await trx
+    .selectFrom('analytics_value_pages')
+    .select(['day', 'class', 'data'])
+    .where('project_key', '=', projectKey)
+    .where('property', '=', property)
+    .where('value_key', '=', valueKey)
+    .where('day', '>=', firstDay)
+    .where('day', '<', endDay)
+    .execute();
+  return rows.flatMap((row) => {
+    const revision = revisions.get(Number(row.day));
+    return revision === undefined ? [] : [{ day: Number(row.day), classCode: Number(row.class) as ClassCode, revision, data: row.data }];
+  });
 }
