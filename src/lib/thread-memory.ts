@@ -36,7 +36,7 @@ export const serverNodeFlags = [`--max-semi-space-size=${semiSpaceMb}`];
  * so it is set on every command that starts the server, like `serverNodeFlags` (a value given in the environment
  * is kept); other C libraries ignore it.
  *
- * `npm run bench -- analytics` (10,000,000 views), peak server memory: 979 and 1,006 MiB without it, 910 and
- * 890 MiB with it, the same day, at 69,030–69,732 against 72,263–78,373 events/s.
+ * `npm run bench -- analytics` (10,000,000 views), peak server memory: 979 and 1,006 MiB without it, 910, 890
+ * and 1,042 MiB with it, the same day, at 69,030–69,732 against 72,263–78,373 events/s.
  */
 export const serverEnvironment: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
