@@ -2,11 +2,11 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/schema.ts';
 import { inSnapshot } from '../../storage/snapshot.ts';
 import { decodeDaySet } from '../model/day-set.ts';
-import type { ClassCode } from '../model/class-codes.ts';
 import type { QueryState } from './caches.ts';
 import type { RangeIndex } from './range-index.ts';
 import { buildRangeIndex } from './range-index-build.ts';
 import { valueIndexKey, type ValueIndexes } from './value-index.ts';
+import { encodedValuePages } from './value-pages.ts';
 
 /**
  * A value is indexed when its pages hold at least this share of its property's stored pages over the span
@@ -62,7 +62,10 @@ export async function refreshValueIndexes(state: Pick<QueryState, 'storage' | 'c
     for (const row of picked) {
       const property = Number(row.property);
       const valueKey = Number(row.value_key);
-      values.push({ key: valueIndexKey(property, valueKey), pages: await encodedPages(trx, projectKey, property, valueKey, spanStart, endDay, revisions) });
+      values.push({
+        key: valueIndexKey(property, valueKey),
+        pages: await encodedValuePages(trx, projectKey, property, valueKey, spanStart, endDay, revisions),
+      });
     }
     return { revisions, spanStart, span: endDay - spanStart, values };
   });
@@ -75,33 +78,4 @@ export async function refreshValueIndexes(state: Pick<QueryState, 'storage' | 'c
     indexes.set(key, await buildRangeIndex(days, read.spanStart, read.span));
   }
   caches.storeValueIndexes<ValueIndexes>(projectKey, { revisions: read.revisions, indexes });
-}
-
-/**
- * The stored value pages of one value over [firstDay, endDay), still encoded, of the days `revisions` holds (at the
- * revision read beside them, in the same snapshot). Neither decoded nor put in the query cache: an index is built from
- * them once, and filtered queries on the value then use the index, so the cache keeps the sets queries read.
- */
-async function encodedPages(
-  trx: Kysely<Database>,
-  projectKey: number,
-  property: number,
-  valueKey: number,
-  firstDay: number,
-  endDay: number,
-  revisions: Map<number, number>,
-): Promise<{ day: number; classCode: ClassCode; revision: number; data: Uint8Array }[]> {
-  const rows = await trx
-    .selectFrom('analytics_value_pages')
-    .select(['day', 'class', 'data'])
-    .where('project_key', '=', projectKey)
-    .where('property', '=', property)
-    .where('value_key', '=', valueKey)
-    .where('day', '>=', firstDay)
-    .where('day', '<', endDay)
-    .execute();
-  return rows.flatMap((row) => {
-    const revision = revisions.get(Number(row.day));
-    return revision === undefined ? [] : [{ day: Number(row.day), classCode: Number(row.class) as ClassCode, revision, data: row.data }];
-  });
 }

@@ -91,6 +91,35 @@ async function rawMatching(
   }));
 }
 
+/** The stored value pages of one value of a project (`code` as `valueProperties` stores the property). */
+const pagesOfValue = (trx: Kysely<Database>, projectKey: number, code: number, valueKey: number) =>
+  trx.selectFrom('analytics_value_pages').where('project_key', '=', projectKey).where('property', '=', code).where('value_key', '=', valueKey);
+
+/**
+ * The stored value pages of one value over [firstDay, endDay), still encoded, of the days `revisions` holds (at the
+ * revision read beside them, in the same snapshot). Neither decoded nor put in the query cache: the value indexes
+ * (value-index-build.ts) decode one value's at a time, build its index once, and leave the cache the sets queries read.
+ */
+export async function encodedValuePages(
+  trx: Kysely<Database>,
+  projectKey: number,
+  code: number,
+  valueKey: number,
+  firstDay: number,
+  endDay: number,
+  revisions: Map<number, number>,
+): Promise<{ day: number; classCode: ClassCode; revision: number; data: Uint8Array }[]> {
+  const rows = await pagesOfValue(trx, projectKey, code, valueKey)
+    .select(['day', 'class', 'data'])
+    .where('day', '>=', firstDay)
+    .where('day', '<', endDay)
+    .execute();
+  return rows.flatMap((row) => {
+    const revision = revisions.get(Number(row.day));
+    return revision === undefined ? [] : [{ day: Number(row.day), classCode: Number(row.class) as ClassCode, revision, data: row.data }];
+  });
+}
+
 /** The value pages of `days` (day → revision of its pages), decoding only those not cached at that revision. */
 export async function loadValuePages(
   trx: Kysely<Database>,
@@ -103,15 +132,7 @@ export async function loadValuePages(
   days: Map<number, number>,
 ): Promise<IndexedDay[]> {
   const code = valueProperties[property];
-  const stored = await trx
-    .selectFrom('analytics_value_pages')
-    .select(['day', 'class'])
-    .where('project_key', '=', projectKey)
-    .where('property', '=', code)
-    .where('value_key', '=', valueKey)
-    .where('day', '>=', firstDay)
-    .where('day', '<', endDay)
-    .execute();
+  const stored = await pagesOfValue(trx, projectKey, code, valueKey).select(['day', 'class']).where('day', '>=', firstDay).where('day', '<', endDay).execute();
   const cacheKey = (day: number, classCode: number) => valuePageCacheKey(projectKey, code, valueKey, day, classCode);
   const loaded: IndexedDay[] = [];
   const missing = new Set<number>();
@@ -125,12 +146,8 @@ export async function loadValuePages(
   }
   const wanted = [...missing];
   for (let start = 0; start < wanted.length; start += 100) {
-    const rows = await trx
-      .selectFrom('analytics_value_pages')
+    const rows = await pagesOfValue(trx, projectKey, code, valueKey)
       .select(['day', 'class', 'data'])
-      .where('project_key', '=', projectKey)
-      .where('property', '=', code)
-      .where('value_key', '=', valueKey)
       .where('day', 'in', wanted.slice(start, start + 100))
       .execute();
     for (const row of rows) {
