@@ -39,5 +39,5 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/readyz').then((response) => process.exit(response.ok ? 0 : 1), () => process.exit(1))"]
 # Node itself is the container's main process: `docker stop` sends SIGTERM to it, and Quire finishes
 # running jobs (QUIRE_SHUTDOWN_GRACE_SECONDS) before it exits.
-ENTRYPOINT ["node", "--max-semi-space-size=16", "bin/quire.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=16", "--heap-growing-percent=100", "bin/quire.js"]
 CMD ["serve"]

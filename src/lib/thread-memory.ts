@@ -18,15 +18,27 @@ export const semiSpaceMb = 16;
 export const longLivedThreadLimits: ResourceLimits = { maxYoungGenerationSizeMb: semiSpaceMb * 3 };
 
 /**
- * The Node flags `quire serve` runs with: the event loop's young generation at the threads' size. V8 reads
- * it only as the process starts, so it is on every command that starts the server (`npm start`,
- * `bin/quire.js serve`, the Dockerfile, the systemd unit, the benchmarks' servers; test/cli/signals.test.ts and
- * test/server/deploy.test.ts hold them to this list).
+ * How far V8 lets a heap's old generation grow past what its last full collection kept, in percent: the next full
+ * collection starts at (1 + heapGrowingPercent / 100) times the live heap. V8 picks the factor itself, up to four
+ * times, from how fast its collections run against the program; under an ingestion load the event loop's old
+ * generation filled with the batches that outlived a few young collections (rows and statements of a group commit
+ * that spans several milliseconds), and grew from about 130 MiB live to 600 MiB before it was collected: the top of
+ * the server's memory in the analytics benchmark. Twice the live heap bounds that, for two or three more full
+ * collections a minute under the load (see "The old generation" in docs/operations.md for the figures).
+ */
+export const heapGrowingPercent = 100;
+
+/**
+ * The Node flags `quire serve` runs with: the event loop's young generation at the threads' size, and the old
+ * generation's growth bounded (V8 flags are the process's, so they hold in every thread). V8 reads them only as the
+ * process starts, so they are on every command that starts the server (`npm start`, `bin/quire.js serve`, the
+ * Dockerfile, the systemd unit, the benchmarks' servers; test/cli/signals.test.ts and test/server/deploy.test.ts hold
+ * them to this list).
  *
- * V8's own size (64 MiB semi-spaces) held about 190 MiB once the event loop had been busy, never given back, and the
+ * V8's own young size (64 MiB semi-spaces) held about 190 MiB once the event loop had been busy, never given back, and the
  * work after a load (indexes, value pages) came on top of it: see "The young generation" in docs/operations.md for the figures.
  */
-export const serverNodeFlags = [`--max-semi-space-size=${semiSpaceMb}`];
+export const serverNodeFlags = [`--max-semi-space-size=${semiSpaceMb}`, `--heap-growing-percent=${heapGrowingPercent}`];
 
 /**
  * The environment `quire serve` runs with: glibc's malloc limited to two arenas. glibc gives each thread that

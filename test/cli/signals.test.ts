@@ -171,9 +171,11 @@ describe('stop signals sent to the process a supervisor started', () => {
       killAll(started);
     }
     try {
+      // One flag in NODE_OPTIONS, the other on Node's command line (V8's --heap-growing-percent is not allowed in NODE_OPTIONS).
       const options = { ...env, PORT: String(port), NODE_OPTIONS: '--max_semi_space_size=32', MALLOC_ARENA_MAX: '4' };
-      started = await startUntil(process.execPath, ['bin/quire.js', 'serve'], options, /^Quire is listening on/);
+      started = await startUntil(process.execPath, ['--heap-growing-percent=150', 'bin/quire.js', 'serve'], options, /^Quire is listening on/);
       expect(started.ready.pid).toBe(started.parent.pid);
+      expect(nodeFlagsOf(started.ready.pid)).toEqual(['--heap-growing-percent=150']);
       expect(serverEnvironmentOf(started.ready.pid)).toEqual({ MALLOC_ARENA_MAX: '4' });
       const parentExit = new Promise<number | null>((resolve) => started!.parent.once('exit', resolve));
       process.kill(started.parent.pid!, 'SIGTERM');
