@@ -15,8 +15,9 @@ const [major, minor] = process.versions.node.split('.').map(Number);
 const recentNode = major > 22 || (major === 22 && minor >= 18);
 
 // `quire serve` runs with these Node flags (`serverNodeFlags` in src/lib/thread-memory.ts: a smaller young
-// generation for the event loop, the old generation's growth bounded). V8 reads them only as a process starts, so a server started without them
-// (`npx quire serve`) runs as a child that has them. Flags of the same name given by the user are kept.
+// generation for the event loop, the old generation's growth bounded). V8 reads them only as a process starts,
+// so a server started without them (`npx quire serve`) runs as a child that has them. Flags of the same name
+// given by the user are kept.
 const serverFlags = ['--max-semi-space-size=16', '--heap-growing-percent=100'];
 // V8 takes `--max_semi_space_size` for `--max-semi-space-size`, so names are compared with dashes.
 const flagName = (flag) => flag.split('=')[0].replaceAll('_', '-');

@@ -21,10 +21,11 @@ export const longLivedThreadLimits: ResourceLimits = { maxYoungGenerationSizeMb:
  * How far V8 lets a heap's old generation grow past what its last full collection kept, in percent: the next full
  * collection starts at (1 + heapGrowingPercent / 100) times the live heap. V8 picks the factor itself, up to four
  * times, from how fast its collections run against the program; under an ingestion load the event loop's old
- * generation filled with the batches that outlived a few young collections (rows and statements of a group commit
- * that spans several milliseconds), and grew from about 130 MiB live to 600 MiB before it was collected: the top of
- * the server's memory in the analytics benchmark. Twice the live heap bounds that, for two or three more full
- * collections a minute under the load (see "The old generation" in docs/operations.md for the figures).
+ * generation filled with objects that outlived a few young collections (most likely the rows and statements of
+ * group commits, each spanning several milliseconds), and grew from about 130 MiB live to 600 MiB before it was
+ * collected: the top of the server's memory in the analytics benchmark. Twice the live heap bounds that, for more
+ * frequent full collections, whose cost stayed within the ingestion benchmark's run-to-run noise (see "The old
+ * generation" in docs/operations.md).
  */
 export const heapGrowingPercent = 100;
 
