@@ -27,7 +27,7 @@ export const longLivedThreadLimits: ResourceLimits = { maxYoungGenerationSizeMb:
  * frequent full collections, whose cost stayed within the ingestion benchmark's run-to-run noise (see "The old
  * generation" in docs/operations.md).
  */
-export const heapGrowingPercent = 100;
+const heapGrowingPercent = 100;
 
 /**
  * The Node flags `quire serve` runs with: the event loop's young generation at the threads' size, and the old
