@@ -285,13 +285,39 @@ async function importLog(shape: DatasetShape, dataDir: string, projectId: string
   return (shape.views / (performance.now() - started)) * 1000;
 }
 
-/** Ingests the whole dataset with the log-shipper client and reports its rate and the server's CPU per view. */
+interface ReferenceIngestion {
+  rate: number;
+  /** The reference server's CPU per view (all its threads), in µs. */
+  cpuPerView: number;
+}
+
+/**
+ * The same views sent by the same client to the reference ingester (bench/ingest-reference-server.ts: Node's
+ * HTTP server, `JSON.parse` and one SQLite row per event, on disk before the answer), started with the flags
+ * and environment Quire's server gets, on a database of its own: what this machine allows a Node ingester
+ * that keeps nothing but the raw events, on the day of the run.
+ */
+async function referenceIngestion(shape: DatasetShape): Promise<ReferenceIngestion> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'quire-bench-reference-'));
+  const server = await startQuireServer('bench/ingest-reference-server.ts', [], { DATA_DIR: dataDir });
+  try {
+    const cpuBefore = server.cpuSeconds();
+    const { rate } = await shipEvents(server.info.url, 'prj_reference', 'none', shape);
+    return { rate, cpuPerView: ((server.cpuSeconds() - cpuBefore) * 1e6) / shape.views };
+  } finally {
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Ingests the whole dataset with the log-shipper client and reports its rate and the server's CPU per view, beside the reference ingester's. */
 async function ingestionFigures(
   report: Report,
   server: BenchProcess,
   { url, projectId, key }: { url: string; projectId: string; key: string },
   shape: DatasetShape,
   dataDir: string,
+  reference: ReferenceIngestion,
 ): Promise<void> {
   // CPU of the server process (all threads): unlike events/s, it holds on a machine busy with other work.
   const cpuBefore = server.cpuSeconds();
@@ -307,7 +333,13 @@ async function ingestionFigures(
     name: `ingestion, all views (${(aiShare * 100).toFixed(0)}% by AI), JSON batches of 1,000 built while sending, ${shipperConcurrency} in flight, acknowledged after commit`,
     value: rate,
     unit: 'events/s',
+    reference: { name: 'reference ingester (raw rows only)', value: Math.round(reference.rate) },
     target: { text: '≥ 140,000', met: rate >= 140_000 },
+  });
+  report.add({
+    name: `ingestion against the reference ingester (Node HTTP server, JSON.parse, one SQLite row per event, durable before the answer; its server CPU ${reference.cpuPerView.toFixed(2)} µs a view)`,
+    value: rate / reference.rate,
+    unit: '×',
   });
 
   await waitForFolds({ QUIRE_DATA_DIR: dataDir });
@@ -342,12 +374,14 @@ async function run(report: Report): Promise<void> {
   const keptFile = join(dataDir, 'bench-tenant.json');
   const kept = keptData && existsSync(keptFile) ? (JSON.parse(readFileSync(keptFile, 'utf8')) as { scale: number; projectId: string; key: string }) : null;
   if (kept && kept.scale !== scale) throw new Error(`${keptData} holds the dataset of QUIRE_BENCH_SCALE=${kept.scale}: give that scale, or another directory`);
+  // Before Quire's server starts, so that neither shares the cores with the other's background work.
+  const referenceIngester = kept ? null : await referenceIngestion(shape);
   const server = await startQuireServer('bench/analytics-server.ts', [], { QUIRE_DATA_DIR: dataDir });
   try {
     const { url } = server.info as { url: string };
     const { projectId, key } = kept ?? (server.info as { projectId: string; key: string });
     if (kept) process.stdout.write(`  the dataset loaded before in ${keptData}: ingestion not measured\n`);
-    else await ingestionFigures(report, server, { url, projectId, key }, shape, dataDir);
+    else await ingestionFigures(report, server, { url, projectId, key }, shape, dataDir, referenceIngester!);
     // The work after the load (indexes, value pages) starts once the folds are done, beside DuckDB's load below: its CPU
     // is counted from here (from the server's start on a kept database), not from when the queries wait for idle.
     const cpuAfterLoad = server.cpuSeconds();
