@@ -88,8 +88,9 @@ async function importRound(file: string, warmUp: string, goaccess: boolean) {
     );
     // GoAccess parses and aggregates without writing a report: the same work of reading the log.
     const reference = goaccess ? await timed('goaccess', ['--log-format=COMBINED', '--process-and-exit', '--no-progress', file]) : undefined;
+    const bare = await timed(process.execPath, ['bench/import-reference.ts', file, join(dataDir, 'reference.db')]);
     const run = await timed(process.execPath, ['bin/quire.js', 'analytics', 'import', '--project', projectId, '--format', 'combined', file, '--json'], env);
-    return { run, reference };
+    return { run, reference, bare };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
@@ -112,12 +113,15 @@ async function importer(report: Report): Promise<void> {
   const rate = (seconds: number) => logLines / seconds;
   const quire: number[] = [];
   const reference: number[] = [];
+  const bare: number[] = [];
   for (let round = 1; round <= rounds; round++) {
     const result = await importRound(file, warmUp, goaccess);
     quire.push(rate(result.run.seconds));
+    bare.push(rate(result.bare.seconds));
     if (result.reference) reference.push(rate(result.reference.seconds));
     process.stdout.write(
       `  round ${round} of ${rounds}: quire ${Math.round(rate(result.run.seconds)).toLocaleString('en-US')} lines/s, ${perLine(result.run.cpuSeconds)} of CPU a line (reading and storing threads)` +
+        `; reference importer ${Math.round(rate(result.bare.seconds)).toLocaleString('en-US')} lines/s, ${perLine(result.bare.cpuSeconds)}` +
         (result.reference
           ? `; GoAccess ${Math.round(rate(result.reference.seconds)).toLocaleString('en-US')} lines/s, ${perLine(result.reference.cpuSeconds)}; ` +
             `${(result.reference.seconds / result.run.seconds).toFixed(2)}× GoAccess (2× on ${availableParallelism()} cores needs at most ${perLine((result.reference.seconds * availableParallelism()) / 2)} a line)`
@@ -135,6 +139,14 @@ async function importer(report: Report): Promise<void> {
     reference: goaccessRate ? { name: `GoAccess --process-and-exit, median of ${rounds}`, value: goaccessRate } : undefined,
     target: goaccessRate ? { text: '≥ 2× GoAccess', met: value >= 2 * goaccessRate } : undefined,
   });
+  // bench/import-reference.ts: what storing every line durably costs the least Node importer, beside the same GoAccess runs.
+  report.add({
+    name: `reference importer (Node, one regular expression and one SQLite row a line, durable), median of ${rounds}`,
+    value: median(bare),
+    unit: 'lines/s',
+    reference: goaccessRate ? { name: `GoAccess, median of ${rounds}`, value: goaccessRate } : undefined,
+  });
+  report.add({ name: 'quire analytics import against the reference importer', value: value / median(bare), unit: '×' });
 }
 
 /**
