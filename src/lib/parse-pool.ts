@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
-import { parentPort, Worker } from 'node:worker_threads';
+import { parentPort, type Worker } from 'node:worker_threads';
 import { releaseWhenIdle } from './release-memory.ts';
 import { longLivedThreadLimits } from './thread-memory.ts';
+import { startThread } from './threads.ts';
 
 /** Bodies shorter than this are parsed where they arrive: a thread's round trip costs more than they do. */
 export const inlineBelow = 64 * 1024;
@@ -77,7 +78,7 @@ export class ParsePool<Input, Result, Message = Result> {
   }
 
   #start(): ParseThread<Input, Result> {
-    const worker = new Worker(this.#script, { resourceLimits: longLivedThreadLimits });
+    const worker = startThread(this.#script, { resourceLimits: longLivedThreadLimits });
     const thread: ParseThread<Input, Result> = { worker, pending: new Map() };
     // Idle threads do not keep the process alive.
     worker.unref();

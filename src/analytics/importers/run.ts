@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { createGunzip } from 'node:zlib';
 import { assetRuleOf, type AssetSettings } from '../capture/assets.ts';
 import type { IngestProject, IngestState } from '../ingest/ingest.ts';
@@ -9,6 +9,7 @@ import { defaultBatchSize, storeParsed } from './log-batch.ts';
 import type { ReadInput, ReadMessage, ReadThreadData } from './read-thread.ts';
 import { unpackBatch, type PackedBatch, type ParsedBatch } from '../model/packed-batch.ts';
 import { addCounts } from '../capture/request-event.ts';
+import { startThread } from '../../lib/threads.ts';
 
 export interface ImportOptions {
   /** Called with the compressed bytes read so far, at most a few times a second. */
@@ -55,7 +56,7 @@ class ReadingThread {
   #wake: (() => void) | undefined;
 
   constructor(data: ReadThreadData) {
-    this.#worker = new Worker(new URL('./read-thread.ts', import.meta.url), { workerData: data });
+    this.#worker = startThread(new URL('./read-thread.ts', import.meta.url), { workerData: data });
     this.#worker.on('message', (message: ReadMessage) => {
       if (message.kind === 'read') this.#unread -= message.bytes;
       else if (message.kind === 'batch') this.#batches.push(message.batch);

@@ -1,8 +1,9 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { RequestStore } from './recorder.ts';
 import type { StoreReply, StoreWorkerData } from './store-worker.ts';
 import { longLivedThreadLimits } from '../../lib/thread-memory.ts';
+import { startThread } from '../../lib/threads.ts';
 
 /**
  * A RequestStore backed by a worker thread (store-worker.ts). A worker that fails to start or exits
@@ -17,7 +18,7 @@ export function workerStore(data: StoreWorkerData, logger: Logger): { store: Req
   const pending = new Map<number, { resolve: (reply: StoreReply) => void; reject: (error: Error) => void }>();
 
   const start = () => {
-    const current = new Worker(new URL('./store-worker.ts', import.meta.url), { workerData: data, resourceLimits: longLivedThreadLimits });
+    const current = startThread(new URL('./store-worker.ts', import.meta.url), { workerData: data, resourceLimits: longLivedThreadLimits });
     worker = current;
     ready = new Promise<void>((resolve, reject) => {
       current.once('message', () => resolve());

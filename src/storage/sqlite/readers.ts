@@ -1,7 +1,8 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { DatabaseUnavailableError, type Readers } from '../dialect.ts';
 import { longLivedThreadLimits } from '../../lib/thread-memory.ts';
+import { startThread } from '../../lib/threads.ts';
 
 /** One call, as it crosses to a reading thread: `module` is a file URL. */
 export interface ReadTask {
@@ -78,7 +79,7 @@ export class SqliteReaders implements Readers {
 
   #start(): ReadThread {
     const { script = new URL('./reader-thread.ts', import.meta.url), data, onFailure } = this.#thread;
-    const worker = new Worker(script, { workerData: { ...data, path: this.#path }, resourceLimits: longLivedThreadLimits });
+    const worker = startThread(script, { workerData: { ...data, path: this.#path }, resourceLimits: longLivedThreadLimits });
     const thread: ReadThread = { worker, pending: new Map() };
     worker.unref();
     worker.on('message', ({ id, value, error }: ReadAnswer) => {
