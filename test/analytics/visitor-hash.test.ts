@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { visitorHash } from '../../src/analytics/ingest/visitor-identity.ts';
+import { visitorHash } from '../../src/analytics/ingest/visitor-hash.ts';
 
 /** The visitor key as stored before: Node's own HMAC, the first 22 characters of its base64url digest. */
 const reference = (secret: string, message: string) => createHmac('sha256', secret).update(message).digest('base64url').slice(0, 22);

@@ -1,7 +1,7 @@
 /**
  * Who sent a feedback or search event, so docs gaps can count distinct people and agents: the
  * event's optional `visitorId`, `userAgent` and `ip`, checked as a view's are, become the view's
- * keyed visitor hash (../ingest/visitor-identity.ts) and its dense visitor id, so one person has one
+ * keyed visitor hash (../ingest/visitor-hash.ts) and its dense visitor id, so one person has one
  * id across views, searches and feedback. Only the id and the class are stored; raw IPs never are.
  */
 import type { Kysely } from 'kysely';
@@ -10,7 +10,8 @@ import { countedClass } from '../ingest/classify.ts';
 import type { IngestProject, IngestState } from '../ingest/ingest.ts';
 import { visitorFields } from '../ingest/validate.ts';
 import { idReserver } from '../ingest/dense-ids.ts';
-import { visitorHash, visitorIds } from '../ingest/visitor-identity.ts';
+import { visitorHash } from '../ingest/visitor-hash.ts';
+import { visitorIds } from '../ingest/visitor-identity.ts';
 import { rangeVerification } from '../ingest/verify/operator-ranges.ts';
 import { ClassCode } from '../model/class-codes.ts';
 import type { VisitorKey } from '../model/prepared-event.ts';

@@ -9,7 +9,7 @@ import { prepareEvent } from '../ingest/validate.ts';
 import type { ParsedBatch } from '../model/packed-batch.ts';
 import type { PreparedEvent, VisitorKey } from '../model/prepared-event.ts';
 import { IdentityCache } from '../ingest/identity-cache.ts';
-import { visitorHash } from '../ingest/visitor-identity.ts';
+import { visitorHash } from '../ingest/visitor-hash.ts';
 import { formats, type FormatName } from './formats.ts';
 import { fileFingerprint, lineKey } from './line-keys.ts';
 import { maxLineBytes, type Line } from './lines.ts';

@@ -18,7 +18,8 @@ import type { KeyDirectories } from './verify/key-directories.ts';
 import { referrerIds, referringHost } from './referrers.ts';
 import type { PreparedEvent } from '../model/prepared-event.ts';
 import { checkEach, prepareEvent, type EventError } from './validate.ts';
-import { identityKey, mergeRecentVisitorsBeside, recentMergeDue, visitorHash, visitorIds } from './visitor-identity.ts';
+import { identityKey, visitorHash } from './visitor-hash.ts';
+import { mergeRecentVisitorsBeside, recentMergeDue, visitorIds } from './visitor-identity.ts';
 import { refuseReplays } from './verify/replays.ts';
 import { verifySignatures } from './verify/web-bot-auth.ts';
 

@@ -15,7 +15,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../../storage/schema.ts';
 import type { Verification } from '../../model/verification.ts';
 import type { PreparedEvent } from '../../model/prepared-event.ts';
-import { visitorHash } from '../visitor-identity.ts';
+import { visitorHash } from '../visitor-hash.ts';
 
 /** An event whose signature verified, and the verification it had before (from its IP ranges). */
 export interface SignatureVerified {
