@@ -333,7 +333,7 @@ async function ingestionFigures(
     name: `ingestion, all views (${(aiShare * 100).toFixed(0)}% by AI), JSON batches of 1,000 built while sending, ${shipperConcurrency} in flight, acknowledged after commit`,
     value: rate,
     unit: 'events/s',
-    reference: { name: 'reference ingester (raw rows only)', value: Math.round(reference.rate) },
+    reference: { name: 'bare Node ingester, raw rows only (bench/ingest-reference-server.ts)', value: Math.round(reference.rate) },
     target: { text: '≥ 140,000', met: rate >= 140_000 },
   });
   report.add({

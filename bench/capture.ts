@@ -9,7 +9,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { closeSync, createWriteStream, mkdtempSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, createWriteStream, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -98,16 +98,21 @@ async function importRound(file: string, warmUp: string, goaccess: boolean) {
   }
 }
 
+/** Writes the first `count` lines of the log `from` (lines of at most 400 bytes) to `to`. */
+function writeFirstLines(from: string, to: string, count: number): void {
+  const head = Buffer.alloc(count * 400);
+  const descriptor = openSync(from, 'r');
+  const bytes = readSync(descriptor, head, 0, head.length, 0);
+  closeSync(descriptor);
+  writeFileSync(to, `${head.subarray(0, bytes).toString('utf8').split('\n', count).join('\n')}\n`);
+}
+
 async function importer(report: Report): Promise<void> {
   const directory = mkdtempSync(join(tmpdir(), 'quire-bench-log-'));
   const file = join(directory, 'access.log');
   await writeLog(file);
   const warmUp = join(directory, 'warm-up.log');
-  const head = Buffer.alloc(400_000);
-  const descriptor = openSync(file, 'r');
-  const bytes = readSync(descriptor, head, 0, head.length, 0);
-  closeSync(descriptor);
-  writeFileSync(warmUp, `${head.subarray(0, bytes).toString('utf8').split('\n', 1000).join('\n')}\n`);
+  writeFirstLines(file, warmUp, 1000);
   const goaccess = spawnSync('goaccess', ['--version'], { stdio: 'ignore' }).status === 0;
   if (!goaccess) process.stdout.write('  goaccess is not installed (apt-get install goaccess): the importer figure has no reference in this run\n');
   // CPU per line, every thread counted: on this machine's cores, that bounds lines per second whatever the parallelism.
@@ -133,7 +138,7 @@ async function importer(report: Report): Promise<void> {
   }
   // A short log, as a cron job imports an hour's lines: start-up is most of its time.
   const short = join(directory, 'short.log');
-  writeFileSync(short, `${readFileSync(file, 'utf8').split('\n', shortLines).join('\n')}\n`);
+  writeFirstLines(file, short, shortLines);
   const shortRounds: Awaited<ReturnType<typeof importRound>>[] = [];
   for (let round = 1; round <= rounds; round++) shortRounds.push(await importRound(short, warmUp, goaccess));
   rmSync(directory, { recursive: true, force: true });
