@@ -72,9 +72,10 @@ async function freshTenant(): Promise<{ dataDir: string; projectId: string }> {
 /**
  * One import of `file` into a fresh tenant, after a first import of `warmUp` into another project, as a
  * user's first run (Node's compile cache then holds the importer's modules, as it does for every run after
- * the first), with GoAccess reading the same file just before: wall and CPU time of each.
+ * the first), with GoAccess and the reference importer (bench/import-reference.ts, unless
+ * `withReferenceImporter` is false) reading the same file just before: wall and CPU time of each.
  */
-async function importRound(file: string, warmUp: string, goaccess: boolean) {
+async function importRound(file: string, warmUp: string, goaccess: boolean, withReferenceImporter = true) {
   const { dataDir, projectId } = await freshTenant();
   try {
     const env = { QUIRE_DATA_DIR: dataDir, LOG_LEVEL: 'silent' };
@@ -90,7 +91,7 @@ async function importRound(file: string, warmUp: string, goaccess: boolean) {
     );
     // GoAccess parses and aggregates without writing a report: the same work of reading the log.
     const reference = goaccess ? await timed('goaccess', ['--log-format=COMBINED', '--process-and-exit', '--no-progress', file]) : undefined;
-    const bare = await timed(process.execPath, ['bench/import-reference.ts', file, join(dataDir, 'reference.db')]);
+    const bare = withReferenceImporter ? await timed(process.execPath, ['bench/import-reference.ts', file, join(dataDir, 'reference.db')]) : undefined;
     const run = await timed(process.execPath, ['bin/quire.js', 'analytics', 'import', '--project', projectId, '--format', 'combined', file, '--json'], env);
     return { run, reference, bare };
   } finally {
@@ -123,12 +124,13 @@ async function importer(report: Report): Promise<void> {
   const bare: number[] = [];
   for (let round = 1; round <= rounds; round++) {
     const result = await importRound(file, warmUp, goaccess);
+    const referenceRun = result.bare!;
     quire.push(rate(result.run.seconds));
-    bare.push(rate(result.bare.seconds));
+    bare.push(rate(referenceRun.seconds));
     if (result.reference) reference.push(rate(result.reference.seconds));
     process.stdout.write(
       `  round ${round} of ${rounds}: quire ${Math.round(rate(result.run.seconds)).toLocaleString('en-US')} lines/s, ${perLine(result.run.cpuSeconds)} of CPU a line (reading and storing threads)` +
-        `; reference importer ${Math.round(rate(result.bare.seconds)).toLocaleString('en-US')} lines/s, ${perLine(result.bare.cpuSeconds)}` +
+        `; reference importer ${Math.round(rate(referenceRun.seconds)).toLocaleString('en-US')} lines/s, ${perLine(referenceRun.cpuSeconds)}` +
         (result.reference
           ? `; GoAccess ${Math.round(rate(result.reference.seconds)).toLocaleString('en-US')} lines/s, ${perLine(result.reference.cpuSeconds)}; ` +
             `${(result.reference.seconds / result.run.seconds).toFixed(2)}× GoAccess (2× on ${availableParallelism()} cores needs at most ${perLine((result.reference.seconds * availableParallelism()) / 2)} a line)`
@@ -140,7 +142,7 @@ async function importer(report: Report): Promise<void> {
   const short = join(directory, 'short.log');
   writeFirstLines(file, short, shortLines);
   const shortRounds: Awaited<ReturnType<typeof importRound>>[] = [];
-  for (let round = 1; round <= rounds; round++) shortRounds.push(await importRound(short, warmUp, goaccess));
+  for (let round = 1; round <= rounds; round++) shortRounds.push(await importRound(short, warmUp, goaccess, false));
   rmSync(directory, { recursive: true, force: true });
   const milliseconds = (pick: (result: (typeof shortRounds)[number]) => { seconds: number } | undefined) =>
     median(shortRounds.map((result) => pick(result)!.seconds * 1000));

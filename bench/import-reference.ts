@@ -10,17 +10,10 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { DatabaseSync } from 'node:sqlite';
+import { referenceStore } from './reference-store.ts';
 
 const [file, path] = process.argv.slice(2);
-const database = new DatabaseSync(path!);
-database.exec('pragma journal_mode = wal');
-database.exec('pragma synchronous = full');
-database.exec(`create table if not exists events (
-  at integer not null, ip text not null, path text not null, status integer, referrer text, user_agent text
-)`);
-database.exec('create index if not exists events_day on events (at / 86400000)');
-const insert = database.prepare('insert into events (at, ip, path, status, referrer, user_agent) values (?, ?, ?, ?, ?, ?)');
+const { database, insert } = referenceStore(path!, ['ip', 'path', 'status', 'referrer', 'user_agent']);
 
 const line = /^(\S+) \S+ \S+ \[(\d{2})\/(\w{3})\/(\d{4}):(\d{2}):(\d{2}):(\d{2}) [+-]\d{4}\] "\S+ (\S+)[^"]*" (\d{3}) \S+(?: "([^"]*)" "([^"]*)")?/;
 const months = new Map(['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'].map((name, index) => [name, index]));

@@ -11,7 +11,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
+import { referenceStore } from './reference-store.ts';
 
 interface Event {
   timestamp?: number;
@@ -22,14 +22,7 @@ interface Event {
   referrer?: string;
 }
 
-const database = new DatabaseSync(join(process.env.DATA_DIR!, 'reference.db'));
-database.exec('pragma journal_mode = wal');
-database.exec('pragma synchronous = full');
-database.exec(`create table if not exists events (
-  at integer not null, path text not null, visitor text, ip text, user_agent text, referrer text
-)`);
-database.exec('create index if not exists events_day on events (at / 86400000)');
-const insert = database.prepare('insert into events (at, path, visitor, ip, user_agent, referrer) values (?, ?, ?, ?, ?, ?)');
+const { database, insert } = referenceStore(join(process.env.DATA_DIR!, 'reference.db'), ['path', 'visitor', 'ip', 'user_agent', 'referrer']);
 
 function store(events: Event[]): void {
   database.exec('begin');
